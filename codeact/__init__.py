@@ -1,0 +1,35 @@
+"""codeact: agents that solve tasks by writing and running code in a real sandbox.
+
+Importing ``codeact`` loads no optional dependency (docker, uvicorn, provider SDKs);
+backends load when first used.
+"""
+
+from __future__ import annotations
+
+from codeact._messages import BinaryPart, ChatMessage, TextPart, ToolCallRequest
+from codeact.agents import BaseAgent, FunctionAgent, RunHandler
+from codeact.context import Context
+from codeact.errors import CodeActError, RunError, UserError
+from codeact.memory import ChatMemory
+from codeact.tools import BaseTool, FunctionTool, ToolOutput
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BaseAgent",
+    "BaseTool",
+    "BinaryPart",
+    "ChatMemory",
+    "ChatMessage",
+    "CodeActError",
+    "Context",
+    "FunctionAgent",
+    "FunctionTool",
+    "RunError",
+    "RunHandler",
+    "TextPart",
+    "ToolCallRequest",
+    "ToolOutput",
+    "UserError",
+    "__version__",
+]

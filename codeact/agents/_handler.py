@@ -1,0 +1,148 @@
+"""RunHandler: the handle ``agent.run(...)`` returns — await it, stream its events, cancel it."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator
+from contextlib import nullcontext
+from typing import Any
+
+import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+from codeact.context import Context
+from codeact.errors import RunCancelledError, RunTimeoutError, UserError
+from codeact.events import (
+    AgentOutput,
+    Event,
+    RunCancelled,
+    RunFailed,
+    RunFinished,
+    RunTimedOut,
+)
+
+RunBody = Callable[["RunHandler"], Awaitable[AgentOutput]]
+
+
+class RunHandler:
+    """A running (or about to run) agent run.
+
+    ``await handler`` returns the final ``AgentOutput`` (or raises the run's error);
+    ``async for ev in handler.stream_events()`` yields every event, ending with exactly one
+    terminal event; ``await handler.cancel()`` stops LLM and tool work promptly. The run starts
+    at once when created inside an event loop, otherwise on the first await or stream.
+    """
+
+    def __init__(self, body: RunBody, ctx: Context, *, timeout: float | None = None) -> None:
+        self.run_id = uuid.uuid4().hex
+        self.ctx = ctx
+        self.timeout = timeout
+        self.agent_name = ctx.current_agent_name or ""
+        self._body = body
+        self._seq = 0
+        self._send: MemoryObjectSendStream[Event]
+        self._recv: MemoryObjectReceiveStream[Event]
+        self._send, self._recv = anyio.create_memory_object_stream[Event](math.inf)
+        self._streamed = False
+        self._cancel_requested = False
+        self._scope: anyio.CancelScope | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._result: AgentOutput | None = None
+        self._error: BaseException | None = None
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._start()
+
+    # -- driving -------------------------------------------------------------------------------
+    def _start(self) -> asyncio.Task[None]:
+        if self._task is None:
+            # The one detached task of a run: run() is synchronous and returns this handle, so the
+            # run must live beyond the caller's frame (as LlamaIndex users expect).
+            self._task = asyncio.ensure_future(self._main())
+        return self._task
+
+    async def _main(self) -> None:
+        timed_out = False
+        try:
+            with anyio.CancelScope() as scope:
+                self._scope = scope
+                if self._cancel_requested:
+                    scope.cancel()
+                timeout_ctx = anyio.move_on_after(self.timeout) if self.timeout else nullcontext()
+                with timeout_ctx as tscope:
+                    self._result = await self._body(self)
+                timed_out = bool(tscope is not None and tscope.cancelled_caught)
+            if timed_out:
+                assert self.timeout is not None
+                self._result = None
+                self._error = RunTimeoutError(self.timeout)
+                self.emit(RunTimedOut(timeout=self.timeout))
+            elif scope.cancelled_caught or self._result is None:
+                self._error = RunCancelledError("The run was cancelled.")
+                self.emit(RunCancelled())
+            else:
+                self.emit(RunFinished(result=self._result))
+        except Exception as exc:
+            self._error = exc
+            self.emit(RunFailed(error_type=type(exc).__name__, message=str(exc), exception=exc))
+        finally:
+            self._send.close()
+
+    def emit(self, event: Event) -> None:
+        """Stamp ``event`` with run id, agent, sequence number and time, and publish it."""
+        event.run_id = self.run_id
+        if not event.agent_name:
+            event.agent_name = self.agent_name
+        event.seq = self._seq
+        event.timestamp = time.time()
+        self._seq += 1
+        self._send.send_nowait(event)
+
+    # -- public API ----------------------------------------------------------------------------
+    def __await__(self) -> Generator[Any, None, AgentOutput]:
+        return self._wait().__await__()
+
+    async def _wait(self) -> AgentOutput:
+        await self._start()
+        if self._error is not None:
+            raise self._error
+        assert self._result is not None
+        return self._result
+
+    async def stream_events(self) -> AsyncIterator[Event]:
+        """Yield every event of the run in order; the last one is terminal. Once per handler."""
+        if self._streamed:
+            raise UserError("stream_events() can be consumed only once per handler")
+        self._streamed = True
+        self._start()
+        async with self._recv:
+            async for event in self._recv:
+                yield event
+
+    async def cancel(self) -> None:
+        """Stop the run: in-flight LLM and tool work is cancelled, memory stays consistent."""
+        self._cancel_requested = True
+        if self._scope is not None:
+            self._scope.cancel()
+        task = self._start()
+        await asyncio.wait([task])
+
+    def done(self) -> bool:
+        """True when the run has ended (any way)."""
+        return self._task is not None and self._task.done()
+
+    @property
+    def result(self) -> AgentOutput | None:
+        """The final output once the run has finished successfully."""
+        return self._result
+
+    @property
+    def error(self) -> BaseException | None:
+        """The error the run ended with, if any."""
+        return self._error
+

@@ -1,0 +1,327 @@
+"""The shared agent loop, used unchanged by every agent style and by AgentWorkflow.
+
+init (memory, state) → setup (system prompt, state rendered into the LLM input only) → step
+(the agent's ``take_step``) → parse → finish, or run the step's tool calls concurrently (bounded),
+collect their results in call order, feed them back, and go round again.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import warnings
+from collections.abc import Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from codeact._messages import ChatMessage, ToolCallRequest
+from codeact.agents._handler import RunHandler
+from codeact.agents.base import (
+    BaseAgent,
+    EarlyStopping,
+    RunState,
+    StepContext,
+    StructuredOutputFn,
+)
+from codeact.context import Context
+from codeact.errors import CodeActError, LLMError, MaxIterationsError, UserError
+from codeact.events import AgentInput, AgentOutput, AgentSetup, ToolCall, ToolCallResult
+from codeact.memory import ChatMemory
+from codeact.tools import BaseTool, ToolOutput
+
+EARLY_STOP_PROMPT = (
+    "You have reached the maximum number of iterations ({limit}). Do not call any more tools. "
+    "Give the most helpful final answer you can from the information gathered so far."
+)
+
+
+@dataclass
+class RunConfig:
+    """Everything a run needs besides its input: the agents and run-wide settings."""
+
+    agents: dict[str, BaseAgent]
+    root: str
+    max_iterations: int = 20
+    early_stopping_method: EarlyStopping = "force"
+    output_cls: type[Any] | None = None
+    structured_output_fn: StructuredOutputFn | None = None
+    initial_state: dict[str, Any] | None = None
+    state_prompt: str = "Current state:\n{state}\n\nCurrent message:\n{msg}\n"
+    timeout: float | None = None
+    #: Extra tools per agent name (the workflow's ``handoff``).
+    extra_tools: dict[str, list[BaseTool]] = field(default_factory=dict)
+
+
+@dataclass
+class ToolCallScope:
+    """What a tool running inside the loop can learn about its call (via ``current_call()``)."""
+
+    handler: RunHandler
+    tool_id: str
+    step: StepContext
+
+
+_CURRENT_CALL: ContextVar[ToolCallScope | None] = ContextVar("codeact_current_call", default=None)
+
+
+def current_call() -> ToolCallScope | None:
+    """The tool call being run in this task, if any (used by built-in tools to emit events)."""
+    return _CURRENT_CALL.get()
+
+
+def start_run(
+    config: RunConfig,
+    user_msg: str | ChatMessage | None,
+    *,
+    chat_history: Sequence[ChatMessage] | None = None,
+    memory: ChatMemory | None = None,
+    ctx: Context | None = None,
+) -> RunHandler:
+    """Create the context if needed and return a handler that drives the loop."""
+    if user_msg is None and not chat_history:
+        raise UserError("Must provide either user_msg or chat_history")
+    if ctx is None:
+        ctx = Context(memory=memory)
+    elif memory is not None:
+        ctx.memory = memory
+    if not ctx._initialised:
+        ctx.state = copy.deepcopy(config.initial_state) if config.initial_state else {}
+        ctx._initialised = True
+    if ctx.current_agent_name not in config.agents:
+        ctx.current_agent_name = config.root
+    loop = _Loop(config, ctx, user_msg, chat_history)
+    return RunHandler(loop.run, ctx, timeout=config.timeout)
+
+
+class _Loop:
+    def __init__(
+        self,
+        config: RunConfig,
+        ctx: Context,
+        user_msg: str | ChatMessage | None,
+        chat_history: Sequence[ChatMessage] | None,
+    ) -> None:
+        self.config = config
+        self.ctx = ctx
+        self.user_msg = user_msg
+        self.chat_history = chat_history
+
+    # -- the loop --------------------------------------------------------------------------------
+    async def run(self, handler: RunHandler) -> AgentOutput:
+        ctx = self.ctx
+        if self.chat_history is not None:
+            ctx.memory.set(self.chat_history)
+        if self.user_msg is not None:
+            msg = self.user_msg
+            ctx.memory.put(ChatMessage.user(msg) if isinstance(msg, str) else msg)
+        last_user = next((m for m in reversed(ctx.memory.get_all()) if m.role == "user"), None)
+        run = RunState(user_msg=last_user.text if last_user else "")
+        agent = await self._activate(handler, ctx.current_agent_name or self.config.root)
+        try:
+            while True:
+                step = StepContext(handler=handler, ctx=ctx, run=run, agent=agent)
+                tools = self._tools(agent)
+                output = await self._step(step, tools)
+                if output.retry_messages:
+                    run.retry_messages = list(output.retry_messages)
+                    if run.iterations >= self.config.max_iterations:
+                        return await self._early_stop(step, run)
+                    continue
+                run.retry_messages = []
+                if not output.tool_calls:
+                    return await self._finish(step, output)
+                if run.iterations >= self.config.max_iterations:
+                    return await self._early_stop(step, run)
+                results = await self._call_tools(step, output.tool_calls, tools)
+                run.tool_results.extend(results)
+                agent.record_tool_round(run, output, results)
+                direct = next(
+                    (r for r in results if r.return_direct and r.tool_name != "handoff"), None
+                )
+                if direct is not None:
+                    response = ChatMessage.assistant(direct.tool_output.content)
+                    final = AgentOutput(
+                        response=response,
+                        tool_calls=[_request_of(r) for r in run.tool_results],
+                        raw=direct.tool_output.raw_output,
+                    )
+                    return await self._finish(step, final)
+                if run.next_agent is not None:
+                    self._flush(run)
+                    agent = await self._activate(handler, run.next_agent)
+                    run.next_agent = None
+        finally:
+            self._flush(run)
+
+    async def _activate(self, handler: RunHandler, name: str) -> BaseAgent:
+        agent = self.config.agents[name]
+        self.ctx.current_agent_name = name
+        handler.agent_name = name
+        await agent.on_activate(self.ctx)
+        tools = self._tools(agent)
+        sysmsg = agent.system_message(tools)
+        handler.emit(
+            AgentSetup(
+                system_prompt=sysmsg.text if sysmsg else None,
+                tools=[t.name for t in agent.offered_tools(tools)],
+            )
+        )
+        return agent
+
+    def _tools(self, agent: BaseAgent) -> list[BaseTool]:
+        return agent.tools_for_run() + self.config.extra_tools.get(agent.name, [])
+
+    def _llm_input(self, agent: BaseAgent, run: RunState, tools: list[BaseTool]) -> list[ChatMessage]:
+        history = self.ctx.memory.get()
+        if self.ctx.state:
+            for i in range(len(history) - 1, -1, -1):
+                if history[i].role == "user":
+                    text = self.config.state_prompt.format(
+                        state=json.dumps(self.ctx.state, default=str, ensure_ascii=False),
+                        msg=history[i].text,
+                    )
+                    history[i] = history[i].with_text(text)
+                    break
+        sysmsg = agent.system_message(tools)
+        head = [sysmsg] if sysmsg is not None else []
+        return [*head, *history, *run.scratchpad, *run.retry_messages]
+
+    async def _step(self, step: StepContext, tools: list[BaseTool]) -> AgentOutput:
+        agent, run = step.agent, step.run
+        llm_input = self._llm_input(agent, run, tools)
+        step.handler.emit(AgentInput(input=llm_input))
+        run.iterations += 1
+        try:
+            output = await agent.take_step(step, llm_input, agent.offered_tools(tools))
+        except CodeActError:
+            raise
+        except Exception as exc:
+            raise LLMError(f"The LLM step of agent {agent.name!r} failed: {exc}") from exc
+        step.handler.emit(output)
+        return output
+
+    # -- tools -----------------------------------------------------------------------------------
+    async def _call_tools(
+        self, step: StepContext, calls: list[ToolCallRequest], tools: list[BaseTool]
+    ) -> list[ToolCallResult]:
+        by_name = {t.name: t for t in tools}
+        results: list[ToolCallResult | None] = [None] * len(calls)
+
+        async def one(i: int, call: ToolCallRequest) -> None:
+            results[i] = await self._call_one(step, call, by_name)
+
+        if step.agent.tool_concurrency <= 1 or len(calls) == 1:
+            for i, call in enumerate(calls):
+                await one(i, call)
+        else:
+            limiter = anyio.CapacityLimiter(step.agent.tool_concurrency)
+
+            async def limited(i: int, call: ToolCallRequest) -> None:
+                async with limiter:
+                    await one(i, call)
+
+            async with anyio.create_task_group() as tg:
+                for i, call in enumerate(calls):
+                    tg.start_soon(limited, i, call)
+        return [r for r in results if r is not None]
+
+    async def _call_one(
+        self, step: StepContext, call: ToolCallRequest, by_name: dict[str, BaseTool]
+    ) -> ToolCallResult:
+        handler = step.handler
+        handler.emit(ToolCall(tool_name=call.name, tool_kwargs=call.arguments, tool_id=call.id))
+        tool = by_name.get(call.name)
+        execution: dict[str, Any] | None = None
+        if call.parse_error is not None:
+            output = _error(call.name, f"Could not call tool {call.name}: {call.parse_error}")
+        elif tool is None:
+            available = ", ".join(sorted(by_name)) or "(none)"
+            output = _error(
+                call.name,
+                f"Tool {call.name} not found. Please select a tool that is available: {available}.",
+            )
+        else:
+            token = _CURRENT_CALL.set(ToolCallScope(handler=handler, tool_id=call.id, step=step))
+            try:
+                output = await tool.acall(call.arguments, ctx=self.ctx)
+            except CodeActError:
+                raise
+            except Exception as exc:  # a BaseTool that raised instead of returning an error
+                output = _error(call.name, f"Error calling tool {call.name}: {exc}", exc)
+            finally:
+                _CURRENT_CALL.reset(token)
+            execution = getattr(output, "execution", None)
+        result = ToolCallResult(
+            tool_name=call.name,
+            tool_kwargs=call.arguments,
+            tool_id=call.id,
+            tool_output=output,
+            return_direct=bool(tool and tool.metadata.return_direct and not output.is_error),
+            execution=execution,
+        )
+        handler.emit(result)
+        return result
+
+    # -- ending ----------------------------------------------------------------------------------
+    async def _finish(self, step: StepContext, output: AgentOutput) -> AgentOutput:
+        run = step.run
+        self.ctx.memory.put_messages(step.agent.final_messages(run, output))
+        run.scratchpad.clear()
+        if run.tool_results and not output.tool_calls:
+            output.tool_calls = [_request_of(r) for r in run.tool_results]
+        await self._structured(step, output)
+        return output
+
+    async def _early_stop(self, step: StepContext, run: RunState) -> AgentOutput:
+        limit = self.config.max_iterations
+        if self.config.early_stopping_method == "force":
+            raise MaxIterationsError(limit)
+        agent = step.agent
+        run.retry_messages = []
+        messages = self._llm_input(agent, run, [])
+        messages.append(ChatMessage.system(EARLY_STOP_PROMPT.format(limit=limit)))
+        try:
+            resp = await agent.llm.chat(messages)
+        except CodeActError:
+            raise
+        except Exception as exc:
+            raise LLMError(f"The final (early-stopping) LLM call failed: {exc}") from exc
+        output = AgentOutput(response=ChatMessage.assistant(resp.message.text), raw=resp.raw)
+        step.handler.emit(output)
+        return await self._finish(step, output)
+
+    def _flush(self, run: RunState) -> None:
+        """Keep complete tool rounds of an interrupted run (or before a handoff) in memory."""
+        if run.scratchpad:
+            self.ctx.memory.put_messages(run.scratchpad)
+            run.scratchpad.clear()
+
+    async def _structured(self, step: StepContext, output: AgentOutput) -> None:
+        cfg = self.config
+        if cfg.output_cls is None and cfg.structured_output_fn is None:
+            return
+        from codeact.agents._structured import extract_structured
+
+        messages = self.ctx.memory.get()
+        try:
+            output.structured_response = await extract_structured(
+                step.agent.llm, messages, cfg.output_cls, cfg.structured_output_fn
+            )
+        except Exception as exc:
+            warnings.warn(
+                f"Structured output extraction failed, structured_response is None: {exc}",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+            output.structured_response = None
+
+
+def _error(name: str, text: str, exc: BaseException | None = None) -> ToolOutput:
+    return ToolOutput(content=text, tool_name=name, is_error=True, exception=exc)
+
+
+def _request_of(result: ToolCallResult) -> ToolCallRequest:
+    return ToolCallRequest(id=result.tool_id, name=result.tool_name, arguments=result.tool_kwargs)

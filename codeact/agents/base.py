@@ -1,0 +1,194 @@
+"""BaseAgent: configuration and the per-style hooks the shared loop calls.
+
+A subclass implements ``take_step`` (ask the LLM, return an ``AgentOutput`` whose ``tool_calls``
+are the actions to run) and may override how a tool round and the final answer are written into
+the run's scratchpad and memory. Everything else — iterations, tools, events, memory, state,
+cancellation, handoff — is the shared loop's job (``codeact.agents._loop``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import anyio
+from pydantic import BaseModel
+
+from codeact._messages import ChatMessage
+from codeact.agents._handler import RunHandler
+from codeact.context import Context
+from codeact.errors import UserError
+from codeact.events import AgentOutput, ToolCallResult
+from codeact.llms.base import LLM
+from codeact.memory import ChatMemory
+from codeact.tools import BaseTool, to_tool
+
+EarlyStopping = Literal["force", "generate"]
+StructuredOutputFn = Callable[[list[ChatMessage]], "dict[str, Any] | BaseModel | Awaitable[Any]"]
+
+DEFAULT_STATE_PROMPT = "Current state:\n{state}\n\nCurrent message:\n{msg}\n"
+DEFAULT_NAME = "Agent"
+
+
+@dataclass
+class RunState:
+    """What one run of one agent accumulates (not persisted beyond the run)."""
+
+    user_msg: str
+    scratchpad: list[ChatMessage] = field(default_factory=list)
+    retry_messages: list[ChatMessage] = field(default_factory=list)
+    tool_results: list[ToolCallResult] = field(default_factory=list)
+    iterations: int = 0
+    #: Set by the ``handoff`` tool: the agent that takes over after this tool round.
+    next_agent: str | None = None
+    #: Agent-specific per-run data (e.g. a ReAct reasoning trace).
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class StepContext:
+    """Passed to ``take_step``: the run's handler (to emit events), context and state."""
+
+    handler: RunHandler
+    ctx: Context
+    run: RunState
+    agent: BaseAgent
+
+
+class BaseAgent(ABC):
+    """Common configuration of all agents and the hooks the shared loop calls."""
+
+    #: How many tool calls of one step may run at once (1 = one after another, in order).
+    tool_concurrency: int = 4
+
+    def __init__(
+        self,
+        *,
+        llm: LLM,
+        tools: Sequence[BaseTool | Callable[..., Any]] = (),
+        system_prompt: str | None = None,
+        name: str = DEFAULT_NAME,
+        description: str = "",
+        max_iterations: int = 20,
+        early_stopping_method: EarlyStopping = "force",
+        output_cls: type[BaseModel] | None = None,
+        structured_output_fn: StructuredOutputFn | None = None,
+        initial_state: dict[str, Any] | None = None,
+        state_prompt: str = DEFAULT_STATE_PROMPT,
+        timeout: float | None = None,
+        can_handoff_to: Sequence[str] | None = None,
+    ) -> None:
+        if max_iterations < 1:
+            raise UserError(f"max_iterations must be at least 1, got {max_iterations}")
+        if early_stopping_method not in ("force", "generate"):
+            raise UserError(
+                f"early_stopping_method must be 'force' or 'generate', got {early_stopping_method!r}"
+            )
+        if "{state}" not in state_prompt or "{msg}" not in state_prompt:
+            raise UserError("state_prompt must contain the placeholders {state} and {msg}")
+        self.llm = llm
+        self.tools: list[BaseTool] = [to_tool(t) for t in tools]
+        names = [t.name for t in self.tools]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise UserError(f"Two tools share the name(s) {dupes}; tool names must be unique")
+        self.system_prompt = system_prompt
+        self.name = name
+        self.description = description
+        self.max_iterations = max_iterations
+        self.early_stopping_method: EarlyStopping = early_stopping_method
+        self.output_cls = output_cls
+        self.structured_output_fn = structured_output_fn
+        self.initial_state = initial_state
+        self.state_prompt = state_prompt
+        self.timeout = timeout
+        self.can_handoff_to = list(can_handoff_to) if can_handoff_to is not None else None
+
+    # -- hooks for agent styles ----------------------------------------------------------------
+    @abstractmethod
+    async def take_step(
+        self, step: StepContext, llm_input: list[ChatMessage], tools: list[BaseTool]
+    ) -> AgentOutput:
+        """Ask the LLM once and return its output; emit ``AgentStream`` events while streaming."""
+
+    def system_message(self, tools: list[BaseTool]) -> ChatMessage | None:
+        """The system message sent first on every step (never stored in memory)."""
+        return ChatMessage.system(self.system_prompt) if self.system_prompt else None
+
+    def offered_tools(self, tools: list[BaseTool]) -> list[BaseTool]:
+        """The tools given to the LLM for a step (CodeAct hides them behind ``execute``)."""
+        return tools
+
+    def record_tool_round(
+        self, run: RunState, output: AgentOutput, results: list[ToolCallResult]
+    ) -> None:
+        """Write one step's request and its results (in call order) into the scratchpad."""
+        run.scratchpad.append(output.response)
+        for res in results:
+            run.scratchpad.append(
+                ChatMessage.tool(res.tool_output.content, res.tool_id, name=res.tool_name)
+            )
+
+    def final_messages(self, run: RunState, output: AgentOutput) -> list[ChatMessage]:
+        """The messages a finished run adds to memory (default: scratchpad + final answer)."""
+        return [*run.scratchpad, output.response]
+
+    async def on_activate(self, ctx: Context) -> None:
+        """Called when the agent becomes active in a run (e.g. to start an executor session)."""
+
+    def tools_for_run(self) -> list[BaseTool]:
+        """The agent's own tools (a workflow adds ``handoff``)."""
+        return list(self.tools)
+
+    # -- running -------------------------------------------------------------------------------
+    def run(
+        self,
+        user_msg: str | ChatMessage | None = None,
+        *,
+        chat_history: Sequence[ChatMessage] | None = None,
+        memory: ChatMemory | None = None,
+        ctx: Context | None = None,
+        max_iterations: int | None = None,
+        early_stopping_method: EarlyStopping | None = None,
+        timeout: float | None = None,
+    ) -> RunHandler:
+        """Start a run and return its ``RunHandler``.
+
+        Pass ``ctx`` (or the same ``memory``) again to continue a conversation.
+        """
+        from codeact.agents._loop import RunConfig, start_run
+
+        config = RunConfig(
+            agents={self.name: self},
+            root=self.name,
+            max_iterations=max_iterations or self.max_iterations,
+            early_stopping_method=early_stopping_method or self.early_stopping_method,
+            output_cls=self.output_cls,
+            structured_output_fn=self.structured_output_fn,
+            initial_state=self.initial_state,
+            state_prompt=self.state_prompt,
+            timeout=timeout if timeout is not None else self.timeout,
+        )
+        return start_run(config, user_msg, chat_history=chat_history, memory=memory, ctx=ctx)
+
+    def run_sync(self, user_msg: str | ChatMessage | None = None, **kwargs: Any) -> AgentOutput:
+        """Run to completion from plain code or from inside a running loop (notebooks)."""
+        return run_sync(lambda: self.run(user_msg, **kwargs))
+
+
+def run_sync(start: Callable[[], RunHandler]) -> AgentOutput:
+    """Drive a run to completion synchronously, also when an event loop is already running."""
+
+    async def main() -> AgentOutput:
+        return await start()
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return anyio.run(main)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(anyio.run, main).result()

@@ -1,0 +1,180 @@
+"""Typed events: every intermediate state of a run, in order.
+
+Each event carries ``run_id``, ``agent_name`` (the agent active when it was emitted), ``seq`` (a
+per-run sequence number that increases by one per event) and ``timestamp`` (seconds since the
+epoch). All are pydantic models and serialise to JSON; ``type`` names the event.
+
+Order per LLM step: ``AgentInput`` → ``AgentStream``* → ``AgentOutput``; then per tool call
+``ToolCall`` → (``CodeOutputStream``*) → ``ToolCallResult``. A run ends with exactly one terminal
+event: ``RunFinished``, ``RunFailed``, ``RunCancelled`` or ``RunTimedOut``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from codeact._messages import ChatMessage, ToolCallRequest
+from codeact.tools import ToolOutput
+
+
+class Event(BaseModel):
+    """Fields every event has."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    run_id: str = ""
+    agent_name: str = ""
+    seq: int = 0
+    timestamp: float = 0.0
+
+
+class AgentSetup(Event):
+    """An agent became active for this run: its system prompt and the tools it offers."""
+
+    type: Literal["agent_setup"] = "agent_setup"
+    system_prompt: str | None = None
+    tools: list[str] = Field(default_factory=list)
+
+
+class AgentInput(Event):
+    """The exact messages about to be sent to the LLM (system prompt included)."""
+
+    type: Literal["agent_input"] = "agent_input"
+    input: list[ChatMessage]
+
+
+class AgentStream(Event):
+    """A streamed piece of the LLM's reply."""
+
+    type: Literal["agent_stream"] = "agent_stream"
+    delta: str = ""
+    response: str = ""
+    thinking_delta: str | None = None
+    tool_calls: list[ToolCallRequest] = Field(default_factory=list)
+
+
+class AgentOutput(Event):
+    """The LLM's complete reply for one step, or the final result of a run."""
+
+    type: Literal["agent_output"] = "agent_output"
+    response: ChatMessage
+    tool_calls: list[ToolCallRequest] = Field(default_factory=list)
+    structured_response: dict[str, Any] | None = None
+    #: A value returned by code (``final_answer(value)`` in CodeAct), if any.
+    value: Any = None
+    retry_messages: list[ChatMessage] = Field(default_factory=list)
+    raw: Any = Field(default=None, exclude=True, repr=False)
+
+    def __str__(self) -> str:
+        return self.response.text
+
+    def get_pydantic_model(self, cls: type[BaseModel]) -> BaseModel | None:
+        """``structured_response`` validated as ``cls``, or None when absent or invalid."""
+        if self.structured_response is None:
+            return None
+        try:
+            return cls.model_validate(self.structured_response)
+        except ValueError:
+            return None
+
+
+class ToolCall(Event):
+    """A tool call is starting."""
+
+    type: Literal["tool_call"] = "tool_call"
+    tool_name: str
+    tool_kwargs: dict[str, Any] = Field(default_factory=dict)
+    tool_id: str
+
+
+class CodeOutputStream(Event):
+    """Output written by a code cell while it runs (CodeAct ``execute`` calls)."""
+
+    type: Literal["code_output_stream"] = "code_output_stream"
+    tool_id: str
+    stream: Literal["stdout", "stderr"] = "stdout"
+    text: str
+
+
+class ToolCallResult(Event):
+    """A tool call finished (successfully or with an error output)."""
+
+    type: Literal["tool_call_result"] = "tool_call_result"
+    tool_name: str
+    tool_kwargs: dict[str, Any] = Field(default_factory=dict)
+    tool_id: str
+    tool_output: ToolOutput
+    return_direct: bool = False
+    #: For CodeAct ``execute`` calls: the executor's result as a dict.
+    execution: dict[str, Any] | None = None
+
+
+class TerminalEvent(Event):
+    """Base of the events that end a run; exactly one is emitted, last."""
+
+
+class RunFinished(TerminalEvent):
+    """The run ended with a result."""
+
+    type: Literal["run_finished"] = "run_finished"
+    result: AgentOutput
+
+
+class RunFailed(TerminalEvent):
+    """The run ended with an error."""
+
+    type: Literal["run_failed"] = "run_failed"
+    error_type: str
+    message: str
+    exception: BaseException | None = Field(default=None, exclude=True, repr=False)
+
+
+class RunCancelled(TerminalEvent):
+    """The run was cancelled."""
+
+    type: Literal["run_cancelled"] = "run_cancelled"
+
+
+class RunTimedOut(TerminalEvent):
+    """The run exceeded its timeout."""
+
+    type: Literal["run_timed_out"] = "run_timed_out"
+    timeout: float
+
+
+AnyEvent = Annotated[
+    AgentSetup
+    | AgentInput
+    | AgentStream
+    | AgentOutput
+    | ToolCall
+    | CodeOutputStream
+    | ToolCallResult
+    | RunFinished
+    | RunFailed
+    | RunCancelled
+    | RunTimedOut,
+    Field(discriminator="type"),
+]
+
+#: Validates any event from its JSON form: ``event_adapter.validate_json(text)``.
+event_adapter: TypeAdapter[AnyEvent] = TypeAdapter(AnyEvent)
+
+__all__ = [
+    "AgentInput",
+    "AgentOutput",
+    "AgentSetup",
+    "AgentStream",
+    "AnyEvent",
+    "CodeOutputStream",
+    "Event",
+    "RunCancelled",
+    "RunFailed",
+    "RunFinished",
+    "RunTimedOut",
+    "TerminalEvent",
+    "ToolCall",
+    "ToolCallResult",
+    "event_adapter",
+]

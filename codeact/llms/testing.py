@@ -1,0 +1,201 @@
+"""LLMs for tests: ``ScriptedLLM`` replays replies, ``FunctionLLM`` computes them.
+
+Both are public so users can test their own agents deterministically, without a model.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any, TypeAlias
+
+import anyio
+from pydantic import BaseModel, ConfigDict, Field
+
+from codeact._messages import ChatMessage, ToolCallRequest
+from codeact.errors import LLMError
+from codeact.llms.base import LLM, ChatDelta, LLMMetadata, ToolCallDelta, ToolChoice
+from codeact.tools import ToolMetadata
+
+
+class Reply(BaseModel):
+    """One scripted reply: text, thinking, tool calls, streaming pieces, a delay or an error."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    text: str = ""
+    thinking: str = ""
+    tool_calls: list[ToolCallRequest] = Field(default_factory=list)
+    #: Stream the text in exactly these pieces (default: word by word).
+    chunks: list[str] | None = None
+    #: Seconds to wait before the reply (and between chunks when ``chunk_delay`` is set).
+    delay: float = 0.0
+    chunk_delay: float = 0.0
+    #: Raise this instead of replying.
+    error: BaseException | None = None
+
+
+ReplySpec: TypeAlias = (
+    str | Reply | ToolCallRequest | list[ToolCallRequest] | ChatMessage | BaseException
+)
+
+
+def tool_call(name: str, id: str | None = None, **arguments: Any) -> ToolCallRequest:
+    """Shorthand for a scripted tool call: ``tool_call("add", a=1, b=2)``."""
+    req = ToolCallRequest(name=name, arguments=arguments)
+    if id is not None:
+        req.id = id
+    return req
+
+
+def to_reply(spec: ReplySpec) -> Reply:
+    """Normalise any reply spec into a ``Reply``."""
+    if isinstance(spec, Reply):
+        return spec
+    if isinstance(spec, str):
+        return Reply(text=spec)
+    if isinstance(spec, BaseException):
+        return Reply(error=spec)
+    if isinstance(spec, ToolCallRequest):
+        return Reply(tool_calls=[spec])
+    if isinstance(spec, ChatMessage):
+        return Reply(text=spec.text, tool_calls=list(spec.tool_calls))
+    if isinstance(spec, list) and all(isinstance(c, ToolCallRequest) for c in spec):
+        return Reply(tool_calls=list(spec))
+    raise TypeError(f"Cannot use {type(spec).__name__} as a scripted reply")
+
+
+class LLMRequest(BaseModel):
+    """One request an LLM received (recorded by the testing LLMs)."""
+
+    messages: list[ChatMessage]
+    tools: list[ToolMetadata] = Field(default_factory=list)
+    tool_choice: str | None = None
+
+
+_WORDS = re.compile(r"\S+\s*|\s+")
+
+
+async def _stream_reply(reply: Reply) -> AsyncIterator[ChatDelta]:
+    if reply.delay:
+        await anyio.sleep(reply.delay)
+    if reply.error is not None:
+        raise reply.error
+    if reply.thinking:
+        yield ChatDelta(thinking=reply.thinking)
+    pieces = reply.chunks if reply.chunks is not None else _WORDS.findall(reply.text)
+    for piece in pieces:
+        if reply.chunk_delay:
+            await anyio.sleep(reply.chunk_delay)
+        yield ChatDelta(text=piece)
+    for index, call in enumerate(reply.tool_calls):
+        args = json.dumps(call.arguments)
+        half = len(args) // 2
+        yield ChatDelta(
+            tool_calls=[ToolCallDelta(index=index, id=call.id, name=call.name, arguments=args[:half])]
+        )
+        yield ChatDelta(tool_calls=[ToolCallDelta(index=index, arguments=args[half:])])
+
+
+class _RecordingLLM(LLM):
+    def __init__(self, *, function_calling: bool, model_name: str) -> None:
+        self.requests: list[LLMRequest] = []
+        self._meta = LLMMetadata(model_name=model_name, is_function_calling_model=function_calling)
+
+    @property
+    def metadata(self) -> LLMMetadata:
+        return self._meta
+
+    def _record(
+        self,
+        messages: Sequence[ChatMessage],
+        tools: Sequence[ToolMetadata] | None,
+        tool_choice: ToolChoice | None,
+    ) -> None:
+        self.requests.append(
+            LLMRequest(
+                messages=[m.model_copy(deep=True) for m in messages],
+                tools=list(tools or []),
+                tool_choice=tool_choice,
+            )
+        )
+
+
+class ScriptedLLM(_RecordingLLM):
+    """Replays ``replies`` in order and records every request in ``requests``.
+
+    Each reply is a string (text), a ``ToolCallRequest`` or a list of them (tool calls), a
+    ``ChatMessage``, an exception (raised), or a ``Reply`` for streaming pieces, thinking text and
+    delays. Running out of replies raises ``LLMError`` saying how many were used.
+    """
+
+    def __init__(
+        self,
+        replies: Sequence[ReplySpec],
+        *,
+        function_calling: bool = True,
+        model_name: str = "scripted",
+    ) -> None:
+        super().__init__(function_calling=function_calling, model_name=model_name)
+        self.replies = [to_reply(r) for r in replies]
+        self._next = 0
+
+    @property
+    def remaining(self) -> int:
+        """How many replies are left."""
+        return len(self.replies) - self._next
+
+    async def stream_chat(
+        self,
+        messages: Sequence[ChatMessage],
+        tools: Sequence[ToolMetadata] | None = None,
+        tool_choice: ToolChoice | None = None,
+    ) -> AsyncIterator[ChatDelta]:
+        """Yield the next scripted reply piece by piece."""
+        self._record(messages, tools, tool_choice)
+        if self._next >= len(self.replies):
+            raise LLMError(
+                f"ScriptedLLM ran out of replies: all {len(self.replies)} were used and a "
+                f"request number {len(self.requests)} came in. Add more replies to the script."
+            )
+        reply = self.replies[self._next]
+        self._next += 1
+        async for delta in _stream_reply(reply):
+            yield delta
+
+
+ReplyFunction: TypeAlias = Callable[
+    [list[ChatMessage], list[ToolMetadata]], "ReplySpec | Awaitable[ReplySpec]"
+]
+
+
+class FunctionLLM(_RecordingLLM):
+    """Computes each reply with ``fn(messages, tools)`` (sync or async); records requests."""
+
+    def __init__(
+        self,
+        fn: ReplyFunction,
+        *,
+        function_calling: bool = True,
+        model_name: str = "function",
+    ) -> None:
+        super().__init__(function_calling=function_calling, model_name=model_name)
+        self.fn = fn
+
+    async def stream_chat(
+        self,
+        messages: Sequence[ChatMessage],
+        tools: Sequence[ToolMetadata] | None = None,
+        tool_choice: ToolChoice | None = None,
+    ) -> AsyncIterator[ChatDelta]:
+        """Yield the reply computed by the function."""
+        self._record(messages, tools, tool_choice)
+        out = self.fn(list(messages), list(tools or []))
+        if inspect.isawaitable(out):
+            out = await out
+        async for delta in _stream_reply(to_reply(out)):
+            yield delta
+
+
+__all__ = ["FunctionLLM", "LLMRequest", "Reply", "ReplySpec", "ScriptedLLM", "tool_call"]
