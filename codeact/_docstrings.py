@@ -5,8 +5,10 @@ from __future__ import annotations
 import inspect
 import re
 
-_SECTION = re.compile(r"^(Args|Arguments|Parameters|Params|Keyword Args|Returns|Raises|Yields|"
-                      r"Examples?|Notes?|See Also)\s*:?\s*$")
+_SECTION = re.compile(
+    r"^(Args|Arguments|Parameters|Params|Keyword Args|Returns|Raises|Yields|"
+    r"Examples?|Notes?|See Also)\s*:?\s*$"
+)
 _GOOGLE_ARG = re.compile(r"^(\*{0,2}\w+)\s*(?:\(([^)]*)\))?\s*:\s*(.*)$")
 _SPHINX_ARG = re.compile(r"^:param\s+(?:[^:]*\s)?(\w+)\s*:\s*(.*)$")
 
@@ -24,6 +26,7 @@ def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
     args: dict[str, str] = {}
     section: str | None = None
     current: str | None = None
+    arg_indent: int | None = None
     i = 0
     while i < len(lines):
         raw = lines[i]
@@ -38,32 +41,47 @@ def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
             section, current = "sphinx-other", None
         elif _SECTION.match(line) and (line.endswith(":") or set(nxt) == {"-"}):
             section = _SECTION.match(line).group(1).lower()  # type: ignore[union-attr]
-            current = None
+            current, arg_indent = None, None
             if set(nxt) == {"-"}:
-                i += 1  # NumPy underline
+                section += "-numpy"
+                i += 1  # the underline
         elif section is None:
             summary.append(raw)
         elif section in ("args", "arguments", "parameters", "params", "keyword args"):
-            current = _read_arg_line(raw, line, args, current)
+            indent = len(raw) - len(raw.lstrip())
+            if line and arg_indent is None:
+                arg_indent = indent
+            current = _read_google_arg(line, indent > (arg_indent or 0), args, current)
+        elif section == "parameters-numpy":
+            current = _read_numpy_arg(raw, line, args, current)
         elif section == "sphinx" and current and line:
             args[current] = f"{args[current]} {line}".strip()
         i += 1
     return "\n".join(summary).strip(), args
 
 
-def _read_arg_line(raw: str, line: str, args: dict[str, str], current: str | None) -> str | None:
+def _read_google_arg(
+    line: str, continuation: bool, args: dict[str, str], current: str | None
+) -> str | None:
     if not line:
         return current
-    indented = raw.startswith((" ", "\t"))
     m = _GOOGLE_ARG.match(line)
-    if m and not (indented and current and raw.startswith("        ")):
+    if m and not (continuation and current is not None):
         name = m.group(1).lstrip("*")
         args[name] = m.group(3).strip()
         return name
-    numpy_head = re.match(r"^(\w+)\s*(?::\s*.*)?$", line)
-    if numpy_head and not indented:
-        args[numpy_head.group(1)] = ""
-        return numpy_head.group(1)
+    if current is not None:
+        args[current] = f"{args[current]} {line}".strip()
+    return current
+
+
+def _read_numpy_arg(raw: str, line: str, args: dict[str, str], current: str | None) -> str | None:
+    if not line:
+        return current
+    if not raw.startswith((" ", "\t")):
+        name = line.split(":", 1)[0].strip().lstrip("*")
+        args[name] = ""
+        return name
     if current is not None:
         args[current] = f"{args[current]} {line}".strip()
     return current

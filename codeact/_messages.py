@@ -125,7 +125,9 @@ class ChatMessage(BaseModel):
         return cls(role="user", content=content)
 
     @classmethod
-    def assistant(cls, text: str = "", tool_calls: list[ToolCallRequest] | None = None) -> ChatMessage:
+    def assistant(
+        cls, text: str = "", tool_calls: list[ToolCallRequest] | None = None
+    ) -> ChatMessage:
         """An assistant message, optionally requesting tool calls."""
         return cls(role="assistant", content=text, tool_calls=tool_calls or [])
 

@@ -17,7 +17,9 @@ class Context:
     receive it and may read and update ``ctx.state``.
     """
 
-    def __init__(self, memory: ChatMemory | None = None, state: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, memory: ChatMemory | None = None, state: dict[str, Any] | None = None
+    ) -> None:
         self.memory: ChatMemory = memory if memory is not None else ChatMemory()
         self.state: dict[str, Any] = copy.deepcopy(state) if state else {}
         self.current_agent_name: str | None = None

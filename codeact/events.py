@@ -11,6 +11,7 @@ event: ``RunFinished``, ``RunFailed``, ``RunCancelled`` or ``RunTimedOut``.
 
 from __future__ import annotations
 
+import builtins
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -69,7 +70,7 @@ class AgentOutput(Event):
     def __str__(self) -> str:
         return self.response.text
 
-    def get_pydantic_model(self, cls: type[BaseModel]) -> BaseModel | None:
+    def get_pydantic_model(self, cls: builtins.type[BaseModel]) -> BaseModel | None:
         """``structured_response`` validated as ``cls``, or None when absent or invalid."""
         if self.structured_response is None:
             return None

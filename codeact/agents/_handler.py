@@ -145,4 +145,3 @@ class RunHandler:
     def error(self) -> BaseException | None:
         """The error the run ended with, if any."""
         return self._error
-

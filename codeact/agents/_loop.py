@@ -174,7 +174,9 @@ class _Loop:
     def _tools(self, agent: BaseAgent) -> list[BaseTool]:
         return agent.tools_for_run() + self.config.extra_tools.get(agent.name, [])
 
-    def _llm_input(self, agent: BaseAgent, run: RunState, tools: list[BaseTool]) -> list[ChatMessage]:
+    def _llm_input(
+        self, agent: BaseAgent, run: RunState, tools: list[BaseTool]
+    ) -> list[ChatMessage]:
         history = self.ctx.memory.get()
         if self.ctx.state:
             for i in range(len(history) - 1, -1, -1):
@@ -270,8 +272,10 @@ class _Loop:
         run = step.run
         self.ctx.memory.put_messages(step.agent.final_messages(run, output))
         run.scratchpad.clear()
-        if run.tool_results and not output.tool_calls:
-            output.tool_calls = [_request_of(r) for r in run.tool_results]
+        # The result lists every tool call of the run (the step event keeps its own).
+        output = output.model_copy(
+            update={"tool_calls": [_request_of(r) for r in run.tool_results]}
+        )
         await self._structured(step, output)
         return output
 

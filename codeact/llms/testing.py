@@ -93,7 +93,9 @@ async def _stream_reply(reply: Reply) -> AsyncIterator[ChatDelta]:
         args = json.dumps(call.arguments)
         half = len(args) // 2
         yield ChatDelta(
-            tool_calls=[ToolCallDelta(index=index, id=call.id, name=call.name, arguments=args[:half])]
+            tool_calls=[
+                ToolCallDelta(index=index, id=call.id, name=call.name, arguments=args[:half])
+            ]
         )
         yield ChatDelta(tool_calls=[ToolCallDelta(index=index, arguments=args[half:])])
 
