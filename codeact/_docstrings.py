@@ -1,4 +1,4 @@
-"""Tiny docstring reader: a summary and per-argument descriptions (Google, Sphinx and NumPy styles)."""
+"""Tiny docstring reader: a summary and per-argument descriptions (Google, Sphinx, NumPy)."""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ class TextPart(BaseModel):
 
 
 class BinaryPart(BaseModel):
-    """Binary content (an image, a file, audio...) given by URL or as base64 data with a MIME type."""
+    """Binary content (image, file, audio...) given by URL or as base64 data with a MIME type."""
 
     model_config = ConfigDict(frozen=True)
     type: Literal["binary"] = "binary"

@@ -47,7 +47,8 @@ class RunTimeoutError(RunError, TimeoutError):
     def __init__(self, timeout: float) -> None:
         self.timeout = timeout
         super().__init__(
-            f"The run timed out after {timeout:g} s. Pass a larger `timeout=` (or None for no limit)."
+            f"The run timed out after {timeout:g} s. "
+            "Pass a larger `timeout=` (or None for no limit)."
         )
 
 

@@ -33,7 +33,7 @@ async def extract_structured(
     output_cls: type[BaseModel] | None,
     fn: StructuredOutputFn | None,
 ) -> dict[str, Any]:
-    """Use ``fn`` if given, else ask ``llm`` once for JSON matching ``output_cls`` and validate it."""
+    """Use ``fn`` if given, else ask ``llm`` once for JSON matching ``output_cls``; validate."""
     if fn is not None:
         out = fn(list(messages))
         if inspect.isawaitable(out):

@@ -86,7 +86,8 @@ class BaseAgent(ABC):
             raise UserError(f"max_iterations must be at least 1, got {max_iterations}")
         if early_stopping_method not in ("force", "generate"):
             raise UserError(
-                f"early_stopping_method must be 'force' or 'generate', got {early_stopping_method!r}"
+                "early_stopping_method must be 'force' or 'generate', "
+                f"got {early_stopping_method!r}"
             )
         if "{state}" not in state_prompt or "{msg}" not in state_prompt:
             raise UserError("state_prompt must contain the placeholders {state} and {msg}")
