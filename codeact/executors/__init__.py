@@ -1,0 +1,35 @@
+"""Code executors: the ``CodeExecutor`` seam and its backends (loaded lazily)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from codeact.executors.base import (
+    CodeExecutor,
+    ExecutionError,
+    ExecutionResult,
+    OutputCallback,
+    executor_class,
+    get_executor,
+)
+
+if TYPE_CHECKING:
+    from codeact.executors.restricted import RestrictedExecutor
+
+__all__ = [
+    "CodeExecutor",
+    "ExecutionError",
+    "ExecutionResult",
+    "OutputCallback",
+    "RestrictedExecutor",
+    "executor_class",
+    "get_executor",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "RestrictedExecutor":
+        from codeact.executors.restricted import RestrictedExecutor
+
+        return RestrictedExecutor
+    raise AttributeError(f"module 'codeact.executors' has no attribute {name!r}")

@@ -1,0 +1,345 @@
+"""Run-time guards called by compiled cells: attribute reads and writes, size limits, markers.
+
+Everything here runs on every guarded operation, so the common paths are kept short.
+"""
+
+from __future__ import annotations
+
+import _string  # type: ignore[import-not-found]
+import builtins
+import string
+import threading
+import time
+import types
+from collections.abc import Callable
+from typing import Any
+
+from RestrictedPython.transformer import INSPECT_ATTRIBUTES
+
+from codeact.executors.restricted._policy import SAFE_DUNDERS
+
+_SANDBOX_MARK = "__codeact_sandbox__"
+_TOKEN = object()
+#: Documented public APIs whose names start with one underscore (namedtuple).
+PUBLIC_UNDERSCORE = frozenset({"_asdict", "_replace", "_fields", "_make", "_field_defaults"})
+
+#: Builtins the sandbox must never obtain, whatever path it takes.
+_DANGEROUS = [
+    builtins.eval,
+    builtins.exec,
+    builtins.compile,
+    builtins.open,
+    builtins.__import__,
+    builtins.getattr,
+    builtins.setattr,
+    builtins.delattr,
+    builtins.globals,
+    builtins.locals,
+    builtins.vars,
+    builtins.breakpoint,
+    builtins.input,
+    builtins.memoryview,
+]
+DANGEROUS_IDS = frozenset(id(x) for x in _DANGEROUS)
+
+#: Limits of single operations (in-process the host's memory is not capped).
+MAX_INT_BITS = 4_000_000  # about 1.2 million decimal digits
+MAX_SEQ_ITEMS = 50_000_000
+MAX_STR_BYTES = 200_000_000
+
+
+class PolicyError(RuntimeError):
+    """Raised inside the sandbox when the code tries something the policy refuses."""
+
+
+class CellTimeout(BaseException):
+    """Raised inside a cell when its deadline passes."""
+
+
+class FinalAnswerSignal(BaseException):
+    """Raised by ``final_answer(value)`` to stop the cell after recording the value."""
+
+
+_cell = threading.local()
+
+
+def set_deadline(deadline: float | None) -> None:
+    """Set (or clear) the monotonic deadline of the cell running in this thread."""
+    _cell.deadline = deadline
+
+
+def check_timeout() -> None:
+    """Raise ``CellTimeout`` if this thread's cell is past its deadline (``_check_timeout_``)."""
+    deadline = getattr(_cell, "deadline", None)
+    if deadline is not None and time.monotonic() > deadline:
+        raise CellTimeout()
+
+
+def safe_sleep(seconds: float) -> None:
+    """``time.sleep`` for the sandbox: sleeps in slices so the cell's deadline still applies."""
+    end = time.monotonic() + float(seconds)
+    while True:
+        left = end - time.monotonic()
+        if left <= 0:
+            return
+        time.sleep(min(left, 0.05))
+        check_timeout()
+
+
+def sandbox_class(cls: Any) -> Any:
+    """Decorator the policy puts on every class the sandbox defines: marks it as sandbox-made."""
+    if isinstance(cls, type):
+        type.__setattr__(cls, _SANDBOX_MARK, _TOKEN)
+    return cls
+
+
+def is_sandbox_object(obj: Any) -> bool:
+    """True for classes defined by sandbox code and their instances."""
+    cls = obj if isinstance(obj, type) else type(obj)
+    return any(klass.__dict__.get(_SANDBOX_MARK) is _TOKEN for klass in cls.__mro__)
+
+
+def check_attr_name(obj: Any, name: Any) -> str:
+    """Refuse attribute names the sandbox may not read on ``obj``; return the name."""
+    if type(name) is not str:
+        raise TypeError(f"attribute name must be a string, not {type(name).__name__}")
+    if name.startswith("_"):
+        if name.startswith("__"):
+            if name in SAFE_DUNDERS:
+                return name
+        elif name in PUBLIC_UNDERSCORE or is_sandbox_object(obj):
+            return name
+        raise AttributeError(
+            f"access to attribute {name!r} is not allowed in the sandbox "
+            f"(private and special attributes are only readable on objects the code created)"
+        )
+    if name in INSPECT_ATTRIBUTES:
+        raise AttributeError(f"access to attribute {name!r} is not allowed in the sandbox")
+    return name
+
+
+def check_value(value: Any) -> Any:
+    """Refuse values that would hand the sandbox a real module or a dangerous builtin."""
+    if isinstance(value, types.ModuleType):
+        raise PolicyError(
+            f"module {value.__name__!r} is not available here; import an allowed module instead"
+        )
+    if id(value) in DANGEROUS_IDS:
+        raise PolicyError(f"{getattr(value, '__name__', 'this builtin')}() is not available")
+    return value
+
+
+class _GuardedFormatter(string.Formatter):
+    """``str.format`` whose field lookups obey the sandbox's attribute rules."""
+
+    def get_field(self, field_name: str, args: Any, kwargs: Any) -> Any:
+        first, rest = _formatter_field_name_split(field_name)
+        obj = self.get_value(first, args, kwargs)
+        for is_attr, key in rest:
+            obj = guarded_getattr(obj, key) if is_attr else obj[key]
+        return obj, first
+
+
+def _formatter_field_name_split(field_name: str) -> Any:
+    return _string.formatter_field_name_split(field_name)
+
+
+_FORMATTER = _GuardedFormatter()
+
+
+def _safe_format(template: str, /, *args: Any, **kwargs: Any) -> str:
+    return _FORMATTER.vformat(template, args, kwargs)
+
+
+def _safe_format_map(template: str, mapping: Any, /) -> str:
+    return _FORMATTER.vformat(template, (), mapping)
+
+
+def guarded_getattr(obj: Any, name: Any, *default: Any) -> Any:
+    """``getattr`` for the sandbox (also what ``_getattr_`` and the ``getattr`` builtin call)."""
+    check_attr_name(obj, name)
+    if name in ("format", "format_map") and (
+        isinstance(obj, str) or (isinstance(obj, type) and issubclass(obj, str))
+    ):
+        fn = _safe_format if name == "format" else _safe_format_map
+        return fn.__get__(obj) if isinstance(obj, str) else fn
+    if name == "obj" and isinstance(obj, AttributeError):
+        return None  # AttributeError.obj could carry an object the guards refused
+    return check_value(getattr(obj, name, *default))
+
+
+def guarded_hasattr(obj: Any, name: Any) -> bool:
+    """``hasattr`` for the sandbox: refused names read as absent."""
+    try:
+        guarded_getattr(obj, name)
+    except (AttributeError, PolicyError):
+        return False
+    return True
+
+
+_WRITABLE_CONTAINERS = (list, dict, set, bytearray)
+
+
+def guarded_write(obj: Any) -> Any:
+    """What ``obj.attr = value`` writes through: sandbox objects only (and opted-in data types)."""
+    if is_sandbox_object(obj):
+        return obj
+    if isinstance(obj, (type, types.ModuleType)) or callable(obj):
+        raise PolicyError(f"cannot set attributes on {_describe(obj)} in the sandbox")
+    module = type(obj).__module__.split(".")[0]
+    if module in WRITABLE_PACKAGES:
+        return obj
+    raise PolicyError(f"cannot set attributes on {_describe(obj)} in the sandbox")
+
+
+#: Top-level packages whose *instances* accept attribute writes (set when pandas/numpy are
+#: opted in, e.g. ``df.columns = [...]``).
+WRITABLE_PACKAGES: set[str] = set()
+
+
+def guarded_setattr(obj: Any, name: Any, value: Any) -> None:
+    """``setattr`` for the sandbox."""
+    if type(name) is not str or name.startswith("__"):
+        raise AttributeError(f"cannot set attribute {name!r} in the sandbox")
+    if name.startswith("_") and not is_sandbox_object(obj):
+        raise AttributeError(f"cannot set attribute {name!r} in the sandbox")
+    setattr(guarded_write(obj), name, value)
+
+
+def guarded_delattr(obj: Any, name: Any) -> None:
+    """``delattr`` for the sandbox."""
+    if type(name) is not str or name.startswith("__"):
+        raise AttributeError(f"cannot delete attribute {name!r} in the sandbox")
+    if name.startswith("_") and not is_sandbox_object(obj):
+        raise AttributeError(f"cannot delete attribute {name!r} in the sandbox")
+    delattr(guarded_write(obj), name)
+
+
+def _describe(obj: Any) -> str:
+    if isinstance(obj, types.ModuleType):
+        return f"module {obj.__name__!r}"
+    if isinstance(obj, type):
+        return f"class {obj.__name__!r}"
+    return f"{type(obj).__name__!r} objects"
+
+
+# -- size guards for single operations --------------------------------------------------------
+def guarded_pow(a: Any, b: Any) -> Any:
+    """``a ** b`` refusing integer results too big to compute safely."""
+    if type(a) is int and type(b) is int and b > 64 and a not in (0, 1, -1):
+        bits = abs(a).bit_length() * b
+        if bits > MAX_INT_BITS:
+            raise MemoryError(
+                f"refusing to compute an integer power with about {bits:,} bits "
+                f"(limit {MAX_INT_BITS:,})"
+            )
+    return a**b
+
+
+def guarded_lshift(a: Any, b: Any) -> Any:
+    """``a << b`` refusing huge integer results."""
+    if type(a) is int and type(b) is int and b > MAX_INT_BITS and a != 0:
+        raise MemoryError(f"refusing to shift an integer by {b:,} bits (limit {MAX_INT_BITS:,})")
+    return a << b
+
+
+_SEQS = (str, bytes, bytearray, list, tuple)
+
+
+def guarded_mul(a: Any, b: Any) -> Any:
+    """``a * b`` refusing sequence repetitions that would exhaust memory."""
+    ta = type(a)
+    if ta is int or ta is float:
+        if type(b) is int and ta is int and (a.bit_length() + b.bit_length()) > MAX_INT_BITS:
+            raise MemoryError("refusing to multiply integers this large")
+        if not isinstance(b, _SEQS):
+            return a * b
+        seq, count = b, a
+    elif isinstance(a, _SEQS) and type(b) is int:
+        seq, count = a, b
+    else:
+        return a * b
+    if isinstance(count, int) and count > 1:
+        size = len(seq) * count
+        limit = MAX_STR_BYTES if isinstance(seq, (str, bytes, bytearray)) else MAX_SEQ_ITEMS
+        if size > limit:
+            raise MemoryError(
+                f"refusing to build a {type(seq).__name__} of {size:,} items (limit {limit:,})"
+            )
+    return a * b
+
+
+def _too_many(what: str, args: tuple[Any, ...]) -> None:
+    if not args:
+        return
+    first = args[0]
+    n = len(first) if isinstance(first, range) else 0
+    if type(first) is int and what in ("bytes", "bytearray"):
+        n = first
+    if n > MAX_SEQ_ITEMS:
+        raise MemoryError(f"refusing to build a {what} of {n:,} items (limit {MAX_SEQ_ITEMS:,})")
+
+
+class GuardedType:
+    """Stands in for a builtin type (``list``, ``tuple``...) whose constructor would materialise
+    a huge range: calls are size-checked; ``isinstance``, subclassing, ``list.append``,
+    ``list[int]`` and ``type(x) is list`` behave as with the real type."""
+
+    __slots__ = ("_type",)
+
+    def __init__(self, tp: type) -> None:
+        object.__setattr__(self, "_type", tp)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        _too_many(self._type.__name__, args)
+        return self._type(*args, **kwargs)
+
+    def __instancecheck__(self, obj: Any) -> bool:
+        return isinstance(obj, self._type)
+
+    def __subclasscheck__(self, cls: Any) -> bool:
+        return issubclass(
+            cls.__dict__.get("_type", cls) if isinstance(cls, GuardedType) else cls, self._type
+        )
+
+    def __mro_entries__(self, bases: tuple[Any, ...]) -> tuple[type]:
+        return (self._type,)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_") and name not in SAFE_DUNDERS:
+            raise AttributeError(name)
+        return getattr(self._type, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise PolicyError(f"cannot set attributes on {self._type.__name__!r}")
+
+    def __getitem__(self, item: Any) -> Any:
+        return self._type[item]
+
+    def __or__(self, other: Any) -> Any:
+        return self._type | (other._type if isinstance(other, GuardedType) else other)
+
+    def __ror__(self, other: Any) -> Any:
+        return (other._type if isinstance(other, GuardedType) else other) | self._type
+
+    def __repr__(self) -> str:
+        return repr(self._type)
+
+    def __eq__(self, other: object) -> bool:
+        return other is self or other is self._type
+
+    def __hash__(self) -> int:
+        return hash(self._type)
+
+
+def limit_items(fn: Callable[..., Any], what: str) -> Callable[..., Any]:
+    """Wrap a function that materialises an iterable so huge ranges are refused first."""
+
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        _too_many(what, args)
+        return fn(*args, **kwargs)
+
+    guarded.__name__ = what
+    guarded.__qualname__ = what
+    guarded.__doc__ = getattr(fn, "__doc__", None)
+    return guarded

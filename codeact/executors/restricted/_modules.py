@@ -1,0 +1,297 @@
+"""Module proxies: the sandbox never holds a real module object.
+
+Allowed standard-library modules are exposed through immutable proxies that carry only the
+attributes on a per-module allow-list — allowed modules re-export dangerous ones through public
+attributes (``datetime.sys``, ``dataclasses.builtins``, ``json.codecs``, ``io.open``...) and some
+of their functions evaluate strings or use the real ``getattr`` (``typing.get_type_hints``,
+``functools.singledispatch``, ``operator.attrgetter``). Third-party packages opted in by the user
+(pandas, numpy...) get a proxy that exposes public attributes except a deny-list, wrapping
+submodules in proxies in turn.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from collections.abc import Callable, Iterable
+from typing import Any, ClassVar
+
+from codeact.executors.restricted._guards import DANGEROUS_IDS, PolicyError, safe_sleep
+
+_S = str.split
+#: The default allow-list: module → public attributes the sandbox may use.
+STDLIB_ALLOWED: dict[str, list[str]] = {
+    "math": [n for n in dir(__import__("math")) if not n.startswith("_")],
+    "cmath": [n for n in dir(__import__("cmath")) if not n.startswith("_")],
+    "statistics": _S(
+        "mean fmean geometric_mean harmonic_mean median median_low median_high median_grouped "
+        "mode multimode pstdev pvariance stdev variance quantiles covariance correlation "
+        "linear_regression NormalDist StatisticsError"
+    ),
+    "json": _S("loads dumps JSONDecodeError JSONEncoder JSONDecoder"),
+    "re": _S(
+        "compile match search fullmatch findall finditer sub subn split escape purge error "
+        "Pattern Match IGNORECASE I MULTILINE M DOTALL S VERBOSE X ASCII A UNICODE U NOFLAG"
+    ),
+    "datetime": _S("date datetime time timedelta timezone tzinfo MINYEAR MAXYEAR UTC"),
+    "time": _S(
+        "time time_ns monotonic monotonic_ns perf_counter perf_counter_ns process_time strftime "
+        "strptime gmtime localtime mktime asctime ctime struct_time timezone altzone daylight "
+        "tzname"
+    ),
+    "calendar": _S(
+        "isleap leapdays monthrange weekday monthcalendar month_name month_abbr day_name "
+        "day_abbr MONDAY TUESDAY WEDNESDAY THURSDAY FRIDAY SATURDAY SUNDAY"
+    ),
+    "collections": _S(
+        "Counter defaultdict OrderedDict deque namedtuple ChainMap UserDict UserList"
+    ),
+    "itertools": [n for n in dir(__import__("itertools")) if not n.startswith("_")],
+    "functools": _S(
+        "reduce partial lru_cache cache wraps total_ordering cmp_to_key cached_property "
+        "update_wrapper partialmethod"
+    ),
+    "random": _S(
+        "random randint randrange choice choices shuffle sample uniform gauss seed getrandbits "
+        "triangular betavariate expovariate gammavariate lognormvariate normalvariate "
+        "vonmisesvariate paretovariate weibullvariate Random randbytes"
+    ),
+    "string": _S(
+        "ascii_letters ascii_lowercase ascii_uppercase digits hexdigits octdigits punctuation "
+        "printable whitespace capwords Template"
+    ),
+    "decimal": _S(
+        "Decimal localcontext Context DecimalException InvalidOperation DivisionByZero Inexact "
+        "Rounded ROUND_CEILING ROUND_DOWN ROUND_FLOOR ROUND_HALF_DOWN ROUND_HALF_EVEN "
+        "ROUND_HALF_UP ROUND_UP ROUND_05UP"
+    ),
+    "fractions": _S("Fraction"),
+    "csv": _S(
+        "reader writer DictReader DictWriter Sniffer excel excel_tab unix_dialect Error "
+        "QUOTE_ALL QUOTE_MINIMAL QUOTE_NONE QUOTE_NONNUMERIC"
+    ),
+    "io": _S("StringIO BytesIO"),
+    "dataclasses": _S(
+        "dataclass field fields asdict astuple replace is_dataclass FrozenInstanceError InitVar "
+        "KW_ONLY MISSING"
+    ),
+    "typing": _S(
+        "Any Optional Union List Dict Tuple Set FrozenSet Callable Iterable Iterator Sequence "
+        "Mapping MutableMapping MutableSequence Generator NamedTuple TypedDict Literal TypeVar "
+        "Generic cast overload Final ClassVar Protocol Annotated Self Never NoReturn "
+        "DefaultDict Counter Deque Type"
+    ),
+    "textwrap": _S("wrap fill dedent indent shorten TextWrapper"),
+    "heapq": _S("heappush heappop heapify heapreplace heappushpop nlargest nsmallest merge"),
+    "bisect": _S("bisect bisect_left bisect_right insort insort_left insort_right"),
+    "enum": _S("Enum IntEnum Flag IntFlag StrEnum auto unique"),
+    "copy": _S("copy deepcopy Error"),
+    "operator": _S(
+        "itemgetter add sub mul truediv floordiv mod pow neg pos abs eq ne lt le gt ge not_ "
+        "truth and_ or_ xor contains countOf indexOf concat iadd"
+    ),
+    "string.templatelib": [],
+    "uuid": _S("uuid4 UUID"),
+    "hashlib": _S("md5 sha1 sha256 sha512 blake2b"),
+    "base64": _S("b64encode b64decode urlsafe_b64encode urlsafe_b64decode b32encode b16encode"),
+    "pprint": _S("pformat"),
+    "unicodedata": _S("name lookup category normalize numeric decimal digit"),
+}
+STDLIB_ALLOWED.pop("string.templatelib")
+
+#: Attributes never exposed from opted-in third-party packages (string evaluation, pickle).
+THIRD_PARTY_DENY = frozenset(
+    {
+        "eval",
+        "query",
+        "read_pickle",
+        "to_pickle",
+        "load",
+        "loads",
+        "save",
+        "savez",
+        "fromfile",
+        "tofile",
+        "ctypeslib",
+        "f2py",
+        "distutils",
+        "testing",
+        "show_config",
+        "show_versions",
+        "lib",
+        "core",
+        "compat",
+        "util",
+        "os",
+        "sys",
+        "io",
+        "api",
+        "plotting",
+        "DataFrame.eval",
+    }
+)
+
+
+class ModuleProxy:
+    """A read-only stand-in for a module, exposing only allowed attributes."""
+
+    __slots__ = ("_attrs", "_name", "_resolver")
+
+    def __init__(
+        self,
+        name: str,
+        attrs: dict[str, Any],
+        resolver: Callable[[str], Any] | None = None,
+    ) -> None:
+        object.__setattr__(self, "_name", name)
+        object.__setattr__(self, "_attrs", attrs)
+        object.__setattr__(self, "_resolver", resolver)
+
+    def __getattribute__(self, attr: str) -> Any:
+        if attr.startswith("_") and attr not in ("__class__", "__repr__", "__dir__"):
+            name = object.__getattribute__(self, "_name")
+            raise AttributeError(f"module {name!r} has no attribute {attr!r} in the sandbox")
+        return ModuleProxy._lookup(self, attr)
+
+    def _lookup(self, attr: str) -> Any:
+        attrs = object.__getattribute__(self, "_attrs")
+        if attr in attrs:
+            return attrs[attr]
+        resolver = object.__getattribute__(self, "_resolver")
+        name = object.__getattribute__(self, "_name")
+        if resolver is not None and not attr.startswith("_"):
+            value = resolver(attr)
+            if value is not _MISSING:
+                attrs[attr] = value
+                return value
+        raise AttributeError(f"module {name!r} has no attribute {attr!r} in the sandbox")
+
+    def __setattr__(self, attr: str, value: Any) -> None:
+        raise PolicyError("modules are read-only in the sandbox")
+
+    def __delattr__(self, attr: str) -> None:
+        raise PolicyError("modules are read-only in the sandbox")
+
+    def __dir__(self) -> list[str]:
+        return sorted(object.__getattribute__(self, "_attrs"))
+
+    def __repr__(self) -> str:
+        return f"<module {object.__getattribute__(self, '_name')!r} (sandboxed)>"
+
+
+_MISSING = object()
+
+
+_OVERRIDES: dict[tuple[str, str], Any] = {("time", "sleep"): safe_sleep}
+
+
+def _stdlib_proxy(name: str) -> ModuleProxy:
+    module = importlib.import_module(name)
+    attrs: dict[str, Any] = {}
+    for attr in STDLIB_ALLOWED[name]:
+        value = getattr(module, attr, _MISSING)
+        if value is not _MISSING and not isinstance(value, types.ModuleType):
+            attrs[attr] = value
+    for (mod, attr), value in _OVERRIDES.items():
+        if mod == name:
+            attrs[attr] = value
+    return ModuleProxy(name, attrs)
+
+
+def _third_party_proxy(name: str, root: str) -> ModuleProxy:
+    module = importlib.import_module(name)
+
+    def resolve(attr: str) -> Any:
+        if attr in THIRD_PARTY_DENY:
+            return _MISSING
+        value = getattr(module, attr, _MISSING)
+        if value is _MISSING or id(value) in DANGEROUS_IDS:
+            return _MISSING
+        if isinstance(value, types.ModuleType):
+            sub = value.__name__
+            if sub == root or sub.startswith(root + "."):
+                return _third_party_proxy(sub, root)
+            return _MISSING
+        return value
+
+    return ModuleProxy(name, {}, resolve)
+
+
+class ModuleTable:
+    """The modules one session may import, created lazily and shared across sessions."""
+
+    _stdlib_cache: ClassVar[dict[str, ModuleProxy]] = {}
+
+    def __init__(self, extra_modules: Iterable[str] = (), extra: dict[str, Any] | None = None):
+        self.third_party = sorted(set(extra_modules) - set(STDLIB_ALLOWED))
+        self.extra = dict(extra or {})
+        self._third_cache: dict[str, ModuleProxy] = {}
+
+    def allowed_names(self) -> list[str]:
+        """Every importable module name, for error messages and prompts."""
+        return sorted({*STDLIB_ALLOWED, *self.third_party, *self.extra})
+
+    def get(self, name: str) -> Any:
+        """The proxy for ``name`` or raise ``ImportError`` naming what is allowed."""
+        if name in self.extra:
+            return self.extra[name]
+        if name in STDLIB_ALLOWED:
+            proxy = self._stdlib_cache.get(name)
+            if proxy is None:
+                proxy = self._stdlib_cache[name] = _stdlib_proxy(name)
+            return proxy
+        root = name.split(".")[0]
+        if root in self.third_party:
+            proxy = self._third_cache.get(name)
+            if proxy is None:
+                try:
+                    proxy = self._third_cache[name] = _third_party_proxy(name, root)
+                except ImportError as exc:
+                    raise ImportError(
+                        f"module {name!r} is allowed but not installed: {exc}"
+                    ) from None
+            return proxy
+        raise ImportError(
+            f"import of {name!r} is not allowed in the sandbox. Allowed modules: "
+            f"{', '.join(self.allowed_names())}"
+        )
+
+    def importer(self) -> Callable[..., Any]:
+        """The ``__import__`` the sandbox's builtins get."""
+
+        def guarded_import(
+            name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0
+        ) -> Any:
+            if type(fromlist) is list and fromlist == ["__doc__"] and level == 0:
+                # PyImport_Import from C code (e.g. date.strftime importing time): a host import
+                # whose result the C caller takes from sys.modules; the sandbox never sees it.
+                importlib.import_module(name)
+                return None
+            if level:
+                raise ImportError("relative imports are not allowed in the sandbox")
+            if fromlist:
+                return self.get(name)
+            top = name.split(".")[0]
+            if "." in name:
+                self.get(name)  # must be allowed itself
+            return self.get(top)
+
+        return guarded_import
+
+
+def fake_sys(stdout: Any, stderr: Any) -> ModuleProxy:
+    """A ``sys`` with only harmless attributes and the cell's captured streams."""
+    attrs = {
+        "stdout": stdout,
+        "stderr": stderr,
+        "version": sys.version,
+        "version_info": sys.version_info,
+        "maxsize": sys.maxsize,
+        "float_info": sys.float_info,
+        "int_info": sys.int_info,
+        "byteorder": sys.byteorder,
+        "platform": sys.platform,
+        "getrecursionlimit": sys.getrecursionlimit,
+    }
+    return ModuleProxy("sys", attrs)

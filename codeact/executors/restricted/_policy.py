@@ -1,0 +1,315 @@
+"""The compile-time policy: RestrictedPython's transformer, adjusted so ordinary Python works.
+
+Compared with the stock policy this one allows ``nonlocal``, annotations (so ``@dataclass``),
+augmented assignment to attributes and items, ``match`` statements, private ``_names`` (checked at
+run time: only objects made by the sandbox expose them) and defining dunder methods such as
+``__str__``, ``__iter__`` or ``__enter__``. It still refuses reaching dunder attributes
+(``x.__class__``), frame/generator/traceback internals (``gi_frame``, ``tb_frame``), names that
+would shadow the guard hooks (``_getattr_``...), ``exec``/``eval`` calls, ``async`` code and
+``try/except*``.
+
+For speed, attribute reads with public names, item access, iteration and unpacking compile to
+plain bytecode: what they could reach is controlled by what the cell can hold (module proxies,
+plain-data tool results), not by per-operation hooks. Only private names, ``format``/``format_map``
+(attribute walks in format strings) and ``obj`` (``AttributeError.obj``) go through
+``_getattr_``; attribute writes go through ``_write_``; ``**``, ``*`` and ``<<`` go through size
+guards.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import itertools
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from RestrictedPython.transformer import (
+    INSPECT_ATTRIBUTES,
+    RestrictingNodeTransformer,
+    copy_locations,
+)
+
+VALUE_NAME = "_codeact_value_"
+#: Dunder attributes that may be read on any object (bound protocol methods and names).
+SAFE_DUNDERS = frozenset(
+    """__init__ __str__ __repr__ __eq__ __ne__ __lt__ __le__ __gt__ __ge__ __hash__ __len__
+    __iter__ __next__ __contains__ __getitem__ __setitem__ __delitem__ __enter__ __exit__
+    __call__ __bool__ __add__ __sub__ __mul__ __truediv__ __floordiv__ __mod__ __neg__ __abs__
+    __post_init__ __name__ __qualname__ __doc__ __missing__ __reversed__ __format__ __index__
+    __int__ __float__ __round__ __and__ __or__ __xor__ __radd__ __rsub__ __rmul__
+    __rtruediv__ __iadd__ __isub__ __imul__""".split()
+)
+#: Dunder methods a sandbox class may not define (they run outside a cell's deadline or
+#: matter to pickling, which the host never does with sandbox objects).
+FORBIDDEN_DEFS = frozenset(
+    {"__del__", "__reduce__", "__reduce_ex__", "__getstate__", "__setstate__"}
+)
+#: Public attribute names that are checked at run time.
+RUNTIME_ATTRS = frozenset({"format", "format_map", "obj"})
+RESERVED_NAMES = frozenset({"printed", "builtins", "breakpoint", "_print", "_print_"})
+GUARDED_OPS: dict[type[ast.operator], str] = {
+    ast.Pow: "_pow_",
+    ast.Mult: "_mul_",
+    ast.LShift: "_lshift_",
+}
+
+
+def _is_hook_name(name: str) -> bool:
+    return len(name) > 2 and name.startswith("_") and name.endswith("_")
+
+
+class CellPolicy(RestrictingNodeTransformer):
+    """The transformer applied to every cell."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._class_depth = 0
+
+    # -- names ---------------------------------------------------------------------------------
+    def gen_tmp_name(self) -> str:
+        name = f"_codeact_tmp{self._tmp_idx}_"
+        self._tmp_idx += 1
+        return name
+
+    def check_name(self, node: Any, name: str | None, allow_magic_methods: bool = False) -> None:
+        if name is None or name == "_":
+            return
+        if name.startswith("__"):
+            if allow_magic_methods and name.endswith("__") and name not in FORBIDDEN_DEFS:
+                return
+            self.error(node, f'"{name}" is an invalid name: names starting with "__" are reserved.')
+        elif _is_hook_name(name) or name in RESERVED_NAMES:
+            self.error(node, f'"{name}" is a reserved name.')
+        elif name.endswith("__roles__"):
+            self.error(node, f'"{name}" is an invalid name.')
+
+    def check_import_names(self, node: ast.ImportFrom | ast.Import) -> Any:
+        for alias in node.names:
+            if alias.name.startswith("_") or "._" in alias.name:
+                self.error(node, f'cannot import "{alias.name}": private names are not importable.')
+        return super().check_import_names(node)
+
+    def inject_print_collector(self, node: Any, position: int = 0) -> None:
+        """``print`` is an ordinary (captured) builtin here: nothing to inject."""
+
+    def visit_Name(self, node: ast.Name) -> Any:
+        if isinstance(node.ctx, ast.Load) and node.id == "__name__":
+            return node
+        self.check_name(node, node.id)
+        return node
+
+    # -- attributes ----------------------------------------------------------------------------
+    def _check_attr(self, node: ast.Attribute, *, store: bool) -> None:
+        attr = node.attr
+        if attr in INSPECT_ATTRIBUTES:
+            self.error(node, f'"{attr}" is a restricted name that the sandbox does not expose.')
+        elif attr.startswith("__"):
+            if store or attr not in SAFE_DUNDERS:
+                self.error(
+                    node, f'"{attr}" is an invalid attribute name because it starts with "__".'
+                )
+        elif attr.endswith("__roles__"):
+            self.error(node, f'"{attr}" is an invalid attribute name.')
+
+    def visit_Attribute(self, node: ast.Attribute) -> Any:
+        store = not isinstance(node.ctx, ast.Load)
+        self._check_attr(node, store=store)
+        node = self.node_contents_visit(node)
+        if store:
+            node.value = _call("_write_", [node.value], node.value)
+            return node
+        if node.attr.startswith("_") or node.attr in RUNTIME_ATTRS:
+            return _call("_getattr_", [node.value, ast.Constant(node.attr)], node)
+        return node
+
+    def visit_Subscript(self, node: ast.Subscript) -> Any:
+        return self.node_contents_visit(node)
+
+    # -- statements made native ------------------------------------------------------------------
+    def visit_For(self, node: ast.For) -> Any:
+        return self.node_contents_visit(node)
+
+    def visit_comprehension(self, node: ast.comprehension) -> Any:
+        return self.node_contents_visit(node)
+
+    def visit_Assign(self, node: ast.Assign) -> Any:
+        return self.node_contents_visit(node)
+
+    def visit_With(self, node: ast.With) -> Any:
+        return self.node_contents_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> Any:
+        if isinstance(node.func, ast.Name) and node.func.id in ("exec", "eval"):
+            self.error(node, f"{node.func.id}() calls are not allowed.")
+        return self.node_contents_visit(node)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> Any:
+        if isinstance(node.target, ast.Attribute):
+            self._check_attr(node.target, store=True)
+            node.target.value = self.visit(node.target.value)
+            node.target.value = _call("_write_", [node.target.value], node.target.value)
+        else:
+            node.target = self.visit(node.target)
+        node.value = self.visit(node.value)
+        return node
+
+    def visit_BinOp(self, node: ast.BinOp) -> Any:
+        node = self.node_contents_visit(node)
+        hook = GUARDED_OPS.get(type(node.op))
+        if hook is None:
+            return node
+        return _call(hook, [node.left, node.right], node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> Any:
+        return self.node_contents_visit(node)
+
+    def visit_Nonlocal(self, node: ast.Nonlocal) -> Any:
+        for name in node.names:
+            self.check_name(node, name)
+        return node
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> Any:
+        node = self.node_contents_visit(node)
+        self.check_name(node, node.name)
+        # A timed-out cell cannot be kept alive by catching the timeout.
+        node.body.insert(0, _stmt_call("_check_timeout_", node))
+        return node
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> Any:
+        in_class = self._class_depth > 0
+        self.check_name(node, node.name, allow_magic_methods=in_class)
+        self.check_function_argument_names(node)
+        depth, self._class_depth = self._class_depth, 0
+        try:
+            node = self.node_contents_visit(node)
+        finally:
+            self._class_depth = depth
+        if in_class and node.name == "__exit__":
+            node.body.insert(0, _stmt_call("_check_timeout_", node))
+        return node
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> Any:
+        self.check_name(node, node.name)
+        self._class_depth += 1
+        try:
+            node = self.node_contents_visit(node)
+        finally:
+            self._class_depth -= 1
+        # Outermost decorator: marks the class (after e.g. @dataclass) as made by the sandbox.
+        marker = ast.Name("_sandbox_class_", ast.Load())
+        copy_locations(marker, node)
+        node.decorator_list.insert(0, marker)
+        return node
+
+    # -- match statements ----------------------------------------------------------------------
+    def visit_Match(self, node: ast.AST) -> Any:
+        return self.node_contents_visit(node)
+
+    def visit_match_case(self, node: ast.AST) -> Any:
+        return self.node_contents_visit(node)
+
+    def visit_MatchValue(self, node: ast.AST) -> Any:
+        return self.node_contents_visit(node)
+
+    def visit_MatchSingleton(self, node: ast.AST) -> Any:
+        return self.node_contents_visit(node)
+
+    def visit_MatchSequence(self, node: ast.AST) -> Any:
+        return self.node_contents_visit(node)
+
+    def visit_MatchStar(self, node: ast.MatchStar) -> Any:
+        self.check_name(node, node.name)
+        return self.node_contents_visit(node)
+
+    def visit_MatchMapping(self, node: ast.MatchMapping) -> Any:
+        self.check_name(node, node.rest)
+        return self.node_contents_visit(node)
+
+    def visit_MatchClass(self, node: ast.MatchClass) -> Any:
+        # Keyword patterns read attributes with the real getattr: apply the attribute rules.
+        for attr in node.kwd_attrs:
+            if attr.startswith("_") or attr in INSPECT_ATTRIBUTES or attr in RUNTIME_ATTRS:
+                self.error(node, f'"{attr}" cannot be matched as an attribute in the sandbox.')
+        return self.node_contents_visit(node)
+
+    def visit_MatchAs(self, node: ast.MatchAs) -> Any:
+        self.check_name(node, node.name)
+        return self.node_contents_visit(node)
+
+    def visit_MatchOr(self, node: ast.AST) -> Any:
+        return self.node_contents_visit(node)
+
+
+def _call(name: str, args: list[ast.expr], loc: Any) -> ast.Call:
+    node = ast.Call(func=ast.Name(name, ast.Load()), args=args, keywords=[])
+    copy_locations(node, loc)
+    ast.fix_missing_locations(node)
+    return node
+
+
+def _stmt_call(name: str, loc: Any) -> ast.Expr:
+    stmt = ast.Expr(_call(name, [], loc))
+    copy_locations(stmt, loc)
+    return stmt
+
+
+class CellSyntaxError(Exception):
+    """The cell is not valid Python (``kind="SyntaxError"``) or breaks the sandbox policy
+    (``kind="PolicyError"``); ``lines`` holds one message per problem."""
+
+    def __init__(self, kind: str, lines: list[str]) -> None:
+        self.kind = kind
+        self.lines = lines
+        super().__init__("\n".join(lines))
+
+
+@dataclass(frozen=True)
+class CompiledCell:
+    """A cell compiled under the policy: code object, its pseudo-filename and source."""
+
+    code: Any
+    filename: str
+    source: str
+    has_value: bool
+
+
+_counter = itertools.count(1)
+#: Source text of recently compiled cells by pseudo-filename (for tracebacks).
+CELL_SOURCES: dict[str, str] = {}
+_MAX_SOURCES = 2048
+
+
+@lru_cache(maxsize=512)
+def compile_cell(source: str) -> CompiledCell:
+    """Compile ``source`` under the policy (cached by source text).
+
+    The trailing expression statement, if any, is stored in ``_codeact_value_`` so the caller can
+    show its ``repr`` as a notebook would. Raises ``CellSyntaxError``.
+    """
+    digest = hashlib.sha1(source.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    filename = f"<cell-{next(_counter)}-{digest}>"
+    try:
+        tree = ast.parse(source, filename, "exec")
+    except SyntaxError as exc:
+        text = (exc.text or "").rstrip("\n")
+        pointer = f"\n    {text}\n    {' ' * max((exc.offset or 1) - 1, 0)}^" if text else ""
+        raise CellSyntaxError("SyntaxError", [f"Line {exc.lineno}: {exc.msg}{pointer}"]) from None
+    errors: list[str] = []
+    CellPolicy(errors, [], {}).visit(tree)
+    if errors:
+        raise CellSyntaxError("PolicyError", errors)
+    has_value = bool(tree.body) and isinstance(tree.body[-1], ast.Expr)
+    if has_value:
+        last = tree.body[-1]
+        assert isinstance(last, ast.Expr)
+        assign = ast.Assign(targets=[ast.Name(VALUE_NAME, ast.Store())], value=last.value)
+        copy_locations(assign, last)
+        tree.body[-1] = assign
+    ast.fix_missing_locations(tree)
+    code = compile(tree, filename, "exec", dont_inherit=True)
+    CELL_SOURCES[filename] = source
+    if len(CELL_SOURCES) > _MAX_SOURCES:
+        CELL_SOURCES.pop(next(iter(CELL_SOURCES)))
+    return CompiledCell(code=code, filename=filename, source=source, has_value=has_value)

@@ -1,0 +1,414 @@
+"""One sandbox session: its namespace, builtins, captured output and the cell runner.
+
+Used as is by the inline executor (cells run in a worker thread of the host process) and by the
+worker process of ``isolation="process"``. Stdlib, RestrictedPython and codeact's own restricted
+modules only (no pydantic), so the worker starts fast.
+"""
+
+from __future__ import annotations
+
+import builtins
+import datetime
+import decimal
+import fractions
+import json
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+from codeact.executors.restricted import _guards as g
+from codeact.executors.restricted._modules import ModuleProxy, ModuleTable, fake_sys
+from codeact.executors.restricted._policy import (
+    CELL_SOURCES,
+    VALUE_NAME,
+    CellSyntaxError,
+    compile_cell,
+)
+
+ToolBridge = Callable[[str, dict[str, Any]], Any]
+OutputSink = Callable[[str, str], None]
+MAX_REPR = 20_000
+
+_SAFE_BUILTIN_NAMES = (
+    "abs all any ascii bin bool callable chr complex dict divmod enumerate filter float format "
+    "hash hex int isinstance issubclass iter len map max min next object oct ord pow range repr "
+    "reversed round slice str sum zip super property staticmethod classmethod id "
+    "NotImplemented Ellipsis"
+).split()
+_EXCLUDED_EXCEPTIONS = {"BaseExceptionGroup", "ExceptionGroup"}
+
+
+class ToolError(Exception):
+    """Raised in the sandbox when a tool call fails; the message says why."""
+
+
+class _Stream:
+    """A captured ``stdout``/``stderr`` for the sandbox (``print`` and ``sys.stdout.write``)."""
+
+    def __init__(self, name: str, session: Session) -> None:
+        self._name = name
+        self._session = session
+
+    def write(self, text: Any) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        self._session._emit(self._name, text)
+        return len(text)
+
+    def flush(self) -> None:
+        return None
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return False
+
+
+class Session:
+    """A persistent restricted namespace plus everything a cell needs to run."""
+
+    def __init__(
+        self,
+        *,
+        tool_names: list[tuple[str, list[str], str]] = (),  # type: ignore[assignment]
+        tool_bridge: ToolBridge | None = None,
+        allowed_modules: list[str] = (),  # type: ignore[assignment]
+        workdir: str | None = None,
+        max_output_bytes: int = 1_000_000,
+    ) -> None:
+        self.workdir = os.path.realpath(workdir) if workdir else None
+        self.max_output = max_output_bytes
+        self.sink: OutputSink | None = None
+        self._out: dict[str, list[str]] = {"stdout": [], "stderr": []}
+        self._size = 0
+        self.truncated = False
+        self.final: tuple[Any] | None = None
+        self.stdout = _Stream("stdout", self)
+        self.stderr = _Stream("stderr", self)
+        self._tool_bridge = tool_bridge
+        self.allowed_third_party = [m for m in allowed_modules]
+        g.WRITABLE_PACKAGES.update(m.split(".")[0] for m in allowed_modules)
+        tools_module = self._tools_module(tool_names)
+        self.modules = ModuleTable(
+            allowed_modules, {"tools": tools_module, "sys": fake_sys(self.stdout, self.stderr)}
+        )
+        self.builtins = self._builtins()
+        self.globals: dict[str, Any] = {}
+        self.reset()
+
+    # -- namespace -------------------------------------------------------------------------------
+    def reset(self) -> None:
+        """A fresh namespace (files in the working directory are kept)."""
+        self.globals = {
+            "__builtins__": self.builtins,
+            "__name__": "__main__",
+            "final_answer": self._final_answer,
+        }
+
+    def _builtins(self) -> dict[str, Any]:
+        b: dict[str, Any] = {name: getattr(builtins, name) for name in _SAFE_BUILTIN_NAMES}
+        for name in dir(builtins):
+            obj = getattr(builtins, name)
+            if (
+                isinstance(obj, type)
+                and issubclass(obj, BaseException)
+                and name not in _EXCLUDED_EXCEPTIONS
+            ):
+                b[name] = obj
+        for name in ("list", "tuple", "set", "frozenset", "bytes", "bytearray"):
+            b[name] = g.GuardedType(getattr(builtins, name))
+        guarded_types = {
+            getattr(builtins, n): b[n]
+            for n in ("list", "tuple", "set", "frozenset", "bytes", "bytearray")
+        }
+
+        def sandbox_type(*args: Any) -> Any:
+            if len(args) != 1:
+                raise g.PolicyError("type() with three arguments is not allowed; use a class")
+            tp = type(args[0])
+            return guarded_types.get(tp, tp)
+
+        b.update(
+            {
+                "__build_class__": builtins.__build_class__,
+                "__import__": self.modules_importer,
+                "print": self._print,
+                "sorted": g.limit_items(sorted, "sorted"),
+                "type": sandbox_type,
+                "getattr": g.guarded_getattr,
+                "hasattr": g.guarded_hasattr,
+                "setattr": g.guarded_setattr,
+                "delattr": g.guarded_delattr,
+                "dir": _safe_dir,
+                "open": self._open,
+                "ToolError": ToolError,
+                "_getattr_": g.guarded_getattr,
+                "_write_": g.guarded_write,
+                "_pow_": g.guarded_pow,
+                "_mul_": g.guarded_mul,
+                "_lshift_": g.guarded_lshift,
+                "_check_timeout_": g.check_timeout,
+                "_sandbox_class_": g.sandbox_class,
+            }
+        )
+        for name in (
+            "eval",
+            "exec",
+            "compile",
+            "globals",
+            "locals",
+            "vars",
+            "input",
+            "breakpoint",
+            "memoryview",
+            "help",
+            "exit",
+            "quit",
+        ):
+            b[name] = _refuse(name)
+        return b
+
+    def modules_importer(self, *args: Any, **kwargs: Any) -> Any:
+        return self.modules.importer()(*args, **kwargs)
+
+    # -- builtins that need the session ------------------------------------------------------------
+    def _print(
+        self, *args: Any, sep: Any = " ", end: Any = "\n", file: Any = None, flush: bool = False
+    ) -> None:
+        sep = " " if sep is None else sep
+        end = "\n" if end is None else end
+        if not isinstance(sep, str) or not isinstance(end, str):
+            raise TypeError("sep and end must be None or a string")
+        text = sep.join(str(a) for a in args) + end
+        if file is None or file is self.stdout:
+            self._emit("stdout", text)
+        elif file is self.stderr:
+            self._emit("stderr", text)
+        else:
+            file.write(text)
+
+    def _emit(self, stream: str, text: str) -> None:
+        if self._size >= self.max_output:
+            self.truncated = True
+            return
+        room = self.max_output - self._size
+        if len(text) > room:
+            text = text[:room]
+            self.truncated = True
+        self._size += len(text)
+        self._out[stream].append(text)
+        if self.sink is not None and text:
+            self.sink(stream, text)
+
+    def _open(self, file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        if self.workdir is None:
+            raise g.PolicyError("file access is disabled in this sandbox (no working directory)")
+        return builtins.open(self.resolve(file), mode, *args, **kwargs)
+
+    def resolve(self, path: Any) -> str:
+        """A path inside the working directory, refusing absolute paths and escapes."""
+        if self.workdir is None:
+            raise g.PolicyError("file access is disabled in this sandbox")
+        if not isinstance(path, str) or not path or "\x00" in path:
+            raise g.PolicyError("file paths must be non-empty strings")
+        if os.path.isabs(path):
+            raise g.PolicyError(
+                f"absolute paths are not allowed ({path!r}); use a path relative to the "
+                "working directory"
+            )
+        full = os.path.realpath(os.path.join(self.workdir, path))
+        if full != self.workdir and not full.startswith(self.workdir + os.sep):
+            raise g.PolicyError(f"path {path!r} leaves the working directory")
+        return full
+
+    def _final_answer(self, value: Any) -> None:
+        """End the task with ``value`` (plain data: str, numbers, lists, dicts...)."""
+        self.final = (to_plain(value, lenient=True),)
+        raise g.FinalAnswerSignal()
+
+    def _tools_module(self, tools: list[tuple[str, list[str], str]]) -> ModuleProxy:
+        attrs: dict[str, Any] = {"ToolError": ToolError}
+        for name, params, doc in tools:
+            attrs[name] = self._tool_function(name, params, doc)
+        return ModuleProxy("tools", attrs)
+
+    def _tool_function(self, name: str, params: list[str], doc: str) -> Callable[..., Any]:
+        bridge = self._tool_bridge
+
+        def call_tool(*args: Any, **kwargs: Any) -> Any:
+            if len(args) > len(params):
+                raise TypeError(f"{name}() takes {len(params)} positional arguments")
+            for pname, value in zip(params, args, strict=False):
+                if pname in kwargs:
+                    raise TypeError(f"{name}() got multiple values for argument {pname!r}")
+                kwargs[pname] = value
+            plain = {k: to_plain(v) for k, v in kwargs.items()}
+            if bridge is None:
+                raise ToolError(f"tool {name!r} is not connected")
+            return bridge(name, plain)
+
+        call_tool.__name__ = call_tool.__qualname__ = name
+        call_tool.__doc__ = doc
+        return call_tool
+
+    # -- running a cell ----------------------------------------------------------------------------
+    def run_cell(self, source: str, deadline: float | None) -> dict[str, Any]:
+        """Run one cell until it ends or ``deadline`` (monotonic) passes; never raises."""
+        self._out = {"stdout": [], "stderr": []}
+        self._size = 0
+        self.truncated = False
+        self.final = None
+        result: dict[str, Any] = {"value": None, "error": None, "timed_out": False}
+        start = time.perf_counter()
+        try:
+            compiled = compile_cell(source)
+        except CellSyntaxError as exc:
+            result["error"] = {
+                "type": exc.kind,
+                "message": str(exc),
+                "traceback": f"{exc.kind}: {exc}",
+            }
+            return self._finish(result, start)
+        g.set_deadline(deadline)
+        try:
+            try:
+                exec(compiled.code, self.globals)
+                if compiled.has_value:
+                    value = self.globals.pop(VALUE_NAME, None)
+                    if value is not None:
+                        result["value"] = _bounded_repr(value)
+            except g.FinalAnswerSignal:
+                pass
+            except g.CellTimeout:
+                result["timed_out"] = True
+            except BaseException as exc:  # the cell's own error, reported to the caller
+                result["error"] = describe_error(exc)
+        except g.CellTimeout:
+            result["timed_out"] = True
+        finally:
+            g.set_deadline(None)
+            self.globals.pop(VALUE_NAME, None)
+        return self._finish(result, start)
+
+    def _finish(self, result: dict[str, Any], start: float) -> dict[str, Any]:
+        result["stdout"] = "".join(self._out["stdout"])
+        result["stderr"] = "".join(self._out["stderr"])
+        result["truncated"] = self.truncated
+        result["duration_s"] = time.perf_counter() - start
+        result["is_final_answer"] = self.final is not None
+        result["final_answer"] = self.final[0] if self.final is not None else None
+        return result
+
+
+def _refuse(name: str) -> Callable[..., Any]:
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise g.PolicyError(f"{name}() is not available in the sandbox")
+
+    refused.__name__ = name
+    return refused
+
+
+def _safe_dir(*args: Any) -> list[str]:
+    if not args:
+        raise g.PolicyError("dir() without an argument is not available in the sandbox")
+    return [n for n in dir(args[0]) if not n.startswith("_")]
+
+
+def _bounded_repr(value: Any) -> str:
+    text = repr(value)
+    if len(text) > MAX_REPR:
+        text = (
+            text[: MAX_REPR // 2]
+            + f" ...[{len(text) - MAX_REPR} chars cut]... "
+            + text[-MAX_REPR // 2 :]
+        )
+    return text
+
+
+def describe_error(exc: BaseException) -> dict[str, str]:
+    """Type, message and a traceback showing only the cells' own frames and lines."""
+    lines = ["Traceback (most recent call last):"]
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        filename = code.co_filename
+        if filename.startswith("<cell-"):
+            label = filename.rsplit("-", 1)[0] + ">"
+            lines.append(f'  File "{label}", line {tb.tb_lineno}, in {code.co_name}')
+            src = CELL_SOURCES.get(filename)
+            if src is not None:
+                src_lines = src.splitlines()
+                if 0 < tb.tb_lineno <= len(src_lines):
+                    lines.append("    " + src_lines[tb.tb_lineno - 1].strip())
+        tb = tb.tb_next
+    try:
+        message = str(exc)
+    except BaseException:
+        message = "<the exception's message could not be computed>"
+    name = type(exc).__name__
+    lines.append(f"{name}: {message}" if message else name)
+    return {"type": name, "message": message, "traceback": "\n".join(lines)}
+
+
+def to_plain(value: Any, *, lenient: bool = False, _depth: int = 0) -> Any:
+    """A plain-data copy of ``value`` (JSON types) for crossing the sandbox boundary.
+
+    Tuples become lists; dates become ISO strings; Decimals and Fractions become strings;
+    numpy/pandas values become lists/dicts. Anything else raises ``TypeError`` — or, with
+    ``lenient``, becomes its ``repr``.
+    """
+    if _depth > 50:
+        raise ValueError("value is nested too deeply to cross the sandbox boundary")
+    if value is None or type(value) in (bool, int, float, str):
+        return value
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, (list, tuple)):
+        return [to_plain(v, lenient=lenient, _depth=_depth + 1) for v in value]
+    if isinstance(value, (set, frozenset)):
+        items = [to_plain(v, lenient=lenient, _depth=_depth + 1) for v in value]
+        try:
+            return sorted(items)
+        except TypeError:
+            return items
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            key = k if isinstance(k, str) else str(to_plain(k, lenient=True, _depth=_depth + 1))
+            out[key] = to_plain(v, lenient=lenient, _depth=_depth + 1)
+        return out
+    if isinstance(value, (int, float, str)):  # subclasses (IntEnum, str subclasses...)
+        return _builtin_copy(value)
+    if isinstance(value, (datetime.date, datetime.time)):
+        return value.isoformat()
+    if isinstance(value, (decimal.Decimal, fractions.Fraction)):
+        return str(value)
+    module = type(value).__module__.split(".")[0]
+    if module in ("numpy", "pandas"):
+        for attr in ("tolist", "item", "to_dict"):
+            fn = getattr(value, attr, None)
+            if callable(fn):
+                try:
+                    return to_plain(fn(), lenient=lenient, _depth=_depth + 1)
+                except Exception:
+                    continue
+    if lenient:
+        return _bounded_repr(value)
+    raise TypeError(
+        f"{type(value).__name__} objects cannot cross the sandbox boundary; pass plain data "
+        "(str, int, float, bool, None, list, dict)"
+    )
+
+
+def _builtin_copy(value: Any) -> Any:
+    for base in (bool, int, float, str):
+        if isinstance(value, base):
+            return base(value)
+    return value
+
+
+def from_plain_json(value: Any) -> Any:
+    """A plain-data copy of a tool's raw output (anything not JSON-able becomes a string)."""
+    return json.loads(json.dumps(value, default=str))

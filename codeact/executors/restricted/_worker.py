@@ -1,0 +1,151 @@
+"""The worker process of ``RestrictedExecutor(isolation="process")``.
+
+Started by the host with a clean environment; it limits its own resources, moves into the
+session's working directory and runs cells on request, speaking the framed JSON protocol over its
+original stdin/stdout (both then point at /dev/null so nothing else can write frames).
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import sys
+import time
+from typing import Any, BinaryIO
+
+from codeact.executors.restricted._guards import CellTimeout
+from codeact.executors.restricted._interrupt import SignalAlarm
+from codeact.executors.restricted._protocol import HEADER, encode, frame_length
+from codeact.executors.restricted._session import Session, ToolError
+
+_BLOCK = {signal.SIGALRM}
+
+
+class _Channel:
+    def __init__(self, rfile: BinaryIO, wfile: BinaryIO) -> None:
+        self.rfile = rfile
+        self.wfile = wfile
+        self.next_id = 0
+
+    def send(self, message: dict[str, Any]) -> None:
+        data = encode(message)
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, _BLOCK)
+        try:
+            self.wfile.write(data)
+            self.wfile.flush()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+    def recv(self) -> dict[str, Any]:
+        import json
+
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, _BLOCK)
+        try:
+            header = self._exactly(HEADER.size)
+            body = self._exactly(frame_length(header))
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        msg = json.loads(body)
+        if not isinstance(msg, dict):
+            raise SystemExit("bad frame from host")
+        return msg
+
+    def _exactly(self, n: int) -> bytes:
+        data = b""
+        while len(data) < n:
+            chunk = self.rfile.read(n - len(data))
+            if not chunk:
+                raise SystemExit(0)  # the host went away
+            data += chunk
+        return data
+
+
+def _limit(name: str, value: int | None) -> None:
+    if value is None:
+        return
+    kind = getattr(resource, name)
+    _soft, hard = resource.getrlimit(kind)
+    new_hard = value if hard == resource.RLIM_INFINITY else min(value, hard)
+    resource.setrlimit(kind, (min(value, new_hard), new_hard))
+
+
+def main() -> None:
+    rfile = os.fdopen(os.dup(0), "rb", buffering=0)
+    wfile = os.fdopen(os.dup(1), "wb", buffering=0)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    os.dup2(devnull, 1)
+    channel = _Channel(rfile, wfile)
+    init = channel.recv()
+    limits = init.get("limits", {})
+    _limit("RLIMIT_AS", limits.get("memory_bytes"))
+    _limit("RLIMIT_CPU", limits.get("cpu_seconds"))
+    _limit("RLIMIT_FSIZE", limits.get("file_bytes"))
+    _limit("RLIMIT_NOFILE", limits.get("open_files"))
+    _limit("RLIMIT_NPROC", limits.get("processes"))
+    os.chdir(init["workdir"])
+
+    def bridge(name: str, args: dict[str, Any]) -> Any:
+        channel.next_id += 1
+        call_id = channel.next_id
+        channel.send({"op": "tool_call", "id": call_id, "name": name, "args": args})
+        while True:
+            reply = channel.recv()
+            if reply.get("op") == "tool_result" and reply.get("id") == call_id:
+                break  # late replies to calls abandoned by a timeout are skipped
+        if reply.get("status") == "ok":
+            return reply.get("value")
+        if reply.get("status") == "timeout":
+            raise CellTimeout()
+        raise ToolError(str(reply.get("error", "the tool failed")))
+
+    session = Session(
+        tool_names=[(t[0], list(t[1]), t[2]) for t in init.get("tools", [])],
+        tool_bridge=bridge,
+        allowed_modules=init.get("allowed_modules", []),
+        workdir=init["workdir"],
+        max_output_bytes=init.get("max_output_bytes", 1_000_000),
+    )
+    session.sink = lambda stream, text: channel.send({"op": "stream", "name": stream, "text": text})
+    alarm = SignalAlarm()
+    channel.send({"op": "ready", "pid": os.getpid()})
+    while True:
+        msg = channel.recv()
+        op = msg.get("op")
+        if op == "exec":
+            deadline = time.monotonic() + float(msg.get("timeout", 30.0))
+            result = _run(session, alarm, str(msg.get("code", "")), deadline)
+            channel.send({"op": "result", **result})
+        elif op == "reset":
+            session.reset()
+            channel.send({"op": "reset_done"})
+        elif op == "shutdown":
+            return
+
+
+def _run(session: Session, alarm: SignalAlarm, code: str, deadline: float) -> dict[str, Any]:
+    try:
+        alarm.arm(deadline)
+        try:
+            return session.run_cell(code, deadline)
+        finally:
+            alarm.disarm()
+    except CellTimeout:  # delivered between the cell's end and disarm
+        alarm.disarm()
+        return {
+            "stdout": "",
+            "stderr": "",
+            "timed_out": True,
+            "truncated": False,
+            "value": None,
+            "error": None,
+            "duration_s": 0.0,
+            "is_final_answer": False,
+            "final_answer": None,
+        }
+
+
+if __name__ == "__main__":
+    main()
+    sys.exit(0)
