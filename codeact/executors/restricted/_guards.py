@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import _string  # type: ignore[import-not-found]
 import builtins
+import decimal
+import operator
 import string
 import threading
 import time
@@ -180,9 +182,19 @@ def guarded_hasattr(obj: Any, name: Any) -> bool:
 _WRITABLE_CONTAINERS = (list, dict, set, bytearray)
 
 
+#: Stdlib types whose instances the sandbox may configure (``localcontext() as c: c.prec = 3``).
+WRITABLE_TYPES = frozenset({decimal.Context})
+#: Types whose instances are read-only for the sandbox (module proxies register here).
+READ_ONLY_TYPES: list[type] = []
+
+
 def guarded_write(obj: Any) -> Any:
     """What ``obj.attr = value`` writes through: sandbox objects only (and opted-in data types)."""
     if is_sandbox_object(obj):
+        return obj
+    if isinstance(obj, tuple(READ_ONLY_TYPES)):
+        raise PolicyError("modules are read-only in the sandbox")
+    if type(obj) in WRITABLE_TYPES:
         return obj
     if isinstance(obj, (type, types.ModuleType)) or callable(obj):
         raise PolicyError(f"cannot set attributes on {_describe(obj)} in the sandbox")
@@ -236,6 +248,13 @@ def guarded_pow(a: Any, b: Any) -> Any:
     return a**b
 
 
+def guarded_pow_builtin(base: Any, exp: Any, mod: Any = None) -> Any:
+    """The ``pow`` builtin: three-argument pow is cheap; two-argument pow is size-checked."""
+    if mod is not None:
+        return pow(base, exp, mod)
+    return guarded_pow(base, exp)
+
+
 def guarded_lshift(a: Any, b: Any) -> Any:
     """``a << b`` refusing huge integer results."""
     if type(a) is int and type(b) is int and b > MAX_INT_BITS and a != 0:
@@ -273,9 +292,12 @@ def _too_many(what: str, args: tuple[Any, ...]) -> None:
     if not args:
         return
     first = args[0]
-    n = len(first) if isinstance(first, range) else 0
-    if type(first) is int and what in ("bytes", "bytearray"):
-        n = first
+    if type(first) is int:
+        n = first if what in ("bytes", "bytearray") else 0
+    elif isinstance(first, (str, bytes, list, tuple, dict, set, frozenset)):
+        return  # already materialised: copying it is bounded by what exists
+    else:
+        n = operator.length_hint(first, 0)
     if n > MAX_SEQ_ITEMS:
         raise MemoryError(f"refusing to build a {what} of {n:,} items (limit {MAX_SEQ_ITEMS:,})")
 

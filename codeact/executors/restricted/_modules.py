@@ -17,7 +17,12 @@ import types
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
-from codeact.executors.restricted._guards import DANGEROUS_IDS, PolicyError, safe_sleep
+from codeact.executors.restricted._guards import (
+    DANGEROUS_IDS,
+    READ_ONLY_TYPES,
+    PolicyError,
+    safe_sleep,
+)
 
 _S = str.split
 #: The default allow-list: module → public attributes the sandbox may use.
@@ -181,6 +186,7 @@ class ModuleProxy:
 
 
 _MISSING = object()
+READ_ONLY_TYPES.append(ModuleProxy)
 
 
 _OVERRIDES: dict[tuple[str, str], Any] = {("time", "sleep"): safe_sleep}

@@ -136,6 +136,7 @@ class Session:
                 "__import__": self.modules_importer,
                 "print": self._print,
                 "sorted": g.limit_items(sorted, "sorted"),
+                "pow": g.guarded_pow_builtin,
                 "type": sandbox_type,
                 "getattr": g.guarded_getattr,
                 "hasattr": g.guarded_hasattr,
