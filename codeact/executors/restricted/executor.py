@@ -415,7 +415,10 @@ class _Worker:
                 result["timed_out"] = True
                 return result
             if msg is None:
-                code = self.proc.returncode if self.proc is not None else None
+                code = None
+                if self.proc is not None:
+                    with anyio.move_on_after(2):
+                        code = await self.proc.wait()
                 await self.restart()
                 return _lost(out, "SandboxCrashed", _death_reason(code))
             op = msg["op"]
