@@ -20,8 +20,6 @@ from RestrictedPython.transformer import INSPECT_ATTRIBUTES
 
 from codeact.executors.restricted._policy import SAFE_DUNDERS
 
-_SANDBOX_MARK = "__codeact_sandbox__"
-_TOKEN = object()
 #: Documented public APIs whose names start with one underscore (namedtuple).
 PUBLIC_UNDERSCORE = frozenset({"_asdict", "_replace", "_fields", "_make", "_field_defaults"})
 
@@ -88,17 +86,24 @@ def safe_sleep(seconds: float) -> None:
         check_timeout()
 
 
+#: Every class the sandbox defined (strong references: classes are few and long-lived).
+SANDBOX_CLASSES: set[type] = set()
+
+
 def sandbox_class(cls: Any) -> Any:
     """Decorator the policy puts on every class the sandbox defines: marks it as sandbox-made."""
     if isinstance(cls, type):
-        type.__setattr__(cls, _SANDBOX_MARK, _TOKEN)
+        if issubclass(cls, type):
+            raise PolicyError("metaclasses cannot be defined in the sandbox")
+        SANDBOX_CLASSES.add(cls)
     return cls
 
 
 def is_sandbox_object(obj: Any) -> bool:
     """True for classes defined by sandbox code and their instances."""
-    cls = obj if isinstance(obj, type) else type(obj)
-    return any(klass.__dict__.get(_SANDBOX_MARK) is _TOKEN for klass in cls.__mro__)
+    if type(obj) in SANDBOX_CLASSES:
+        return True
+    return isinstance(obj, type) and obj in SANDBOX_CLASSES
 
 
 def check_attr_name(obj: Any, name: Any) -> str:
@@ -190,6 +195,8 @@ READ_ONLY_TYPES: list[type] = []
 
 def guarded_write(obj: Any) -> Any:
     """What ``obj.attr = value`` writes through: sandbox objects only (and opted-in data types)."""
+    if type(obj) in SANDBOX_CLASSES:  # the hot path: ``self.x = ...`` in a sandbox method
+        return obj
     if is_sandbox_object(obj):
         return obj
     if isinstance(obj, tuple(READ_ONLY_TYPES)):

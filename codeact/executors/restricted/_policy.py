@@ -118,7 +118,7 @@ class CellPolicy(RestrictingNodeTransformer):
         self._check_attr(node, store=store)
         node = self.node_contents_visit(node)
         if store:
-            node.value = _call("_write_", [node.value], node.value)
+            node.value = _write_guard(node.value)
             return node
         if node.attr.startswith("_") or node.attr in RUNTIME_ATTRS:
             return _call("_getattr_", [node.value, ast.Constant(node.attr)], node)
@@ -149,7 +149,7 @@ class CellPolicy(RestrictingNodeTransformer):
         if isinstance(node.target, ast.Attribute):
             self._check_attr(node.target, store=True)
             node.target.value = self.visit(node.target.value)
-            node.target.value = _call("_write_", [node.target.value], node.target.value)
+            node.target.value = _write_guard(node.target.value)
         else:
             node.target = self.visit(node.target)
         node.value = self.visit(node.value)
@@ -158,7 +158,7 @@ class CellPolicy(RestrictingNodeTransformer):
     def visit_BinOp(self, node: ast.BinOp) -> Any:
         node = self.node_contents_visit(node)
         hook = GUARDED_OPS.get(type(node.op))
-        if hook is None:
+        if hook is None or _bounded(node):
             return node
         return _call(hook, [node.left, node.right], node)
 
@@ -240,6 +240,45 @@ class CellPolicy(RestrictingNodeTransformer):
 
     def visit_MatchOr(self, node: ast.AST) -> Any:
         return self.node_contents_visit(node)
+
+
+def _small_number(node: ast.expr, limit: int) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    return (
+        isinstance(node, ast.Constant)
+        and type(node.value) in (int, float)
+        and abs(node.value) <= limit
+    )
+
+
+def _bounded(node: ast.BinOp) -> bool:
+    """True when the operation cannot blow up: ``x * 3``, ``x ** 2``, ``x << 4``...
+
+    A product with a small literal is at most that many times an object that already exists;
+    a power or shift by a small literal grows an integer by a bounded factor.
+    """
+    if isinstance(node.op, ast.Mult):
+        return _small_number(node.left, 1000) or _small_number(node.right, 1000)
+    return _small_number(node.right, 64)
+
+
+def _write_guard(target: ast.expr) -> ast.expr:
+    """``_write_(x)``; for a plain name, with an inline fast path for sandbox-made objects:
+    ``(x if _type_(x) in _sandbox_classes_ else _write_(x))`` avoids a Python call per write."""
+    call = _call("_write_", [target], target)
+    if not isinstance(target, ast.Name):
+        return call
+    name = ast.Name(target.id, ast.Load())
+    test = ast.Compare(
+        left=_call("_type_", [ast.Name(target.id, ast.Load())], target),
+        ops=[ast.In()],
+        comparators=[ast.Name("_sandbox_classes_", ast.Load())],
+    )
+    node = ast.IfExp(test=test, body=name, orelse=call)
+    copy_locations(node, target)
+    ast.fix_missing_locations(node)
+    return node
 
 
 def _call(name: str, args: list[ast.expr], loc: Any) -> ast.Call:

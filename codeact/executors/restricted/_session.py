@@ -147,6 +147,8 @@ class Session:
                 "ToolError": ToolError,
                 "_getattr_": g.guarded_getattr,
                 "_write_": g.guarded_write,
+                "_type_": type,
+                "_sandbox_classes_": g.SANDBOX_CLASSES,
                 "_pow_": g.guarded_pow,
                 "_mul_": g.guarded_mul,
                 "_lshift_": g.guarded_lshift,
