@@ -91,7 +91,10 @@ def smolagents(repeat: int) -> dict[str, float] | None:
     ex = LocalPythonExecutor(additional_authorized_imports=[])
     ex.send_tools({})
     ex(SETUP)
-    return {name: median_us(lambda cell=cell: ex(cell), max(repeat // 10, 3)) for name, cell in CELLS.items()}
+    return {
+        name: median_us(lambda cell=cell: ex(cell), max(repeat // 10, 3))
+        for name, cell in CELLS.items()
+    }
 
 
 def main() -> None:
@@ -105,7 +108,9 @@ def main() -> None:
     smol = smolagents(args.repeat)
     if smol is not None:
         columns["smolagents"] = smol
-    head = f"{'cell':28} {'exec µs':>9}" + "".join(f" {k + ' µs':>14} {'ratio':>7}" for k in columns)
+    head = f"{'cell':28} {'exec µs':>9}" + "".join(
+        f" {k + ' µs':>14} {'ratio':>7}" for k in columns
+    )
     print(head)
     print("-" * len(head))
     for name in CELLS:

@@ -245,11 +245,10 @@ class CellPolicy(RestrictingNodeTransformer):
 def _small_number(node: ast.expr, limit: int) -> bool:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         node = node.operand
-    return (
-        isinstance(node, ast.Constant)
-        and type(node.value) in (int, float)
-        and abs(node.value) <= limit
-    )
+    if not isinstance(node, ast.Constant):
+        return False
+    value = node.value
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) <= limit
 
 
 def _bounded(node: ast.BinOp) -> bool:
