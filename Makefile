@@ -20,7 +20,7 @@ demo: setup
 	$(PY) examples/demo.py
 
 lint: setup
-	$(VENV)/bin/ruff check codeact tests examples benchmarks
+	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 
 test: lint
