@@ -23,6 +23,8 @@ class Context:
         self.memory: ChatMemory = memory if memory is not None else ChatMemory()
         self.state: dict[str, Any] = copy.deepcopy(state) if state else {}
         self.current_agent_name: str | None = None
+        #: Set by a successful ``handoff``: the agent that takes over after this tool round.
+        self.pending_handoff: str | None = None
         #: Per-agent resources kept across runs (keyed by agent name), e.g. executor sessions.
         self.resources: dict[str, Any] = {}
         self._initialised = False
@@ -31,9 +33,15 @@ class Context:
         """Close resources the agents opened for this context (executor sessions). Idempotent."""
         resources, self.resources = self.resources, {}
         for res in resources.values():
-            closer = getattr(res, "aclose", None)
+            closer = getattr(res, "aclose", None)  # borrowed resources have none
             if closer is not None:
                 await closer()
+
+    async def __aenter__(self) -> Context:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
 
 
 __all__ = ["Context"]

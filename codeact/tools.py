@@ -34,6 +34,11 @@ class ToolOutput(BaseModel):
     is_error: bool = False
     raw_output: Any = None
     exception: BaseException | None = Field(default=None, exclude=True, repr=False)
+    #: Set by a tool to end (True) or not end (False) the run from this call, overriding
+    #: ``ToolMetadata.return_direct``.
+    return_direct: bool | None = Field(default=None, exclude=True)
+    #: For code execution: the executor's result as a dict.
+    execution: dict[str, Any] | None = Field(default=None, exclude=True)
 
     @field_serializer("raw_output")
     def _ser_raw(self, value: Any) -> Any:

@@ -1,9 +1,22 @@
-"""Agent styles that share one loop."""
+"""Agent styles that share one loop, and the workflow that hands off between them."""
 
 from __future__ import annotations
 
 from codeact.agents._handler import RunHandler
 from codeact.agents.base import BaseAgent, RunState, StepContext
+from codeact.agents.codeact import CodeActAgent, FunctionExecutor
 from codeact.agents.function import FunctionAgent
+from codeact.agents.react import ReActAgent
+from codeact.agents.workflow import AgentWorkflow
 
-__all__ = ["BaseAgent", "FunctionAgent", "RunHandler", "RunState", "StepContext"]
+__all__ = [
+    "AgentWorkflow",
+    "BaseAgent",
+    "CodeActAgent",
+    "FunctionAgent",
+    "FunctionExecutor",
+    "ReActAgent",
+    "RunHandler",
+    "RunState",
+    "StepContext",
+]

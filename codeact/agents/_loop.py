@@ -83,6 +83,7 @@ def start_run(
     """Create the context if needed and return a handler that drives the loop."""
     if user_msg is None and not chat_history:
         raise UserError("Must provide either user_msg or chat_history")
+    owns_ctx = ctx is None
     if ctx is None:
         ctx = Context(memory=memory)
     elif memory is not None:
@@ -92,7 +93,7 @@ def start_run(
         ctx._initialised = True
     if ctx.current_agent_name not in config.agents:
         ctx.current_agent_name = config.root
-    loop = _Loop(config, ctx, user_msg, chat_history)
+    loop = _Loop(config, ctx, user_msg, chat_history, owns_ctx=owns_ctx)
     return RunHandler(loop.run, ctx, timeout=config.timeout)
 
 
@@ -103,7 +104,10 @@ class _Loop:
         ctx: Context,
         user_msg: str | ChatMessage | None,
         chat_history: Sequence[ChatMessage] | None,
+        *,
+        owns_ctx: bool = False,
     ) -> None:
+        self.owns_ctx = owns_ctx
         self.config = config
         self.ctx = ctx
         self.user_msg = user_msg
@@ -142,26 +146,24 @@ class _Loop:
                     (r for r in results if r.return_direct and r.tool_name != "handoff"), None
                 )
                 if direct is not None:
-                    response = ChatMessage.assistant(direct.tool_output.content)
-                    final = AgentOutput(
-                        response=response,
-                        tool_calls=[_request_of(r) for r in run.tool_results],
-                        raw=direct.tool_output.raw_output,
-                    )
-                    return await self._finish(step, final)
-                if run.next_agent is not None:
+                    return await self._finish(step, agent.direct_output(run, direct))
+                next_agent = ctx.pending_handoff
+                if next_agent is not None:
+                    ctx.pending_handoff = None
                     self._flush(run)
-                    agent = await self._activate(handler, run.next_agent)
-                    run.next_agent = None
+                    agent = await self._activate(handler, next_agent)
         finally:
             self._flush(run)
+            if self.owns_ctx:  # nobody can continue this context: release its sandboxes
+                with anyio.CancelScope(shield=True):
+                    await ctx.aclose()
 
     async def _activate(self, handler: RunHandler, name: str) -> BaseAgent:
         agent = self.config.agents[name]
         self.ctx.current_agent_name = name
         handler.agent_name = name
-        await agent.on_activate(self.ctx)
         tools = self._tools(agent)
+        await agent.on_activate(self.ctx, tools)
         sysmsg = agent.system_message(tools)
         handler.emit(
             AgentSetup(
@@ -236,7 +238,6 @@ class _Loop:
         handler = step.handler
         handler.emit(ToolCall(tool_name=call.name, tool_kwargs=call.arguments, tool_id=call.id))
         tool = by_name.get(call.name)
-        execution: dict[str, Any] | None = None
         if call.parse_error is not None:
             output = _error(call.name, f"Could not call tool {call.name}: {call.parse_error}")
         elif tool is None:
@@ -255,14 +256,16 @@ class _Loop:
                 output = _error(call.name, f"Error calling tool {call.name}: {exc}", exc)
             finally:
                 _CURRENT_CALL.reset(token)
-            execution = getattr(output, "execution", None)
+        direct = output.return_direct
+        if direct is None:
+            direct = bool(tool and tool.metadata.return_direct)
         result = ToolCallResult(
             tool_name=call.name,
             tool_kwargs=call.arguments,
             tool_id=call.id,
             tool_output=output,
-            return_direct=bool(tool and tool.metadata.return_direct and not output.is_error),
-            execution=execution,
+            return_direct=direct and not output.is_error,
+            execution=output.execution,
         )
         handler.emit(result)
         return result

@@ -43,8 +43,6 @@ class RunState:
     retry_messages: list[ChatMessage] = field(default_factory=list)
     tool_results: list[ToolCallResult] = field(default_factory=list)
     iterations: int = 0
-    #: Set by the ``handoff`` tool: the agent that takes over after this tool round.
-    next_agent: str | None = None
     #: Agent-specific per-run data (e.g. a ReAct reasoning trace).
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -138,8 +136,15 @@ class BaseAgent(ABC):
         """The messages a finished run adds to memory (default: scratchpad + final answer)."""
         return [*run.scratchpad, output.response]
 
-    async def on_activate(self, ctx: Context) -> None:
+    async def on_activate(self, ctx: Context, tools: list[BaseTool]) -> None:
         """Called when the agent becomes active in a run (e.g. to start an executor session)."""
+
+    def direct_output(self, run: RunState, result: ToolCallResult) -> AgentOutput:
+        """The run's result when a tool call ends it (``return_direct``)."""
+        return AgentOutput(
+            response=ChatMessage.assistant(result.tool_output.content),
+            raw=result.tool_output.raw_output,
+        )
 
     def tools_for_run(self) -> list[BaseTool]:
         """The agent's own tools (a workflow adds ``handoff``)."""

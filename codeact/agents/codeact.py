@@ -1,0 +1,392 @@
+"""CodeActAgent: the LLM acts by writing Python in ``<execute>...</execute>`` blocks."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Literal
+
+import anyio.to_thread
+
+from codeact._messages import ChatMessage, ToolCallRequest
+from codeact.agents._loop import current_call
+from codeact.agents.base import BaseAgent, RunState, StepContext
+from codeact.context import Context
+from codeact.errors import UserError
+from codeact.events import AgentOutput, AgentStream, CodeOutputStream, ToolCallResult
+from codeact.executors.base import (
+    CodeExecutor,
+    ExecutionError,
+    ExecutionResult,
+    OutputCallback,
+    get_executor,
+)
+from codeact.tools import BaseTool, FunctionTool, ToolMetadata, ToolOutput
+
+CodeExecuteFn = Callable[[str], "str | dict[str, Any] | ExecutionResult | Awaitable[Any]"]
+ExecutorSpec = CodeExecutor | str | Callable[[], CodeExecutor]
+
+EXECUTE = "execute"
+_BLOCK = re.compile(r"<execute>(.*?)</execute>", re.DOTALL)
+_FENCE = re.compile(r"^\s*```[a-zA-Z0-9_+-]*\s*\n(.*?)\n?\s*```\s*$", re.DOTALL)
+_SOLUTION = re.compile(r"</?solution>")
+
+CODEACT_INSTRUCTIONS = """\
+You solve tasks by writing Python code and reading what it prints.
+
+To run code, put it between <execute> and </execute>. It runs in a persistent Python session:
+variables, functions and imports stay available in later blocks. Print what you need to see
+(the value of a block's last expression is shown too). After each block you get its output or
+its error; if there is an error, read the traceback, fix the code and run it again.
+
+When you know the answer, reply WITHOUT an <execute> block: that reply is your final answer.
+The final answer must contain every value the question asks for. You can also end the task
+from code with final_answer(value), which returns the value to the user as data.
+{tools}
+Example:
+User: What is the sum of the squares of the numbers from 1 to 10?
+Assistant: <execute>
+total = sum(i * i for i in range(1, 11))
+print(total)
+</execute>
+User: Execution result:
+385
+Assistant: The sum of the squares of 1 to 10 is 385.
+"""
+
+TOOLS_SECTION = """
+These functions are available in the session; import them with `from tools import <name>`:
+{stubs}
+"""
+
+
+def render_tool_stubs(tools: Sequence[BaseTool]) -> str:
+    """Each tool as a Python stub with its docstring, for the system prompt."""
+    out = []
+    for tool in tools:
+        if isinstance(tool, FunctionTool):
+            head = tool.signature().replace("async def", "def")
+        else:
+            params = ", ".join(tool.metadata.parameters.get("properties", {}))
+            head = f"def {tool.name}({params})"
+        doc = tool.metadata.description.replace('"""', "'''")
+        out.append(f'{head}:\n    """{doc}"""')
+    return "\n".join(out)
+
+
+def parse_blocks(text: str) -> tuple[list[str], str | None]:
+    """``(code blocks, format error)`` found in a reply; fences inside the tags are tolerated."""
+    blocks = []
+    for raw in _BLOCK.findall(text):
+        fenced = _FENCE.match(raw)
+        code = fenced.group(1) if fenced else raw
+        code = code.strip("\n")
+        if code.strip():
+            blocks.append(code)
+    rest = _BLOCK.sub("", text)
+    if "<execute>" in rest:
+        return blocks, (
+            "Your reply opened an <execute> block without closing it. Put the code between "
+            "<execute> and </execute>, or reply without the tag if this is your final answer."
+        )
+    return blocks, None
+
+
+class CodeActAgent(BaseAgent):
+    """An agent whose actions are Python code blocks run by a ``CodeExecutor``.
+
+    ``executor`` is an executor instance (shared by every conversation), a name such as
+    ``"restricted"`` or ``"docker"``, or a zero-argument factory; with a name or a factory, each
+    ``Context`` gets its own session, closed by ``await ctx.aclose()`` (or at the end of a run
+    that created its own context). The default is ``RestrictedExecutor``.
+    ``code_execute_fn`` instead takes any sync or async callable ``code -> str | dict |
+    ExecutionResult`` (LlamaIndex's style). Tools are made importable in the session
+    (``from tools import name``); the agent binds them to the executor itself.
+    """
+
+    tool_concurrency = 1  # blocks of one reply run in order, in the same session
+
+    def __init__(
+        self,
+        *,
+        executor: ExecutorSpec | None = None,
+        code_execute_fn: CodeExecuteFn | None = None,
+        code_act_system_prompt: str | None = None,
+        cell_timeout: float | None = None,
+        observation_max_chars: int = 4000,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        if executor is not None and code_execute_fn is not None:
+            raise UserError("Pass either executor= or code_execute_fn=, not both")
+        for tool in self.tools:
+            if tool.needs_context:
+                raise UserError(
+                    f"Tool {tool.name!r} takes a Context argument, so it cannot be called from "
+                    "sandboxed code. CodeActAgent tools must be plain functions of plain data."
+                )
+        template = code_act_system_prompt or CODEACT_INSTRUCTIONS
+        if "{tools}" not in template:
+            raise UserError("code_act_system_prompt must contain the placeholder {tools}")
+        self.code_act_system_prompt = template
+        self.cell_timeout = cell_timeout
+        self.observation_max_chars = observation_max_chars
+        self._executor_spec: ExecutorSpec | None = executor
+        self._code_execute_fn = code_execute_fn
+        self._execute_tool = _ExecuteTool(self)
+
+    # -- sessions --------------------------------------------------------------------------------
+    def _make_executor(self) -> CodeExecutor:
+        spec = self._executor_spec
+        if self._code_execute_fn is not None:
+            return FunctionExecutor(self._code_execute_fn)
+        if spec is None:
+            return get_executor("restricted")
+        if isinstance(spec, str):
+            return get_executor(spec)
+        if isinstance(spec, CodeExecutor):
+            return spec
+        made = spec()
+        if not isinstance(made, CodeExecutor):
+            raise UserError(f"executor factory returned {type(made).__name__}, not a CodeExecutor")
+        return made
+
+    def session(self, ctx: Context) -> CodeExecutor:
+        """This agent's executor session for ``ctx`` (created on first use)."""
+        key = f"executor:{self.name}"
+        ex = ctx.resources.get(key)
+        if ex is None:
+            ex = self._make_executor()
+            if isinstance(self._executor_spec, CodeExecutor):
+                ctx.resources[key] = _Borrowed(ex)  # shared: the user closes it
+            else:
+                ctx.resources[key] = ex
+        return ex.inner if isinstance(ex, _Borrowed) else ex
+
+    async def on_activate(self, ctx: Context, tools: list[BaseTool]) -> None:
+        """Bind the tools (plus the workflow's ``handoff``) and start the session."""
+        ex = self.session(ctx)
+        sandbox_tools = [t for t in tools if t.name != EXECUTE]
+        handoff = next((t for t in sandbox_tools if t.name == "handoff"), None)
+        if handoff is not None:
+            sandbox_tools.remove(handoff)
+            sandbox_tools.append(_bound_handoff(handoff, ctx))
+        ex.add_tools(sandbox_tools)
+        await ex.start()
+
+    async def reset(self, ctx: Context) -> None:
+        """Forget the variables of ``ctx``'s session (files stay)."""
+        await self.session(ctx).reset()
+
+    # -- prompt and parsing ----------------------------------------------------------------------
+    def system_message(self, tools: list[BaseTool]) -> ChatMessage:
+        """CodeAct instructions, the tools as stubs, then the user's ``system_prompt``."""
+        shown = [t for t in tools if t.name != EXECUTE]
+        section = TOOLS_SECTION.format(stubs=render_tool_stubs(shown)) if shown else ""
+        text = self.code_act_system_prompt.format(tools=section)
+        if self.system_prompt:
+            text = f"{text}\n{self.system_prompt}"
+        return ChatMessage.system(text)
+
+    def offered_tools(self, tools: list[BaseTool]) -> list[BaseTool]:
+        """Only ``execute`` is called by the loop; the others are reached from code."""
+        return [self._execute_tool]
+
+    def tools_for_run(self) -> list[BaseTool]:
+        return [*self.tools, self._execute_tool]
+
+    async def take_step(
+        self, step: StepContext, llm_input: list[ChatMessage], tools: list[BaseTool]
+    ) -> AgentOutput:
+        """Stream a reply; its ``<execute>`` blocks become ``execute`` calls."""
+        text = ""
+        async for delta in self.llm.stream_chat(llm_input):
+            text += delta.text
+            if delta.text or delta.thinking:
+                step.handler.emit(
+                    AgentStream(
+                        delta=delta.text, response=text, thinking_delta=delta.thinking or None
+                    )
+                )
+        run = step.run
+        blocks, problem = parse_blocks(text)
+        reply = ChatMessage.assistant(text)
+        if problem is not None:
+            return AgentOutput(response=reply, retry_messages=[reply, ChatMessage.user(problem)])
+        if not blocks:
+            failure = run.extra.pop("last_failure", None)
+            if failure is not None:
+                note = (
+                    "Your last code block failed:\n"
+                    f"{failure}\n"
+                    "Fix the error and run the corrected code, or explain why it cannot be fixed."
+                )
+                return AgentOutput(response=reply, retry_messages=[reply, ChatMessage.user(note)])
+            answer = _SOLUTION.sub("", text).strip()
+            return AgentOutput(response=ChatMessage.assistant(answer))
+        calls = [ToolCallRequest(name=EXECUTE, arguments={"code": code}) for code in blocks]
+        run.extra["skip_rest"] = False
+        return AgentOutput(response=reply, tool_calls=calls)
+
+    def record_tool_round(
+        self, run: RunState, output: AgentOutput, results: list[ToolCallResult]
+    ) -> None:
+        """The reply, then one user message with every block's result in order."""
+        run.scratchpad.append(ChatMessage.assistant(output.response.text))
+        parts = []
+        for i, res in enumerate(results, 1):
+            label = "Execution result" if len(results) == 1 else f"Execution result of block {i}"
+            parts.append(f"{label}:\n{res.tool_output.content}")
+        run.scratchpad.append(ChatMessage.user("\n\n".join(parts)))
+        failed = next((r for r in results if r.tool_output.is_error), None)
+        if failed is not None:
+            run.extra["last_failure"] = failed.tool_output.content[-1500:]
+        else:
+            run.extra.pop("last_failure", None)
+
+    def direct_output(self, run: RunState, result: ToolCallResult) -> AgentOutput:
+        """``final_answer(value)`` ended the run: the value is returned as data."""
+        execution = result.execution or {}
+        value = execution.get("final_answer")
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        return AgentOutput(
+            response=ChatMessage.assistant(text),
+            value=value,
+            structured_response=value if isinstance(value, dict) else None,
+        )
+
+    def final_messages(self, run: RunState, output: AgentOutput) -> list[ChatMessage]:
+        return [*run.scratchpad, output.response]
+
+
+class _ExecuteTool(BaseTool):
+    """The ``execute`` pseudo-tool: runs one block in the context's session."""
+
+    def __init__(self, agent: CodeActAgent) -> None:
+        self.agent = agent
+        self.metadata = ToolMetadata(
+            name=EXECUTE,
+            description="Run Python code in the persistent session.",
+            parameters={
+                "type": "object",
+                "properties": {"code": {"type": "string"}},
+                "required": ["code"],
+            },
+        )
+
+    async def acall(self, arguments: dict[str, Any], *, ctx: Any = None) -> ToolOutput:
+        scope = current_call()
+        code = str(arguments.get("code", ""))
+        if scope is not None and scope.step.run.extra.get("skip_rest"):
+            return ToolOutput(
+                content="[Not run: an earlier block in this reply failed or ended the task.]",
+                tool_name=EXECUTE,
+                is_error=True,
+            )
+        on_output: OutputCallback | None = None
+        if scope is not None:
+            handler, tool_id = scope.handler, scope.tool_id
+
+            def on_output(stream: Literal["stdout", "stderr"], text: str) -> None:
+                handler.emit(CodeOutputStream(tool_id=tool_id, stream=stream, text=text))
+
+        assert isinstance(ctx, Context)
+        result = await self.agent.session(ctx).execute(
+            code, timeout=self.agent.cell_timeout, on_output=on_output
+        )
+        failed = not result.ok
+        if scope is not None and (failed or result.is_final_answer):
+            scope.step.run.extra["skip_rest"] = True
+        return ToolOutput(
+            content=result.to_observation(self.agent.observation_max_chars),
+            tool_name=EXECUTE,
+            is_error=failed,
+            raw_output=result.model_dump(),
+            return_direct=result.is_final_answer and not failed,
+            execution=result.model_dump(),
+        )
+
+
+class _Borrowed:
+    """Marks an executor the user owns: ``Context.aclose`` leaves it open."""
+
+    def __init__(self, inner: CodeExecutor) -> None:
+        self.inner = inner
+
+
+def _bound_handoff(tool: BaseTool, ctx: Context) -> BaseTool:
+    """The workflow's handoff tool with ``ctx`` bound, so sandboxed code can call it."""
+
+    async def handoff(to_agent: str, reason: str) -> str:
+        out = await tool.acall({"to_agent": to_agent, "reason": reason}, ctx=ctx)
+        if out.is_error:
+            raise ValueError(out.content)
+        return out.content
+
+    handoff.__doc__ = tool.metadata.description
+    return FunctionTool.from_function(handoff, name="handoff", _allow_reserved=True)
+
+
+class FunctionExecutor(CodeExecutor):
+    """Adapts a ``code -> str | dict | ExecutionResult`` callable (sync or async) to the seam."""
+
+    name = "function"
+
+    def __init__(self, fn: CodeExecuteFn) -> None:
+        super().__init__()
+        self.fn = fn
+
+    async def start(self) -> None:
+        """Nothing to start."""
+
+    async def execute(
+        self,
+        code: str,
+        *,
+        timeout: float | None = None,
+        on_output: OutputCallback | None = None,
+    ) -> ExecutionResult:
+        """Call the function; exceptions it raises are reported as the cell's error."""
+        try:
+            if inspect.iscoroutinefunction(self.fn):
+                out = await self.fn(code)
+            else:
+                out = await anyio.to_thread.run_sync(self.fn, code)
+                if inspect.isawaitable(out):
+                    out = await out
+        except Exception as exc:
+            return ExecutionResult(
+                error=ExecutionError(
+                    type=type(exc).__name__,
+                    message=str(exc),
+                    traceback=f"{type(exc).__name__}: {exc}",
+                )
+            )
+        return _normalise(out)
+
+    async def reset(self) -> None:
+        """A plain function has no state to reset."""
+
+    async def aclose(self) -> None:
+        """Nothing to close."""
+
+
+def _normalise(out: Any) -> ExecutionResult:
+    if isinstance(out, ExecutionResult):
+        return out
+    if isinstance(out, str):
+        return ExecutionResult(stdout=out)
+    if isinstance(out, dict):
+        error = out.get("error") or out.get("exception")
+        value = out.get("value", out.get("return_value"))
+        return ExecutionResult(
+            stdout=str(out.get("stdout", out.get("output", "")) or ""),
+            stderr=str(out.get("stderr", "") or ""),
+            value=None if value is None else str(value),
+            error=ExecutionError(type="Error", message=str(error), traceback=str(error))
+            if error
+            else None,
+        )
+    return ExecutionResult(stdout=str(out))
