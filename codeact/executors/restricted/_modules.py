@@ -205,7 +205,10 @@ def _stdlib_proxy(name: str) -> ModuleProxy:
     return ModuleProxy(name, attrs)
 
 
-def _third_party_proxy(name: str, root: str) -> ModuleProxy:
+PathResolver = Callable[[Any], str]
+
+
+def _third_party_proxy(name: str, root: str, paths: PathResolver | None = None) -> ModuleProxy:
     module = importlib.import_module(name)
 
     def resolve(attr: str) -> Any:
@@ -217,11 +220,29 @@ def _third_party_proxy(name: str, root: str) -> ModuleProxy:
         if isinstance(value, types.ModuleType):
             sub = value.__name__
             if sub == root or sub.startswith(root + "."):
-                return _third_party_proxy(sub, root)
+                return _third_party_proxy(sub, root, paths)
             return _MISSING
+        if paths is not None and attr.startswith("read_") and callable(value):
+            return _confined_reader(value, paths)
         return value
 
     return ModuleProxy(name, {}, resolve)
+
+
+def _confined_reader(fn: Callable[..., Any], paths: PathResolver) -> Callable[..., Any]:
+    """Wrap a ``read_*`` function so a string path is resolved inside the working directory."""
+
+    def reader(*args: Any, **kwargs: Any) -> Any:
+        if args and isinstance(args[0], str):
+            args = (paths(args[0]), *args[1:])
+        for key in ("filepath_or_buffer", "path", "path_or_buf", "io"):
+            if isinstance(kwargs.get(key), str):
+                kwargs[key] = paths(kwargs[key])
+        return fn(*args, **kwargs)
+
+    reader.__name__ = getattr(fn, "__name__", "reader")
+    reader.__doc__ = getattr(fn, "__doc__", None)
+    return reader
 
 
 class ModuleTable:
@@ -229,9 +250,15 @@ class ModuleTable:
 
     _stdlib_cache: ClassVar[dict[str, ModuleProxy]] = {}
 
-    def __init__(self, extra_modules: Iterable[str] = (), extra: dict[str, Any] | None = None):
+    def __init__(
+        self,
+        extra_modules: Iterable[str] = (),
+        extra: dict[str, Any] | None = None,
+        paths: PathResolver | None = None,
+    ):
         self.third_party = sorted(set(extra_modules) - set(STDLIB_ALLOWED))
         self.extra = dict(extra or {})
+        self.paths = paths
         self._third_cache: dict[str, ModuleProxy] = {}
 
     def allowed_names(self) -> list[str]:
@@ -252,7 +279,8 @@ class ModuleTable:
             proxy = self._third_cache.get(name)
             if proxy is None:
                 try:
-                    proxy = self._third_cache[name] = _third_party_proxy(name, root)
+                    proxy = _third_party_proxy(name, root, self.paths)
+                    self._third_cache[name] = proxy
                 except ImportError as exc:
                     raise ImportError(
                         f"module {name!r} is allowed but not installed: {exc}"

@@ -47,7 +47,7 @@ FORBIDDEN_DEFS = frozenset(
     {"__del__", "__reduce__", "__reduce_ex__", "__getstate__", "__setstate__"}
 )
 #: Public attribute names that are checked at run time.
-RUNTIME_ATTRS = frozenset({"format", "format_map", "obj"})
+RUNTIME_ATTRS = frozenset({"format", "format_map", "obj", "eval", "query"})
 RESERVED_NAMES = frozenset({"printed", "builtins", "breakpoint", "_print", "_print_"})
 GUARDED_OPS: dict[type[ast.operator], str] = {
     ast.Pow: "_pow_",

