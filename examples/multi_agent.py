@@ -25,7 +25,8 @@ async def main() -> None:
         description="Answers numeric questions by running Python.",
         llm=ScriptedLLM(
             [
-                "<execute>\nimport statistics\nprint(statistics.median([3, 1, 4, 1, 5, 9, 2, 6]))\n</execute>",
+                "<execute>\nimport statistics\n"
+                "print(statistics.median([3, 1, 4, 1, 5, 9, 2, 6]))\n</execute>",
                 "The median is 3.5.",
             ],
             function_calling=False,
