@@ -21,8 +21,14 @@ EXPECTED = {
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_example(name: str) -> None:
     env = dict(os.environ, CODEACT_EXAMPLE_SCRIPTED="1")
-    r = subprocess.run([sys.executable, str(ROOT / "examples" / name)], capture_output=True,
-                       text=True, timeout=120, env=env, cwd=ROOT)
+    r = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / name)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=ROOT,
+    )
     assert r.returncode == 0, r.stderr
     assert EXPECTED[name] in r.stdout
 

@@ -21,7 +21,9 @@ def lookup(city: str) -> float:
 
 
 def test_parse_blocks() -> None:
-    assert parse_blocks("a <execute>x = 1</execute> b <execute>\n```python\nprint(x)\n```\n</execute>") == (
+    assert parse_blocks(
+        "a <execute>x = 1</execute> b <execute>\n```python\nprint(x)\n```\n</execute>"
+    ) == (
         ["x = 1", "print(x)"],
         None,
     )
@@ -32,15 +34,28 @@ def test_parse_blocks() -> None:
 
 async def test_two_blocks_in_one_reply_run_in_order_in_one_session() -> None:
     llm = ScriptedLLM(
-        ["<execute>\nx = 2\nprint('first')\n</execute>\nand\n<execute>\nprint('second', x * 21)\n</execute>", "42"]
+        [
+            "<execute>\nx = 2\nprint('first')\n</execute>\nand\n<execute>\nprint('second', x * 21)\n</execute>",
+            "42",
+        ]
     )
     handler = CodeActAgent(llm=llm).run("go")
     events = await collect(handler)
     assert kinds(events) == [
-        "agent_setup", "agent_input", "agent_stream", "agent_output",
-        "tool_call", "code_output_stream", "tool_call_result",
-        "tool_call", "code_output_stream", "tool_call_result",
-        "agent_input", "agent_stream", "agent_output", "run_finished",
+        "agent_setup",
+        "agent_input",
+        "agent_stream",
+        "agent_output",
+        "tool_call",
+        "code_output_stream",
+        "tool_call_result",
+        "tool_call",
+        "code_output_stream",
+        "tool_call_result",
+        "agent_input",
+        "agent_stream",
+        "agent_output",
+        "run_finished",
     ]
     calls = [e for e in events if isinstance(e, ToolCall)]
     assert [c.tool_name for c in calls] == ["execute", "execute"]
@@ -64,7 +79,9 @@ async def test_system_prompt_lists_tools_example_and_user_prompt() -> None:
     system = llm.requests[0].messages[0]
     assert system.role == "system"
     assert "from tools import <name>" in system.text
-    assert "def lookup(city: str) -> float:" in system.text and "Population of a city" in system.text
+    assert (
+        "def lookup(city: str) -> float:" in system.text and "Population of a city" in system.text
+    )
     assert "persistent" in system.text and "<execute>" in system.text and "Example:" in system.text
     assert "every value the question asks for" in system.text
     assert system.text.rstrip().endswith("Answer in French.")
@@ -80,7 +97,12 @@ async def test_instructions_can_be_replaced() -> None:
 
 
 async def test_tools_are_importable_in_the_sandbox_without_binding_them_twice() -> None:
-    llm = ScriptedLLM(["<execute>\nfrom tools import lookup\nlookup('Oslo') + lookup(city='Rome')\n</execute>", "3.5"])
+    llm = ScriptedLLM(
+        [
+            "<execute>\nfrom tools import lookup\nlookup('Oslo') + lookup(city='Rome')\n</execute>",
+            "3.5",
+        ]
+    )
     handler = CodeActAgent(llm=llm, tools=[lookup]).run("x")
     events = await collect(handler)
     res = next(e for e in events if isinstance(e, ToolCallResult))
@@ -88,7 +110,9 @@ async def test_tools_are_importable_in_the_sandbox_without_binding_them_twice() 
 
 
 async def test_state_persists_across_turns_on_the_same_context() -> None:
-    llm = ScriptedLLM(["<execute>\ntotal = 40\n</execute>", "set", "<execute>\ntotal + 2\n</execute>", "42"])
+    llm = ScriptedLLM(
+        ["<execute>\ntotal = 40\n</execute>", "set", "<execute>\ntotal + 2\n</execute>", "42"]
+    )
     agent = CodeActAgent(llm=llm)
     async with Context() as ctx:
         await agent.run("set it", ctx=ctx)
@@ -113,7 +137,10 @@ async def test_an_error_then_a_fix_and_an_answer_after_a_traceback_is_reprompted
     handler = CodeActAgent(llm=llm).run("10 / 2?")
     events = await collect(handler)
     outputs = [e for e in events if isinstance(e, AgentOutput)]
-    assert outputs[1].retry_messages and "Your last code block failed" in outputs[1].retry_messages[1].text
+    assert (
+        outputs[1].retry_messages
+        and "Your last code block failed" in outputs[1].retry_messages[1].text
+    )
     assert "ZeroDivisionError" in outputs[1].retry_messages[1].text
     assert (await handler).response.text == "The answer is 5.0."
     # the retry exchange is not stored in memory
@@ -132,7 +159,11 @@ async def test_unclosed_tag_is_a_format_retry() -> None:
 
 
 async def test_final_answer_with_a_dict_returns_data() -> None:
-    llm = ScriptedLLM(["<execute>\nfinal_answer({'city': 'Rome', 'population': (2.8, 'M')})\nprint('never')\n</execute>"])
+    llm = ScriptedLLM(
+        [
+            "<execute>\nfinal_answer({'city': 'Rome', 'population': (2.8, 'M')})\nprint('never')\n</execute>"
+        ]
+    )
     handler = CodeActAgent(llm=llm).run("x")
     events = await collect(handler)
     result = await handler
@@ -143,7 +174,13 @@ async def test_final_answer_with_a_dict_returns_data() -> None:
 
 
 async def test_blocks_after_a_failing_block_are_skipped() -> None:
-    llm = ScriptedLLM(["<execute>\n1/0\n</execute><execute>\nprint('late')\n</execute>", "<execute>\nprint('fixed')\n</execute>", "ok"])
+    llm = ScriptedLLM(
+        [
+            "<execute>\n1/0\n</execute><execute>\nprint('late')\n</execute>",
+            "<execute>\nprint('fixed')\n</execute>",
+            "ok",
+        ]
+    )
     handler = CodeActAgent(llm=llm).run("x")
     events = await collect(handler)
     res = [e for e in events if isinstance(e, ToolCallResult)]
@@ -163,7 +200,10 @@ async def test_code_execute_fn_sync_and_async() -> None:
     handler = CodeActAgent(llm=llm, code_execute_fn=run_code).run("x")
     events = await collect(handler)
     assert seen == ["anything()"]
-    assert next(e for e in events if isinstance(e, ToolCallResult)).tool_output.content == "fake output"
+    assert (
+        next(e for e in events if isinstance(e, ToolCallResult)).tool_output.content
+        == "fake output"
+    )
 
     async def run_async(code: str) -> ExecutionResult:
         return ExecutionResult(value=repr(len(code)))
@@ -176,7 +216,9 @@ async def test_code_execute_fn_sync_and_async() -> None:
 
 async def test_executor_instance_is_shared_and_left_open() -> None:
     async with RestrictedExecutor() as ex:
-        llm = ScriptedLLM(["<execute>\nshared = 1\n</execute>", "a", "<execute>\nshared + 1\n</execute>", "b"])
+        llm = ScriptedLLM(
+            ["<execute>\nshared = 1\n</execute>", "a", "<execute>\nshared + 1\n</execute>", "b"]
+        )
         agent = CodeActAgent(llm=llm, executor=ex)
         await agent.run("one")  # its own context, closed at the end of the run
         await agent.run("two")

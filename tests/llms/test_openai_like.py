@@ -25,7 +25,9 @@ def add(a: int, b: int) -> int:
 
 
 async def test_streams_text_and_reasoning() -> None:
-    with FakeOpenAIServer([Reply(text="", thinking="let me think", chunks=["Hel", "lo", " world"])]) as srv:
+    with FakeOpenAIServer(
+        [Reply(text="", thinking="let me think", chunks=["Hel", "lo", " world"])]
+    ) as srv:
         llm = OpenAILike("m", base_url=srv.base_url, api_key="k")
         deltas = [d async for d in llm.stream_chat([ChatMessage.user("hi")])]
     assert [d.text for d in deltas if d.text] == ["Hel", "lo", " world"]
@@ -52,15 +54,18 @@ async def test_parallel_tool_call_deltas_are_kept_apart_by_index() -> None:
 async def test_function_agent_end_to_end_over_http() -> None:
     calls = [tool_call("add", id="c1", a=1, b=2), tool_call("add", id="c2", a=3, b=4)]
     with FakeOpenAIServer([calls, Reply(chunks=["3", " and 7"])]) as srv:
-        agent = FunctionAgent(llm=OpenAILike("m", base_url=srv.base_url), tools=[add],
-                              initial_tool_choice="required")
+        agent = FunctionAgent(
+            llm=OpenAILike("m", base_url=srv.base_url), tools=[add], initial_tool_choice="required"
+        )
         handler = agent.run("add")
         events = await collect(handler)
         assert (await handler).response.text == "3 and 7"
         assert any(isinstance(e, AgentStream) and e.delta == " and 7" for e in events)
         first, second = srv.requests
         assert first["tools"][0]["function"]["name"] == "add" and first["tool_choice"] == "required"
-        assert second["messages"][-3]["tool_calls"][1]["function"]["arguments"] == '{"a": 3, "b": 4}'
+        assert (
+            second["messages"][-3]["tool_calls"][1]["function"]["arguments"] == '{"a": 3, "b": 4}'
+        )
         assert second["messages"][-2:] == [
             {"role": "tool", "tool_call_id": "c1", "content": "3"},
             {"role": "tool", "tool_call_id": "c2", "content": "7"},
@@ -116,7 +121,11 @@ def test_configuration_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
     llm = OpenAILike()
-    assert (llm.model, llm.base_url, llm.api_key) == ("env-model", "http://127.0.0.1:9/v1", "sk-env")
+    assert (llm.model, llm.base_url, llm.api_key) == (
+        "env-model",
+        "http://127.0.0.1:9/v1",
+        "sk-env",
+    )
     assert llm.metadata.is_function_calling_model
     monkeypatch.delenv("CODEACT_MODEL")
     with pytest.raises(UserError, match="CODEACT_MODEL"):
@@ -125,13 +134,21 @@ def test_configuration_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> 
 
 def test_message_conversion_with_parts() -> None:
     msgs = [
-        ChatMessage.user([TextPart(text="see"), BinaryPart(mime_type="image/png", data="aGk="),
-                          BinaryPart(mime_type="text/csv", data="YSxi", filename="a.csv")]),
+        ChatMessage.user(
+            [
+                TextPart(text="see"),
+                BinaryPart(mime_type="image/png", data="aGk="),
+                BinaryPart(mime_type="text/csv", data="YSxi", filename="a.csv"),
+            ]
+        ),
         ChatMessage.assistant("", [tool_call("add", id="t", a=1, b=2)]),
         ChatMessage.tool("3", "t"),
     ]
     out = to_openai_messages(msgs)
-    assert out[0]["content"][1] == {"type": "image_url", "image_url": {"url": "data:image/png;base64,aGk="}}
+    assert out[0]["content"][1] == {
+        "type": "image_url",
+        "image_url": {"url": "data:image/png;base64,aGk="},
+    }
     assert out[0]["content"][2]["file"]["filename"] == "a.csv"
     assert out[1]["content"] is None and out[1]["tool_calls"][0]["id"] == "t"
     assert out[2] == {"role": "tool", "tool_call_id": "t", "content": "3"}

@@ -20,6 +20,10 @@ WORKER_OPS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "tool_call": {"id": int, "name": str, "args": dict},
     "result": {"stdout": str, "stderr": str, "timed_out": bool, "truncated": bool},
     "reset_done": {},
+    # container kernels only
+    "file_done": {},
+    "file": {"data": str},
+    "file_error": {"message": str},
 }
 
 

@@ -1,0 +1,5 @@
+"""The Docker backend: a hardened container per session (the ``docker`` extra)."""
+
+from codeact.executors.docker.executor import IMAGE, DockerExecutor, reap_orphans
+
+__all__ = ["IMAGE", "DockerExecutor", "reap_orphans"]

@@ -1,0 +1,511 @@
+"""DockerExecutor: one hardened container per session with a long-lived kernel inside."""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import io
+import os
+import socket
+import tarfile
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+import anyio
+import anyio.to_thread
+
+from codeact import __version__
+from codeact.errors import ExecutorError, UserError
+from codeact.executors.base import CodeExecutor, ExecutionError, ExecutionResult, OutputCallback
+from codeact.executors.docker._stream import ContainerStream
+from codeact.executors.kernel import BOOTSTRAP, KERNEL_SOURCE
+from codeact.executors.restricted._protocol import HEADER, ProtocolError, decode_worker_frame
+from codeact.executors.restricted._session import from_plain_json
+from codeact.tools import BaseTool
+
+IMAGE = f"codeact-sandbox:{__version__}"
+LABEL = "org.codeact.session"
+LABEL_PID = "org.codeact.host-pid"
+LABEL_HOST = "org.codeact.host"
+KILL_GRACE_S = 2.0
+SANDBOX_USER = "10001:10001"
+
+
+def docker_client(base_url: str | None = None) -> Any:
+    """A docker SDK client for ``base_url`` (default: ``DOCKER_HOST`` or the local socket)."""
+    try:
+        import docker
+    except ImportError as exc:
+        raise UserError(
+            "DockerExecutor needs the docker SDK: pip install 'codeact[docker]'"
+        ) from exc
+    try:
+        client = docker.DockerClient(base_url=base_url) if base_url else docker.from_env()
+        client.ping()
+    except Exception as exc:
+        raise ExecutorError(
+            f"Cannot reach a Docker engine "
+            f"({base_url or os.environ.get('DOCKER_HOST') or 'local socket'}): {exc}. "
+            "Start dockerd or set DOCKER_HOST."
+        ) from exc
+    return client
+
+
+def reap_orphans(client: Any) -> int:
+    """Remove codeact containers left by processes of this host that no longer exist."""
+    removed = 0
+    host = socket.gethostname()
+    for info in client.api.containers(all=True, filters={"label": LABEL}):
+        labels = info.get("Labels") or {}
+        if labels.get(LABEL_HOST) != host:
+            continue
+        try:
+            pid = int(labels.get(LABEL_PID, "0"))
+        except ValueError:
+            pid = 0
+        if pid and _alive(pid):
+            continue
+        try:
+            client.api.remove_container(info["Id"], force=True)
+            removed += 1
+        except Exception:  # already gone
+            pass
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class DockerExecutor(CodeExecutor):
+    """Runs cells in a container: no network, read-only root, non-root, all caps dropped,
+    ``no-new-privileges``, memory (= swap), CPU, pids, open-file and file-size limits, an init
+    process. Every limit is a constructor argument; ``network=True`` opts into networking.
+
+    A cell past its timeout is interrupted (state kept); a kernel that does not stop, dies, runs
+    out of memory or whose container disappears is replaced (``restarted=True``, state lost).
+    """
+
+    name = "docker"
+
+    def __init__(
+        self,
+        *,
+        tools: Sequence[BaseTool | Callable[..., Any]] = (),
+        image: str = IMAGE,
+        timeout: float = 30.0,
+        memory: str = "512m",
+        cpus: float = 1.0,
+        pids_limit: int = 128,
+        network: bool = False,
+        tmp_size: str = "64m",
+        workspace_size: str = "256m",
+        open_files: int = 256,
+        file_size_mb: int = 64,
+        user: str | None = None,
+        runtime: str | None = None,
+        docker_host: str | None = None,
+        max_output_bytes: int = 1_000_000,
+        start_timeout: float = 60.0,
+        labels: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(tools=tools)
+        self.image = image
+        self.timeout = timeout
+        self.memory = memory
+        self.cpus = cpus
+        self.pids_limit = pids_limit
+        self.network = network
+        self.tmp_size = tmp_size
+        self.workspace_size = workspace_size
+        self.open_files = open_files
+        self.file_size_mb = file_size_mb
+        self.user = user
+        self.runtime = runtime
+        self.docker_host = docker_host
+        self.max_output_bytes = max_output_bytes
+        self.start_timeout = start_timeout
+        self.extra_labels = dict(labels or {})
+        self.session_id = uuid.uuid4().hex[:12]
+        self.container: Any = None
+        self._client: Any = None
+        self._stream: ContainerStream | None = None
+        self._lock = anyio.Lock()
+        self._closed = False
+
+    # -- lifecycle -----------------------------------------------------------------------------
+    def container_options(self) -> dict[str, Any]:
+        """The keyword arguments given to ``containers.create`` (the hardening in one place)."""
+        import docker.types
+
+        labels = {
+            LABEL: self.session_id,
+            LABEL_PID: str(os.getpid()),
+            LABEL_HOST: socket.gethostname(),
+            **self.extra_labels,
+        }
+        user = self.user or SANDBOX_USER
+        uid, _, gid = user.partition(":")
+        owner = f",uid={uid},gid={gid or uid}" if uid.isdigit() and (gid or uid).isdigit() else ""
+        opts: dict[str, Any] = {
+            "command": ["python3", "-u", "-c", BOOTSTRAP],
+            "stdin_open": True,
+            "tty": False,
+            "detach": True,
+            "network_mode": "bridge" if self.network else "none",
+            "read_only": True,
+            "tmpfs": {
+                "/tmp": f"rw,nosuid,nodev,noexec,size={self.tmp_size}",
+                "/workspace": f"rw,nosuid,nodev,size={self.workspace_size}{owner}",
+            },
+            "user": user,
+            "cap_drop": ["ALL"],
+            "security_opt": ["no-new-privileges:true"],
+            "mem_limit": self.memory,
+            "memswap_limit": self.memory,
+            "nano_cpus": int(self.cpus * 1e9),
+            "pids_limit": self.pids_limit,
+            "ulimits": [
+                docker.types.Ulimit(name="nofile", soft=self.open_files, hard=self.open_files),
+                docker.types.Ulimit(
+                    name="fsize", soft=self.file_size_mb << 20, hard=self.file_size_mb << 20
+                ),
+            ],
+            "init": True,
+            "labels": labels,
+            "environment": {
+                "MPLBACKEND": "Agg",
+                "MPLCONFIGDIR": "/tmp/mpl",
+                "HOME": "/workspace",
+                "PYTHONDONTWRITEBYTECODE": "1",
+            },
+            "working_dir": "/workspace",
+            "log_config": docker.types.LogConfig(type="json-file", config={"max-size": "1m"}),
+        }
+        if self.runtime:
+            opts["runtime"] = self.runtime
+        return opts
+
+    async def start(self) -> None:
+        """Create and start the container and its kernel (idempotent)."""
+        if self._closed:
+            raise ExecutorError("This executor was closed; create a new one.")
+        if self.container is not None:
+            return
+        for tool in self.tools:
+            if tool.needs_context:
+                raise UserError(
+                    f"Tool {tool.name!r} takes a Context and cannot run from sandboxed code"
+                )
+        if self._client is None:
+            self._client = await anyio.to_thread.run_sync(docker_client, self.docker_host)
+            await anyio.to_thread.run_sync(reap_orphans, self._client)
+        await self._boot()
+
+    async def _boot(self) -> None:
+        client = self._client
+
+        def create() -> tuple[Any, Any]:
+            try:
+                container = client.containers.create(self.image, **self.container_options())
+            except Exception as exc:
+                if "No such image" in str(exc) or "not found" in str(exc).lower():
+                    raise UserError(
+                        f"The sandbox image {self.image!r} is missing. Build it with "
+                        "`codeact sandbox build` (or sandbox-image/build.sh)."
+                    ) from exc
+                raise
+            sock = client.api.attach_socket(
+                container.id, params={"stdin": 1, "stdout": 1, "stream": 1}
+            )
+            container.start()
+            return container, sock
+
+        try:
+            self.container, sock = await anyio.to_thread.run_sync(create)
+        except UserError:
+            raise
+        except Exception as exc:
+            raise ExecutorError(f"Could not start the sandbox container: {exc}") from exc
+        raw = getattr(sock, "_sock", sock)
+        self._stream = ContainerStream(raw)
+        source = KERNEL_SOURCE.encode()
+        await self._stream.send_raw(HEADER.pack(len(source)) + source)
+        specs = [
+            (t.name, list(t.metadata.parameters.get("properties", {})), t.metadata.description)
+            for t in self.tools
+        ]
+        await self._stream.send({"op": "init", "tools": specs, "max_output": self.max_output_bytes})
+        with anyio.move_on_after(self.start_timeout) as scope:
+            msg = await self._recv()
+        if scope.cancelled_caught or msg is None or msg["op"] != "ready":
+            detail = await self._death_reason()
+            await self._remove()
+            raise ExecutorError(f"The sandbox kernel did not start: {detail}")
+
+    async def _recv(self) -> dict[str, Any] | None:
+        assert self._stream is not None
+        body = await self._stream.recv_body()
+        return None if body is None else decode_worker_frame(body)
+
+    async def _remove(self) -> None:
+        container, self.container = self.container, None
+        if self._stream is not None:
+            self._stream.close()
+            self._stream = None
+        if container is not None:
+
+            def rm() -> None:
+                with contextlib.suppress(Exception):  # already gone
+                    container.remove(force=True)
+
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(rm)
+
+    async def _restart(self) -> None:
+        await self._remove()
+        await self._boot()
+
+    async def reset(self) -> None:
+        """A fresh namespace in the same container (files in /workspace stay)."""
+        await self.start()
+        async with self._lock:
+            assert self._stream is not None
+            await self._stream.send({"op": "reset"})
+            while True:
+                msg = await self._recv()
+                if msg is None:
+                    await self._restart()
+                    return
+                if msg["op"] == "reset_done":
+                    return
+
+    async def aclose(self) -> None:
+        """Remove the container. Safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        await self._remove()
+        if self._client is not None:
+            client, self._client = self._client, None
+            await anyio.to_thread.run_sync(client.close)
+
+    # -- cells ---------------------------------------------------------------------------------
+    async def execute(
+        self,
+        code: str,
+        *,
+        timeout: float | None = None,
+        on_output: OutputCallback | None = None,
+    ) -> ExecutionResult:
+        """Run one cell in the container's kernel."""
+        await self.start()
+        limit = self.timeout if timeout is None else timeout
+        async with self._lock:
+            if self.container is None:
+                await self._boot()
+            raw = await self._execute(code, limit, on_output)
+        return _to_result(raw)
+
+    async def _execute(
+        self, code: str, limit: float, on_output: OutputCallback | None
+    ) -> dict[str, Any]:
+        assert self._stream is not None
+        deadline = time.monotonic() + limit
+        out: dict[str, list[str]] = {"stdout": [], "stderr": []}
+        try:
+            await self._stream.send({"op": "exec", "code": code, "timeout": limit})
+        except OSError:
+            reason = await self._death_reason()
+            await self._restart()
+            return _lost(out, "SandboxCrashed", reason)
+        try:
+            return await self._collect(deadline, out, on_output)
+        except anyio.get_cancelled_exc_class():
+            with anyio.CancelScope(shield=True):
+                await self._interrupt()
+            raise
+
+    async def _collect(
+        self, deadline: float, out: dict[str, list[str]], on_output: OutputCallback | None
+    ) -> dict[str, Any]:
+        while True:
+            wait = max(deadline + KILL_GRACE_S - time.monotonic(), 0.0)
+            try:
+                with anyio.move_on_after(wait) as scope:
+                    msg = await self._recv()
+            except ProtocolError as exc:
+                await self._restart()
+                return _lost(out, "ProtocolError", f"the kernel sent a malformed frame: {exc}")
+            if scope.cancelled_caught:
+                await self._restart()
+                result = _lost(out, None, None)
+                result["timed_out"] = True
+                return result
+            if msg is None:
+                reason = await self._death_reason()
+                kind = "MemoryError" if "out of memory" in reason else "SandboxCrashed"
+                await self._restart()
+                return _lost(out, kind, reason)
+            op = msg["op"]
+            if op == "stream":
+                name: Literal["stdout", "stderr"] = (
+                    "stderr" if msg["name"] == "stderr" else "stdout"
+                )
+                out[name].append(msg["text"])
+                if on_output is not None:
+                    on_output(name, msg["text"])
+            elif op == "tool_call":
+                status, value = await self._tool(msg["name"], msg["args"], deadline)
+                reply: dict[str, Any] = {"op": "tool_result", "id": msg["id"], "status": status}
+                reply["value" if status == "ok" else "error"] = value
+                assert self._stream is not None
+                await self._stream.send(reply)
+            elif op == "result":
+                return msg
+
+    async def _tool(self, name: str, args: dict[str, Any], deadline: float) -> tuple[str, Any]:
+        tool = next((t for t in self.tools if t.name == name), None)
+        if tool is None:
+            return "error", f"no tool named {name!r}"
+        with anyio.move_on_after(max(deadline - time.monotonic(), 0.0)):
+            output = await tool.acall(args)
+            if output.is_error:
+                return "error", output.content
+            return "ok", from_plain_json(output.raw_output)
+        return "timeout", None
+
+    async def _interrupt(self) -> None:
+        container = self.container
+        if container is None:
+            return
+        try:
+            await anyio.to_thread.run_sync(lambda: container.kill(signal="SIGINT"))
+        except Exception:
+            await self._restart()
+            return
+        with anyio.move_on_after(KILL_GRACE_S) as scope:
+            while True:
+                msg = await self._recv()
+                if msg is None or msg["op"] == "result":
+                    break
+        if scope.cancelled_caught or msg is None:
+            await self._restart()
+
+    async def _death_reason(self) -> str:
+        container = self.container
+        if container is None:
+            return "the container is gone"
+
+        def inspect() -> str:
+            try:
+                container.reload()
+            except Exception:
+                return "the container was removed from outside; the session was restarted"
+            state = container.attrs.get("State", {})
+            if state.get("OOMKilled"):
+                return (
+                    f"the sandbox ran out of memory (limit {self.memory}) and was killed; "
+                    "the session was restarted"
+                )
+            return (
+                f"the sandbox kernel exited (status {state.get('Status')}, "
+                f"exit code {state.get('ExitCode')}); the session was restarted"
+            )
+
+        with anyio.move_on_after(2):
+            if container.status != "removed":
+                await anyio.sleep(0.05)
+        return await anyio.to_thread.run_sync(inspect)
+
+    # -- files ---------------------------------------------------------------------------------
+    async def upload(self, path: str, data: bytes) -> None:
+        """Write ``data`` to ``/workspace/<path>``."""
+        _check_rel(path)
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w") as tar:
+            info = tarfile.TarInfo(path)
+            info.size = len(data)
+            info.mode = 0o644
+            tar.addfile(info, io.BytesIO(data))
+        await self.upload_archive(buf.getvalue())
+
+    async def upload_archive(self, tar_bytes: bytes) -> None:
+        """Extract a tar archive (files and folders) into ``/workspace``."""
+        await self.start()
+        async with self._lock:
+            assert self._stream is not None
+            await self._stream.send({"op": "put", "data": base64.b64encode(tar_bytes).decode()})
+            msg = await self._recv()
+        if msg is None or msg["op"] == "file_error":
+            raise ExecutorError(f"upload failed: {msg['message'] if msg else 'the sandbox died'}")
+
+    async def download(self, path: str) -> bytes:
+        """Read ``/workspace/<path>``: a file's bytes, or a tar archive for a folder."""
+        _check_rel(path)
+        await self.start()
+        async with self._lock:
+            assert self._stream is not None
+            await self._stream.send({"op": "get", "path": path})
+            msg = await self._recv()
+        if msg is None:
+            raise ExecutorError("download failed: the sandbox died")
+        if msg["op"] == "file_error":
+            raise UserError(f"No file {path!r} in the sandbox: {msg['message']}")
+        data = base64.b64decode(msg["data"])
+        with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+            members = tar.getmembers()
+            if len(members) == 1 and members[0].isfile():
+                f = tar.extractfile(members[0])
+                assert f is not None
+                return f.read()
+        return data
+
+
+def _check_rel(path: str) -> None:
+    parts = path.replace("\\", "/").split("/")
+    if not path or path.startswith("/") or ".." in parts:
+        raise UserError(f"Paths must be relative to /workspace: {path!r}")
+
+
+def _lost(out: dict[str, list[str]], kind: str | None, message: str | None) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "stdout": "".join(out["stdout"]),
+        "stderr": "".join(out["stderr"]),
+        "restarted": True,
+    }
+    if kind is not None:
+        result["error"] = {
+            "type": kind,
+            "message": message or "",
+            "traceback": f"{kind}: {message}",
+        }
+    return result
+
+
+def _to_result(raw: dict[str, Any]) -> ExecutionResult:
+    err = raw.get("error")
+    images = raw.get("images") or []
+    return ExecutionResult(
+        stdout=raw.get("stdout", ""),
+        stderr=raw.get("stderr", ""),
+        value=raw.get("value") if isinstance(raw.get("value"), str) else None,
+        error=ExecutionError(**{k: str(err.get(k, "")) for k in ("type", "message", "traceback")})
+        if isinstance(err, dict)
+        else None,
+        duration_s=float(raw.get("duration_s", 0.0) or 0.0),
+        timed_out=bool(raw.get("timed_out", False)),
+        restarted=bool(raw.get("restarted", False)),
+        truncated=bool(raw.get("truncated", False)),
+        is_final_answer=bool(raw.get("is_final_answer", False)),
+        final_answer=raw.get("final_answer"),
+        images=[i for i in images if isinstance(i, str)] if isinstance(images, list) else [],
+    )

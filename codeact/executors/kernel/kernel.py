@@ -1,0 +1,372 @@
+"""codeact's kernel: a long-lived Python interpreter inside the sandbox container.
+
+Stdlib only. Speaks length-prefixed JSON frames over its stdin/stdout (which then point
+elsewhere, so nothing the cells print can forge a frame). Runs cells in one namespace, streams
+their output, returns the trailing expression's repr, tracebacks of the cell's own frames,
+matplotlib figures as PNG, and proxies ``from tools import x`` calls to the host.
+"""
+
+import ast
+import base64
+import io
+import json
+import os
+import signal
+import struct
+import sys
+import tarfile
+import threading
+import time
+import traceback
+import types
+
+HEADER = struct.Struct(">I")
+MAX_FRAME = 16 * 1024 * 1024
+WORKDIR = "/workspace"
+
+
+class CellTimeout(BaseException):
+    """Raised in the cell when its deadline passes."""
+
+
+class FinalAnswer(BaseException):
+    """Raised by final_answer() to stop the cell."""
+
+
+class ToolError(Exception):
+    """A host tool failed; the message says why."""
+
+
+class Channel:
+    def __init__(self, rfile, wfile):
+        self.rfile = rfile
+        self.wfile = wfile
+        self.lock = threading.Lock()
+
+    def send(self, msg):
+        body = json.dumps(msg, default=str).encode("utf-8")
+        if len(body) > MAX_FRAME:
+            body = json.dumps(
+                {"op": "stream", "name": "stderr", "text": "[frame too large]"}
+            ).encode()
+        with self.lock:
+            self.wfile.write(HEADER.pack(len(body)) + body)
+            self.wfile.flush()
+
+    def recv(self):
+        header = self._exactly(HEADER.size)
+        (n,) = HEADER.unpack(header)
+        if n > MAX_FRAME:
+            raise SystemExit("oversized frame from host")
+        return json.loads(self._exactly(n))
+
+    def _exactly(self, n):
+        data = b""
+        while len(data) < n:
+            chunk = self.rfile.read(n - len(data))
+            if not chunk:
+                raise SystemExit(0)
+            data += chunk
+        return data
+
+
+class Output:
+    """Counts and forwards what the cell writes (fd-level, so subprocesses are captured too)."""
+
+    def __init__(self, channel, cap):
+        self.channel = channel
+        self.cap = cap
+        self.size = 0
+        self.truncated = False
+        self.parts = {"stdout": [], "stderr": []}
+        self.lock = threading.Lock()
+
+    def reset(self):
+        with self.lock:
+            self.size = 0
+            self.truncated = False
+            self.parts = {"stdout": [], "stderr": []}
+
+    def add(self, name, text):
+        with self.lock:
+            room = self.cap - self.size
+            if room <= 0:
+                self.truncated = True
+                return
+            if len(text) > room:
+                text = text[:room]
+                self.truncated = True
+            self.size += len(text)
+            self.parts[name].append(text)
+        self.channel.send({"op": "stream", "name": name, "text": text})
+
+    def pump(self, fd, name):
+        while True:
+            try:
+                data = os.read(fd, 65536)
+            except OSError:
+                return
+            if not data:
+                return
+            self.add(name, data.decode("utf-8", "replace"))
+
+    def drain(self):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        time.sleep(0.002)  # let the pump threads forward what is still in the pipes
+
+
+def capture_fds(output):
+    for fd, name in ((1, "stdout"), (2, "stderr")):
+        r, w = os.pipe()
+        os.dup2(w, fd)
+        os.close(w)
+        threading.Thread(target=output.pump, args=(r, name), daemon=True).start()
+    sys.stdout = io.TextIOWrapper(
+        os.fdopen(1, "wb", 0), encoding="utf-8", line_buffering=True, write_through=True
+    )
+    sys.stderr = io.TextIOWrapper(
+        os.fdopen(2, "wb", 0), encoding="utf-8", line_buffering=True, write_through=True
+    )
+
+
+class Kernel:
+    def __init__(self, channel, output):
+        self.channel = channel
+        self.output = output
+        self.ns = {}
+        self.final = None
+        self.next_id = 0
+        self.counter = 0
+        self.sources = {}
+
+    def reset(self):
+        self.ns = {
+            "__name__": "__main__",
+            "__builtins__": __builtins__,
+            "final_answer": self.final_answer,
+        }
+
+    def final_answer(self, value):
+        """End the task with value (plain data)."""
+        self.final = (to_plain(value),)
+        raise FinalAnswer()
+
+    def tools_module(self, specs):
+        mod = types.ModuleType("tools")
+        mod.ToolError = ToolError
+        for name, params, doc in specs:
+            setattr(mod, name, self.tool_function(name, params, doc))
+        sys.modules["tools"] = mod
+
+    def tool_function(self, name, params, doc):
+        kernel = self
+
+        def call(*args, **kwargs):
+            if len(args) > len(params):
+                raise TypeError(f"{name}() takes {len(params)} positional arguments")
+            for pname, value in zip(params, args):  # noqa: B905 - runs on any Python 3
+                kwargs[pname] = value
+            kernel.next_id += 1
+            call_id = kernel.next_id
+            kernel.channel.send(
+                {
+                    "op": "tool_call",
+                    "id": call_id,
+                    "name": name,
+                    "args": {k: to_plain(v) for k, v in kwargs.items()},
+                }
+            )
+            while True:
+                reply = kernel.channel.recv()
+                if reply.get("op") == "tool_result" and reply.get("id") == call_id:
+                    break
+            if reply.get("status") == "ok":
+                return reply.get("value")
+            if reply.get("status") == "timeout":
+                raise CellTimeout()
+            raise ToolError(str(reply.get("error")))
+
+        call.__name__ = call.__qualname__ = name
+        call.__doc__ = doc
+        return call
+
+    def run(self, code, timeout):
+        self.output.reset()
+        self.final = None
+        result = {"value": None, "error": None, "timed_out": False, "images": []}
+        start = time.perf_counter()
+        self.counter += 1
+        filename = f"<cell-{self.counter}>"
+        self.sources[filename] = code
+        signal.setitimer(signal.ITIMER_REAL, max(float(timeout), 0.001))
+        try:
+            try:
+                tree = ast.parse(code, filename, "exec")
+                last = None
+                if tree.body and isinstance(tree.body[-1], ast.Expr):
+                    last = ast.Expression(tree.body.pop().value)
+                exec(compile(tree, filename, "exec"), self.ns)
+                if last is not None:
+                    value = eval(compile(last, filename, "eval"), self.ns)
+                    if value is not None:
+                        text = repr(value)
+                        result["value"] = (
+                            text if len(text) < 20000 else text[:10000] + " ... " + text[-10000:]
+                        )
+            except FinalAnswer:
+                pass
+            except (CellTimeout, KeyboardInterrupt):
+                result["timed_out"] = True
+            except BaseException as exc:
+                result["error"] = self.describe(exc)
+        except (CellTimeout, KeyboardInterrupt):
+            result["timed_out"] = True
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        try:  # noqa: SIM105 - a broken figure must not lose the result
+            result["images"] = figures()
+        except Exception:
+            pass
+        self.output.drain()
+        with self.output.lock:
+            result["stdout"] = "".join(self.output.parts["stdout"])
+            result["stderr"] = "".join(self.output.parts["stderr"])
+            result["truncated"] = self.output.truncated
+        result["duration_s"] = time.perf_counter() - start
+        result["is_final_answer"] = self.final is not None
+        result["final_answer"] = self.final[0] if self.final is not None else None
+        return result
+
+    def describe(self, exc):
+        lines = ["Traceback (most recent call last):"]
+        if isinstance(exc, SyntaxError) and (exc.filename or "").startswith("<cell-"):
+            lines = [
+                f'  File "{exc.filename}", line {exc.lineno}',
+                f"    {(exc.text or '').strip()}",
+            ]
+        for frame, lineno in traceback.walk_tb(exc.__traceback__):
+            fn = frame.f_code.co_filename
+            if fn.startswith("<cell-"):
+                lines.append(f'  File "{fn}", line {lineno}, in {frame.f_code.co_name}')
+                src = self.sources.get(fn, "").splitlines()
+                if 0 < lineno <= len(src):
+                    lines.append("    " + src[lineno - 1].strip())
+        try:
+            message = str(exc)
+        except BaseException:
+            message = "<unprintable>"
+        name = type(exc).__name__
+        lines.append(f"{name}: {message}" if message else name)
+        return {"type": name, "message": message, "traceback": "\n".join(lines)}
+
+
+def figures():
+    plt = sys.modules.get("matplotlib.pyplot")
+    if plt is None:
+        return []
+    images = []
+    for num in plt.get_fignums():
+        buf = io.BytesIO()
+        plt.figure(num).savefig(buf, format="png")
+        images.append(base64.b64encode(buf.getvalue()).decode("ascii"))
+    plt.close("all")
+    return images
+
+
+def to_plain(value, depth=0):
+    if depth > 50:
+        raise ValueError("value nested too deeply")
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [to_plain(v, depth + 1) for v in value]
+    if isinstance(value, dict):
+        return {str(k): to_plain(v, depth + 1) for k, v in value.items()}
+    for attr in ("tolist", "to_dict", "isoformat", "item"):
+        fn = getattr(value, attr, None)
+        if callable(fn):
+            try:
+                return to_plain(fn(), depth + 1)
+            except Exception:
+                continue
+    return repr(value)
+
+
+def safe_extract(data, target):
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        base = os.path.realpath(target)
+        for member in tar.getmembers():
+            dest = os.path.realpath(os.path.join(base, member.name))
+            if not (dest == base or dest.startswith(base + os.sep)):
+                raise ValueError(f"refusing to extract {member.name!r} outside {target}")
+            if member.issym() or member.islnk() or member.isdev():
+                raise ValueError(f"refusing to extract link or device {member.name!r}")
+        tar.extractall(base)
+
+
+def archive(path):
+    full = os.path.realpath(os.path.join(WORKDIR, path))
+    if not (full == WORKDIR or full.startswith(WORKDIR + os.sep)) or not os.path.exists(full):
+        raise FileNotFoundError(path)
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        tar.add(full, arcname=os.path.basename(full) or ".")
+    return buf.getvalue()
+
+
+def on_alarm(signum, frame):
+    signal.setitimer(signal.ITIMER_REAL, 0.25)
+    raise CellTimeout()
+
+
+def main():
+    rfile = os.fdopen(os.dup(0), "rb", 0)
+    wfile = os.fdopen(os.dup(1), "wb", 0)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    channel = Channel(rfile, wfile)
+    init = channel.recv()
+    output = Output(channel, int(init.get("max_output", 1_000_000)))
+    capture_fds(output)
+    os.makedirs(WORKDIR, exist_ok=True)
+    os.chdir(WORKDIR)
+    signal.signal(signal.SIGALRM, on_alarm)
+    kernel = Kernel(channel, output)
+    kernel.tools_module(init.get("tools", []))
+    kernel.reset()
+    channel.send({"op": "ready", "pid": os.getpid(), "python": sys.version.split()[0]})
+    while True:
+        msg = channel.recv()
+        op = msg.get("op")
+        try:
+            if op == "exec":
+                channel.send(
+                    {"op": "result", **kernel.run(str(msg.get("code", "")), msg.get("timeout", 30))}
+                )
+            elif op == "reset":
+                kernel.reset()
+                channel.send({"op": "reset_done"})
+            elif op == "put":
+                safe_extract(base64.b64decode(msg["data"]), WORKDIR)
+                channel.send({"op": "file_done"})
+            elif op == "get":
+                channel.send(
+                    {"op": "file", "data": base64.b64encode(archive(msg["path"])).decode()}
+                )
+        except (CellTimeout, KeyboardInterrupt):
+            channel.send(
+                {
+                    "op": "result",
+                    "stdout": "",
+                    "stderr": "",
+                    "timed_out": True,
+                    "truncated": False,
+                    "images": [],
+                }
+            )
+        except Exception as exc:
+            channel.send({"op": "file_error", "message": f"{type(exc).__name__}: {exc}"})
+
+
+main()
