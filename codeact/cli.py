@@ -10,6 +10,7 @@ import argparse
 import importlib.util
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import Any
 import anyio
 
 from codeact import __version__
-from codeact.errors import CodeActError, RunTimeoutError, UserError
+from codeact.errors import CodeActError, RunTimeoutError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_TIMEOUT, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 DATA_MODULES = ("pandas", "numpy")
@@ -36,6 +37,8 @@ def main(argv: list[str] | None = None) -> int:
             from codeact._cli_run import run_command
 
             return run_command(args)
+        if args.command == "sandbox":
+            return sandbox_command(args)
         return doctor(args)
     except KeyboardInterrupt:
         print("\nInterrupted.", file=sys.stderr)
@@ -85,7 +88,34 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--cell-timeout", type=float, default=60, help="seconds per code block")
     run.add_argument("--json", action="store_true", help="print one JSON object, no progress")
     sub.add_parser("doctor", help="check what is installed and usable")
+    sandbox = sub.add_parser("sandbox", help="manage the Docker sandbox image and containers")
+    sandbox_sub = sandbox.add_subparsers(dest="sandbox_command", required=True)
+    build = sandbox_sub.add_parser("build", help="build the sandbox image (works offline)")
+    build.add_argument("--base", default=None, help="base image (default python:3.11-slim)")
+    build.add_argument("--force", action="store_true", help="rebuild even if it exists")
+    sandbox_sub.add_parser("prune", help="remove sandbox containers left behind")
     return p
+
+
+def sandbox_command(args: argparse.Namespace) -> int:
+    """``codeact sandbox build|prune``."""
+    try:
+        if args.sandbox_command == "build":
+            from codeact.executors.docker.image import DEFAULT_BASE, build
+
+            print(build(args.base or DEFAULT_BASE, force=args.force))
+            return EXIT_OK
+        from codeact.executors.docker.executor import LABEL, docker_client
+
+        client = docker_client()
+        found = client.api.containers(all=True, filters={"label": LABEL})
+        for info in found:
+            client.api.remove_container(info["Id"], force=True)
+        print(f"removed {len(found)} sandbox container(s)")
+        return EXIT_OK
+    except (CodeActError, OSError, subprocess.CalledProcessError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
 
 
 # -- doctor --------------------------------------------------------------------------------------
@@ -172,13 +202,19 @@ def _check_endpoint() -> tuple[str, str]:
 
 
 def _check_docker() -> tuple[str, str]:
-    try:
-        from codeact.executors import executor_class
+    if importlib.util.find_spec("docker") is None:
+        return "optional", "docker SDK missing: pip install 'codeact[docker]'"
+    from codeact.executors.docker.executor import IMAGE, docker_client
 
-        executor_class("docker")
-    except UserError as exc:
-        return "optional", f"not available: {exc}"
-    return "ok", "available"
+    try:
+        client = docker_client()
+    except CodeActError as exc:
+        return "optional", f"{exc}"
+    try:
+        client.images.get(IMAGE)
+    except Exception:
+        return "optional", f"engine ok, image {IMAGE} missing: run `codeact sandbox build`"
+    return "ok", f"engine reachable, image {IMAGE} present"
 
 
 def print_json(payload: dict[str, Any]) -> None:

@@ -108,14 +108,23 @@ class OpenAILike(LLM):
             context_window=context_window,
         )
         self._client: AsyncOpenAI | None = None
+        self._loop: object | None = None
 
     @property
     def metadata(self) -> LLMMetadata:
         return self._meta
 
     def client(self) -> AsyncOpenAI:
-        """The SDK client (created on first use)."""
+        """The SDK client for the running event loop (created on first use in each loop: its
+        connections belong to the loop that opened them)."""
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        if self._client is not None and self._loop is not loop:
+            _abandon(self._client)
+            self._client = None
         if self._client is None:
+            self._loop = loop
             try:
                 from openai import AsyncOpenAI
             except ImportError as exc:
@@ -127,8 +136,21 @@ class OpenAILike(LLM):
                 api_key=self.api_key,
                 timeout=self.timeout,
                 max_retries=self.max_retries,
+                http_client=_http_client(self.timeout),
             )
         return self._client
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections (the client is recreated if used again)."""
+        if self._client is not None:
+            client, self._client = self._client, None
+            await client.close()
+
+    async def __aenter__(self) -> OpenAILike:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
 
     async def stream_chat(
         self,
@@ -198,3 +220,24 @@ def _delta(chunk: Any) -> ChatDelta | None:
     if not (text or thinking or calls):
         return None
     return ChatDelta(text=text, thinking=str(thinking), tool_calls=calls)
+
+
+def _http_client(timeout: float) -> Any:
+    """A plain HTTP client for the SDK. (The SDK's own wrapper schedules ``aclose`` on whatever
+    event loop is running when it is garbage-collected, which fails for connections that
+    belonged to a loop that has since ended.)"""
+    try:
+        import httpx2 as httpx  # what recent openai SDKs use
+    except ImportError:
+        import httpx  # type: ignore[no-redef, import-not-found, unused-ignore]
+    return httpx.AsyncClient(timeout=timeout, follow_redirects=True)
+
+
+def _abandon(client: Any) -> None:
+    """Forget a client whose event loop has ended: its connections died with that loop, and
+    closing them from another loop would fail, so mark it closed instead."""
+    inner = getattr(client, "_client", None)
+    state = getattr(inner, "_state", None)
+    closed = getattr(type(state), "CLOSED", None)
+    if inner is not None and closed is not None:
+        inner._state = closed

@@ -1,8 +1,6 @@
-"""Docker tests run against a real engine and the real sandbox image.
-
-Without an engine they skip with the reason — unless CODEACT_REQUIRE_DOCKER=1 (CI), where a
-missing engine or image is a failure.
-"""
+"""Docker tests run against a real engine and the real sandbox image, through codeact's own
+pytest plugin (``codeact.testing``): without an engine they skip with the reason — unless
+CODEACT_REQUIRE_DOCKER=1 (CI), where a missing engine is a failure."""
 
 from __future__ import annotations
 
@@ -11,34 +9,6 @@ import subprocess
 
 import pytest
 
-REQUIRED = os.environ.get("CODEACT_REQUIRE_DOCKER") == "1"
-
-
-def _engine_problem() -> str | None:
-    try:
-        import docker
-    except ImportError:
-        return "the docker SDK is not installed (pip install 'codeact[docker]')"
-    try:
-        docker.from_env().ping()
-    except Exception as exc:
-        return f"no Docker engine reachable: {exc}"
-    return None
-
-
-@pytest.fixture(scope="session")
-def sandbox_image() -> str:
-    problem = _engine_problem()
-    if problem is not None:
-        if REQUIRED:
-            pytest.fail(f"CODEACT_REQUIRE_DOCKER=1 but {problem}")
-        pytest.skip(problem)
-    from codeact.executors.docker import IMAGE
-    from codeact.executors.docker.image import build
-
-    build()
-    return IMAGE
-
 
 @pytest.fixture(autouse=True)
 def _needs_engine(sandbox_image: str) -> None:
@@ -46,8 +16,17 @@ def _needs_engine(sandbox_image: str) -> None:
 
 
 def labelled_containers() -> list[str]:
+    """Sandbox containers created by this test process (other processes may share the engine)."""
     out = subprocess.run(
-        ["docker", "ps", "-aq", "--filter", "label=org.codeact.session"],
+        [
+            "docker",
+            "ps",
+            "-aq",
+            "--filter",
+            "label=org.codeact.session",
+            "--filter",
+            f"label=org.codeact.host-pid={os.getpid()}",
+        ],
         capture_output=True,
         text=True,
         check=True,

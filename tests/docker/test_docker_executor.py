@@ -159,3 +159,32 @@ async def test_codeact_agent_with_docker_tools_from_code() -> None:
             getattr(e, "tool_output", None) and e.tool_output.content == "Rome" for e in events
         )
     assert labelled_containers() == []
+
+
+async def test_pool_gives_warm_sessions_never_reused() -> None:
+    from codeact.executors.docker import SandboxPool
+
+    async with SandboxPool(size=2) as pool:
+        await anyio.sleep(1.5)  # let it warm up
+        t0 = time.monotonic()
+        async with pool.executor(tools=[lookup]) as a:
+            warm = time.monotonic() - t0
+            r = await a.execute("from tools import lookup\nlookup('Oslo')['city']")
+            assert r.value == "'Oslo'"
+            first_id = a.container.id
+        assert warm < 0.5
+        async with pool.executor() as b:
+            assert b.container.id != first_id
+            assert (await b.execute("1")).value == "1"
+    assert labelled_containers() == []
+
+
+async def test_a_malformed_frame_from_the_kernel_side_is_rejected() -> None:
+    async with DockerExecutor(timeout=5) as ex:
+        r = await ex.execute(
+            "import os\nfor fd in range(3, 12):\n    try:\n"
+            "        os.write(fd, b'\\x00\\x00\\x00\\x05hello')\n    except OSError:\n        pass\n"
+            "import time\ntime.sleep(1)"
+        )
+        assert r.restarted and r.error is not None and r.error.type == "ProtocolError"
+        assert (await ex.execute("5 + 5")).value == "10"

@@ -28,8 +28,8 @@ async def test_streams_text_and_reasoning() -> None:
     with FakeOpenAIServer(
         [Reply(text="", thinking="let me think", chunks=["Hel", "lo", " world"])]
     ) as srv:
-        llm = OpenAILike("m", base_url=srv.base_url, api_key="k")
-        deltas = [d async for d in llm.stream_chat([ChatMessage.user("hi")])]
+        async with OpenAILike("m", base_url=srv.base_url, api_key="k") as llm:
+            deltas = [d async for d in llm.stream_chat([ChatMessage.user("hi")])]
     assert [d.text for d in deltas if d.text] == ["Hel", "lo", " world"]
     assert [d.thinking for d in deltas if d.thinking] == ["let me think"]
     body = srv.requests[0]
@@ -152,3 +152,28 @@ def test_message_conversion_with_parts() -> None:
     assert out[0]["content"][2]["file"]["filename"] == "a.csv"
     assert out[1]["content"] is None and out[1]["tool_calls"][0]["id"] == "t"
     assert out[2] == {"role": "tool", "tool_call_id": "t", "content": "3"}
+
+
+def test_one_instance_across_event_loops_leaves_no_stray_tasks() -> None:
+    import asyncio
+    import gc
+
+    with FakeOpenAIServer(["one", "two"]) as srv:
+        llm = OpenAILike("m", base_url=srv.base_url)
+
+        async def ask() -> str:
+            return "".join([d.text async for d in llm.stream_chat([ChatMessage.user("x")])])
+
+        assert asyncio.run(ask()) == "one"
+        assert asyncio.run(ask()) == "two"  # a new loop: a new client, the old one abandoned
+
+        async def idle() -> None:
+            gc.collect()
+            await asyncio.sleep(0.05)
+
+        errors: list[object] = []
+        loop = asyncio.new_event_loop()
+        loop.set_exception_handler(lambda _loop, ctx: errors.append(ctx))
+        loop.run_until_complete(idle())
+        loop.close()
+        assert errors == []

@@ -116,6 +116,8 @@ class DockerExecutor(CodeExecutor):
         max_output_bytes: int = 1_000_000,
         start_timeout: float = 60.0,
         labels: dict[str, str] | None = None,
+        container_id: str | None = None,
+        pool: SandboxPool | None = None,
     ) -> None:
         super().__init__(tools=tools)
         self.image = image
@@ -134,6 +136,11 @@ class DockerExecutor(CodeExecutor):
         self.max_output_bytes = max_output_bytes
         self.start_timeout = start_timeout
         self.extra_labels = dict(labels or {})
+        #: A running container (started with ``container_options()``) to adopt instead of
+        #: creating one, e.g. from ``codeact.testing.SandboxContainer``. Replacements after a
+        #: crash are created by the executor as usual.
+        self.adopt_id = container_id
+        self.pool = pool
         self.session_id = uuid.uuid4().hex[:12]
         self.container: Any = None
         self._client: Any = None
@@ -205,6 +212,18 @@ class DockerExecutor(CodeExecutor):
                 raise UserError(
                     f"Tool {tool.name!r} takes a Context and cannot run from sandboxed code"
                 )
+        if self.pool is not None:
+            donor = await self.pool.take()
+            self._client, self.container, self._stream = (
+                donor._client,
+                donor.container,
+                donor._stream,
+            )
+            donor._client = donor.container = donor._stream = None
+            await donor.aclose()
+            if self.tools:
+                await self._send_tools()
+            return
         if self._client is None:
             self._client = await anyio.to_thread.run_sync(docker_client, self.docker_host)
             await anyio.to_thread.run_sync(reap_orphans, self._client)
@@ -214,6 +233,13 @@ class DockerExecutor(CodeExecutor):
         client = self._client
 
         def create() -> tuple[Any, Any]:
+            if self.adopt_id is not None:
+                container = client.containers.get(self.adopt_id)
+                self.adopt_id = None
+                sock = client.api.attach_socket(
+                    container.id, params={"stdin": 1, "stdout": 1, "stream": 1}
+                )
+                return container, sock
             try:
                 container = client.containers.create(self.image, **self.container_options())
             except Exception as exc:
@@ -239,17 +265,28 @@ class DockerExecutor(CodeExecutor):
         self._stream = ContainerStream(raw)
         source = KERNEL_SOURCE.encode()
         await self._stream.send_raw(HEADER.pack(len(source)) + source)
-        specs = [
-            (t.name, list(t.metadata.parameters.get("properties", {})), t.metadata.description)
-            for t in self.tools
-        ]
-        await self._stream.send({"op": "init", "tools": specs, "max_output": self.max_output_bytes})
+        await self._stream.send(
+            {"op": "init", "tools": self._tool_specs(), "max_output": self.max_output_bytes}
+        )
         with anyio.move_on_after(self.start_timeout) as scope:
             msg = await self._recv()
         if scope.cancelled_caught or msg is None or msg["op"] != "ready":
             detail = await self._death_reason()
             await self._remove()
             raise ExecutorError(f"The sandbox kernel did not start: {detail}")
+
+    def _tool_specs(self) -> list[tuple[str, list[str], str]]:
+        return [
+            (t.name, list(t.metadata.parameters.get("properties", {})), t.metadata.description)
+            for t in self.tools
+        ]
+
+    async def _send_tools(self) -> None:
+        assert self._stream is not None
+        await self._stream.send({"op": "tools", "tools": self._tool_specs()})
+        msg = await self._recv()
+        if msg is None or msg["op"] != "tools_done":
+            raise ExecutorError("the sandbox kernel did not accept the tools")
 
     async def _recv(self) -> dict[str, Any] | None:
         assert self._stream is not None
@@ -509,3 +546,65 @@ def _to_result(raw: dict[str, Any]) -> ExecutionResult:
         final_answer=raw.get("final_answer"),
         images=[i for i in images if isinstance(i, str)] if isinstance(images, list) else [],
     )
+
+
+class SandboxPool:
+    """Keeps ``size`` containers started and their kernels ready, so sessions start warm.
+
+    ``async with SandboxPool(size=2, **limits) as pool:`` then ``DockerExecutor(pool=pool)`` (or
+    ``pool.executor()``): its ``start()`` takes a warm container and the pool starts a
+    replacement. A container serves one session only and is destroyed with it.
+    """
+
+    def __init__(self, size: int = 2, **executor_kwargs: Any) -> None:
+        if size < 1:
+            raise UserError("a SandboxPool needs size >= 1")
+        self.size = size
+        self.executor_kwargs = executor_kwargs
+        self._send, self._recv = anyio.create_memory_object_stream[DockerExecutor](size)
+        self._tg: Any = None
+
+    def executor(self, **kwargs: Any) -> DockerExecutor:
+        """A new session that will start from this pool."""
+        return DockerExecutor(pool=self, **{**self.executor_kwargs, **kwargs})
+
+    async def take(self) -> DockerExecutor:
+        """A started executor (waits for one when the pool is empty)."""
+        if self._tg is None:
+            raise ExecutorError("Use the pool inside `async with SandboxPool(...)`")
+        return await self._recv.receive()
+
+    async def _fill(self) -> None:
+        while True:
+            ex = DockerExecutor(**self.executor_kwargs)
+            try:
+                await ex.start()
+                await self._send.send(ex)
+            except Exception:
+                with anyio.CancelScope(shield=True):
+                    await ex.aclose()
+                await anyio.sleep(1)
+            except BaseException:  # cancelled while starting or waiting: never leak it
+                with anyio.CancelScope(shield=True):
+                    await ex.aclose()
+                raise
+
+    async def __aenter__(self) -> SandboxPool:
+        self._tg = anyio.create_task_group()
+        await self._tg.__aenter__()
+        for _ in range(self.size):
+            self._tg.start_soon(self._fill)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._tg.cancel_scope.cancel()
+        await self._tg.__aexit__(None, None, None)
+        self._tg = None
+        self._send.close()
+        with anyio.CancelScope(shield=True):
+            while True:
+                try:
+                    ex = self._recv.receive_nowait()
+                except (anyio.WouldBlock, anyio.EndOfStream, anyio.ClosedResourceError):
+                    break
+                await ex.aclose()

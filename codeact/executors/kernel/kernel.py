@@ -347,6 +347,9 @@ def main():
             elif op == "reset":
                 kernel.reset()
                 channel.send({"op": "reset_done"})
+            elif op == "tools":
+                kernel.tools_module(msg.get("tools", []))
+                channel.send({"op": "tools_done"})
             elif op == "put":
                 safe_extract(base64.b64decode(msg["data"]), WORKDIR)
                 channel.send({"op": "file_done"})

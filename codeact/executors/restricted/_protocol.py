@@ -24,6 +24,7 @@ WORKER_OPS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "file_done": {},
     "file": {"data": str},
     "file_error": {"message": str},
+    "tools_done": {},
 }
 
 

@@ -1,0 +1,119 @@
+"""Sandbox containers for your own integration tests (testcontainers) and a pytest plugin.
+
+``SandboxContainer`` starts the sandbox image with testcontainers and codeact's hardening; its
+``executor()`` is a ``DockerExecutor`` attached to that container. Ryuk (testcontainers' reaper)
+cannot be pulled on machines without a registry, so it is disabled and containers are cleaned
+up by label instead (``cleanup_sandboxes()``).
+
+The pytest plugin (enabled automatically when codeact is installed) adds the fixtures
+``sandbox_image`` (builds the image if missing) and ``sandbox`` (a started ``DockerExecutor``
+for an async test). Without a Docker engine they skip, unless ``CODEACT_REQUIRE_DOCKER=1``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import AsyncIterator
+from typing import Any
+
+os.environ.setdefault("TESTCONTAINERS_RYUK_DISABLED", "true")
+
+from codeact.executors.docker.executor import IMAGE, LABEL, DockerExecutor, docker_client
+
+
+class SandboxContainer:
+    """A hardened sandbox container managed by testcontainers.
+
+    ``with SandboxContainer() as box: ex = box.executor()`` then ``await ex.execute(...)``.
+    """
+
+    def __init__(self, image: str = IMAGE, **limits: Any) -> None:
+        from testcontainers.core.container import DockerContainer
+
+        self.template = DockerExecutor(image=image, **limits)
+        opts = self.template.container_options()
+        command = opts.pop("command")
+        env = opts.pop("environment")
+        tmpfs = opts.pop("tmpfs")
+        opts.pop("detach", None)
+        self.container = DockerContainer(image, command=command, env=env)
+        self.container.tmpfs = dict(tmpfs)  # full mount options (with_tmpfs_mount only sets size)
+        self.container.with_kwargs(**opts)
+
+    def start(self) -> SandboxContainer:
+        """Start the container (its kernel waits for the executor to attach)."""
+        self.container.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop and remove the container (an executor that adopted it may have removed it)."""
+        with contextlib.suppress(Exception):
+            self.container.stop()
+
+    def __enter__(self) -> SandboxContainer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def container_id(self) -> str:
+        """The Docker id of the running container."""
+        return str(self.container.get_wrapped_container().id)
+
+    def executor(self, **kwargs: Any) -> DockerExecutor:
+        """A ``DockerExecutor`` that adopts this container (``start()`` it or ``async with``)."""
+        params = {
+            "image": self.template.image,
+            "memory": self.template.memory,
+            "cpus": self.template.cpus,
+            "pids_limit": self.template.pids_limit,
+            "network": self.template.network,
+            **kwargs,
+        }
+        return DockerExecutor(container_id=self.container_id, **params)
+
+
+def cleanup_sandboxes() -> int:
+    """Remove every codeact sandbox container on the engine; returns how many."""
+    client = docker_client()
+    removed = 0
+    for info in client.api.containers(all=True, filters={"label": LABEL}):
+        client.api.remove_container(info["Id"], force=True)
+        removed += 1
+    return removed
+
+
+def _engine_problem() -> str | None:
+    try:
+        docker_client()
+    except Exception as exc:
+        return str(exc)
+    return None
+
+
+try:
+    import pytest
+except ImportError:  # pragma: no cover - the plugin is only loaded by pytest
+    pytest = None  # type: ignore[assignment]
+
+if pytest is not None:
+
+    @pytest.fixture(scope="session")
+    def sandbox_image() -> str:
+        """The sandbox image, built if missing; skips (or fails in CI) without an engine."""
+        problem = _engine_problem()
+        if problem is not None:
+            if os.environ.get("CODEACT_REQUIRE_DOCKER") == "1":
+                pytest.fail(f"CODEACT_REQUIRE_DOCKER=1 but no Docker engine: {problem}")
+            pytest.skip(f"no Docker engine: {problem}")
+        from codeact.executors.docker.image import build
+
+        return build()
+
+    @pytest.fixture
+    async def sandbox(sandbox_image: str) -> AsyncIterator[DockerExecutor]:
+        """A started ``DockerExecutor`` (removed after the test)."""
+        async with DockerExecutor(image=sandbox_image) as ex:
+            yield ex
