@@ -188,3 +188,32 @@ async def test_a_malformed_frame_from_the_kernel_side_is_rejected() -> None:
         )
         assert r.restarted and r.error is not None and r.error.type == "ProtocolError"
         assert (await ex.execute("5 + 5")).value == "10"
+
+
+DOS = {
+    "while_true": "while True:\n    pass",
+    "swallow_timeout": "while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass",
+    "sleep_forever": "import time\ntime.sleep(10**6)",
+    "c_loop_sum": "sum(range(10**13))",
+    "regex_backtrack": "import re\nre.match(r'(a+)+$', 'a' * 40 + 'b')",
+    "print_flood": "while True:\n    print('x' * 1000)",
+}
+
+
+@pytest.mark.parametrize("name", sorted(DOS))
+async def test_denial_of_service_attempts_end_and_the_session_recovers(name: str) -> None:
+    async with DockerExecutor(timeout=1, max_output_bytes=50_000) as ex:
+        t0 = time.monotonic()
+        r = await ex.execute(DOS[name])
+        assert r.timed_out and time.monotonic() - t0 < 8
+        assert len(r.stdout) <= 50_000
+        assert (await ex.execute("6 * 7")).value == "42"
+
+
+async def test_no_host_secret_or_host_file_is_visible(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CODEACT_TEST_SECRET", "host-secret-7f3a9")
+    async with DockerExecutor() as ex:
+        r = await ex.execute(
+            "import os\n[k for k in os.environ if 'SECRET' in k], os.path.exists('/work')"
+        )
+        assert r.value == "([], False)"
