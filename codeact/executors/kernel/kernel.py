@@ -8,6 +8,7 @@ matplotlib figures as PNG, and proxies ``from tools import x`` calls to the host
 
 import ast
 import base64
+import codecs
 import io
 import json
 import os
@@ -80,6 +81,9 @@ class Output:
         self.truncated = False
         self.parts = {"stdout": [], "stderr": []}
         self.lock = threading.Lock()
+        self.fds = {}
+        self.marks = {"stdout": threading.Event(), "stderr": threading.Event()}
+        self.marker = "\x00codeact-drain-" + os.urandom(8).hex() + "\x00"
 
     def reset(self):
         with self.lock:
@@ -101,6 +105,9 @@ class Output:
         self.channel.send({"op": "stream", "name": name, "text": text})
 
     def pump(self, fd, name):
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        held = ""
+        marker = self.marker
         while True:
             try:
                 data = os.read(fd, 65536)
@@ -108,12 +115,28 @@ class Output:
                 return
             if not data:
                 return
-            self.add(name, data.decode("utf-8", "replace"))
+            text = held + decoder.decode(data)
+            held = ""
+            while marker in text:
+                before, text = text.split(marker, 1)
+                if before:
+                    self.add(name, before)
+                self.marks[name].set()
+            keep = max((i for i in range(1, len(marker)) if text.endswith(marker[:i])), default=0)
+            if keep:
+                text, held = text[:-keep], text[-keep:]
+            if text:
+                self.add(name, text)
 
     def drain(self):
+        """Wait until everything written so far went through the pipes (a marker round trip)."""
         sys.stdout.flush()
         sys.stderr.flush()
-        time.sleep(0.002)  # let the pump threads forward what is still in the pipes
+        for name, fd in self.fds.items():
+            self.marks[name].clear()
+            os.write(fd, self.marker.encode())
+        for name in self.fds:
+            self.marks[name].wait(2)
 
 
 def capture_fds(output):
@@ -121,6 +144,7 @@ def capture_fds(output):
         r, w = os.pipe()
         os.dup2(w, fd)
         os.close(w)
+        output.fds[name] = fd
         threading.Thread(target=output.pump, args=(r, name), daemon=True).start()
     sys.stdout = io.TextIOWrapper(
         os.fdopen(1, "wb", 0), encoding="utf-8", line_buffering=True, write_through=True
