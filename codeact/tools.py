@@ -103,6 +103,12 @@ def render_output(value: Any) -> str:
     return str(value)
 
 
+def from_plain_json(value: Any) -> Any:
+    """A plain-data copy of a tool's raw output for sandboxed code (anything not JSON-able,
+    e.g. a ``pathlib.Path``, becomes its string)."""
+    return json.loads(json.dumps(value, default=str))
+
+
 def _is_context_annotation(annotation: Any) -> bool:
     from codeact.context import Context
 

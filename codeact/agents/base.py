@@ -22,7 +22,7 @@ from codeact._messages import ChatMessage
 from codeact.agents._handler import RunHandler
 from codeact.context import Context
 from codeact.errors import UserError
-from codeact.events import AgentOutput, ToolCallResult
+from codeact.events import AgentOutput, AgentStream, ToolCallResult
 from codeact.llms.base import LLM
 from codeact.memory import ChatMemory
 from codeact.tools import BaseTool, to_tool
@@ -149,6 +149,19 @@ class BaseAgent(ABC):
     def tools_for_run(self) -> list[BaseTool]:
         """The agent's own tools (a workflow adds ``handoff``)."""
         return list(self.tools)
+
+    async def stream_text(self, step: StepContext, llm_input: list[ChatMessage]) -> str:
+        """Stream a plain-text reply (no native tools), emitting ``AgentStream`` events."""
+        text = ""
+        async for delta in self.llm.stream_chat(llm_input):
+            text += delta.text
+            if delta.text or delta.thinking:
+                step.handler.emit(
+                    AgentStream(
+                        delta=delta.text, response=text, thinking_delta=delta.thinking or None
+                    )
+                )
+        return text
 
     # -- running -------------------------------------------------------------------------------
     def run(

@@ -15,7 +15,7 @@ from codeact.agents._loop import current_call
 from codeact.agents.base import BaseAgent, RunState, StepContext
 from codeact.context import Context
 from codeact.errors import UserError
-from codeact.events import AgentOutput, AgentStream, CodeOutputStream, ToolCallResult
+from codeact.events import AgentOutput, CodeOutputStream, ToolCallResult
 from codeact.executors.base import (
     CodeExecutor,
     ExecutionError,
@@ -201,15 +201,7 @@ class CodeActAgent(BaseAgent):
         self, step: StepContext, llm_input: list[ChatMessage], tools: list[BaseTool]
     ) -> AgentOutput:
         """Stream a reply; its ``<execute>`` blocks become ``execute`` calls."""
-        text = ""
-        async for delta in self.llm.stream_chat(llm_input):
-            text += delta.text
-            if delta.text or delta.thinking:
-                step.handler.emit(
-                    AgentStream(
-                        delta=delta.text, response=text, thinking_delta=delta.thinking or None
-                    )
-                )
+        text = await self.stream_text(step, llm_input)
         run = step.run
         blocks, problem = parse_blocks(text)
         reply = ChatMessage.assistant(text)

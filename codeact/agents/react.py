@@ -10,7 +10,7 @@ from typing import Any
 
 from codeact._messages import ChatMessage, ToolCallRequest
 from codeact.agents.base import BaseAgent, RunState, StepContext
-from codeact.events import AgentOutput, AgentStream, ToolCallResult
+from codeact.events import AgentOutput, ToolCallResult
 from codeact.tools import BaseTool
 
 REACT_HEADER = """\
@@ -147,15 +147,7 @@ class ReActAgent(BaseAgent):
         self, step: StepContext, llm_input: list[ChatMessage], tools: list[BaseTool]
     ) -> AgentOutput:
         """Stream a reply and parse it; a parse failure becomes a retry message."""
-        text = ""
-        async for delta in self.llm.stream_chat(llm_input):
-            text += delta.text
-            if delta.text or delta.thinking:
-                step.handler.emit(
-                    AgentStream(
-                        delta=delta.text, response=text, thinking_delta=delta.thinking or None
-                    )
-                )
+        text = await self.stream_text(step, llm_input)
         trace: list[dict[str, Any]] = step.run.extra.setdefault("reasoning", [])
         try:
             parsed = parse_react(text)

@@ -11,18 +11,18 @@ import tarfile
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import Any
 
 import anyio
 import anyio.to_thread
 
 from codeact import __version__
 from codeact.errors import ExecutorError, UserError
-from codeact.executors.base import CodeExecutor, ExecutionError, ExecutionResult, OutputCallback
+from codeact.executors._remote import collect_result, to_result
+from codeact.executors.base import CodeExecutor, ExecutionResult, OutputCallback
 from codeact.executors.docker._stream import ContainerStream
 from codeact.executors.kernel import BOOTSTRAP, KERNEL_SOURCE
-from codeact.executors.restricted._protocol import HEADER, ProtocolError, decode_worker_frame
-from codeact.executors.restricted._session import from_plain_json
+from codeact.executors.restricted._protocol import HEADER, decode_worker_frame
 from codeact.tools import BaseTool
 
 IMAGE = f"codeact-sandbox:{__version__}"
@@ -350,75 +350,31 @@ class DockerExecutor(CodeExecutor):
             if self.container is None:
                 await self._boot()
             raw = await self._execute(code, limit, on_output)
-        return _to_result(raw)
+        return to_result(raw)
 
     async def _execute(
         self, code: str, limit: float, on_output: OutputCallback | None
     ) -> dict[str, Any]:
         assert self._stream is not None
         deadline = time.monotonic() + limit
-        out: dict[str, list[str]] = {"stdout": [], "stderr": []}
+        peer = _KernelPeer(self)
         try:
-            await self._stream.send({"op": "exec", "code": code, "timeout": limit})
+            await peer.send({"op": "exec", "code": code, "timeout": limit})
         except OSError:
             reason = await self._death_reason()
             await self._restart()
-            return _lost(out, "SandboxCrashed", reason)
+            return {
+                "stdout": "",
+                "stderr": "",
+                "restarted": True,
+                "error": {"type": "SandboxCrashed", "message": reason, "traceback": reason},
+            }
         try:
-            return await self._collect(deadline, out, on_output)
+            return await collect_result(peer, self.tools, deadline, KILL_GRACE_S, on_output)
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True):
                 await self._interrupt()
             raise
-
-    async def _collect(
-        self, deadline: float, out: dict[str, list[str]], on_output: OutputCallback | None
-    ) -> dict[str, Any]:
-        while True:
-            wait = max(deadline + KILL_GRACE_S - time.monotonic(), 0.0)
-            try:
-                with anyio.move_on_after(wait) as scope:
-                    msg = await self._recv()
-            except ProtocolError as exc:
-                await self._restart()
-                return _lost(out, "ProtocolError", f"the kernel sent a malformed frame: {exc}")
-            if scope.cancelled_caught:
-                await self._restart()
-                result = _lost(out, None, None)
-                result["timed_out"] = True
-                return result
-            if msg is None:
-                reason = await self._death_reason()
-                kind = "MemoryError" if "out of memory" in reason else "SandboxCrashed"
-                await self._restart()
-                return _lost(out, kind, reason)
-            op = msg["op"]
-            if op == "stream":
-                name: Literal["stdout", "stderr"] = (
-                    "stderr" if msg["name"] == "stderr" else "stdout"
-                )
-                out[name].append(msg["text"])
-                if on_output is not None:
-                    on_output(name, msg["text"])
-            elif op == "tool_call":
-                status, value = await self._tool(msg["name"], msg["args"], deadline)
-                reply: dict[str, Any] = {"op": "tool_result", "id": msg["id"], "status": status}
-                reply["value" if status == "ok" else "error"] = value
-                assert self._stream is not None
-                await self._stream.send(reply)
-            elif op == "result":
-                return msg
-
-    async def _tool(self, name: str, args: dict[str, Any], deadline: float) -> tuple[str, Any]:
-        tool = next((t for t in self.tools if t.name == name), None)
-        if tool is None:
-            return "error", f"no tool named {name!r}"
-        with anyio.move_on_after(max(deadline - time.monotonic(), 0.0)):
-            output = await tool.acall(args)
-            if output.is_error:
-                return "error", output.content
-            return "ok", from_plain_json(output.raw_output)
-        return "timeout", None
 
     async def _interrupt(self) -> None:
         container = self.container
@@ -513,39 +469,25 @@ def _check_rel(path: str) -> None:
         raise UserError(f"Paths must be relative to /workspace: {path!r}")
 
 
-def _lost(out: dict[str, list[str]], kind: str | None, message: str | None) -> dict[str, Any]:
-    result: dict[str, Any] = {
-        "stdout": "".join(out["stdout"]),
-        "stderr": "".join(out["stderr"]),
-        "restarted": True,
-    }
-    if kind is not None:
-        result["error"] = {
-            "type": kind,
-            "message": message or "",
-            "traceback": f"{kind}: {message}",
-        }
-    return result
+class _KernelPeer:
+    """The executor's kernel as a ``FramePeer`` for ``collect_result``."""
 
+    def __init__(self, owner: DockerExecutor) -> None:
+        self.owner = owner
 
-def _to_result(raw: dict[str, Any]) -> ExecutionResult:
-    err = raw.get("error")
-    images = raw.get("images") or []
-    return ExecutionResult(
-        stdout=raw.get("stdout", ""),
-        stderr=raw.get("stderr", ""),
-        value=raw.get("value") if isinstance(raw.get("value"), str) else None,
-        error=ExecutionError(**{k: str(err.get(k, "")) for k in ("type", "message", "traceback")})
-        if isinstance(err, dict)
-        else None,
-        duration_s=float(raw.get("duration_s", 0.0) or 0.0),
-        timed_out=bool(raw.get("timed_out", False)),
-        restarted=bool(raw.get("restarted", False)),
-        truncated=bool(raw.get("truncated", False)),
-        is_final_answer=bool(raw.get("is_final_answer", False)),
-        final_answer=raw.get("final_answer"),
-        images=[i for i in images if isinstance(i, str)] if isinstance(images, list) else [],
-    )
+    async def recv(self) -> dict[str, Any] | None:
+        return await self.owner._recv()
+
+    async def send(self, message: dict[str, Any]) -> None:
+        assert self.owner._stream is not None
+        await self.owner._stream.send(message)
+
+    async def restart(self) -> None:
+        await self.owner._restart()
+
+    async def death_reason(self) -> tuple[str, str]:
+        reason = await self.owner._death_reason()
+        return ("MemoryError" if "out of memory" in reason else "SandboxCrashed"), reason
 
 
 class SandboxPool:

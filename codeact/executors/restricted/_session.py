@@ -11,7 +11,6 @@ import builtins
 import datetime
 import decimal
 import fractions
-import json
 import os
 import time
 from collections.abc import Callable
@@ -412,8 +411,3 @@ def _builtin_copy(value: Any) -> Any:
         if isinstance(value, base):
             return base(value)
     return value
-
-
-def from_plain_json(value: Any) -> Any:
-    """A plain-data copy of a tool's raw output (anything not JSON-able becomes a string)."""
-    return json.loads(json.dumps(value, default=str))

@@ -23,17 +23,17 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 
 import codeact
 from codeact.errors import ExecutorError, UserError
-from codeact.executors.base import CodeExecutor, ExecutionError, ExecutionResult, OutputCallback
+from codeact.executors._remote import collect_result, run_host_tool, to_result
+from codeact.executors.base import CodeExecutor, ExecutionResult, OutputCallback
 from codeact.executors.restricted._guards import CellTimeout
 from codeact.executors.restricted._interrupt import WATCHDOG
 from codeact.executors.restricted._protocol import (
     HEADER,
-    ProtocolError,
     decode_worker_frame,
     encode,
     frame_length,
 )
-from codeact.executors.restricted._session import Session, from_plain_json
+from codeact.executors.restricted._session import Session
 from codeact.tools import BaseTool
 
 Isolation = Literal["inline", "process"]
@@ -198,7 +198,7 @@ class RestrictedExecutor(CodeExecutor):
                 raw = await self._worker.execute(code, limit, on_output)
             else:
                 raw = await self._execute_inline(code, limit, on_output)
-        return _to_result(raw)
+        return to_result(raw)
 
     async def _execute_inline(
         self, code: str, limit: float, on_output: OutputCallback | None
@@ -238,7 +238,7 @@ class RestrictedExecutor(CodeExecutor):
 
     def _inline_bridge(self, name: str, args: dict[str, Any]) -> Any:
         deadline = getattr(self, "_deadline", time.monotonic() + self.timeout)
-        status, value = anyio.from_thread.run(self._host_tool_call, name, args, deadline)
+        status, value = anyio.from_thread.run(run_host_tool, self.tools, name, args, deadline)
         if status == "ok":
             return value
         if status == "timeout":
@@ -246,20 +246,6 @@ class RestrictedExecutor(CodeExecutor):
         from codeact.executors.restricted._session import ToolError
 
         raise ToolError(value)
-
-    async def _host_tool_call(
-        self, name: str, args: dict[str, Any], deadline: float
-    ) -> tuple[str, Any]:
-        """Run a tool on the host for a cell: ("ok", plain value) | ("error", text) | timeout."""
-        tool = next((t for t in self.tools if t.name == name), None)
-        if tool is None:
-            return "error", f"no tool named {name!r}"
-        with anyio.move_on_after(max(deadline - time.monotonic(), 0.0)):
-            output = await tool.acall(args)
-            if output.is_error:
-                return "error", output.content
-            return "ok", from_plain_json(output.raw_output)
-        return "timeout", None
 
 
 def _thread_sink(on_output: OutputCallback) -> Callable[[str, str], None]:
@@ -277,22 +263,6 @@ def _disarm(tid: int) -> None:
             return
         except CellTimeout:
             continue
-
-
-def _to_result(raw: dict[str, Any]) -> ExecutionResult:
-    err = raw.get("error")
-    return ExecutionResult(
-        stdout=raw.get("stdout", ""),
-        stderr=raw.get("stderr", ""),
-        value=raw.get("value"),
-        error=ExecutionError(**err) if isinstance(err, dict) else None,
-        duration_s=float(raw.get("duration_s", 0.0)),
-        timed_out=bool(raw.get("timed_out", False)),
-        restarted=bool(raw.get("restarted", False)),
-        truncated=bool(raw.get("truncated", False)),
-        is_final_answer=bool(raw.get("is_final_answer", False)),
-        final_answer=raw.get("final_answer"),
-    )
 
 
 class _Worker:
@@ -327,7 +297,7 @@ class _Worker:
         )
         assert self.proc.stdout is not None
         self.reader = BufferedByteReceiveStream(self.proc.stdout)
-        await self._send(
+        await self.send(
             {
                 "op": "init",
                 "workdir": str(owner.workdir),
@@ -338,7 +308,7 @@ class _Worker:
             }
         )
         with anyio.move_on_after(60) as scope:
-            msg = await self._recv()
+            msg = await self.recv()
         if scope.cancelled_caught or msg is None or msg["op"] != "ready":
             await self.stop()
             raise ExecutorError(
@@ -347,11 +317,11 @@ class _Worker:
                 "large enough for the allowed modules."
             )
 
-    async def _send(self, message: dict[str, Any]) -> None:
+    async def send(self, message: dict[str, Any]) -> None:
         assert self.proc is not None and self.proc.stdin is not None
         await self.proc.stdin.send(encode(message))
 
-    async def _recv(self) -> dict[str, Any] | None:
+    async def recv(self) -> dict[str, Any] | None:
         """The next valid frame, or None when the worker is gone."""
         assert self.reader is not None
         try:
@@ -362,9 +332,9 @@ class _Worker:
         return decode_worker_frame(body)
 
     async def reset(self) -> None:
-        await self._send({"op": "reset"})
+        await self.send({"op": "reset"})
         while True:
-            msg = await self._recv()
+            msg = await self.recv()
             if msg is None:
                 await self.restart()
                 return
@@ -389,55 +359,23 @@ class _Worker:
         self, code: str, limit: float, on_output: OutputCallback | None
     ) -> dict[str, Any]:
         deadline = time.monotonic() + limit
-        out: dict[str, list[str]] = {"stdout": [], "stderr": []}
         try:
-            await self._send({"op": "exec", "code": code, "timeout": limit})
-            return await self._collect(deadline, out, on_output)
+            await self.send({"op": "exec", "code": code, "timeout": limit})
+            return await collect_result(self, self.owner.tools, deadline, KILL_GRACE_S, on_output)
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True):
-                await self._interrupt(out)
+                await self._interrupt()
             raise
 
-    async def _collect(
-        self, deadline: float, out: dict[str, list[str]], on_output: OutputCallback | None
-    ) -> dict[str, Any]:
-        while True:
-            wait = max(deadline + KILL_GRACE_S - time.monotonic(), 0.0)
-            try:
-                with anyio.move_on_after(wait) as scope:
-                    msg = await self._recv()
-            except ProtocolError as exc:
-                await self.restart()
-                return _lost(out, "ProtocolError", f"the worker sent a malformed frame: {exc}")
-            if scope.cancelled_caught:
-                await self.restart()
-                result = _lost(out, None, None)
-                result["timed_out"] = True
-                return result
-            if msg is None:
-                code = None
-                if self.proc is not None:
-                    with anyio.move_on_after(2):
-                        code = await self.proc.wait()
-                await self.restart()
-                return _lost(out, "SandboxCrashed", _death_reason(code))
-            op = msg["op"]
-            if op == "stream":
-                name: Literal["stdout", "stderr"] = (
-                    "stderr" if msg["name"] == "stderr" else "stdout"
-                )
-                out[name].append(msg["text"])
-                if on_output is not None:
-                    on_output(name, msg["text"])
-            elif op == "tool_call":
-                status, value = await self.owner._host_tool_call(msg["name"], msg["args"], deadline)
-                reply: dict[str, Any] = {"op": "tool_result", "id": msg["id"], "status": status}
-                reply["value" if status == "ok" else "error"] = value
-                await self._send(reply)
-            elif op == "result":
-                return msg
+    async def death_reason(self) -> tuple[str, str]:
+        """How the worker ended, from its exit status."""
+        code = None
+        if self.proc is not None:
+            with anyio.move_on_after(2):
+                code = await self.proc.wait()
+        return "SandboxCrashed", _death_reason(code)
 
-    async def _interrupt(self, out: dict[str, list[str]]) -> None:
+    async def _interrupt(self) -> None:
         """Stop the running cell after a cancellation: SIGALRM, then kill if it does not stop."""
         if self.proc is None or self.proc.returncode is not None:
             return
@@ -447,26 +385,11 @@ class _Worker:
             return
         with anyio.move_on_after(KILL_GRACE_S) as scope:
             while True:
-                msg = await self._recv()
+                msg = await self.recv()
                 if msg is None or msg["op"] == "result":
                     break
         if scope.cancelled_caught:
             await self.restart()
-
-
-def _lost(out: dict[str, list[str]], kind: str | None, message: str | None) -> dict[str, Any]:
-    result: dict[str, Any] = {
-        "stdout": "".join(out["stdout"]),
-        "stderr": "".join(out["stderr"]),
-        "restarted": True,
-    }
-    if kind is not None:
-        result["error"] = {
-            "type": kind,
-            "message": message or "",
-            "traceback": f"{kind}: {message}",
-        }
-    return result
 
 
 def _death_reason(code: int | None) -> str:
@@ -476,6 +399,8 @@ def _death_reason(code: int | None) -> str:
         except ValueError:
             name = str(-code)
         hint = " (probably the CPU time limit)" if name == "SIGXCPU" else ""
-        hint = hint or (" (killed: possibly out of memory)" if name == "SIGKILL" else "")
+        hint = hint or (
+            " (killed from outside, or by the system's OOM killer)" if name == "SIGKILL" else ""
+        )
         return f"the sandbox process died from {name}{hint}; the session was restarted"
     return f"the sandbox process exited (code {code}); the session was restarted"
