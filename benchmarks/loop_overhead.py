@@ -59,9 +59,15 @@ def main() -> None:
     print(f"  async tool:                {async_ms:.3f} ms/step")
     print("  target: <= 0.5 ms/step")
     try:
-        import llama_index.core  # noqa: F401
+        from _llamaindex_anchor import measure_llamaindex
     except ImportError:
         print("llama-index-core not installed: no LlamaIndex anchor in this run")
+        return
+    li_ms = anyio.run(measure_llamaindex, STEPS, args.runs) * 1000
+    print(
+        f"llama-index-core FunctionAgent, same run: {li_ms:.3f} ms/step "
+        f"(codeact is {li_ms / sync_ms:.1f}x faster with a sync tool)"
+    )
 
 
 if __name__ == "__main__":

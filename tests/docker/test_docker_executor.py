@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import time
 
 import anyio
@@ -217,3 +218,69 @@ async def test_no_host_secret_or_host_file_is_visible(monkeypatch: pytest.Monkey
             "import os\n[k for k in os.environ if 'SECRET' in k], os.path.exists('/work')"
         )
         assert r.value == "([], False)"
+
+
+async def test_any_image_with_python3_works_the_kernel_is_injected() -> None:
+    from codeact.executors.docker.image import LOCAL_BASE, image_exists
+
+    if not image_exists(LOCAL_BASE):
+        pytest.skip(f"{LOCAL_BASE} was not built here (a registry base image was used)")
+    async with DockerExecutor(image=LOCAL_BASE, user="65534:65534") as ex:
+        r = await ex.execute("import sys, os\nsys.version_info[0], os.getuid()")
+        assert r.value == "(3, 65534)"
+
+
+async def test_folders_round_trip_as_tar_archives() -> None:
+    import io
+    import tarfile
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for name, data in (("proj/a.txt", b"A"), ("proj/sub/b.txt", b"BB")):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    async with DockerExecutor() as ex:
+        await ex.upload_archive(buf.getvalue())
+        r = await ex.execute(
+            "import os\nsorted(os.path.join(d, f) for d, _, fs in os.walk('proj') for f in fs)"
+        )
+        assert r.value == "['proj/a.txt', 'proj/sub/b.txt']"
+        archive = await ex.download("proj")
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            names = sorted(m.name for m in tar.getmembers() if m.isfile())
+        assert names == ["proj/a.txt", "proj/sub/b.txt"]
+        evil = io.BytesIO()
+        with tarfile.open(fileobj=evil, mode="w") as tar:
+            info = tarfile.TarInfo("../../etc/evil")
+            info.size = 1
+            tar.addfile(info, io.BytesIO(b"x"))
+        with pytest.raises(Exception, match="outside"):
+            await ex.upload_archive(evil.getvalue())
+
+
+async def test_orphans_of_dead_processes_are_reaped_on_start() -> None:
+    import docker
+
+    from codeact.executors.docker import IMAGE
+    from codeact.executors.docker.executor import LABEL, LABEL_HOST, LABEL_PID
+
+    client = docker.from_env()
+    dead_pid = 2**22 + 12345  # above pid_max: never a live process
+    orphan = client.containers.create(
+        IMAGE,
+        command=["sleep", "60"],
+        labels={
+            LABEL: "orphan",
+            LABEL_PID: str(dead_pid),
+            LABEL_HOST: __import__("socket").gethostname(),
+        },
+    )
+    try:
+        async with DockerExecutor() as ex:
+            assert (await ex.execute("1")).value == "1"
+        with pytest.raises(docker.errors.NotFound):
+            client.containers.get(orphan.id)
+    finally:
+        with contextlib.suppress(docker.errors.NotFound):
+            orphan.remove(force=True)
