@@ -13,7 +13,7 @@ from typing import Any
 
 import anyio
 
-from codeact.agents.codeact import CodeActAgent
+from codeact.agents.codeact import CodeActAgent, describe_files
 from codeact.cli import (
     DATA_MODULES,
     EXIT_FAILED,
@@ -37,24 +37,6 @@ from codeact.events import (
 )
 from codeact.executors import CodeExecutor, get_executor
 from codeact.llms.base import LLM
-
-PREVIEW_LINES = 5
-
-
-def describe_files(files: dict[str, bytes]) -> str:
-    """A note for the model listing the uploaded files with the first lines of text files."""
-    if not files:
-        return ""
-    out = ["Files in the working directory (open them with relative paths):"]
-    for name, data in files.items():
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            out.append(f"- {name} ({len(data)} bytes, binary)")
-            continue
-        head = "\n".join(text.splitlines()[:PREVIEW_LINES])
-        out.append(f"- {name} ({len(text.splitlines())} lines). First lines:\n```\n{head}\n```")
-    return "\n".join(out)
 
 
 def make_llm(args: argparse.Namespace, say: Any) -> LLM:

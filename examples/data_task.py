@@ -12,10 +12,11 @@ from pathlib import Path
 import anyio
 
 from codeact import CodeActAgent, Context, RestrictedExecutor
+from codeact.agents.codeact import describe_files
 from codeact.llms import LLM, ScriptedLLM
 
 DATA = Path(__file__).parent / "data" / "sales.csv"
-QUESTION = "What was the total revenue (units * price) per city? Return it with final_answer."
+QUESTION = "How many units were sold in each city? Return a dict with final_answer."
 
 
 def make_llm() -> LLM:
@@ -23,9 +24,7 @@ def make_llm() -> LLM:
         return ScriptedLLM(
             [
                 "<execute>\nimport pandas as pd\ndf = pd.read_csv('sales.csv')\n"
-                "df['revenue'] = df['units'] * df['price']\n"
-                "totals = df.groupby('city')['revenue'].sum().round(2)\n"
-                "final_answer(totals.to_dict())\n</execute>"
+                "final_answer(df.groupby('city')['units'].sum().to_dict())\n</execute>"
             ],
             function_calling=False,
         )
@@ -38,10 +37,12 @@ async def main() -> None:
     executor = RestrictedExecutor(isolation="process", allowed_modules=["pandas", "numpy"])
     agent = CodeActAgent(llm=make_llm(), executor=lambda: executor)
     async with Context() as ctx:
-        await agent.session(ctx).upload("sales.csv", DATA.read_bytes())
-        result = await agent.run(QUESTION, ctx=ctx)
+        files = {"sales.csv": DATA.read_bytes()}
+        await agent.session(ctx).upload("sales.csv", files["sales.csv"])
+        # Show the model the file's name and first lines (small models need it).
+        result = await agent.run(f"{QUESTION}\n\n{describe_files(files)}", ctx=ctx)
     print("answer:", result.response.text)
-    print("value:", result.value)  # data, not prose: {'Lyon': ..., 'Nice': ..., 'Paris': ...}
+    print("value:", result.value)  # data when the model used final_answer(...)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 EXPECTED = {
-    "data_task.py": "value: {'Lyon': 81.2, 'Nice': 95.9, 'Paris': 116.2}",
+    "data_task.py": "value: {'Lyon': 24, 'Nice': 28, 'Paris': 33}",
     "docker_sandbox.py": "answer: The best-selling product is coffee.",
     "custom_executor.py": "cells seen by the custom executor: ['a = 1\\nb = 2']",
     "test_in_containers.py": "2 passed",

@@ -76,6 +76,25 @@ def render_tool_stubs(tools: Sequence[BaseTool]) -> str:
     return "\n".join(out)
 
 
+PREVIEW_LINES = 5
+
+
+def describe_files(files: dict[str, bytes]) -> str:
+    """A note for the model listing the uploaded files with the first lines of text files."""
+    if not files:
+        return ""
+    out = ["Files in the working directory (open them with relative paths):"]
+    for name, data in files.items():
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            out.append(f"- {name} ({len(data)} bytes, binary)")
+            continue
+        head = "\n".join(text.splitlines()[:PREVIEW_LINES])
+        out.append(f"- {name} ({len(text.splitlines())} lines). First lines:\n```\n{head}\n```")
+    return "\n".join(out)
+
+
 def parse_blocks(text: str) -> tuple[list[str], str | None]:
     """``(code blocks, format error)`` found in a reply; fences inside the tags are tolerated."""
     blocks = []

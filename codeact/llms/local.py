@@ -201,7 +201,8 @@ class LocalLLM(LLM):
             temperature=self.temperature,
             max_tokens=self.max_tokens,
             timeout=600,
-            max_retries=0,
+            # The embedded server may drop an idle keep-alive connection: retry on a fresh one.
+            max_retries=2,
             extra_body={"stop": self.stop} if self.stop else None,
         )
 
