@@ -7,6 +7,7 @@ Exit codes: 0 answered; 1 the run failed (model error, step limit); 2 usage or s
 from __future__ import annotations
 
 import argparse
+import importlib
 import importlib.util
 import json
 import os
@@ -39,6 +40,8 @@ def main(argv: list[str] | None = None) -> int:
             return run_command(args)
         if args.command == "sandbox":
             return sandbox_command(args)
+        if args.command == "serve":
+            return serve_command(args)
         return doctor(args)
     except KeyboardInterrupt:
         print("\nInterrupted.", file=sys.stderr)
@@ -88,6 +91,22 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--cell-timeout", type=float, default=60, help="seconds per code block")
     run.add_argument("--json", action="store_true", help="print one JSON object, no progress")
     sub.add_parser("doctor", help="check what is installed and usable")
+    serve = sub.add_parser("serve", help="serve an agent to front ends over AG-UI (SSE)")
+    serve.add_argument(
+        "--agent",
+        default=None,
+        metavar="MODULE:FACTORY",
+        help="a callable returning your agent or workflow (default: a CodeActAgent "
+        "with the configured model and the process-isolated restricted executor)",
+    )
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--model", default=None, help="as for `codeact run` (default: local)")
+    serve.add_argument("--db", default="codeact-sessions.db", help="SQLite file for sessions")
+    serve.add_argument("--cors", default="", help="allowed origins, comma-separated")
+    serve.add_argument("--heartbeat", type=float, default=15.0, help="SSE keep-alive seconds")
+    serve.add_argument("--run-timeout", type=float, default=3600.0, help="seconds (0 = none)")
+    serve.add_argument("--cancel-on-disconnect", action="store_true")
     sandbox = sub.add_parser("sandbox", help="manage the Docker sandbox image and containers")
     sandbox_sub = sandbox.add_subparsers(dest="sandbox_command", required=True)
     build = sandbox_sub.add_parser("build", help="build the sandbox image (works offline)")
@@ -95,6 +114,58 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--force", action="store_true", help="rebuild even if it exists")
     sandbox_sub.add_parser("prune", help="remove sandbox containers left behind")
     return p
+
+
+def serve_command(args: argparse.Namespace) -> int:
+    """``codeact serve``: run the AG-UI server with uvicorn."""
+    try:
+        import uvicorn
+
+        from codeact.server import SQLiteStore, create_app
+    except ImportError as exc:
+        print(
+            f"error: the server needs its extra: pip install 'codeact[server]' ({exc})",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    if args.agent:
+        module_name, _, attr = args.agent.partition(":")
+        try:
+            factory = getattr(importlib.import_module(module_name), attr or "agent")
+        except (ImportError, AttributeError) as exc:
+            print(f"error: cannot load --agent {args.agent}: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+    else:
+        from codeact._cli_run import make_executor, make_llm
+        from codeact.agents.codeact import CodeActAgent
+
+        ns = argparse.Namespace(
+            model=args.model,
+            base_url=None,
+            executor="restricted",
+            isolation="process",
+            allow=None,
+            cell_timeout=60,
+        )
+
+        def factory() -> Any:
+            return CodeActAgent(llm=make_llm(ns, print), executor=lambda: make_executor(ns))
+
+    app = create_app(
+        factory,
+        store=SQLiteStore(args.db),
+        cors_origins=[o for o in args.cors.split(",") if o],
+        heartbeat_s=args.heartbeat or None,
+        run_timeout=args.run_timeout,
+        cancel_on_disconnect=args.cancel_on_disconnect,
+    )
+    print(
+        f"codeact AG-UI server on http://{args.host}:{args.port}/ "
+        f"(POST / to run, /cancel, /history; sessions in {args.db})",
+        flush=True,
+    )
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return EXIT_OK
 
 
 def sandbox_command(args: argparse.Namespace) -> int:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 
 from codeact._messages import ChatMessage, ToolCallRequest
 from codeact.agents._handler import RunHandler
@@ -195,6 +196,7 @@ class _Loop:
 
     async def _step(self, step: StepContext, tools: list[BaseTool]) -> AgentOutput:
         agent, run = step.agent, step.run
+        await anyio.lowlevel.checkpoint()  # a cancelled run stops before asking the LLM again
         llm_input = self._llm_input(agent, run, tools)
         step.handler.emit(AgentInput(input=llm_input))
         run.iterations += 1

@@ -1,0 +1,18 @@
+"""The service: agent runs streamed to front ends as AG-UI events over SSE (the ``server`` extra).
+
+``create_app(agent)`` returns an ASGI app; ``codeact serve`` runs one with uvicorn.
+"""
+
+from codeact.server._app import AGUIServer, ServerConfig, create_app
+from codeact.server.store import MemoryStore, SessionStore, SQLiteStore
+from codeact.server.translator import Translator
+
+__all__ = [
+    "AGUIServer",
+    "MemoryStore",
+    "SQLiteStore",
+    "ServerConfig",
+    "SessionStore",
+    "Translator",
+    "create_app",
+]

@@ -1,0 +1,156 @@
+"""Reading AG-UI run requests: lenient about what front ends omit, strict about what is wrong."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import uuid
+from typing import Any
+
+from ag_ui.core import RunAgentInput
+from pydantic import ValidationError
+
+from codeact._messages import BinaryPart, ChatMessage, ContentPart, TextPart, ToolCallRequest
+
+
+class BadRequest(Exception):
+    """A request the server refuses with a 4xx JSON error before any SSE is sent."""
+
+    def __init__(self, status: int, message: str) -> None:
+        self.status = status
+        self.message = message
+        super().__init__(message)
+
+
+def parse_run_input(body: bytes) -> RunAgentInput:
+    """The body as a ``RunAgentInput``; minimal bodies and messages without ids are accepted."""
+    try:
+        data = json.loads(body)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise BadRequest(400, f"the body is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise BadRequest(400, "the body must be a JSON object (a RunAgentInput)")
+    messages = data.get("messages")
+    if isinstance(messages, list):
+        for m in messages:
+            if isinstance(m, dict):
+                if not m.get("id"):
+                    m["id"] = f"in-{uuid.uuid4().hex[:12]}"
+                if isinstance(m.get("content"), list):
+                    m["content"] = [_upgrade_binary(p) for p in m["content"]]
+    try:
+        return RunAgentInput.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise BadRequest(422, f"invalid RunAgentInput at {where}: {first['msg']}") from None
+
+
+def _upgrade_binary(part: Any) -> Any:
+    """A legacy ``{"type": "binary", ...}`` part as the 1.0 media part (as the 1.0 client does)."""
+    if not (isinstance(part, dict) and part.get("type") == "binary"):
+        return part
+    mime = part.get("mimeType")
+    if not isinstance(mime, str) or "/" not in mime:
+        raise BadRequest(400, "a binary content part needs a mimeType like 'image/png'")
+    if isinstance(part.get("data"), str):
+        source = {"type": "data", "value": part["data"], "mimeType": mime}
+    elif isinstance(part.get("url"), str):
+        source = {"type": "url", "value": part["url"], "mimeType": mime}
+    else:
+        raise BadRequest(400, "a binary content part needs data (base64) or url")
+    kind = mime.split("/")[0] if mime.split("/")[0] in ("image", "audio", "video") else "document"
+    upgraded: dict[str, Any] = {"type": kind, "source": source}
+    if isinstance(part.get("filename"), str):
+        upgraded["metadata"] = {"filename": part["filename"]}
+    return upgraded
+
+
+def to_chat_message(message: Any) -> ChatMessage:
+    """An AG-UI message as a codeact ``ChatMessage`` (user content parts included)."""
+    role = message.role
+    if role == "user":
+        content = message.content
+        if isinstance(content, str):
+            return ChatMessage.user(content)
+        return ChatMessage.user([_part(p) for p in content])
+    if role == "assistant":
+        calls = []
+        for c in message.tool_calls or []:
+            try:
+                args = json.loads(c.function.arguments or "{}")
+            except json.JSONDecodeError:
+                args = {}
+            calls.append(
+                ToolCallRequest(
+                    id=c.id, name=c.function.name, arguments=args if isinstance(args, dict) else {}
+                )
+            )
+        return ChatMessage.assistant(message.content or "", calls)
+    if role == "tool":
+        return ChatMessage.tool(str(message.content), message.tool_call_id)
+    if role in ("system", "developer"):
+        return ChatMessage.system(str(message.content))
+    raise BadRequest(400, f"messages with role {role!r} cannot drive a run")
+
+
+def _part(part: Any) -> ContentPart:
+    kind = getattr(part, "type", None)
+    if kind == "text":
+        return TextPart(text=part.text)
+    if kind == "binary":
+        data = getattr(part, "data", None)
+        url = getattr(part, "url", None)
+        return _binary(part.mime_type, data, url, getattr(part, "filename", None))
+    source = getattr(part, "source", None)
+    if source is not None:
+        meta = getattr(part, "metadata", None)
+        filename = meta.get("filename") if isinstance(meta, dict) else None
+        mime = getattr(source, "mime_type", None) or "application/octet-stream"
+        if getattr(source, "type", None) == "data":
+            return _binary(mime, source.value, None, filename)
+        return _binary(mime, None, source.value, filename)
+    raise BadRequest(400, f"unsupported content part {kind!r}")
+
+
+def _binary(mime: str, data: str | None, url: str | None, filename: str | None) -> BinaryPart:
+    if data is not None:
+        try:
+            base64.b64decode(data, validate=True)
+        except (binascii.Error, ValueError):
+            raise BadRequest(400, "a binary content part has invalid base64 data") from None
+    try:
+        return BinaryPart(
+            mime_type=mime, data=data, url=url if data is None else None, filename=filename
+        )
+    except ValidationError as exc:
+        raise BadRequest(400, f"invalid content part: {exc.errors()[0]['msg']}") from None
+
+
+def to_agui_messages(messages: list[ChatMessage]) -> list[dict[str, Any]]:
+    """The thread's messages as AG-UI wire messages (camelCase, no nulls), for history."""
+    out: list[dict[str, Any]] = []
+    for i, m in enumerate(messages):
+        mid = f"m{i}"
+        if m.role == "user":
+            out.append({"id": mid, "role": "user", "content": m.text})
+        elif m.role == "assistant":
+            msg: dict[str, Any] = {"id": mid, "role": "assistant"}
+            if m.text:
+                msg["content"] = m.text
+            if m.tool_calls:
+                msg["toolCalls"] = [
+                    {
+                        "id": c.id,
+                        "type": "function",
+                        "function": {"name": c.name, "arguments": json.dumps(c.arguments)},
+                    }
+                    for c in m.tool_calls
+                ]
+            out.append(msg)
+        elif m.role == "tool":
+            out.append({"id": mid, "role": "tool", "content": m.text, "toolCallId": m.tool_call_id})
+        else:
+            out.append({"id": mid, "role": "system", "content": m.text})
+    return out

@@ -1,0 +1,204 @@
+"""Translator: codeact events → AG-UI events, keeping every stream opened closed.
+
+One translator per run. Users can register ``before``/``after`` callbacks: ``before(event)``
+may return a replacement codeact event or None to drop it; ``after(agui_events)`` may rewrite the
+list of AG-UI events produced for one codeact event.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from ag_ui.core import (
+    ActivitySnapshotEvent,
+    BaseEvent,
+    ReasoningEndEvent,
+    ReasoningMessageContentEvent,
+    ReasoningMessageEndEvent,
+    ReasoningMessageStartEvent,
+    ReasoningStartEvent,
+    RunErrorEvent,
+    RunFinishedCancelledOutcome,
+    RunFinishedEvent,
+    RunStartedEvent,
+    TextMessageContentEvent,
+    TextMessageEndEvent,
+    TextMessageStartEvent,
+    ToolCallArgsEvent,
+    ToolCallEndEvent,
+    ToolCallResultEvent,
+    ToolCallStartEvent,
+)
+
+from codeact import events as ev
+
+BeforeHook = Callable[[ev.Event], "ev.Event | None"]
+AfterHook = Callable[[list[BaseEvent]], list[BaseEvent]]
+
+
+class Translator:
+    """Turns one run's codeact events into AG-UI events."""
+
+    def __init__(
+        self,
+        thread_id: str,
+        run_id: str,
+        *,
+        reasoning: bool = False,
+        activity: bool = False,
+        protocol_1_0: bool = False,
+        before: list[BeforeHook] | None = None,
+        after: list[AfterHook] | None = None,
+    ) -> None:
+        self.thread_id = thread_id
+        self.run_id = run_id
+        self.reasoning = reasoning
+        self.activity = activity
+        self.protocol_1_0 = protocol_1_0
+        self.before = list(before or [])
+        self.after = list(after or [])
+        self._text_id: str | None = None
+        self._step_text_id: str | None = None  # the assistant text of the current LLM step
+        self._reasoning_id: str | None = None
+        self._open_tools: set[str] = set()
+        self._activity: dict[str, str] = {}
+        self.finished = False
+
+    def start(self) -> list[BaseEvent]:
+        """The first event of the run."""
+        return [RunStartedEvent(thread_id=self.thread_id, run_id=self.run_id)]
+
+    def translate(self, event: ev.Event) -> list[BaseEvent]:
+        """AG-UI events for one codeact event (empty when it has no AG-UI form)."""
+        current: ev.Event | None = event
+        for hook in self.before:
+            current = hook(current) if current is not None else None
+        if current is None or self.finished:
+            return []
+        out = self._translate(current)
+        for after in self.after:
+            out = after(out)
+        return out
+
+    def _translate(self, e: ev.Event) -> list[BaseEvent]:
+        if isinstance(e, ev.AgentStream):
+            return self._stream(e)
+        if isinstance(e, ev.AgentInput):
+            self._step_text_id = None
+            return []
+        if isinstance(e, ev.AgentOutput):
+            return self._close_text() + self._close_reasoning()
+        if isinstance(e, ev.ToolCall):
+            return self._tool_call(e)
+        if isinstance(e, ev.CodeOutputStream):
+            return self._code_output(e)
+        if isinstance(e, ev.ToolCallResult):
+            return [
+                ToolCallResultEvent(
+                    message_id=f"tool-result-{e.tool_id}",
+                    tool_call_id=e.tool_id,
+                    content=e.tool_output.content,
+                    role="tool",
+                )
+            ]
+        if isinstance(e, ev.TerminalEvent):
+            return self._terminal(e)
+        return []
+
+    def _stream(self, e: ev.AgentStream) -> list[BaseEvent]:
+        out: list[BaseEvent] = []
+        if e.thinking_delta and self.reasoning:
+            if self._reasoning_id is None:
+                self._reasoning_id = f"reasoning-{uuid.uuid4().hex[:12]}"
+                out += [
+                    ReasoningStartEvent(message_id=self._reasoning_id),
+                    ReasoningMessageStartEvent(message_id=self._reasoning_id, role="reasoning"),
+                ]
+            out.append(
+                ReasoningMessageContentEvent(message_id=self._reasoning_id, delta=e.thinking_delta)
+            )
+        if e.delta:
+            out += self._close_reasoning()
+            if self._text_id is None:
+                self._text_id = self._step_text_id = f"msg-{uuid.uuid4().hex[:12]}"
+                out.append(TextMessageStartEvent(message_id=self._text_id, role="assistant"))
+            out.append(TextMessageContentEvent(message_id=self._text_id, delta=e.delta))
+        return out
+
+    def _tool_call(self, e: ev.ToolCall) -> list[BaseEvent]:
+        parent = self._text_id or self._step_text_id
+        out = self._close_text() + self._close_reasoning()
+        start = ToolCallStartEvent(tool_call_id=e.tool_id, tool_call_name=e.tool_name)
+        if parent is not None:
+            start.parent_message_id = parent
+        out.append(start)
+        args = json.dumps(e.tool_kwargs, ensure_ascii=False)
+        if args:
+            out.append(ToolCallArgsEvent(tool_call_id=e.tool_id, delta=args))
+        out.append(ToolCallEndEvent(tool_call_id=e.tool_id))
+        return out
+
+    def _code_output(self, e: ev.CodeOutputStream) -> list[BaseEvent]:
+        if not self.activity or not e.text:
+            return []
+        text = self._activity.get(e.tool_id, "") + e.text
+        self._activity[e.tool_id] = text
+        content: dict[str, Any] = {"toolCallId": e.tool_id, "output": text}
+        return [
+            ActivitySnapshotEvent(
+                message_id=f"activity-{e.tool_id}", activity_type="code_output", content=content
+            )
+        ]
+
+    def _terminal(self, e: ev.TerminalEvent) -> list[BaseEvent]:
+        out = self.close_all()
+        if isinstance(e, ev.RunFinished):
+            out.append(RunFinishedEvent(thread_id=self.thread_id, run_id=self.run_id))
+        elif isinstance(e, ev.RunCancelled):
+            done = RunFinishedEvent(thread_id=self.thread_id, run_id=self.run_id)
+            if self.protocol_1_0:
+                done.outcome = RunFinishedCancelledOutcome()
+            out.append(done)
+        elif isinstance(e, ev.RunTimedOut):
+            out.append(
+                RunErrorEvent(message=f"The run timed out after {e.timeout:g} s", code="timeout")
+            )
+        elif isinstance(e, ev.RunFailed):
+            out.append(RunErrorEvent(message=f"{e.error_type}: {e.message}", code=e.error_type))
+        self.finished = True
+        return out
+
+    def error(self, message: str, code: str = "error") -> list[BaseEvent]:
+        """Close everything and end with RUN_ERROR (used when the run itself could not run)."""
+        if self.finished:
+            return []
+        self.finished = True
+        return [*self.close_all(), RunErrorEvent(message=message, code=code)]
+
+    def close_all(self) -> list[BaseEvent]:
+        """End events for every text, reasoning and tool stream still open."""
+        out = self._close_text() + self._close_reasoning()
+        for tool_id in sorted(self._open_tools):
+            out.append(ToolCallEndEvent(tool_call_id=tool_id))
+        self._open_tools.clear()
+        return out
+
+    def _close_text(self) -> list[BaseEvent]:
+        if self._text_id is None:
+            return []
+        msg_id, self._text_id = self._text_id, None
+        return [TextMessageEndEvent(message_id=msg_id)]
+
+    def _close_reasoning(self) -> list[BaseEvent]:
+        if self._reasoning_id is None:
+            return []
+        rid, self._reasoning_id = self._reasoning_id, None
+        return [ReasoningMessageEndEvent(message_id=rid), ReasoningEndEvent(message_id=rid)]
+
+
+def encode_sse(event: BaseEvent) -> bytes:
+    """One SSE frame: ``data: <camelCase JSON>\\n\\n`` (LF framing, no nulls)."""
+    return b"data: " + event.model_dump_json(by_alias=True, exclude_none=True).encode() + b"\n\n"

@@ -1,0 +1,56 @@
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+import uvicorn
+
+
+class LiveServer:
+    """An ASGI app served by uvicorn on 127.0.0.1 in a background thread (real HTTP)."""
+
+    def __init__(self, app: Any) -> None:
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        self.port = sock.getsockname()[1]
+        sock.close()
+        self.server = uvicorn.Server(
+            uvicorn.Config(
+                app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on"
+            )
+        )
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> LiveServer:
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started:
+            assert time.monotonic() < deadline, "uvicorn did not start"
+            time.sleep(0.02)
+        return self
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[[Any], LiveServer]]:
+    started: list[LiveServer] = []
+
+    def start(app: Any) -> LiveServer:
+        s = LiveServer(app).start()
+        started.append(s)
+        return s
+
+    yield start
+    for s in started:
+        s.stop()

@@ -1,0 +1,333 @@
+"""The AG-UI server over real HTTP (uvicorn on 127.0.0.1), every stream protocol-checked."""
+
+from __future__ import annotations
+
+import base64
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from codeact import CodeActAgent, FunctionAgent
+from codeact.llms import Reply, ScriptedLLM, tool_call
+from codeact.server import MemoryStore, SQLiteStore, create_app
+from tests.server.agui_check import check_stream, parse_sse
+
+
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+def slow_tool(seconds: float) -> str:
+    """Sleep, then answer."""
+    time.sleep(seconds)
+    return "slept"
+
+
+def body(thread: str = "t1", text: str = "hi", **extra: Any) -> dict[str, Any]:
+    return {
+        "threadId": thread,
+        "runId": f"r-{time.monotonic_ns()}",
+        "messages": [{"role": "user", "content": text}],
+        **extra,
+    }
+
+
+def run(
+    url: str, payload: dict[str, Any], timeout: float = 30
+) -> tuple[httpx.Response, list[dict[str, Any]]]:
+    with httpx.Client(timeout=timeout) as client:
+        r = client.post(url + "/", json=payload)
+    events = parse_sse(r.content) if r.status_code == 200 else []
+    return r, events
+
+
+def test_plain_text_run(serve: Any) -> None:
+    srv = serve(create_app(FunctionAgent(llm=ScriptedLLM(["Hello there"])), store=MemoryStore()))
+    r, events = run(srv.url, body())
+    assert r.status_code == 200
+    assert r.headers["content-type"].startswith("text/event-stream")
+    assert r.headers["cache-control"] == "no-cache" and r.headers["x-accel-buffering"] == "no"
+    types = check_stream(events)
+    assert types == [
+        "RUN_STARTED",
+        "TEXT_MESSAGE_START",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_END",
+        "RUN_FINISHED",
+    ]
+    assert (
+        "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT") == "Hello there"
+    )
+
+
+def test_server_tool_call(serve: Any) -> None:
+    agent = FunctionAgent(
+        llm=ScriptedLLM([tool_call("add", id="c1", a=2, b=3), "It is 5"]), tools=[add]
+    )
+    srv = serve(create_app(agent, store=MemoryStore()))
+    _, events = run(srv.url, body())
+    types = check_stream(events)
+    assert types[:5] == [
+        "RUN_STARTED",
+        "TOOL_CALL_START",
+        "TOOL_CALL_ARGS",
+        "TOOL_CALL_END",
+        "TOOL_CALL_RESULT",
+    ]
+    start = events[1]
+    assert start["toolCallName"] == "add" and start["toolCallId"] == "c1"
+    assert events[2]["delta"] == '{"a": 2, "b": 3}'
+    assert events[4]["content"] == "5" and events[4]["messageId"] != start["toolCallId"]
+
+
+def test_codeact_cell_is_an_execute_tool_call_and_state_persists(serve: Any) -> None:
+    llm = ScriptedLLM(
+        ["<execute>\nx = 20\nprint(x * 2)\n</execute>", "40", "<execute>\nx + 1\n</execute>", "21"],
+        function_calling=False,
+    )
+    srv = serve(create_app(CodeActAgent(llm=llm), store=MemoryStore(), activity=True))
+    _, events = run(srv.url, body("code"))
+    check_stream(events)
+    start = next(e for e in events if e["type"] == "TOOL_CALL_START")
+    assert start["toolCallName"] == "execute" and "parentMessageId" in start
+    args = next(e for e in events if e["type"] == "TOOL_CALL_ARGS")
+    assert "x = 20" in args["delta"]
+    assert next(e for e in events if e["type"] == "TOOL_CALL_RESULT")["content"] == "40"
+    activity = [e for e in events if e["type"] == "ACTIVITY_SNAPSHOT"]
+    assert activity and activity[-1]["content"]["output"] == "40\n"
+    _, events = run(srv.url, body("code", "again"))
+    assert next(e for e in events if e["type"] == "TOOL_CALL_RESULT")["content"] == "Out: 21"
+
+
+def test_error_mid_stream_gives_a_single_run_error(serve: Any) -> None:
+    llm = ScriptedLLM([Reply(chunks=["partial "], text="partial "), ConnectionError("model gone")])
+    llm.replies[0].tool_calls = [tool_call("add", a=1, b=1)]
+    srv = serve(create_app(FunctionAgent(llm=llm, tools=[add]), store=MemoryStore()))
+    _, events = run(srv.url, body())
+    types = check_stream(events)
+    assert types[-1] == "RUN_ERROR" and "RUN_FINISHED" not in types
+    assert "model gone" in events[-1]["message"]
+
+
+def test_concurrent_run_on_the_same_thread_gets_409_and_cancel(serve: Any) -> None:
+    llm = ScriptedLLM([tool_call("slow_tool", seconds=3), "late"])
+    srv = serve(create_app(FunctionAgent(llm=llm, tools=[slow_tool]), store=MemoryStore()))
+    results: dict[str, Any] = {}
+
+    def first() -> None:
+        results["first"] = run(srv.url, body("busy", protocolVersion="1.0"))
+
+    t = threading.Thread(target=first)
+    t.start()
+    time.sleep(0.6)
+    second, _ = run(srv.url, body("busy"))
+    assert second.status_code == 409 and "already has a run" in second.json()["error"]
+    with httpx.Client() as c:
+        assert c.post(srv.url + "/cancel", json={"threadId": "nope"}).status_code == 404
+        t0 = time.monotonic()
+        assert c.post(srv.url + "/cancel", json={"threadId": "busy"}).status_code == 200
+    t.join(10)
+    _, events = results["first"]
+    types = check_stream(events)
+    assert types[-1] == "RUN_FINISHED" and time.monotonic() - t0 < 5
+    third, events = run(srv.url, body("busy"))
+    assert third.status_code == 200  # the session key was freed
+
+
+def test_disconnect_lets_the_run_finish_and_history_shows_it(serve: Any) -> None:
+    llm = ScriptedLLM([tool_call("slow_tool", seconds=1), "finished after disconnect"])
+    srv = serve(create_app(FunctionAgent(llm=llm, tools=[slow_tool]), store=MemoryStore()))
+    with httpx.Client(timeout=10) as c, c.stream("POST", srv.url + "/", json=body("dc")) as r:
+        for line in r.iter_lines():
+            if "TOOL_CALL_START" in line:
+                break  # the client goes away mid-run
+    time.sleep(2)
+    with httpx.Client() as c:
+        h = c.post(srv.url + "/history", json={"threadId": "dc"})
+    events = parse_sse(h.content)
+    assert check_stream(events) == ["RUN_STARTED", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]
+    msgs = events[1]["messages"]
+    assert [m["role"] for m in msgs] == ["user", "assistant", "tool", "assistant"]
+    assert msgs[-1]["content"] == "finished after disconnect"
+    assert msgs[1]["toolCalls"][0]["function"]["name"] == "slow_tool"
+
+
+def test_cancel_on_disconnect_option_stops_the_run(serve: Any) -> None:
+    llm = ScriptedLLM([tool_call("slow_tool", seconds=1), "should not be stored"])
+    srv = serve(
+        create_app(
+            FunctionAgent(llm=llm, tools=[slow_tool]),
+            store=MemoryStore(),
+            cancel_on_disconnect=True,
+        )
+    )
+    with httpx.Client(timeout=10) as c, c.stream("POST", srv.url + "/", json=body("dc2")) as r:
+        for line in r.iter_lines():
+            if "TOOL_CALL_START" in line:
+                break
+    time.sleep(2)
+    with httpx.Client() as c:
+        msgs = parse_sse(c.post(srv.url + "/history", json={"threadId": "dc2"}).content)[1][
+            "messages"
+        ]
+    assert all(m.get("content") != "should not be stored" for m in msgs)
+    assert len(llm.requests) == 1
+
+
+def test_heartbeat_comments_during_a_silent_tool(serve: Any) -> None:
+    llm = ScriptedLLM([tool_call("slow_tool", seconds=1.2), "done"])
+    srv = serve(
+        create_app(FunctionAgent(llm=llm, tools=[slow_tool]), store=MemoryStore(), heartbeat_s=0.3)
+    )
+    r, events = run(srv.url, body())
+    assert r.content.count(b": ping\n\n") >= 2
+    check_stream(events)
+
+
+def test_history_survives_a_restart_with_sqlite(serve: Any, tmp_path: Path) -> None:
+    db = tmp_path / "sessions.db"
+    srv = serve(create_app(FunctionAgent(llm=ScriptedLLM(["remembered"])), store=SQLiteStore(db)))
+    run(srv.url, body("persist", "remember this"))
+    srv.stop()
+    again = serve(create_app(FunctionAgent(llm=ScriptedLLM(["second"])), store=SQLiteStore(db)))
+    with httpx.Client() as c:
+        events = parse_sse(c.post(again.url + "/history", json={"threadId": "persist"}).content)
+    assert [m.get("content") for m in events[1]["messages"]] == ["remember this", "remembered"]
+    llm = ScriptedLLM(["third"])
+    third = serve(create_app(FunctionAgent(llm=llm), store=SQLiteStore(db)))
+    run(third.url, body("persist", "and now?"))
+    assert [m.text for m in llm.requests[0].messages] == ["remember this", "remembered", "and now?"]
+
+
+def test_multimodal_input_is_accepted(serve: Any) -> None:
+    llm = ScriptedLLM(["I see an image"])
+    srv = serve(create_app(FunctionAgent(llm=llm), store=MemoryStore()))
+    png = base64.b64encode(b"\x89PNG fake").decode()
+    payload = {
+        "threadId": "mm",
+        "runId": "r",
+        "messages": [
+            {
+                "id": "u1",
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "what is this?"},
+                    {
+                        "type": "image",
+                        "source": {"type": "data", "value": png, "mimeType": "image/png"},
+                    },
+                    {
+                        "type": "binary",
+                        "mimeType": "text/csv",
+                        "data": base64.b64encode(b"a,b").decode(),
+                        "filename": "a.csv",
+                    },
+                ],
+            }
+        ],
+        "tools": [],
+        "context": [],
+        "forwardedProps": {},
+    }
+    r, events = run(srv.url, payload)
+    assert r.status_code == 200, r.text
+    check_stream(events)
+    sent = llm.requests[0].messages[-1]
+    assert isinstance(sent.content, list) and len(sent.content) == 3
+
+
+@pytest.mark.parametrize(
+    "raw, status, fragment",
+    [
+        (b"{not json", 400, "not valid JSON"),
+        (b"[1]", 400, "JSON object"),
+        (
+            b'{"threadId": "t", "runId": "r", "messages": [{"role": "wizard", "content": "x"}]}',
+            422,
+            "invalid RunAgentInput",
+        ),
+        (
+            b'{"threadId": "t", "runId": "r", "messages": [{"role": "tool", "content": "x"}]}',
+            422,
+            "invalid RunAgentInput",
+        ),
+        (
+            b'{"threadId": "t", "runId": "r", "messages": [{"role": "assistant", "content": "x"}]}',
+            400,
+            "must be the user",
+        ),
+        (b'{"threadId": "t", "runId": "r", "messages": []}', 400, "messages is empty"),
+        (
+            b'{"threadId": "t", "runId": "r", "messages": [{"role": "user", "content": [{"type": "image", "source": {"type": "data", "value": "!!bad!!", "mimeType": "image/png"}}]}]}',
+            400,
+            "base64",
+        ),
+    ],
+)
+def test_bad_input_is_rejected_before_any_sse(
+    serve: Any, raw: bytes, status: int, fragment: str
+) -> None:
+    srv = serve(
+        create_app(FunctionAgent(llm=ScriptedLLM(["x"])), store=MemoryStore(), max_body_bytes=4096)
+    )
+    with httpx.Client() as c:
+        r = c.post(srv.url + "/", content=raw, headers={"content-type": "application/json"})
+        assert r.status_code == status, r.text
+        assert fragment in r.json()["error"]
+        big = c.post(srv.url + "/", content=b"x" * 5000)
+        assert big.status_code == 413
+        ok = c.post(srv.url + "/", json=body("after-bad"))
+        assert ok.status_code == 200  # nothing was left locked
+
+
+def test_codeact_serve_cli(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+    import sys
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "codeact.cli",
+            "serve",
+            "--agent",
+            "tests.server.serve_factory:make",
+            "--port",
+            str(port),
+            "--db",
+            str(tmp_path / "s.db"),
+        ],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        banner = proc.stdout.readline()
+        assert f"http://127.0.0.1:{port}/" in banner
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(100):
+            try:
+                r, events = run(url, body("cli"))
+                break
+            except httpx.ConnectError:
+                time.sleep(0.1)
+        assert r.status_code == 200
+        check_stream(events)
+        assert "served by the CLI" in "".join(e.get("delta", "") for e in events)
+    finally:
+        proc.terminate()
+        proc.wait(10)
