@@ -136,6 +136,7 @@ def test_concurrent_run_on_the_same_thread_gets_409_and_cancel(serve: Any) -> No
     _, events = results["first"]
     types = check_stream(events)
     assert types[-1] == "RUN_FINISHED" and time.monotonic() - t0 < 5
+    assert events[-1]["outcome"] == {"type": "cancelled"}  # the client declared protocol 1.0
     third, events = run(srv.url, body("busy"))
     assert third.status_code == 200  # the session key was freed
 
