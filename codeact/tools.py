@@ -89,6 +89,31 @@ class BaseTool(ABC):
         """Run the tool. Must not raise for tool failures: return an error ``ToolOutput``."""
 
 
+class ClientTool(BaseTool):
+    """A tool the *caller* executes (e.g. an AG-UI front-end tool).
+
+    When the model calls it, the run ends after announcing the call (no result is invented); the
+    caller runs the tool and continues the conversation with the result as a tool message.
+    """
+
+    executed_by_caller = True
+
+    def __init__(self, name: str, description: str = "", parameters: dict[str, Any] | None = None):
+        self.metadata = ToolMetadata(
+            name=name,
+            description=description or f"Call {name}.",
+            parameters=parameters or {"type": "object", "properties": {}},
+        )
+
+    async def acall(self, arguments: dict[str, Any], *, ctx: Any = None) -> ToolOutput:
+        """Never runs on the server."""
+        return ToolOutput(
+            content=f"{self.name} is executed by the caller, not here",
+            tool_name=self.name,
+            is_error=True,
+        )
+
+
 def render_output(value: Any) -> str:
     """The text of a tool's return value as the model sees it (JSON for plain data)."""
     if isinstance(value, str):
@@ -276,6 +301,7 @@ def to_tool(obj: BaseTool | Callable[..., Any]) -> BaseTool:
 
 __all__ = [
     "BaseTool",
+    "ClientTool",
     "FunctionTool",
     "RESERVED_TOOL_NAMES",
     "ToolMetadata",

@@ -54,6 +54,8 @@ class RunConfig:
     timeout: float | None = None
     #: Extra tools per agent name (the workflow's ``handoff``).
     extra_tools: dict[str, list[BaseTool]] = field(default_factory=dict)
+    #: Tools the caller executes (``ClientTool``); server tools win on name clashes.
+    client_tools: list[BaseTool] = field(default_factory=list)
 
 
 @dataclass
@@ -82,8 +84,14 @@ def start_run(
     ctx: Context | None = None,
 ) -> RunHandler:
     """Create the context if needed and return a handler that drives the loop."""
-    if user_msg is None and not chat_history:
-        raise UserError("Must provide either user_msg or chat_history")
+    continuing = (
+        ctx is not None and bool(ctx.memory.get_all()) and ctx.memory.get_all()[-1].role == "tool"
+    )
+    if user_msg is None and not chat_history and not continuing:
+        raise UserError(
+            "Must provide either user_msg or chat_history (or a ctx whose memory ends with "
+            "tool results, to continue a turn)"
+        )
     owns_ctx = ctx is None
     if ctx is None:
         ctx = Context(memory=memory)
@@ -140,9 +148,18 @@ class _Loop:
                     return await self._finish(step, output)
                 if run.iterations >= self.config.max_iterations:
                     return await self._early_stop(step, run)
-                results = await self._call_tools(step, output.tool_calls, tools)
+                by_name = {t.name: t for t in tools}
+                for_caller = [
+                    c
+                    for c in output.tool_calls
+                    if getattr(by_name.get(c.name), "executed_by_caller", False)
+                ]
+                here = [c for c in output.tool_calls if c not in for_caller]
+                results = await self._call_tools(step, here, tools)
                 run.tool_results.extend(results)
                 agent.record_tool_round(run, output, results)
+                if for_caller:
+                    return self._await_caller(step, output, for_caller)
                 direct = next(
                     (r for r in results if r.return_direct and r.tool_name != "handoff"), None
                 )
@@ -175,7 +192,9 @@ class _Loop:
         return agent
 
     def _tools(self, agent: BaseAgent) -> list[BaseTool]:
-        return agent.tools_for_run() + self.config.extra_tools.get(agent.name, [])
+        tools = agent.tools_for_run() + self.config.extra_tools.get(agent.name, [])
+        names = {t.name for t in tools}
+        return tools + [t for t in self.config.client_tools if t.name not in names]
 
     def _llm_input(
         self, agent: BaseAgent, run: RunState, tools: list[BaseTool]
@@ -301,6 +320,18 @@ class _Loop:
         output = AgentOutput(response=ChatMessage.assistant(resp.message.text), raw=resp.raw)
         step.handler.emit(output)
         return await self._finish(step, output)
+
+    def _await_caller(
+        self, step: StepContext, output: AgentOutput, calls: list[ToolCallRequest]
+    ) -> AgentOutput:
+        """End the run after announcing tool calls the caller executes: memory keeps the
+        request (and this round's server results); the caller sends the results next turn."""
+        for call in calls:
+            step.handler.emit(
+                ToolCall(tool_name=call.name, tool_kwargs=call.arguments, tool_id=call.id)
+            )
+        self._flush(step.run)
+        return output.model_copy(update={"tool_calls": list(calls)})
 
     def _flush(self, run: RunState) -> None:
         """Keep complete tool rounds of an interrupted run (or before a handoff) in memory."""

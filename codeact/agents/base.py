@@ -174,10 +174,12 @@ class BaseAgent(ABC):
         max_iterations: int | None = None,
         early_stopping_method: EarlyStopping | None = None,
         timeout: float | None = None,
+        client_tools: Sequence[BaseTool] = (),
     ) -> RunHandler:
         """Start a run and return its ``RunHandler``.
 
-        Pass ``ctx`` (or the same ``memory``) again to continue a conversation.
+        Pass ``ctx`` (or the same ``memory``) again to continue a conversation. ``client_tools``
+        are tools the caller executes (see ``ClientTool``).
         """
         from codeact.agents._loop import RunConfig, start_run
 
@@ -191,6 +193,7 @@ class BaseAgent(ABC):
             initial_state=self.initial_state,
             state_prompt=self.state_prompt,
             timeout=timeout if timeout is not None else self.timeout,
+            client_tools=list(client_tools),
         )
         return start_run(config, user_msg, chat_history=chat_history, memory=memory, ctx=ctx)
 

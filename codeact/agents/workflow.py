@@ -173,6 +173,7 @@ class AgentWorkflow:
         max_iterations: int | None = None,
         early_stopping_method: EarlyStopping | None = None,
         timeout: float | None = None,
+        client_tools: Sequence[BaseTool] = (),
     ) -> RunHandler:
         """Start a run (same arguments as ``BaseAgent.run``)."""
         extra: dict[str, list[BaseTool]] = {}
@@ -191,6 +192,7 @@ class AgentWorkflow:
             state_prompt=self.state_prompt,
             timeout=timeout if timeout is not None else self.timeout,
             extra_tools=extra,
+            client_tools=list(client_tools),
         )
         return start_run(config, user_msg, chat_history=chat_history, memory=memory, ctx=ctx)
 

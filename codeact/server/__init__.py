@@ -4,10 +4,12 @@
 """
 
 from codeact.server._app import AGUIServer, ServerConfig, create_app
+from codeact.server._input import BadRequest
 from codeact.server.store import MemoryStore, SessionStore, SQLiteStore
 from codeact.server.translator import Translator
 
 __all__ = [
+    "BadRequest",
     "AGUIServer",
     "MemoryStore",
     "SQLiteStore",

@@ -33,6 +33,7 @@ from codeact.memory import ChatMemory
 from codeact.server._input import BadRequest, parse_run_input, to_agui_messages, to_chat_message
 from codeact.server.store import SessionKey, SessionStore, SQLiteStore
 from codeact.server.translator import AfterHook, BeforeHook, Translator, encode_sse
+from codeact.tools import ClientTool
 
 Runnable = BaseAgent | AgentWorkflow
 Resolver = Callable[[dict[str, Any]], str]
@@ -53,6 +54,12 @@ class ServerConfig:
     max_body_bytes: int = 10 * 1024 * 1024
     resolve_user: Resolver = lambda props: str(props.get("userId", "anonymous"))
     resolve_app: Resolver = lambda props: str(props.get("appName", "codeact"))
+    #: Initial shared state of a new thread, from ``forwardedProps`` (None: none).
+    resolve_initial_state: Callable[[dict[str, Any]], dict[str, Any] | None] = lambda props: None
+    #: Extra ``run()`` options (e.g. ``{"max_iterations": 5}``) from ``forwardedProps``.
+    resolve_run_options: Callable[[dict[str, Any]], dict[str, Any]] = lambda props: {}
+    #: May rewrite the request before the run, or raise ``BadRequest`` to refuse it.
+    input_hook: Callable[[RunAgentInput], RunAgentInput] | None = None
     before: list[BeforeHook] = field(default_factory=list)
     after: list[AfterHook] = field(default_factory=list)
 
@@ -89,11 +96,14 @@ class AGUIServer:
         props = props if isinstance(props, dict) else {}
         return (self.config.resolve_app(props), self.config.resolve_user(props), thread_id)
 
-    async def session(self, key: SessionKey) -> _Session:
+    async def session(self, key: SessionKey, props: Any = None) -> _Session:
         s = self.sessions.get(key)
         if s is None:
             history = await self.store.load_messages(key)
-            s = self.sessions[key] = _Session(ctx=Context(memory=ChatMemory(history)))
+            state = self.config.resolve_initial_state(props if isinstance(props, dict) else {})
+            ctx = Context(memory=ChatMemory(history), state=state)
+            ctx._initialised = state is not None  # resolved state wins over the agent's own
+            s = self.sessions[key] = _Session(ctx=ctx)
         s.last_used = time.monotonic()
         return s
 
@@ -105,17 +115,18 @@ class AGUIServer:
             if not run_input.messages:
                 raise BadRequest(400, "messages is empty: send at least the user's message")
             tail = run_input.messages[-1]
-            if tail.role != "user":
+            if tail.role not in ("user", "tool"):
                 raise BadRequest(
-                    400,
-                    f"the last message must be the user's (got {tail.role!r}); continuing "
-                    "a turn with caller-executed tool results is not supported yet",
+                    400, f"the last message must be the user's or tool results (got {tail.role!r})"
                 )
-            user_msg = to_chat_message(tail)
+            if self.config.input_hook is not None:
+                run_input = self.config.input_hook(run_input)
+                tail = run_input.messages[-1]
+            user_msg = to_chat_message(tail) if tail.role == "user" else None
         except BadRequest as exc:
             return JSONResponse({"error": exc.message}, status_code=exc.status)
         key = self.key(run_input.forwarded_props, run_input.thread_id)
-        session = await self.session(key)
+        session = await self.session(key, run_input.forwarded_props)
         if session.live is not None:
             return JSONResponse(
                 {
@@ -124,6 +135,11 @@ class AGUIServer:
                 },
                 status_code=409,
             )
+        if user_msg is None:
+            try:
+                _append_tool_results(session.ctx, run_input)
+            except BadRequest as exc:
+                return JSONResponse({"error": exc.message}, status_code=exc.status)
         live = self._start(key, session, run_input, user_msg)
         return StreamingResponse(
             self._sse(live, request), media_type="text/event-stream", headers=SSE_HEADERS
@@ -137,8 +153,21 @@ class AGUIServer:
         requested = props.get("timeout")
         if isinstance(requested, (int, float)) and requested > 0:
             timeout = min(timeout, float(requested))
+        client_tools = [
+            ClientTool(
+                t.name, t.description, t.parameters if isinstance(t.parameters, dict) else None
+            )
+            for t in run_input.tools or []
+        ]
+        options = dict(self.config.resolve_run_options(props))
         handler = self.agent.run(
-            user_msg, ctx=session.ctx, timeout=None if math.isinf(timeout) else timeout
+            user_msg,
+            ctx=session.ctx,
+            client_tools=client_tools,
+            timeout=None if math.isinf(timeout) else timeout,
+            **{
+                k: v for k, v in options.items() if k in ("max_iterations", "early_stopping_method")
+            },
         )
         translator = Translator(
             run_input.thread_id,
@@ -282,6 +311,28 @@ class AGUIServer:
                 if s.live is None and now - s.last_used > self.config.idle_close_s:
                     del self.sessions[key]
                     await s.ctx.aclose()
+
+
+def _append_tool_results(ctx: Context, run_input: RunAgentInput) -> None:
+    """Continue a turn: the tail of ``tool`` messages answers the calls the caller executed."""
+    tail = []
+    for message in reversed(run_input.messages):
+        if message.role != "tool":
+            break
+        tail.append(message)
+    tail.reverse()
+    history = ctx.memory.get_all()
+    pending = {c.id for m in history if m.role == "assistant" for c in m.tool_calls}
+    waiting = pending - {m.tool_call_id for m in history if m.role == "tool"}
+    for message in tail:
+        if message.tool_call_id not in waiting:
+            raise BadRequest(
+                400,
+                f"tool result for {message.tool_call_id!r} answers no pending tool call of "
+                "this thread",
+            )
+    for message in tail:
+        ctx.memory.put(to_chat_message(message))
 
 
 def _is_1_0(version: Any) -> bool:

@@ -332,3 +332,100 @@ def test_codeact_serve_cli(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_caller_executed_tool_round_trip(serve: Any) -> None:
+    llm = ScriptedLLM(
+        [
+            [tool_call("add", id="s1", a=1, b=2), tool_call("confirm", id="c1", question="ok?")],
+            "Confirmed, and 1+2=3",
+        ]
+    )
+    srv = serve(create_app(FunctionAgent(llm=llm, tools=[add]), store=MemoryStore()))
+    tools = [
+        {
+            "name": "confirm",
+            "description": "Ask the user to confirm",
+            "parameters": {"type": "object", "properties": {"question": {"type": "string"}}},
+        },
+        {"name": "add", "description": "a clashing client tool", "parameters": {}},
+    ]
+    first = {
+        "threadId": "ext",
+        "runId": "r1",
+        "messages": [{"id": "u1", "role": "user", "content": "go"}],
+        "tools": tools,
+    }
+    _, events = run(srv.url, first)
+    types = check_stream(events)
+    assert types[-1] == "RUN_FINISHED"
+    results = [e["toolCallId"] for e in events if e["type"] == "TOOL_CALL_RESULT"]
+    assert results == ["s1"]  # the server tool ran; the caller's tool got no invented result
+    started = [e["toolCallId"] for e in events if e["type"] == "TOOL_CALL_START"]
+    assert started == ["s1", "c1"]
+    offered = [t.name for t in llm.requests[0].tools]
+    assert offered.count("add") == 1 and "confirm" in offered  # server tools win on clashes
+    with httpx.Client() as c:
+        snap = parse_sse(c.post(srv.url + "/history", json={"threadId": "ext"}).content)[1][
+            "messages"
+        ]
+    assert [m["role"] for m in snap] == ["user", "assistant", "tool"]  # c1 still pending
+    follow = {
+        "threadId": "ext",
+        "runId": "r2",
+        "messages": [
+            {"id": "u1", "role": "user", "content": "go"},
+            {"id": "t1", "role": "tool", "toolCallId": "c1", "content": "yes"},
+        ],
+    }
+    _, events = run(srv.url, follow)
+    check_stream(events)
+    assert "".join(e.get("delta", "") for e in events) == "Confirmed, and 1+2=3"
+    fed = llm.requests[1].messages
+    assert [(m.role, m.tool_call_id) for m in fed if m.role == "tool"] == [
+        ("tool", "s1"),
+        ("tool", "c1"),
+    ]
+    bad = {
+        "threadId": "ext",
+        "runId": "r3",
+        "messages": [{"id": "t2", "role": "tool", "toolCallId": "nope", "content": "?"}],
+    }
+    r, _ = run(srv.url, bad)
+    assert r.status_code == 400 and "no pending tool call" in r.json()["error"]
+
+
+def test_resolvers_and_input_hook_read_forwarded_props(serve: Any) -> None:
+    from codeact.server import BadRequest
+
+    def hook(run_input: Any) -> Any:
+        if "forbidden" in str(run_input.messages[-1].content):
+            raise BadRequest(403, "this request is refused by the input hook")
+        return run_input
+
+    llm = ScriptedLLM(["a", "b", "c"])
+    app = create_app(
+        FunctionAgent(llm=llm),
+        store=MemoryStore(),
+        resolve_initial_state=lambda props: {"plan": props.get("plan", "free")},
+        resolve_run_options=lambda props: {"max_iterations": 3},
+        input_hook=hook,
+    )
+    srv = serve(app)
+    run(srv.url, body("shared", "from alice", forwardedProps={"userId": "alice", "plan": "pro"}))
+    run(srv.url, body("shared", "from bob", forwardedProps={"userId": "bob"}))
+    assert '"plan": "pro"' in llm.requests[0].messages[-1].text
+    assert '"plan": "free"' in llm.requests[1].messages[-1].text
+    assert [
+        m.text for m in llm.requests[1].messages if m.role == "assistant"
+    ] == []  # bob's own thread
+    with httpx.Client() as c:
+        alice = parse_sse(
+            c.post(
+                srv.url + "/history",
+                json={"threadId": "shared", "forwardedProps": {"userId": "alice"}},
+            ).content
+        )
+        assert [m.get("content") for m in alice[1]["messages"]][-1] == "a"
+    refused, _ = run(srv.url, body("shared", "forbidden thing"))
+    assert refused.status_code == 403 and "input hook" in refused.json()["error"]
