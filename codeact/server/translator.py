@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ag_ui.core import (
+    ActivityDeltaEvent,
     ActivitySnapshotEvent,
     BaseEvent,
     ReasoningEndEvent,
@@ -144,14 +145,19 @@ class Translator:
     def _code_output(self, e: ev.CodeOutputStream) -> list[BaseEvent]:
         if not self.activity or not e.text:
             return []
+        first = e.tool_id not in self._activity
         text = self._activity.get(e.tool_id, "") + e.text
         self._activity[e.tool_id] = text
-        content: dict[str, Any] = {"toolCallId": e.tool_id, "output": text}
-        return [
-            ActivitySnapshotEvent(
-                message_id=f"activity-{e.tool_id}", activity_type="code_output", content=content
-            )
-        ]
+        message_id = f"activity-{e.tool_id}"
+        if first:
+            content: dict[str, Any] = {"toolCallId": e.tool_id, "output": text}
+            return [
+                ActivitySnapshotEvent(
+                    message_id=message_id, activity_type="code_output", content=content
+                )
+            ]
+        patch = [{"op": "replace", "path": "/output", "value": text}]
+        return [ActivityDeltaEvent(message_id=message_id, activity_type="code_output", patch=patch)]
 
     def _terminal(self, e: ev.TerminalEvent) -> list[BaseEvent]:
         out = self.close_all()

@@ -429,3 +429,39 @@ def test_resolvers_and_input_hook_read_forwarded_props(serve: Any) -> None:
         assert [m.get("content") for m in alice[1]["messages"]][-1] == "a"
     refused, _ = run(srv.url, body("shared", "forbidden thing"))
     assert refused.status_code == 403 and "input hook" in refused.json()["error"]
+
+
+def test_codeact_history_shows_cells_as_execute_calls(serve: Any) -> None:
+    llm = ScriptedLLM(["<execute>\nprint(6 * 7)\n</execute>", "It is 42."], function_calling=False)
+    srv = serve(create_app(CodeActAgent(llm=llm), store=MemoryStore(), activity=True))
+    _, _live = run(srv.url, body("cells", "6*7?"))
+    with httpx.Client() as c:
+        msgs = parse_sse(c.post(srv.url + "/history", json={"threadId": "cells"}).content)[1][
+            "messages"
+        ]
+    assert [m["role"] for m in msgs] == ["user", "assistant", "tool", "assistant"]
+    call = msgs[1]["toolCalls"][0]
+    assert call["function"]["name"] == "execute" and "print(6 * 7)" in call["function"]["arguments"]
+    assert msgs[2] == {
+        "id": msgs[2]["id"],
+        "role": "tool",
+        "content": "42",
+        "toolCallId": call["id"],
+    }
+
+
+def test_activity_snapshot_then_deltas_for_streamed_output(serve: Any) -> None:
+    llm = ScriptedLLM(
+        [
+            "<execute>\nimport time\nfor i in range(3):\n    print(i)\n    time.sleep(0.05)\n</execute>",
+            "done",
+        ],
+        function_calling=False,
+    )
+    srv = serve(create_app(CodeActAgent(llm=llm), store=MemoryStore(), activity=True))
+    _, events = run(srv.url, body("act"))
+    check_stream(events)
+    acts = [e for e in events if e["type"].startswith("ACTIVITY")]
+    assert acts[0]["type"] == "ACTIVITY_SNAPSHOT" and acts[0]["content"]["output"] == "0\n"
+    assert all(a["type"] == "ACTIVITY_DELTA" for a in acts[1:]) and len(acts) == 3
+    assert acts[-1]["patch"] == [{"op": "replace", "path": "/output", "value": "0\n1\n2\n"}]
