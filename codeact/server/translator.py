@@ -16,6 +16,7 @@ from ag_ui.core import (
     ActivityDeltaEvent,
     ActivitySnapshotEvent,
     BaseEvent,
+    CustomEvent,
     ReasoningEndEvent,
     ReasoningMessageContentEvent,
     ReasoningMessageEndEvent,
@@ -90,6 +91,9 @@ class Translator:
         if isinstance(e, ev.AgentInput):
             self._step_text_id = None
             return []
+        if isinstance(e, ev.AgentSetup):  # which agent is active (handoffs are visible)
+            value = {"agentName": e.agent_name, "tools": e.tools}
+            return [CustomEvent(name="codeact.agent", value=value)]
         if isinstance(e, ev.AgentOutput):
             return self._close_text() + self._close_reasoning()
         if isinstance(e, ev.ToolCall):

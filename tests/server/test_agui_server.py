@@ -53,8 +53,10 @@ def test_plain_text_run(serve: Any) -> None:
     assert r.headers["content-type"].startswith("text/event-stream")
     assert r.headers["cache-control"] == "no-cache" and r.headers["x-accel-buffering"] == "no"
     types = check_stream(events)
+    assert events[1]["value"]["agentName"] == "Agent"  # CUSTOM codeact.agent: the active agent
     assert types == [
         "RUN_STARTED",
+        "CUSTOM",
         "TEXT_MESSAGE_START",
         "TEXT_MESSAGE_CONTENT",
         "TEXT_MESSAGE_CONTENT",
@@ -72,7 +74,9 @@ def test_server_tool_call(serve: Any) -> None:
     )
     srv = serve(create_app(agent, store=MemoryStore()))
     _, events = run(srv.url, body())
-    types = check_stream(events)
+    check_stream(events)
+    events = [e for e in events if e["type"] != "CUSTOM"]
+    types = [e["type"] for e in events]
     assert types[:5] == [
         "RUN_STARTED",
         "TOOL_CALL_START",
@@ -465,3 +469,61 @@ def test_activity_snapshot_then_deltas_for_streamed_output(serve: Any) -> None:
     assert acts[0]["type"] == "ACTIVITY_SNAPSHOT" and acts[0]["content"]["output"] == "0\n"
     assert all(a["type"] == "ACTIVITY_DELTA" for a in acts[1:]) and len(acts) == 3
     assert acts[-1]["patch"] == [{"op": "replace", "path": "/output", "value": "0\n1\n2\n"}]
+
+
+def test_reasoning_agent_switches_hooks_timeout_and_cors(serve: Any) -> None:
+    from codeact.events import AgentStream
+
+    llm = ScriptedLLM([Reply(thinking="let me think", text="answer")])
+
+    def shout(event: Any) -> Any:  # a before-hook rewriting text deltas
+        if isinstance(event, AgentStream) and event.delta:
+            return event.model_copy(update={"delta": event.delta.upper()})
+        return event
+
+    app = create_app(
+        FunctionAgent(llm=llm, name="solver"),
+        store=MemoryStore(),
+        reasoning=True,
+        before=[shout],
+        after=[
+            lambda evs: (
+                [e for e in evs if e.type != "CUSTOM"] + [e for e in evs if e.type == "CUSTOM"]
+            )
+        ],
+        cors_origins=["https://ui.example"],
+    )
+    srv = serve(app)
+    _, events = run(srv.url, body("think"))
+    types = check_stream(events)
+    assert types[1:7] == [
+        "CUSTOM",
+        "REASONING_START",
+        "REASONING_MESSAGE_START",
+        "REASONING_MESSAGE_CONTENT",
+        "REASONING_MESSAGE_END",
+        "REASONING_END",
+    ]
+    assert events[1]["value"]["agentName"] == "solver"
+    assert next(e for e in events if e["type"] == "REASONING_MESSAGE_START")["role"] == "reasoning"
+    assert "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT") == "ANSWER"
+    with httpx.Client() as c:
+        pre = c.options(
+            srv.url + "/",
+            headers={"Origin": "https://ui.example", "Access-Control-Request-Method": "POST"},
+        )
+        assert pre.headers.get("access-control-allow-origin") == "https://ui.example"
+
+    slow = serve(
+        create_app(
+            FunctionAgent(
+                llm=ScriptedLLM([tool_call("slow_tool", seconds=3), "x"]), tools=[slow_tool]
+            ),
+            store=MemoryStore(),
+        )
+    )
+    t0 = time.monotonic()
+    _, events = run(slow.url, body("late", forwardedProps={"timeout": 0.5}))
+    types = check_stream(events)
+    assert types[-1] == "RUN_ERROR" and events[-1]["code"] == "timeout"
+    assert time.monotonic() - t0 < 4.5
