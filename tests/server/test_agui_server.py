@@ -527,3 +527,23 @@ def test_reasoning_agent_switches_hooks_timeout_and_cors(serve: Any) -> None:
     types = check_stream(events)
     assert types[-1] == "RUN_ERROR" and events[-1]["code"] == "timeout"
     assert time.monotonic() - t0 < 4.5
+
+
+def test_idle_threads_release_their_sandbox(serve: Any) -> None:
+    from codeact import RestrictedExecutor
+
+    made: list[RestrictedExecutor] = []
+
+    def factory() -> RestrictedExecutor:
+        ex = RestrictedExecutor(isolation="process")
+        made.append(ex)
+        return ex
+
+    llm = ScriptedLLM(["<execute>\nx = 1\n</execute>", "ok"], function_calling=False)
+    app = create_app(CodeActAgent(llm=llm, executor=factory), store=MemoryStore(), idle_close_s=0.5)
+    srv = serve(app)
+    run(srv.url, body("idle"))
+    assert made and made[0]._worker is not None  # the thread's sandbox is alive after the run
+    time.sleep(1.6)
+    assert app.state.server.sessions == {}
+    assert made[0]._closed and made[0]._worker is None
