@@ -254,14 +254,19 @@ class AGUIServer:
                 with anyio.CancelScope(shield=True):
                     await live.handler.cancel()
 
-    async def cancel_route(self, request: Request) -> Response:
-        try:
-            data = _json_object(await _body(request, self.config.max_body_bytes))
-        except BadRequest as exc:
-            return JSONResponse({"error": exc.message}, status_code=exc.status)
+    async def _thread_request(self, request: Request) -> tuple[dict[str, Any], str]:
+        """The JSON body of a cancel/history request and its ``threadId``."""
+        data = _json_object(await _body(request, self.config.max_body_bytes))
         thread_id = data.get("threadId")
         if not isinstance(thread_id, str):
-            return JSONResponse({"error": "threadId (a string) is required"}, status_code=400)
+            raise BadRequest(400, "threadId (a string) is required")
+        return data, thread_id
+
+    async def cancel_route(self, request: Request) -> Response:
+        try:
+            data, thread_id = await self._thread_request(request)
+        except BadRequest as exc:
+            return JSONResponse({"error": exc.message}, status_code=exc.status)
         session = self.sessions.get(self.key(data.get("forwardedProps"), thread_id))
         if session is None or session.live is None:
             return JSONResponse(
@@ -275,12 +280,9 @@ class AGUIServer:
 
     async def history_route(self, request: Request) -> Response:
         try:
-            data = _json_object(await _body(request, self.config.max_body_bytes))
+            data, thread_id = await self._thread_request(request)
         except BadRequest as exc:
             return JSONResponse({"error": exc.message}, status_code=exc.status)
-        thread_id = data.get("threadId")
-        if not isinstance(thread_id, str):
-            return JSONResponse({"error": "threadId (a string) is required"}, status_code=400)
         run_id = (
             data.get("runId")
             if isinstance(data.get("runId"), str)
