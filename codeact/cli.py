@@ -176,7 +176,7 @@ def sandbox_command(args: argparse.Namespace) -> int:
 
             print(build(args.base or DEFAULT_BASE, force=args.force))
             return EXIT_OK
-        from codeact.executors.docker.executor import LABEL, docker_client
+        from codeact.executors.docker._engine import LABEL, docker_client
 
         client = docker_client()
         found = client.api.containers(all=True, filters={"label": LABEL})
@@ -275,7 +275,8 @@ def _check_endpoint() -> tuple[str, str]:
 def _check_docker() -> tuple[str, str]:
     if importlib.util.find_spec("docker") is None:
         return "optional", "docker SDK missing: pip install 'codeact[docker]'"
-    from codeact.executors.docker.executor import IMAGE, docker_client
+    from codeact.executors.docker._engine import docker_client
+    from codeact.executors.docker.executor import IMAGE
 
     try:
         client = docker_client()

@@ -19,7 +19,8 @@ from typing import Any
 
 os.environ.setdefault("TESTCONTAINERS_RYUK_DISABLED", "true")
 
-from codeact.executors.docker.executor import IMAGE, LABEL, DockerExecutor, docker_client
+from codeact.executors.docker._engine import LABEL, docker_client
+from codeact.executors.docker.executor import IMAGE, DockerExecutor
 
 
 class SandboxContainer:

@@ -263,7 +263,7 @@ async def test_orphans_of_dead_processes_are_reaped_on_start() -> None:
     import docker
 
     from codeact.executors.docker import IMAGE
-    from codeact.executors.docker.executor import LABEL, LABEL_HOST, LABEL_PID
+    from codeact.executors.docker._engine import LABEL, LABEL_HOST, LABEL_PID
 
     client = docker.from_env()
     dead_pid = 2**22 + 12345  # above pid_max: never a live process

@@ -11,7 +11,7 @@ import tarfile
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.to_thread
@@ -20,69 +20,24 @@ from codeact import __version__
 from codeact.errors import ExecutorError, UserError
 from codeact.executors._remote import collect_result, to_result
 from codeact.executors.base import CodeExecutor, ExecutionResult, OutputCallback
+from codeact.executors.docker._engine import (
+    LABEL,
+    LABEL_HOST,
+    LABEL_PID,
+    docker_client,
+    reap_orphans,
+)
 from codeact.executors.docker._stream import ContainerStream
 from codeact.executors.kernel import BOOTSTRAP, KERNEL_SOURCE
 from codeact.executors.restricted._protocol import HEADER, decode_worker_frame
+
+if TYPE_CHECKING:
+    from codeact.executors.docker.pool import SandboxPool
 from codeact.tools import BaseTool
 
 IMAGE = f"codeact-sandbox:{__version__}"
-LABEL = "org.codeact.session"
-LABEL_PID = "org.codeact.host-pid"
-LABEL_HOST = "org.codeact.host"
 KILL_GRACE_S = 2.0
 SANDBOX_USER = "10001:10001"
-
-
-def docker_client(base_url: str | None = None) -> Any:
-    """A docker SDK client for ``base_url`` (default: ``DOCKER_HOST`` or the local socket)."""
-    try:
-        import docker
-    except ImportError as exc:
-        raise UserError(
-            "DockerExecutor needs the docker SDK: pip install 'codeact[docker]'"
-        ) from exc
-    try:
-        client = docker.DockerClient(base_url=base_url) if base_url else docker.from_env()
-        client.ping()
-    except Exception as exc:
-        raise ExecutorError(
-            f"Cannot reach a Docker engine "
-            f"({base_url or os.environ.get('DOCKER_HOST') or 'local socket'}): {exc}. "
-            "Start dockerd or set DOCKER_HOST."
-        ) from exc
-    return client
-
-
-def reap_orphans(client: Any) -> int:
-    """Remove codeact containers left by processes of this host that no longer exist."""
-    removed = 0
-    host = socket.gethostname()
-    for info in client.api.containers(all=True, filters={"label": LABEL}):
-        labels = info.get("Labels") or {}
-        if labels.get(LABEL_HOST) != host:
-            continue
-        try:
-            pid = int(labels.get(LABEL_PID, "0"))
-        except ValueError:
-            pid = 0
-        if pid and _alive(pid):
-            continue
-        try:
-            client.api.remove_container(info["Id"], force=True)
-            removed += 1
-        except Exception:  # already gone
-            pass
-    return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class DockerExecutor(CodeExecutor):
@@ -488,65 +443,3 @@ class _KernelPeer:
     async def death_reason(self) -> tuple[str, str]:
         reason = await self.owner._death_reason()
         return ("MemoryError" if "out of memory" in reason else "SandboxCrashed"), reason
-
-
-class SandboxPool:
-    """Keeps ``size`` containers started and their kernels ready, so sessions start warm.
-
-    ``async with SandboxPool(size=2, **limits) as pool:`` then ``DockerExecutor(pool=pool)`` (or
-    ``pool.executor()``): its ``start()`` takes a warm container and the pool starts a
-    replacement. A container serves one session only and is destroyed with it.
-    """
-
-    def __init__(self, size: int = 2, **executor_kwargs: Any) -> None:
-        if size < 1:
-            raise UserError("a SandboxPool needs size >= 1")
-        self.size = size
-        self.executor_kwargs = executor_kwargs
-        self._send, self._recv = anyio.create_memory_object_stream[DockerExecutor](size)
-        self._tg: Any = None
-
-    def executor(self, **kwargs: Any) -> DockerExecutor:
-        """A new session that will start from this pool."""
-        return DockerExecutor(pool=self, **{**self.executor_kwargs, **kwargs})
-
-    async def take(self) -> DockerExecutor:
-        """A started executor (waits for one when the pool is empty)."""
-        if self._tg is None:
-            raise ExecutorError("Use the pool inside `async with SandboxPool(...)`")
-        return await self._recv.receive()
-
-    async def _fill(self) -> None:
-        while True:
-            ex = DockerExecutor(**self.executor_kwargs)
-            try:
-                await ex.start()
-                await self._send.send(ex)
-            except Exception:
-                with anyio.CancelScope(shield=True):
-                    await ex.aclose()
-                await anyio.sleep(1)
-            except BaseException:  # cancelled while starting or waiting: never leak it
-                with anyio.CancelScope(shield=True):
-                    await ex.aclose()
-                raise
-
-    async def __aenter__(self) -> SandboxPool:
-        self._tg = anyio.create_task_group()
-        await self._tg.__aenter__()
-        for _ in range(self.size):
-            self._tg.start_soon(self._fill)
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        self._tg.cancel_scope.cancel()
-        await self._tg.__aexit__(None, None, None)
-        self._tg = None
-        self._send.close()
-        with anyio.CancelScope(shield=True):
-            while True:
-                try:
-                    ex = self._recv.receive_nowait()
-                except (anyio.WouldBlock, anyio.EndOfStream, anyio.ClosedResourceError):
-                    break
-                await ex.aclose()
