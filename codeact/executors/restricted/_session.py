@@ -13,7 +13,7 @@ import decimal
 import fractions
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from codeact.executors.restricted import _guards as g
@@ -71,9 +71,9 @@ class Session:
     def __init__(
         self,
         *,
-        tool_names: list[tuple[str, list[str], str]] = (),  # type: ignore[assignment]
+        tool_names: Sequence[tuple[str, list[str], str]] = (),
         tool_bridge: ToolBridge | None = None,
-        allowed_modules: list[str] = (),  # type: ignore[assignment]
+        allowed_modules: Sequence[str] = (),
         workdir: str | None = None,
         max_output_bytes: int = 1_000_000,
     ) -> None:
@@ -87,7 +87,7 @@ class Session:
         self.stdout = _Stream("stdout", self)
         self.stderr = _Stream("stderr", self)
         self._tool_bridge = tool_bridge
-        self.allowed_third_party = [m for m in allowed_modules]
+        self.allowed_third_party = list(allowed_modules)
         g.WRITABLE_PACKAGES.update(m.split(".")[0] for m in allowed_modules)
         tools_module = self._tools_module(tool_names)
         self.modules = ModuleTable(
@@ -232,7 +232,7 @@ class Session:
         self.final = (to_plain(value, lenient=True),)
         raise g.FinalAnswerSignal()
 
-    def _tools_module(self, tools: list[tuple[str, list[str], str]]) -> ModuleProxy:
+    def _tools_module(self, tools: Sequence[tuple[str, list[str], str]]) -> ModuleProxy:
         attrs: dict[str, Any] = {"ToolError": ToolError}
         for name, params, doc in tools:
             attrs[name] = self._tool_function(name, params, doc)
