@@ -214,7 +214,9 @@ class _Progress:
             execution = ev.execution or {}
             error = execution.get("error")
             if error:
-                self.console.print(f"[red]{error.get('traceback', '')}[/red]", markup=False)
+                self.console.print(
+                    error.get("traceback", ""), style="red", markup=False, highlight=False
+                )
             elif execution.get("value") is not None:
                 self.console.print(f"Out: {execution['value']}", markup=False, highlight=False)
             if execution.get("timed_out"):
