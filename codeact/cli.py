@@ -20,7 +20,7 @@ from typing import Any
 import anyio
 
 from codeact import __version__
-from codeact.errors import CodeActError, RunTimeoutError
+from codeact.errors import CodeActError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_TIMEOUT, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 DATA_MODULES = ("pandas", "numpy")
@@ -299,7 +299,7 @@ def elapsed(since: float) -> float:
     return round(time.perf_counter() - since, 3)
 
 
-__all__ = ["CodeActError", "RunTimeoutError", "main"]
+__all__ = ["main"]
 
 if __name__ == "__main__":
     sys.exit(main())

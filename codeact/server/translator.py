@@ -65,7 +65,6 @@ class Translator:
         self._text_id: str | None = None
         self._step_text_id: str | None = None  # the assistant text of the current LLM step
         self._reasoning_id: str | None = None
-        self._open_tools: set[str] = set()
         self._activity: dict[str, str] = {}
         self.finished = False
 
@@ -189,12 +188,9 @@ class Translator:
         return [*self.close_all(), RunErrorEvent(message=message, code=code)]
 
     def close_all(self) -> list[BaseEvent]:
-        """End events for every text, reasoning and tool stream still open."""
-        out = self._close_text() + self._close_reasoning()
-        for tool_id in sorted(self._open_tools):
-            out.append(ToolCallEndEvent(tool_call_id=tool_id))
-        self._open_tools.clear()
-        return out
+        """End events for every text and reasoning stream still open (tool calls are sent
+        START/ARGS/END at once, so none is ever left open)."""
+        return self._close_text() + self._close_reasoning()
 
     def _close_text(self) -> list[BaseEvent]:
         if self._text_id is None:

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from codeact import ChatMemory, ChatMessage, Context, FunctionAgent, FunctionTool, UserError
 from codeact.errors import LLMError, MaxIterationsError, RunCancelledError, RunTimeoutError
 from codeact.events import AgentInput, AgentOutput, AgentStream, RunFailed, ToolCallResult
-from codeact.llms import FunctionLLM, Reply, ScriptedLLM, tool_call
+from codeact.llms import Reply, ScriptedLLM, tool_call
 from tests.helpers import collect, kinds
 
 pytestmark = pytest.mark.anyio
@@ -159,29 +159,27 @@ async def test_raising_tool_missing_tool_and_invalid_arguments_continue_the_loop
 
 
 async def test_malformed_tool_arguments_from_the_model_become_an_error_result() -> None:
-    class Bad(ScriptedLLM):
-        pass
+    from codeact.llms import LLM, ChatDelta, LLMMetadata, ToolCallDelta
 
-    from codeact.llms import ChatDelta, ToolCallDelta
+    class TruncatingLLM(LLM):
+        """A model whose first reply cuts its tool-call arguments off mid-JSON."""
 
-    def fn(messages, tools):  # type: ignore[no-untyped-def]
-        if len(messages) == 1:
-            return Reply(text="")
-        return "fine"
+        calls = 0
 
-    llm = FunctionLLM(fn)
+        @property
+        def metadata(self) -> LLMMetadata:
+            return LLMMetadata(is_function_calling_model=True)
 
-    async def stream(messages, tools=None, tool_choice=None):  # type: ignore[no-untyped-def]
-        llm._record(messages, tools, tool_choice)
-        if len(llm.requests) == 1:
-            yield ChatDelta(
-                tool_calls=[ToolCallDelta(index=0, id="x", name="add", arguments='{"a": 1,')]
-            )
-        else:
-            yield ChatDelta(text="fine")
+        async def stream_chat(self, messages, tools=None, tool_choice=None):  # type: ignore[no-untyped-def, override]
+            self.calls += 1
+            if self.calls == 1:
+                yield ChatDelta(
+                    tool_calls=[ToolCallDelta(index=0, id="x", name="add", arguments='{"a": 1,')]
+                )
+            else:
+                yield ChatDelta(text="fine")
 
-    llm.stream_chat = stream  # type: ignore[method-assign]
-    agent = FunctionAgent(llm=llm, tools=[add])
+    agent = FunctionAgent(llm=TruncatingLLM(), tools=[add])
     handler = agent.run("go")
     events = await collect(handler)
     res = next(e for e in events if isinstance(e, ToolCallResult))

@@ -284,3 +284,14 @@ async def test_orphans_of_dead_processes_are_reaped_on_start() -> None:
     finally:
         with contextlib.suppress(docker.errors.NotFound):
             orphan.remove(force=True)
+
+
+async def test_pool_reports_why_it_cannot_start_a_container() -> None:
+    from codeact.errors import ExecutorError
+    from codeact.executors.docker import SandboxPool
+
+    async with SandboxPool(size=1, image="codeact-no-such-image:0") as pool:
+        with anyio.fail_after(20), pytest.raises(ExecutorError, match="image .* is missing"):
+            async with pool.executor():
+                pass
+    assert labelled_containers() == []

@@ -18,7 +18,7 @@ import anyio.to_thread
 
 from codeact import __version__
 from codeact.errors import ExecutorError, UserError
-from codeact.executors._remote import collect_result, to_result
+from codeact.executors._remote import collect_result, lost_result, to_result
 from codeact.executors.base import CodeExecutor, ExecutionResult, OutputCallback
 from codeact.executors.docker._engine import (
     LABEL,
@@ -226,7 +226,7 @@ class DockerExecutor(CodeExecutor):
         with anyio.move_on_after(self.start_timeout) as scope:
             msg = await self._recv()
         if scope.cancelled_caught or msg is None or msg["op"] != "ready":
-            detail = await self._death_reason()
+            _, detail = await self._death_reason()
             await self._remove()
             raise ExecutorError(f"The sandbox kernel did not start: {detail}")
 
@@ -316,14 +316,9 @@ class DockerExecutor(CodeExecutor):
         try:
             await peer.send({"op": "exec", "code": code, "timeout": limit})
         except OSError:
-            reason = await self._death_reason()
+            kind, reason = await self._death_reason()
             await self._restart()
-            return {
-                "stdout": "",
-                "stderr": "",
-                "restarted": True,
-                "error": {"type": "SandboxCrashed", "message": reason, "traceback": reason},
-            }
+            return lost_result({"stdout": [], "stderr": []}, kind, reason)
         try:
             return await collect_result(peer, self.tools, deadline, KILL_GRACE_S, on_output)
         except anyio.get_cancelled_exc_class():
@@ -348,31 +343,30 @@ class DockerExecutor(CodeExecutor):
         if scope.cancelled_caught or msg is None:
             await self._restart()
 
-    async def _death_reason(self) -> str:
+    async def _death_reason(self) -> tuple[str, str]:
+        """Why the kernel went away: an error type and a message, from the engine's state."""
         container = self.container
         if container is None:
-            return "the container is gone"
+            return "SandboxCrashed", "the container is gone"
 
-        def inspect() -> str:
+        def inspect() -> tuple[str, str]:
             try:
                 container.reload()
             except Exception:
-                return "the container was removed from outside; the session was restarted"
+                return "SandboxCrashed", "the container was removed from outside"
             state = container.attrs.get("State", {})
             if state.get("OOMKilled"):
-                return (
-                    f"the sandbox ran out of memory (limit {self.memory}) and was killed; "
-                    "the session was restarted"
+                return "MemoryError", (
+                    f"the sandbox ran out of memory (limit {self.memory}) and was killed"
                 )
-            return (
+            return "SandboxCrashed", (
                 f"the sandbox kernel exited (status {state.get('Status')}, "
-                f"exit code {state.get('ExitCode')}); the session was restarted"
+                f"exit code {state.get('ExitCode')})"
             )
 
-        with anyio.move_on_after(2):
-            if container.status != "removed":
-                await anyio.sleep(0.05)
-        return await anyio.to_thread.run_sync(inspect)
+        await anyio.sleep(0.05)  # let the engine record the exit state
+        kind, reason = await anyio.to_thread.run_sync(inspect)
+        return kind, f"{reason}; the session was restarted"
 
     # -- files ---------------------------------------------------------------------------------
     async def upload(self, path: str, data: bytes) -> None:
@@ -441,5 +435,4 @@ class _KernelPeer:
         await self.owner._restart()
 
     async def death_reason(self) -> tuple[str, str]:
-        reason = await self.owner._death_reason()
-        return ("MemoryError" if "out of memory" in reason else "SandboxCrashed"), reason
+        return await self.owner._death_reason()

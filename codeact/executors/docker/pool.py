@@ -23,7 +23,8 @@ class SandboxPool:
             raise UserError("a SandboxPool needs size >= 1")
         self.size = size
         self.executor_kwargs = executor_kwargs
-        self._send, self._recv = anyio.create_memory_object_stream[DockerExecutor](size)
+        # A failed start travels to take() as the exception, so callers learn why.
+        self._send, self._recv = anyio.create_memory_object_stream[DockerExecutor | Exception](size)
         self._tg: Any = None
 
     def executor(self, **kwargs: Any) -> DockerExecutor:
@@ -31,22 +32,33 @@ class SandboxPool:
         return DockerExecutor(pool=self, **{**self.executor_kwargs, **kwargs})
 
     async def take(self) -> DockerExecutor:
-        """A started executor (waits for one when the pool is empty)."""
+        """A started executor (waits for one when the pool is empty); raises ``ExecutorError``
+        when the pool could not start one (e.g. the image is missing)."""
         if self._tg is None:
             raise ExecutorError("Use the pool inside `async with SandboxPool(...)`")
-        return await self._recv.receive()
+        item = await self._recv.receive()
+        if isinstance(item, Exception):
+            raise ExecutorError(f"The sandbox pool could not start a container: {item}") from item
+        return item
 
     async def _fill(self) -> None:
         while True:
             ex = DockerExecutor(**self.executor_kwargs)
             try:
                 await ex.start()
-                await self._send.send(ex)
-            except Exception:
+            except Exception as exc:
                 with anyio.CancelScope(shield=True):
                     await ex.aclose()
-                await anyio.sleep(1)
-            except BaseException:  # cancelled while starting or waiting: never leak it
+                await self._send.send(exc)
+                await anyio.sleep(1)  # then try again: the cause may be transient
+                continue
+            except BaseException:  # cancelled while starting: never leak the container
+                with anyio.CancelScope(shield=True):
+                    await ex.aclose()
+                raise
+            try:
+                await self._send.send(ex)
+            except BaseException:  # cancelled while waiting for a taker
                 with anyio.CancelScope(shield=True):
                     await ex.aclose()
                 raise
@@ -69,4 +81,5 @@ class SandboxPool:
                     ex = self._recv.receive_nowait()
                 except (anyio.WouldBlock, anyio.EndOfStream, anyio.ClosedResourceError):
                     break
-                await ex.aclose()
+                if isinstance(ex, DockerExecutor):
+                    await ex.aclose()

@@ -134,7 +134,7 @@ class Session:
         b.update(
             {
                 "__build_class__": builtins.__build_class__,
-                "__import__": self.modules_importer,
+                "__import__": self.modules.importer(),
                 "print": self._print,
                 "sorted": g.limit_items(sorted, "sorted"),
                 "pow": g.guarded_pow_builtin,
@@ -173,9 +173,6 @@ class Session:
         ):
             b[name] = _refuse(name)
         return b
-
-    def modules_importer(self, *args: Any, **kwargs: Any) -> Any:
-        return self.modules.importer()(*args, **kwargs)
 
     # -- builtins that need the session ------------------------------------------------------------
     def _print(
@@ -367,8 +364,6 @@ def to_plain(value: Any, *, lenient: bool = False, _depth: int = 0) -> Any:
         raise ValueError("value is nested too deeply to cross the sandbox boundary")
     if value is None or type(value) in (bool, int, float, str):
         return value
-    if isinstance(value, bool):
-        return bool(value)
     if isinstance(value, (list, tuple)):
         return [to_plain(v, lenient=lenient, _depth=_depth + 1) for v in value]
     if isinstance(value, (set, frozenset)):
