@@ -85,6 +85,8 @@ class ChatMessage(BaseModel):
     tool_calls: list[ToolCallRequest] = Field(default_factory=list)
     tool_call_id: str | None = None
     name: str | None = None
+    #: A stable id (the id a front end saw for it live), when one is known.
+    id: str | None = None
 
     @model_validator(mode="after")
     def _check_roles(self) -> ChatMessage:

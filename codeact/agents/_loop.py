@@ -56,6 +56,8 @@ class RunConfig:
     extra_tools: dict[str, list[BaseTool]] = field(default_factory=dict)
     #: Tools the caller executes (``ClientTool``); server tools win on name clashes.
     client_tools: list[BaseTool] = field(default_factory=list)
+    #: Extra system messages for this run only (a front end's context and instructions).
+    instructions: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -211,6 +213,7 @@ class _Loop:
                     break
         sysmsg = agent.system_message(tools)
         head = [sysmsg] if sysmsg is not None else []
+        head += [ChatMessage.system(text) for text in self.config.instructions]
         return [*head, *history, *run.scratchpad, *run.retry_messages]
 
     async def _step(self, step: StepContext, tools: list[BaseTool]) -> AgentOutput:

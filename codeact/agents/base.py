@@ -175,11 +175,13 @@ class BaseAgent(ABC):
         early_stopping_method: EarlyStopping | None = None,
         timeout: float | None = None,
         client_tools: Sequence[BaseTool] = (),
+        instructions: Sequence[str] = (),
     ) -> RunHandler:
         """Start a run and return its ``RunHandler``.
 
         Pass ``ctx`` (or the same ``memory``) again to continue a conversation. ``client_tools``
-        are tools the caller executes (see ``ClientTool``).
+        are tools the caller executes (see ``ClientTool``); ``instructions`` are extra system
+        messages for this run only (sent after the system prompt, never stored).
         """
         from codeact.agents._loop import RunConfig, start_run
 
@@ -194,6 +196,7 @@ class BaseAgent(ABC):
             state_prompt=self.state_prompt,
             timeout=timeout if timeout is not None else self.timeout,
             client_tools=list(client_tools),
+            instructions=list(instructions),
         )
         return start_run(config, user_msg, chat_history=chat_history, memory=memory, ctx=ctx)
 

@@ -174,6 +174,7 @@ class AgentWorkflow:
         early_stopping_method: EarlyStopping | None = None,
         timeout: float | None = None,
         client_tools: Sequence[BaseTool] = (),
+        instructions: Sequence[str] = (),
     ) -> RunHandler:
         """Start a run (same arguments as ``BaseAgent.run``)."""
         extra: dict[str, list[BaseTool]] = {}
@@ -193,6 +194,7 @@ class AgentWorkflow:
             timeout=timeout if timeout is not None else self.timeout,
             extra_tools=extra,
             client_tools=list(client_tools),
+            instructions=list(instructions),
         )
         return start_run(config, user_msg, chat_history=chat_history, memory=memory, ctx=ctx)
 

@@ -3,18 +3,23 @@
 ``create_app(agent)`` returns an ASGI app; ``codeact serve`` runs one with uvicorn.
 """
 
-from codeact.server._app import AGUIServer, ServerConfig, create_app
+from codeact.server._app import AGUIServer, create_app
+from codeact.server._auth import Authenticate, Principal, bearer_token
+from codeact.server._config import ServerConfig
 from codeact.server._input import BadRequest
 from codeact.server.store import MemoryStore, SessionStore, SQLiteStore
 from codeact.server.translator import Translator
 
 __all__ = [
-    "BadRequest",
     "AGUIServer",
+    "Authenticate",
+    "BadRequest",
     "MemoryStore",
+    "Principal",
     "SQLiteStore",
     "ServerConfig",
     "SessionStore",
     "Translator",
+    "bearer_token",
     "create_app",
 ]

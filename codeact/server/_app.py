@@ -1,83 +1,44 @@
-"""The ASGI app: run, cancel and history routes streaming AG-UI events over SSE."""
+"""The ASGI app: run, connect, cancel, history and health routes streaming AG-UI over SSE."""
 
 from __future__ import annotations
 
 import contextlib
-import math
+import logging
 import time
-import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
-from ag_ui.core import (
-    BaseEvent,
-    MessagesSnapshotEvent,
-    RunAgentInput,
-    RunFinishedEvent,
-    RunStartedEvent,
-)
+import anyio.to_thread
+from ag_ui.core import RunAgentInput
 from anyio.abc import TaskGroup
-from anyio.streams.memory import MemoryObjectSendStream
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from codeact.agents._handler import RunHandler
 from codeact.agents.base import BaseAgent
 from codeact.agents.workflow import AgentWorkflow
 from codeact.context import Context
+from codeact.errors import RunCancelledError
 from codeact.memory import ChatMemory
-from codeact.server._input import BadRequest, parse_run_input, to_agui_messages, to_chat_message
-from codeact.server.store import SessionKey, SessionStore, SQLiteStore
-from codeact.server.translator import AfterHook, BeforeHook, Translator, encode_sse
-from codeact.tools import ClientTool
+from codeact.server import _http, _turns
+from codeact.server._auth import Principal, call_authenticate
+from codeact.server._config import ServerConfig
+from codeact.server._input import BadRequest, to_chat_message, validate_run_input
+from codeact.server._runs import LiveRun, drive, follow
+from codeact.server.store import RunStatus, SessionKey, SessionStore, SQLiteStore
 
 Runnable = BaseAgent | AgentWorkflow
-Resolver = Callable[[dict[str, Any]], str]
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Connection": "keep-alive"}
+log = logging.getLogger("codeact.server")
 
 
-@dataclass
-class ServerConfig:
-    """Server options (see ``create_app``)."""
-
-    path: str = "/"
-    run_timeout: float = 3600.0
-    cancel_on_disconnect: bool = False
-    heartbeat_s: float | None = None
-    reasoning: bool = False
-    activity: bool = False
-    idle_close_s: float = 600.0
-    max_body_bytes: int = 10 * 1024 * 1024
-    resolve_user: Resolver = lambda props: str(props.get("userId", "anonymous"))
-    resolve_app: Resolver = lambda props: str(props.get("appName", "codeact"))
-    #: Initial shared state of a new thread, from ``forwardedProps`` (None: none).
-    resolve_initial_state: Callable[[dict[str, Any]], dict[str, Any] | None] = lambda props: None
-    #: Extra ``run()`` options (e.g. ``{"max_iterations": 5}``) from ``forwardedProps``.
-    resolve_run_options: Callable[[dict[str, Any]], dict[str, Any]] = lambda props: {}
-    #: May rewrite the request before the run, or raise ``BadRequest`` to refuse it.
-    input_hook: Callable[[RunAgentInput], RunAgentInput] | None = None
-    before: list[BeforeHook] = field(default_factory=list)
-    after: list[AfterHook] = field(default_factory=list)
-
-
-@dataclass
-class _LiveRun:
-    handler: RunHandler
-    translator: Translator
-    events: list[bytes] = field(default_factory=list)
-    subscribers: list[MemoryObjectSendStream[bytes | None]] = field(default_factory=list)
-    done: anyio.Event = field(default_factory=anyio.Event)
-
-
-@dataclass
 class _Session:
-    ctx: Context
-    live: _LiveRun | None = None
-    last_used: float = field(default_factory=time.monotonic)
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.last_used = time.monotonic()
 
 
 class AGUIServer:
@@ -90,282 +51,310 @@ class AGUIServer:
         self.store = store
         self.config = config
         self.sessions: dict[SessionKey, _Session] = {}
+        #: Live runs by thread claim (registered before any await: one live run per thread).
+        self.live: dict[tuple[str, ...], LiveRun] = {}
+        self.owners: dict[tuple[str, str], str] = {}
+        self.draining = False
         self.tg: TaskGroup | None = None
 
-    def key(self, props: Any, thread_id: str) -> SessionKey:
+    # -- identity and keys ---------------------------------------------------------------------
+    async def principal(self, request: Request) -> Principal | None:
+        hook = self.config.authenticate
+        if hook is None:
+            return None
+        who = await call_authenticate(hook, request)
+        if who is None:
+            raise BadRequest(401, "authentication required")
+        return who
+
+    def key(self, props: Any, thread_id: str, who: Principal | None) -> SessionKey:
         props = props if isinstance(props, dict) else {}
-        return (self.config.resolve_app(props), self.config.resolve_user(props), thread_id)
+        user = who.id if who is not None else self.config.resolve_user(props)
+        return (self.config.resolve_app(props), user, thread_id)
+
+    def claim_key(self, key: SessionKey) -> tuple[str, ...]:
+        """With authentication a thread id is one thread per app (it has one owner)."""
+        return (key[0], key[2]) if self.config.authenticate is not None else key
+
+    async def owner_of(self, key: SessionKey) -> str | None:
+        if self.config.authenticate is None:
+            return key[1]
+        owner = self.owners.get((key[0], key[2]))
+        if owner is None:
+            owner = await self.store.thread_owner(key[0], key[2])
+            if owner is not None:
+                self.owners[(key[0], key[2])] = owner
+        return owner
 
     async def session(self, key: SessionKey, props: Any = None) -> _Session:
         s = self.sessions.get(key)
         if s is None:
             history = await self.store.load_messages(key)
-            state = self.config.resolve_initial_state(props if isinstance(props, dict) else {})
-            ctx = Context(memory=ChatMemory(history), state=state)
-            ctx._initialised = state is not None  # resolved state wins over the agent's own
-            s = self.sessions[key] = _Session(ctx=ctx)
+            s = self.sessions.get(key)  # another request may have loaded it meanwhile
+            if s is None:
+                state = self.config.resolve_initial_state(props if isinstance(props, dict) else {})
+                ctx = Context(memory=ChatMemory(history), state=state)
+                ctx._initialised = state is not None  # resolved state wins over the agent's own
+                s = self.sessions[key] = _Session(ctx)
         s.last_used = time.monotonic()
         return s
 
-    # -- routes --------------------------------------------------------------------------------
-    async def run_route(self, request: Request) -> Response:
-        try:
-            body = await _body(request, self.config.max_body_bytes)
-            run_input = parse_run_input(body)
-            if not run_input.messages:
-                raise BadRequest(400, "messages is empty: send at least the user's message")
-            tail = run_input.messages[-1]
-            if tail.role not in ("user", "tool"):
-                raise BadRequest(
-                    400, f"the last message must be the user's or tool results (got {tail.role!r})"
-                )
-            if self.config.input_hook is not None:
-                run_input = self.config.input_hook(run_input)
-                tail = run_input.messages[-1]
-            user_msg = to_chat_message(tail) if tail.role == "user" else None
-        except BadRequest as exc:
-            return JSONResponse({"error": exc.message}, status_code=exc.status)
-        key = self.key(run_input.forwarded_props, run_input.thread_id)
-        session = await self.session(key, run_input.forwarded_props)
-        if session.live is not None:
-            return JSONResponse(
-                {
-                    "error": f"thread {run_input.thread_id!r} already has a run in progress; "
-                    "wait for it or POST /cancel"
-                },
-                status_code=409,
-            )
-        if user_msg is None:
-            try:
-                _append_tool_results(session.ctx, run_input)
-            except BadRequest as exc:
-                return JSONResponse({"error": exc.message}, status_code=exc.status)
-        live = self._start(key, session, run_input, user_msg)
-        return StreamingResponse(
-            self._sse(live, request), media_type="text/event-stream", headers=SSE_HEADERS
-        )
+    async def _json(self, request: Request) -> Any:
+        cfg = self.config
+        body = await _http.read_body(request, cfg.max_body_bytes, cfg.body_timeout)
+        if len(body) <= _http.THREAD_PARSE_BYTES:
+            return _http.load_json(body or b"{}", cfg.max_json_depth)
+        return await anyio.to_thread.run_sync(_http.load_json, body, cfg.max_json_depth)
 
-    def _start(
-        self, key: SessionKey, session: _Session, run_input: RunAgentInput, user_msg: Any
-    ) -> _LiveRun:
-        props = run_input.forwarded_props if isinstance(run_input.forwarded_props, dict) else {}
-        timeout = self.config.run_timeout or math.inf
-        requested = props.get("timeout")
-        if isinstance(requested, (int, float)) and requested > 0:
-            timeout = min(timeout, float(requested))
-        client_tools = [
-            ClientTool(
-                t.name, t.description, t.parameters if isinstance(t.parameters, dict) else None
+    # -- runs ----------------------------------------------------------------------------------
+    async def run_route(self, request: Request) -> Response:
+        who = await self.principal(request)
+        data = await self._json(request)
+        if isinstance(data, dict) and len(str(data.get("messages", ""))) > _http.THREAD_PARSE_BYTES:
+            run_input = await anyio.to_thread.run_sync(validate_run_input, data)
+        else:
+            run_input = validate_run_input(data)
+        run_input = _turns.check_run_input(run_input, self.config)
+        key = self.key(run_input.forwarded_props, run_input.thread_id, who)
+        again = await self._reattach(request, key, run_input.run_id, who)
+        if again is not None:
+            return again
+        if self.draining:
+            raise BadRequest(503, "the server is shutting down; retry on another instance")
+        live = self._claim(key, run_input, who)
+        try:
+            await self._begin(live, run_input)
+        except BaseException:
+            self._release(live)
+            raise
+        return self._stream(live, 0, request)
+
+    def _claim(self, key: SessionKey, run_input: RunAgentInput, who: Principal | None) -> LiveRun:
+        """Synchronous check-and-register: the one-live-run rule cannot race."""
+        ck = self.claim_key(key)
+        thread = run_input.thread_id
+        known = self.owners.get((key[0], thread)) if who is not None else None
+        current = self.live.get(ck)
+        if who is not None and (known or (current and current.owner)) not in (None, who.id):
+            raise BadRequest(403, f"thread {thread!r} belongs to another user")
+        if current is not None:
+            raise BadRequest(
+                409, f"thread {thread!r} already has a run in progress; wait for it or POST /cancel"
             )
-            for t in run_input.tools or []
-        ]
-        options = dict(self.config.resolve_run_options(props))
-        handler = self.agent.run(
-            user_msg,
-            ctx=session.ctx,
-            client_tools=client_tools,
-            timeout=None if math.isinf(timeout) else timeout,
-            **{
-                k: v for k, v in options.items() if k in ("max_iterations", "early_stopping_method")
-            },
-        )
-        translator = Translator(
-            run_input.thread_id,
-            run_input.run_id,
-            reasoning=self.config.reasoning,
-            activity=self.config.activity,
-            protocol_1_0=_is_1_0(
-                getattr(run_input, "protocol_version", None) or props.get("protocolVersion")
-            ),
-            before=self.config.before,
-            after=self.config.after,
-        )
-        live = _LiveRun(handler=handler, translator=translator)
-        session.live = live
-        assert self.tg is not None
-        self.tg.start_soon(self._drive, key, session, live)
+        live = LiveRun(key, thread, run_input.run_id, who.id if who else None)
+        self.live[ck] = live
         return live
 
-    async def _drive(self, key: SessionKey, session: _Session, live: _LiveRun) -> None:
-        """Runs the agent to the end whatever happens to the client; records everything."""
-        recorded: list[dict[str, Any]] = []
+    def _release(self, live: LiveRun) -> None:
+        ck = self.claim_key(live.key)
+        if self.live.get(ck) is live:
+            del self.live[ck]
 
-        def publish(events: list[BaseEvent]) -> None:
-            for event in events:
-                frame = encode_sse(event)
-                live.events.append(frame)
-                recorded.append(event.model_dump(by_alias=True, exclude_none=True, mode="json"))
-                for sub in list(live.subscribers):
-                    with contextlib.suppress(
-                        anyio.WouldBlock, anyio.BrokenResourceError, anyio.ClosedResourceError
-                    ):
-                        sub.send_nowait(frame)
-
-        publish(live.translator.start())
+    async def _begin(self, live: LiveRun, run_input: RunAgentInput) -> None:
+        key = live.key
+        if live.owner is not None:
+            owner = await self.owner_of(key)
+            if owner not in (None, live.owner):
+                raise BadRequest(403, f"thread {live.thread_id!r} belongs to another user")
+            self.owners[(key[0], key[2])] = live.owner
+        session = await self.session(key, run_input.forwarded_props)
+        tail = run_input.messages[-1]
+        user_msg = to_chat_message(tail) if tail.role == "user" else None
+        if user_msg is None:
+            _turns.append_tool_results(session.ctx, run_input)
+        _turns.apply_request_state(session.ctx, run_input)
+        extra = _turns.instructions(run_input)
+        start = session.ctx.memory.get_all() + ([user_msg] if user_msg else [])
         try:
-            async for event in live.handler.stream_events():
-                publish(live.translator.translate(event))
-        except Exception as exc:  # a failure outside the run's own error handling
-            publish(live.translator.error(f"{type(exc).__name__}: {exc}"))
+            with anyio.fail_after(self.config.store_timeout):
+                await self.store.start_run(key, live.run_id, start)
+        except Exception as exc:
+            log.exception("the store refused the start of run %r", live.run_id)
+            raise BadRequest(
+                503, "the session store is unavailable; the run was not started"
+            ) from exc
+        live.handler, live.translator = _turns.start(
+            self.agent, session.ctx, run_input, user_msg, extra, self.config
+        )
+        assert self.tg is not None
+        self.tg.start_soon(self._run, live, session)
+
+    async def _run(self, live: LiveRun, session: _Session) -> None:
+        try:
+            await drive(live, self._flush)
         finally:
-            if not live.translator.finished:
-                publish(live.translator.error("the run ended unexpectedly"))
             with anyio.CancelScope(shield=True):
-                await self.store.save_messages(key, session.ctx.memory.get_all())
-                await self.store.append_events(key, live.translator.run_id, recorded)
-            session.live = None
-            session.last_used = time.monotonic()
-            for sub in live.subscribers:
-                with contextlib.suppress(Exception):
-                    sub.send_nowait(None)
-            live.done.set()
+                await self._finish(live, session)
 
-    async def _sse(self, live: _LiveRun, request: Request) -> AsyncIterator[bytes]:
-        send, recv = anyio.create_memory_object_stream[bytes | None](math.inf)
-        backlog = list(live.events)
-        live.subscribers.append(send)
-        finished = False
+    async def _flush(self, live: LiveRun, batch: list[str], start: int) -> None:
+        with anyio.fail_after(self.config.store_timeout):
+            await self.store.append_event_json(live.key, live.run_id, batch)
+
+    async def _finish(self, live: LiveRun, session: _Session) -> None:
+        handler = live.handler
+        status: RunStatus = "error"
+        if handler is not None and handler.result is not None:
+            status = "finished"
+        elif handler is not None and isinstance(handler.error, RunCancelledError):
+            status = "cancelled"
         try:
-            for past in backlog:
-                yield past
-            if live.done.is_set():
-                finished = True
-                return
-            last_sent = time.monotonic()
-            while True:
-                with anyio.move_on_after(0.5):
-                    frame = await recv.receive()
-                    if frame is None:
-                        finished = True
-                        return
-                    yield frame
-                    last_sent = time.monotonic()
-                    continue
-                if await request.is_disconnected():
-                    return  # the client went away while the run was silent
-                beat = self.config.heartbeat_s
-                if beat and time.monotonic() - last_sent >= beat:
-                    yield b": ping\n\n"
-                    last_sent = time.monotonic()
-        finally:
-            with contextlib.suppress(ValueError):
-                live.subscribers.remove(send)
-            if not finished and self.config.cancel_on_disconnect:
-                with anyio.CancelScope(shield=True):
-                    await live.handler.cancel()
+            with anyio.fail_after(self.config.store_timeout):
+                messages = session.ctx.memory.get_all()
+                await self.store.finish_run(live.key, live.run_id, status, messages)
+        except Exception:
+            log.exception("storing the end of run %r failed", live.run_id)
+        self._release(live)
+        session.last_used = time.monotonic()
+        live.done.set()
+        live.notify()
 
-    async def _thread_request(self, request: Request) -> tuple[dict[str, Any], str]:
-        """The JSON body of a cancel/history request and its ``threadId``."""
-        data = _json_object(await _body(request, self.config.max_body_bytes))
-        thread_id = data.get("threadId")
-        if not isinstance(thread_id, str):
-            raise BadRequest(400, "threadId (a string) is required")
-        return data, thread_id
+    def _stream(self, live: LiveRun, start: int, request: Request) -> StreamingResponse:
+        async def leave(complete: bool) -> None:
+            if not complete and self.config.cancel_on_disconnect and live.handler is not None:
+                await live.handler.cancel()
+
+        frames = follow(live, start, request, heartbeat_s=self.config.heartbeat_s, on_leave=leave)
+        return StreamingResponse(frames, media_type="text/event-stream", headers=SSE_HEADERS)
+
+    async def _reattach(
+        self, request: Request, key: SessionKey, run_id: str | None, who: Principal | None
+    ) -> Response | None:
+        """``Last-Event-ID`` on a run request: the events after it (live, or from the store)."""
+        last = request.headers.get("last-event-id")
+        if last is None:
+            return None
+        try:
+            after = int(last)
+        except ValueError:
+            raise BadRequest(400, "Last-Event-ID must be an event number") from None
+        return await self._replay(request, key, run_id, after + 1, who)
+
+    async def _replay(
+        self,
+        request: Request,
+        key: SessionKey,
+        run_id: str | None,
+        start: int,
+        who: Principal | None,
+    ) -> Response | None:
+        live = self.live.get(self.claim_key(key))
+        mine = live is not None and (who is None or live.owner == who.id)
+        if live is not None and mine and run_id in (None, live.run_id):
+            return self._stream(live, start, request)
+        if run_id is None or await self.owner_of(key) not in (None, key[1]):
+            return None
+        stored = await self.store.load_events(key, run_id)
+        if not stored:
+            return None
+        frames = _turns.replay_frames(stored, start)
+        return StreamingResponse(
+            _turns.iterate(frames), media_type="text/event-stream", headers=SSE_HEADERS
+        )
+
+    async def connect_route(self, request: Request) -> Response:
+        """Re-attach to the thread's live run (from ``lastEventId``), else its history."""
+        who = await self.principal(request)
+        data, thread_id = _turns.thread_request(await self._json(request))
+        key = self.key(data.get("forwardedProps"), thread_id, who)
+        run_id = data.get("runId") if isinstance(data.get("runId"), str) else None
+        last = data.get("lastEventId", request.headers.get("last-event-id", -1))
+        try:
+            start = int(last) + 1
+        except (TypeError, ValueError):
+            raise BadRequest(400, "lastEventId must be an event number") from None
+        live = self.live.get(self.claim_key(key))
+        if live is not None and (who is None or live.owner == who.id):
+            return self._stream(live, start, request)
+        if run_id is not None and start > 0:
+            replay = await self._replay(request, key, run_id, start, who)
+            if replay is not None:
+                return replay
+        return await self._history(key, thread_id, data, who)
 
     async def cancel_route(self, request: Request) -> Response:
-        try:
-            data, thread_id = await self._thread_request(request)
-        except BadRequest as exc:
-            return JSONResponse({"error": exc.message}, status_code=exc.status)
-        session = self.sessions.get(self.key(data.get("forwardedProps"), thread_id))
-        if session is None or session.live is None:
-            return JSONResponse(
-                {"error": f"no run in progress for thread {thread_id!r}"}, status_code=404
-            )
-        live = session.live
+        who = await self.principal(request)
+        data, thread_id = _turns.thread_request(await self._json(request))
+        key = self.key(data.get("forwardedProps"), thread_id, who)
+        live = self.live.get(self.claim_key(key))
+        if live is None or live.handler is None or (who is not None and live.owner != who.id):
+            raise BadRequest(404, f"no run in progress for thread {thread_id!r}")
         await live.handler.cancel()
         with anyio.move_on_after(10):
             await live.done.wait()
         return JSONResponse({"status": "cancelled", "threadId": thread_id})
 
     async def history_route(self, request: Request) -> Response:
-        try:
-            data, thread_id = await self._thread_request(request)
-        except BadRequest as exc:
-            return JSONResponse({"error": exc.message}, status_code=exc.status)
-        run_id = (
-            data.get("runId")
-            if isinstance(data.get("runId"), str)
-            else f"history-{uuid.uuid4().hex[:8]}"
+        who = await self.principal(request)
+        data, thread_id = _turns.thread_request(await self._json(request))
+        return await self._history(
+            self.key(data.get("forwardedProps"), thread_id, who), thread_id, data, who
         )
-        key = self.key(data.get("forwardedProps"), thread_id)
+
+    async def _history(
+        self, key: SessionKey, thread_id: str, data: dict[str, Any], who: Principal | None
+    ) -> Response:
+        if who is not None and await self.owner_of(key) not in (None, who.id):
+            raise BadRequest(404, f"no thread {thread_id!r}")
         session = self.sessions.get(key)
         messages = session.ctx.memory.get_all() if session else await self.store.load_messages(key)
-        snapshot = MessagesSnapshotEvent.model_validate({"messages": to_agui_messages(messages)})
-        frames = [
-            encode_sse(RunStartedEvent(thread_id=thread_id, run_id=run_id)),
-            encode_sse(snapshot),
-            encode_sse(RunFinishedEvent(thread_id=thread_id, run_id=run_id)),
-        ]
+        state = session.ctx.state if session else None
+        runs = await self.store.list_runs(key)
+        frames = _turns.history_frames(thread_id, data.get("runId"), messages, state, runs)
+        return StreamingResponse(
+            _turns.iterate(frames), media_type="text/event-stream", headers=SSE_HEADERS
+        )
 
-        async def gen() -> AsyncIterator[bytes]:
-            for f in frames:
-                yield f
+    async def healthz(self, request: Request) -> Response:
+        try:
+            with anyio.fail_after(5):
+                await self.store.ping()
+        except Exception as exc:
+            log.warning("health check: the store is unreachable: %r", exc)
+            body = {"status": "degraded", "store": "unreachable", "liveRuns": len(self.live)}
+            return JSONResponse(body, status_code=503)
+        status = "draining" if self.draining else "ok"
+        return JSONResponse({"status": status, "store": "ok", "liveRuns": len(self.live)})
 
-        return StreamingResponse(gen(), media_type="text/event-stream", headers=SSE_HEADERS)
+    # -- lifecycle -----------------------------------------------------------------------------
+    async def recover(self) -> None:
+        """Runs left ``running`` by a process that died are marked interrupted."""
+        for key, run_id in await self.store.running_runs():
+            try:
+                await _turns.mark_interrupted(self.store, key, run_id)
+                log.warning("run %r on thread %r was interrupted by a restart", run_id, key[2])
+            except Exception:
+                log.exception("marking run %r interrupted failed", run_id)
+
+    async def drain(self, timeout: float) -> None:
+        """Stop accepting runs, let live ones finish for ``timeout`` s, cancel the rest."""
+        self.draining = True
+        with anyio.move_on_after(timeout):
+            while self.live:
+                await next(iter(self.live.values())).done.wait()
+        for live in list(self.live.values()):
+            if live.handler is not None:
+                log.warning("drain timeout: cancelling run %r", live.run_id)
+                with contextlib.suppress(Exception):
+                    await live.handler.cancel()
+        with anyio.move_on_after(10):
+            for live in list(self.live.values()):
+                await live.done.wait()
+        await anyio.sleep(0.6)  # let the readers write the terminal events
 
     async def close_idle(self) -> None:
         """Close the executor sessions of threads idle for ``idle_close_s``."""
         while True:
             await anyio.sleep(min(self.config.idle_close_s, 30))
             now = time.monotonic()
+            busy = {live.key for live in self.live.values()}
             for key, s in list(self.sessions.items()):
-                if s.live is None and now - s.last_used > self.config.idle_close_s:
+                if key not in busy and now - s.last_used > self.config.idle_close_s:
                     del self.sessions[key]
-                    await s.ctx.aclose()
-
-
-def _append_tool_results(ctx: Context, run_input: RunAgentInput) -> None:
-    """Continue a turn: the tail of ``tool`` messages answers the calls the caller executed."""
-    tail = []
-    for message in reversed(run_input.messages):
-        if message.role != "tool":
-            break
-        tail.append(message)
-    tail.reverse()
-    history = ctx.memory.get_all()
-    pending = {c.id for m in history if m.role == "assistant" for c in m.tool_calls}
-    waiting = pending - {m.tool_call_id for m in history if m.role == "tool"}
-    for message in tail:
-        if message.tool_call_id not in waiting:
-            raise BadRequest(
-                400,
-                f"tool result for {message.tool_call_id!r} answers no pending tool call of "
-                "this thread",
-            )
-    for message in tail:
-        ctx.memory.put(to_chat_message(message))
-
-
-def _is_1_0(version: Any) -> bool:
-    try:
-        return int(str(version).split(".")[0]) >= 1
-    except ValueError:
-        return False
-
-
-async def _body(request: Request, limit: int) -> bytes:
-    declared = request.headers.get("content-length")
-    if declared and declared.isdigit() and int(declared) > limit:
-        raise BadRequest(413, f"the body is larger than {limit} bytes")
-    body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limit:
-            raise BadRequest(413, f"the body is larger than {limit} bytes")
-    return body
-
-
-def _json_object(body: bytes) -> dict[str, Any]:
-    import json
-
-    try:
-        data = json.loads(body or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise BadRequest(400, f"the body is not valid JSON: {exc}") from None
-    if not isinstance(data, dict):
-        raise BadRequest(400, "the body must be a JSON object")
-    return data
+                    self.owners.pop((key[0], key[2]), None)
+                    try:
+                        await s.ctx.aclose()
+                    except Exception:
+                        log.exception("closing the idle thread %r failed", key[2])
 
 
 def create_app(
@@ -375,14 +364,15 @@ def create_app(
     cors_origins: Sequence[str] = (),
     **options: Any,
 ) -> Starlette:
-    """An ASGI app serving ``agent`` over AG-UI: ``POST {path}`` runs (SSE), ``POST /cancel``,
-    ``POST /history``. Options are ``ServerConfig`` fields. The default store is a SQLite file
-    ``codeact-sessions.db`` in the working directory."""
+    """An ASGI app serving ``agent`` over AG-UI: ``POST {path}`` runs (SSE), ``POST /connect``,
+    ``POST /cancel``, ``POST /history``, ``GET /healthz``. Options are ``ServerConfig`` fields.
+    The default store is a SQLite file ``codeact-sessions.db`` in the working directory."""
     config = ServerConfig(**options)
     server = AGUIServer(agent, store or SQLiteStore("codeact-sessions.db"), config)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await server.recover()
         async with anyio.create_task_group() as tg:
             server.tg = tg
             tg.start_soon(server.close_idle)
@@ -390,28 +380,50 @@ def create_app(
                 yield
             finally:
                 tg.cancel_scope.cancel()
-                for s in list(server.sessions.values()):
-                    with anyio.CancelScope(shield=True):
-                        if s.live is not None:
-                            await s.live.handler.cancel()
-                        await s.ctx.aclose()
-                await server.store.aclose()
+                with anyio.CancelScope(shield=True):
+                    await _close(server)
 
     base = config.path.rstrip("/")
     routes = [
         Route(config.path, server.run_route, methods=["POST"]),
+        Route(f"{base}/connect", server.connect_route, methods=["POST"]),
         Route(f"{base}/cancel", server.cancel_route, methods=["POST"]),
         Route(f"{base}/history", server.history_route, methods=["POST"]),
+        Route(f"{base}/healthz", server.healthz, methods=["GET"]),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
+
+    async def bad_request(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, BadRequest)
+        return _http.bad_request_response(exc)
+
+    handlers = {
+        BadRequest: bad_request,
+        HTTPException: _http.http_exception_handler,
+        Exception: _http.internal_error_handler,
+    }
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers)
     if cors_origins:
         from starlette.middleware.cors import CORSMiddleware
 
         app.add_middleware(
             CORSMiddleware,
             allow_origins=list(cors_origins),
-            allow_methods=["POST"],
+            allow_methods=["POST", "GET"],
             allow_headers=["*"],
         )
+    app.add_middleware(
+        _http.Guard, allowed_hosts=config.allowed_hosts, cors_origins=list(cors_origins)
+    )
     app.state.server = server
     return app
+
+
+async def _close(server: AGUIServer) -> None:
+    for live in list(server.live.values()):
+        if live.handler is not None:
+            with contextlib.suppress(Exception):
+                await live.handler.cancel()
+    for s in list(server.sessions.values()):
+        with contextlib.suppress(Exception):
+            await s.ctx.aclose()
+    await server.store.aclose()

@@ -18,9 +18,10 @@ from codeact._messages import BinaryPart, ChatMessage, ContentPart, TextPart, To
 class BadRequest(Exception):
     """A request the server refuses with a 4xx JSON error before any SSE is sent."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, code: str | None = None) -> None:
         self.status = status
         self.message = message
+        self.code = code
         super().__init__(message)
 
 
@@ -28,8 +29,13 @@ def parse_run_input(body: bytes) -> RunAgentInput:
     """The body as a ``RunAgentInput``; minimal bodies and messages without ids are accepted."""
     try:
         data = json.loads(body)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (ValueError, RecursionError) as exc:
         raise BadRequest(400, f"the body is not valid JSON: {exc}") from None
+    return validate_run_input(data)
+
+
+def validate_run_input(data: Any) -> RunAgentInput:
+    """Parsed JSON as a ``RunAgentInput`` (ids minted for messages that have none)."""
     if not isinstance(data, dict):
         raise BadRequest(400, "the body must be a JSON object (a RunAgentInput)")
     messages = data.get("messages")
@@ -43,9 +49,11 @@ def parse_run_input(body: bytes) -> RunAgentInput:
     try:
         return RunAgentInput.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
+        first = exc.errors(include_url=False, include_input=False)[0]
         where = ".".join(str(p) for p in first["loc"])
         raise BadRequest(422, f"invalid RunAgentInput at {where}: {first['msg']}") from None
+    except (ValueError, RecursionError) as exc:  # a validator choking on hostile input
+        raise BadRequest(400, f"invalid RunAgentInput: {str(exc)[:200]}") from None
 
 
 def _upgrade_binary(part: Any) -> Any:
@@ -69,7 +77,15 @@ def _upgrade_binary(part: Any) -> Any:
 
 
 def to_chat_message(message: Any) -> ChatMessage:
-    """An AG-UI message as a codeact ``ChatMessage`` (user content parts included)."""
+    """An AG-UI message as a codeact ``ChatMessage`` (user content parts included), keeping
+    its id."""
+    chat = _to_chat_message(message)
+    if isinstance(getattr(message, "id", None), str):
+        chat.id = message.id
+    return chat
+
+
+def _to_chat_message(message: Any) -> ChatMessage:
     role = message.role
     if role == "user":
         content = message.content

@@ -11,13 +11,16 @@ import sqlite3
 import threading
 from abc import ABC, abstractmethod
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import anyio.to_thread
 
 from codeact._messages import ChatMessage
 
 SessionKey = tuple[str, str, str]
+
+#: A run's status in the store: live, or how it ended.
+RunStatus = Literal["running", "finished", "error", "cancelled", "interrupted"]
 
 
 class SessionStore(ABC):
@@ -41,6 +44,37 @@ class SessionStore(ABC):
     async def load_events(self, key: SessionKey, run_id: str | None = None) -> list[dict[str, Any]]:
         """Recorded events of the thread (or of one run), in order."""
 
+    # -- durable turns (the defaults keep a minimal store working, without the guarantees) ---
+    async def start_run(self, key: SessionKey, run_id: str, messages: list[ChatMessage]) -> None:
+        """A run starts: store the thread's messages (with the new user message) and mark the
+        run ``running``, before the agent does anything."""
+        await self.save_messages(key, messages)
+
+    async def finish_run(
+        self, key: SessionKey, run_id: str, status: RunStatus, messages: list[ChatMessage]
+    ) -> None:
+        """A run ended (or was found interrupted): its status and the thread's messages."""
+        await self.save_messages(key, messages)
+
+    async def append_event_json(self, key: SessionKey, run_id: str, events: list[str]) -> None:
+        """Record already-encoded AG-UI events (JSON text, in order) of a run."""
+        await self.append_events(key, run_id, [json.loads(e) for e in events])
+
+    async def list_runs(self, key: SessionKey) -> list[dict[str, Any]]:
+        """The thread's runs, oldest first: ``{"runId": ..., "status": ...}``."""
+        return []
+
+    async def running_runs(self) -> list[tuple[SessionKey, str]]:
+        """Runs marked ``running`` (after a crash: the ones that were interrupted)."""
+        return []
+
+    async def thread_owner(self, app: str, thread: str) -> str | None:
+        """Who owns a thread (the user part of its key), or None for a new thread."""
+        return None
+
+    async def ping(self) -> None:
+        """Raise if the store cannot be reached (for ``/healthz``)."""
+
     async def aclose(self) -> None:
         """Release resources."""
 
@@ -51,6 +85,26 @@ class MemoryStore(SessionStore):
     def __init__(self) -> None:
         self._messages: dict[SessionKey, list[str]] = {}
         self._events: dict[SessionKey, list[tuple[str, dict[str, Any]]]] = {}
+        self._runs: dict[SessionKey, dict[str, RunStatus]] = {}
+
+    async def start_run(self, key: SessionKey, run_id: str, messages: list[ChatMessage]) -> None:
+        await self.save_messages(key, messages)
+        self._runs.setdefault(key, {})[run_id] = "running"
+
+    async def finish_run(
+        self, key: SessionKey, run_id: str, status: RunStatus, messages: list[ChatMessage]
+    ) -> None:
+        await self.save_messages(key, messages)
+        self._runs.setdefault(key, {})[run_id] = status
+
+    async def list_runs(self, key: SessionKey) -> list[dict[str, Any]]:
+        return [{"runId": r, "status": s} for r, s in self._runs.get(key, {}).items()]
+
+    async def running_runs(self) -> list[tuple[SessionKey, str]]:
+        return [(k, r) for k, runs in self._runs.items() for r, s in runs.items() if s == "running"]
+
+    async def thread_owner(self, app: str, thread: str) -> str | None:
+        return next((k[1] for k in self._messages if k[0] == app and k[2] == thread), None)
 
     async def load_messages(self, key: SessionKey) -> list[ChatMessage]:
         return [ChatMessage.model_validate_json(m) for m in self._messages.get(key, [])]
@@ -70,15 +124,16 @@ class MemoryStore(SessionStore):
 class SQLiteStore(SessionStore):
     """A SQLite file (WAL mode): threads, messages and events survive a server restart."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, busy_timeout: float = 5.0) -> None:
         self.path = Path(path)
+        self.busy_timeout = busy_timeout
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
 
     def _conn(self) -> sqlite3.Connection:
         if self._db is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(self.path, check_same_thread=False)
+            db = sqlite3.connect(self.path, check_same_thread=False, timeout=self.busy_timeout)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             db.executescript(
@@ -91,6 +146,12 @@ class SQLiteStore(SessionStore):
                     id INTEGER PRIMARY KEY AUTOINCREMENT,
                     app TEXT, user TEXT, thread TEXT, run_id TEXT, event TEXT NOT NULL);
                 CREATE INDEX IF NOT EXISTS events_thread ON events (app, user, thread, run_id);
+                CREATE TABLE IF NOT EXISTS runs (
+                    app TEXT, user TEXT, thread TEXT, run_id TEXT, status TEXT NOT NULL,
+                    started REAL DEFAULT (julianday('now')), ended REAL,
+                    PRIMARY KEY (app, user, thread, run_id));
+                CREATE INDEX IF NOT EXISTS runs_status ON runs (status);
+                CREATE INDEX IF NOT EXISTS threads_owner ON threads (app, thread);
                 """
             )
             self._db = db
@@ -101,7 +162,87 @@ class SQLiteStore(SessionStore):
             with self._lock:
                 return fn(self._conn(), *args)
 
-        return await anyio.to_thread.run_sync(locked)
+        return await anyio.to_thread.run_sync(locked, abandon_on_cancel=True)
+
+    @staticmethod
+    def _put_messages(db: sqlite3.Connection, key: SessionKey, messages: list[ChatMessage]) -> None:
+        data = json.dumps([m.model_dump(mode="json") for m in messages])
+        db.execute(
+            "INSERT INTO threads (app, user, thread, messages) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (app, user, thread) DO UPDATE SET messages=excluded.messages, "
+            "updated=julianday('now')",
+            (*key, data),
+        )
+
+    async def start_run(self, key: SessionKey, run_id: str, messages: list[ChatMessage]) -> None:
+        def q(db: sqlite3.Connection) -> None:
+            with db:
+                self._put_messages(db, key, messages)
+                db.execute(
+                    "INSERT INTO runs (app, user, thread, run_id, status) VALUES (?,?,?,?,?) "
+                    "ON CONFLICT DO UPDATE SET status=excluded.status, ended=NULL",
+                    (*key, run_id, "running"),
+                )
+
+        await self._run(q)
+
+    async def finish_run(
+        self, key: SessionKey, run_id: str, status: RunStatus, messages: list[ChatMessage]
+    ) -> None:
+        def q(db: sqlite3.Connection) -> None:
+            with db:
+                self._put_messages(db, key, messages)
+                db.execute(
+                    "INSERT INTO runs (app, user, thread, run_id, status, ended) "
+                    "VALUES (?,?,?,?,?, julianday('now')) ON CONFLICT DO UPDATE SET "
+                    "status=excluded.status, ended=excluded.ended",
+                    (*key, run_id, status),
+                )
+
+        await self._run(q)
+
+    async def append_event_json(self, key: SessionKey, run_id: str, events: list[str]) -> None:
+        rows = [(*key, run_id, e) for e in events]
+
+        def q(db: sqlite3.Connection) -> None:
+            with db:
+                db.executemany(
+                    "INSERT INTO events (app, user, thread, run_id, event) VALUES (?, ?, ?, ?, ?)",
+                    rows,
+                )
+
+        await self._run(q)
+
+    async def list_runs(self, key: SessionKey) -> list[dict[str, Any]]:
+        def q(db: sqlite3.Connection) -> list[tuple[str, str]]:
+            return db.execute(
+                "SELECT run_id, status FROM runs WHERE app=? AND user=? AND thread=? "
+                "ORDER BY started, rowid",
+                key,
+            ).fetchall()
+
+        return [{"runId": r, "status": s} for r, s in await self._run(q)]
+
+    async def running_runs(self) -> list[tuple[SessionKey, str]]:
+        def q(db: sqlite3.Connection) -> list[tuple[str, str, str, str]]:
+            return db.execute(
+                "SELECT app, user, thread, run_id FROM runs WHERE status='running'"
+            ).fetchall()
+
+        return [((a, u, t), r) for a, u, t, r in await self._run(q)]
+
+    async def thread_owner(self, app: str, thread: str) -> str | None:
+        def q(db: sqlite3.Connection) -> str | None:
+            row = db.execute(
+                "SELECT user FROM threads WHERE app=? AND thread=? LIMIT 1", (app, thread)
+            ).fetchone()
+            return row[0] if row else None
+
+        result: str | None = await self._run(q)
+        return result
+
+    async def ping(self) -> None:
+        await self._run(lambda db: db.execute("SELECT 1").fetchone())
 
     async def load_messages(self, key: SessionKey) -> list[ChatMessage]:
         def q(db: sqlite3.Connection) -> str | None:
@@ -114,16 +255,9 @@ class SQLiteStore(SessionStore):
         return [ChatMessage.model_validate(m) for m in json.loads(raw)] if raw else []
 
     async def save_messages(self, key: SessionKey, messages: list[ChatMessage]) -> None:
-        data = json.dumps([m.model_dump(mode="json") for m in messages])
-
         def q(db: sqlite3.Connection) -> None:
             with db:
-                db.execute(
-                    "INSERT INTO threads (app, user, thread, messages) VALUES (?, ?, ?, ?) "
-                    "ON CONFLICT (app, user, thread) DO UPDATE SET messages=excluded.messages, "
-                    "updated=julianday('now')",
-                    (*key, data),
-                )
+                self._put_messages(db, key, messages)
 
         await self._run(q)
 

@@ -26,6 +26,8 @@ from ag_ui.core import (
     RunFinishedCancelledOutcome,
     RunFinishedEvent,
     RunStartedEvent,
+    StateDeltaEvent,
+    StateSnapshotEvent,
     TextMessageContentEvent,
     TextMessageEndEvent,
     TextMessageStartEvent,
@@ -54,6 +56,7 @@ class Translator:
         protocol_1_0: bool = False,
         before: list[BeforeHook] | None = None,
         after: list[AfterHook] | None = None,
+        state: Callable[[], dict[str, Any]] | None = None,
     ) -> None:
         self.thread_id = thread_id
         self.run_id = run_id
@@ -66,11 +69,29 @@ class Translator:
         self._step_text_id: str | None = None  # the assistant text of the current LLM step
         self._reasoning_id: str | None = None
         self._activity: dict[str, str] = {}
+        self._state = state
+        self._sent_state: str | None = None
         self.finished = False
 
     def start(self) -> list[BaseEvent]:
-        """The first event of the run."""
-        return [RunStartedEvent(thread_id=self.thread_id, run_id=self.run_id)]
+        """The first events of the run: RUN_STARTED, and STATE_SNAPSHOT when there is state."""
+        out: list[BaseEvent] = [RunStartedEvent(thread_id=self.thread_id, run_id=self.run_id)]
+        return out + self._state_events()
+
+    def _state_events(self) -> list[BaseEvent]:
+        """STATE_SNAPSHOT the first time, then STATE_DELTA (JSON Patch) when it changed."""
+        if self._state is None:
+            return []
+        state = self._state()
+        text = json.dumps(state, sort_keys=True, default=str)
+        if text == self._sent_state or (self._sent_state is None and not state):
+            return []
+        previous = json.loads(self._sent_state) if self._sent_state else None
+        self._sent_state = text
+        plain = json.loads(text)
+        if previous is None:
+            return [StateSnapshotEvent(snapshot=plain)]
+        return [StateDeltaEvent(delta=state_patch(previous, plain))]
 
     def translate(self, event: ev.Event) -> list[BaseEvent]:
         """AG-UI events for one codeact event (empty when it has no AG-UI form)."""
@@ -80,6 +101,10 @@ class Translator:
         if current is None or self.finished:
             return []
         out = self._translate(current)
+        if isinstance(current, ev.ToolCallResult | ev.AgentOutput):
+            out += self._state_events()
+        elif isinstance(current, ev.TerminalEvent):
+            out[-1:-1] = self._state_events()
         for after in self.after:
             out = after(out)
         return out
@@ -203,6 +228,21 @@ class Translator:
             return []
         rid, self._reasoning_id = self._reasoning_id, None
         return [ReasoningMessageEndEvent(message_id=rid), ReasoningEndEvent(message_id=rid)]
+
+
+def state_patch(old: dict[str, Any], new: dict[str, Any]) -> list[dict[str, Any]]:
+    """A JSON Patch (RFC 6902) turning ``old`` into ``new``, key by key at the top level."""
+
+    def path(key: str) -> str:
+        return "/" + key.replace("~", "~0").replace("/", "~1")
+
+    ops: list[dict[str, Any]] = [{"op": "remove", "path": path(k)} for k in old if k not in new]
+    for k, v in new.items():
+        if k not in old:
+            ops.append({"op": "add", "path": path(k), "value": v})
+        elif old[k] != v:
+            ops.append({"op": "replace", "path": path(k), "value": v})
+    return ops
 
 
 def encode_sse(event: BaseEvent) -> bytes:

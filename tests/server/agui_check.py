@@ -16,7 +16,7 @@ def parse_sse(raw: bytes) -> list[dict[str, Any]]:
     for block in raw.decode().split("\n\n"):
         if not block.strip():
             continue
-        lines = [ln for ln in block.split("\n") if not ln.startswith(":")]
+        lines = [ln for ln in block.split("\n") if not ln.startswith((":", "id: "))]
         if not lines:
             continue
         assert all(ln.startswith("data: ") for ln in lines), block

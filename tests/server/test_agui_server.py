@@ -156,7 +156,8 @@ def test_disconnect_lets_the_run_finish_and_history_shows_it(serve: Any) -> None
     with httpx.Client() as c:
         h = c.post(srv.url + "/history", json={"threadId": "dc"})
     events = parse_sse(h.content)
-    assert check_stream(events) == ["RUN_STARTED", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]
+    assert check_stream(events) == ["RUN_STARTED", "MESSAGES_SNAPSHOT", "CUSTOM", "RUN_FINISHED"]
+    assert events[2]["name"] == "codeact.runs" and events[2]["value"][-1]["status"] == "finished"
     msgs = events[1]["messages"]
     assert [m["role"] for m in msgs] == ["user", "assistant", "tool", "assistant"]
     assert msgs[-1]["content"] == "finished after disconnect"
@@ -285,7 +286,9 @@ def test_bad_input_is_rejected_before_any_sse(
         r = c.post(srv.url + "/", content=raw, headers={"content-type": "application/json"})
         assert r.status_code == status, r.text
         assert fragment in r.json()["error"]
-        big = c.post(srv.url + "/", content=b"x" * 5000)
+        big = c.post(
+            srv.url + "/", content=b"x" * 5000, headers={"content-type": "application/json"}
+        )
         assert big.status_code == 413
         ok = c.post(srv.url + "/", json=body("after-bad"))
         assert ok.status_code == 200  # nothing was left locked

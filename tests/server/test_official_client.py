@@ -86,7 +86,7 @@ def test_official_client_scenarios(serve: Any, node_client: Path) -> None:
 
     history = drive(node_client, srv.url, {"kind": "history", "threadId": "t-tool"})
     assert history["ok"], history
-    assert history["types"] == ["RUN_STARTED", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]
+    assert history["types"] == ["RUN_STARTED", "MESSAGES_SNAPSHOT", "CUSTOM", "RUN_FINISHED"]
     assert [m["role"] for m in history["messages"]] == ["user", "assistant", "tool", "assistant"]
 
 

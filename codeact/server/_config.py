@@ -1,0 +1,52 @@
+"""``ServerConfig``: every option of the service (``create_app(**options)``, ``codeact serve``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ag_ui.core import RunAgentInput
+
+from codeact.server._auth import Authenticate
+from codeact.server.translator import AfterHook, BeforeHook
+
+Resolver = Callable[[dict[str, Any]], str]
+
+
+@dataclass
+class ServerConfig:
+    """Server options (see ``create_app``)."""
+
+    path: str = "/"
+    run_timeout: float = 3600.0
+    cancel_on_disconnect: bool = False
+    heartbeat_s: float | None = None
+    reasoning: bool = False
+    activity: bool = False
+    idle_close_s: float = 600.0
+    max_body_bytes: int = 10 * 1024 * 1024
+    #: JSON nesting deeper than this is refused (400).
+    max_json_depth: int = 64
+    #: Seconds to receive a request body (408 after).
+    body_timeout: float | None = 30.0
+    #: Seconds a store call may take before the server gives up on it (and logs).
+    store_timeout: float = 30.0
+    #: ``authenticate(request) -> Principal | None``: when set, the principal (not the body's
+    #: ``userId``) owns the threads it creates; None answers 401.
+    authenticate: Authenticate | None = None
+    #: Accepted ``Host`` header names (None: loopback names only; ``["*"]``: any).
+    allowed_hosts: Sequence[str] | None = None
+    #: System/developer messages in a request: ``"honour"`` (instructions for that run) or
+    #: ``"refuse"`` (400).
+    system_messages: Literal["honour", "refuse"] = "honour"
+    resolve_user: Resolver = lambda props: str(props.get("userId", "anonymous"))
+    resolve_app: Resolver = lambda props: str(props.get("appName", "codeact"))
+    #: Initial shared state of a new thread, from ``forwardedProps`` (None: none).
+    resolve_initial_state: Callable[[dict[str, Any]], dict[str, Any] | None] = lambda props: None
+    #: Extra ``run()`` options (e.g. ``{"max_iterations": 5}``) from ``forwardedProps``.
+    resolve_run_options: Callable[[dict[str, Any]], dict[str, Any]] = lambda props: {}
+    #: May rewrite the request before the run, or raise ``BadRequest`` to refuse it.
+    input_hook: Callable[[RunAgentInput], RunAgentInput] | None = None
+    before: list[BeforeHook] = field(default_factory=list)
+    after: list[AfterHook] = field(default_factory=list)

@@ -1,0 +1,193 @@
+"""The HTTP edge: JSON errors of one shape, bounded body reading and JSON parsing, and the
+request checks that run before any route (Host allow-list, Origin, Content-Type)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+import anyio
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from codeact.server._input import BadRequest
+
+log = logging.getLogger("codeact.server")
+
+#: Host names accepted when no allow-list is given (DNS-rebinding defence for local servers).
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+#: Bodies larger than this are parsed and validated in a worker thread, off the event loop.
+THREAD_PARSE_BYTES = 64 * 1024
+
+_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    408: "request_timeout",
+    409: "conflict",
+    413: "body_too_large",
+    415: "unsupported_media_type",
+    421: "misdirected_request",
+    422: "invalid_input",
+    429: "too_many_requests",
+    500: "internal_error",
+    503: "unavailable",
+}
+
+
+def error_body(status: int, message: str, code: str | None = None) -> dict[str, Any]:
+    """The one error shape: ``{"error": <message>, "code": <machine code>, "status": <int>}``."""
+    return {"error": message, "code": code or _CODES.get(status, "error"), "status": status}
+
+
+def error_response(status: int, message: str, code: str | None = None) -> JSONResponse:
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    return JSONResponse(error_body(status, message, code), status_code=status, headers=headers)
+
+
+def bad_request_response(exc: BadRequest) -> JSONResponse:
+    return error_response(exc.status, exc.message, exc.code)
+
+
+async def http_exception_handler(request: Request, exc: Exception) -> Response:
+    """404/405 and other Starlette HTTP errors as JSON."""
+    status = exc.status_code if isinstance(exc, HTTPException) else 500
+    detail = exc.detail if isinstance(exc, HTTPException) else "internal error"
+    return error_response(status, str(detail))
+
+
+async def internal_error_handler(request: Request, exc: Exception) -> Response:
+    log.error("unhandled error answering %s %s", request.method, request.url.path, exc_info=exc)
+    return error_response(500, "internal error (logged by the server)")
+
+
+async def read_body(request: Request, limit: int, timeout: float | None) -> bytes:
+    """The request body, refused past ``limit`` bytes (413) or ``timeout`` seconds (408)."""
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > limit:
+        raise BadRequest(413, f"the body is larger than {limit} bytes")
+    chunks: list[bytes] = []
+    size = 0
+    with anyio.move_on_after(timeout) as scope:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise BadRequest(413, f"the body is larger than {limit} bytes")
+            chunks.append(chunk)
+    if scope.cancelled_caught:
+        raise BadRequest(408, f"the body was not received within {timeout:g} s")
+    return b"".join(chunks)
+
+
+def load_json(body: bytes, max_depth: int) -> Any:
+    """Parse JSON, refusing (400) invalid text, nesting deeper than ``max_depth``, integers
+    past Python's digit limit and strings holding lone surrogates (which cannot be encoded)."""
+    try:
+        data = json.loads(body)
+    except RecursionError:
+        raise BadRequest(400, f"the body nests deeper than {max_depth} levels") from None
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, int digit limit
+        raise BadRequest(400, f"the body is not valid JSON: {_short(exc)}") from None
+    check_json(data, max_depth)
+    return data
+
+
+def check_json(data: Any, max_depth: int) -> None:
+    """Walk ``data`` without recursion: depth and encodable strings (keys included)."""
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, str):
+            _check_str(node)
+        elif isinstance(node, dict | list):
+            if depth > max_depth:
+                raise BadRequest(400, f"the body nests deeper than {max_depth} levels")
+            if isinstance(node, dict):
+                for k, v in node.items():
+                    _check_str(k)
+                    stack.append((v, depth + 1))
+            else:
+                stack.extend((v, depth + 1) for v in node)
+
+
+def _check_str(s: str) -> None:
+    if not s.isascii():
+        try:
+            s.encode("utf-8")
+        except UnicodeEncodeError:
+            raise BadRequest(
+                400, "the body holds a lone UTF-16 surrogate (\\ud800-\\udfff) in a string"
+            ) from None
+
+
+def _short(exc: Exception) -> str:
+    text = str(exc)
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
+def _host_name(host: str) -> str:
+    host = host.strip().lower()
+    if host.startswith("["):  # [::1]:8000
+        return host[1 : host.find("]")] if "]" in host else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+class Guard:
+    """Pure ASGI middleware in front of everything: Host allow-list (421), Origin against the
+    CORS list (403) and a JSON Content-Type on POST (415) — the CSRF and DNS-rebinding
+    defences. Errors are JSON like every other answer."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        allowed_hosts: Sequence[str] | None,
+        cors_origins: Sequence[str],
+    ) -> None:
+        self.app = app
+        hosts = list(LOOPBACK_HOSTS if allowed_hosts is None else allowed_hosts)
+        self.any_host = "*" in hosts
+        self.hosts = {_host_name(h) for h in hosts}
+        self.origins = set(cors_origins)
+        self.any_origin = "*" in self.origins
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        refusal = self._refuse(scope["method"], headers)
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+    def _refuse(self, method: str, headers: dict[str, str]) -> Response | None:
+        host = headers.get("host", "")
+        if not self.any_host and _host_name(host) not in self.hosts:
+            return error_response(
+                421, f"host {host!r} is not allowed (see allowed_hosts / --allowed-host)"
+            )
+        origin = headers.get("origin")
+        if origin is not None and not self._origin_ok(origin, host):
+            return error_response(403, f"origin {origin!r} is not allowed", "bad_origin")
+        if method == "POST":
+            ctype = headers.get("content-type", "").split(";")[0].strip().lower()
+            if ctype != "application/json" and not ctype.endswith("+json"):
+                return error_response(
+                    415, "requests must have Content-Type: application/json", "bad_content_type"
+                )
+        return None
+
+    def _origin_ok(self, origin: str, host: str) -> bool:
+        if self.any_origin or origin in self.origins:
+            return True
+        # same-origin requests (a page served by this host) carry their own origin
+        bare = origin.split("://", 1)[-1].lower()
+        return bool(host) and bare == host.lower()
