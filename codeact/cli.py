@@ -23,7 +23,7 @@ from codeact import __version__
 from codeact.errors import CodeActError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_TIMEOUT, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
-DATA_MODULES = ("pandas", "numpy")
+DATA_MODULES = ("pandas", "numpy", "matplotlib")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,7 +76,14 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         metavar="MODULES",
         help="extra modules the restricted sandbox may import, comma-separated "
-        "(default: pandas,numpy when installed)",
+        "(default: pandas,numpy,matplotlib when installed and the OS sandbox is active)",
+    )
+    run.add_argument(
+        "--os-sandbox",
+        choices=["auto", "bwrap", "none"],
+        default="auto",
+        help="OS sandbox around the process worker: auto (bubblewrap when it works, default), "
+        "bwrap (required), none",
     )
     run.add_argument(
         "--model",
@@ -99,14 +106,9 @@ def _parser() -> argparse.ArgumentParser:
         help="a callable returning your agent or workflow (default: a CodeActAgent "
         "with the configured model and the process-isolated restricted executor)",
     )
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--model", default=None, help="as for `codeact run` (default: local)")
-    serve.add_argument("--db", default="codeact-sessions.db", help="SQLite file for sessions")
-    serve.add_argument("--cors", default="", help="allowed origins, comma-separated")
-    serve.add_argument("--heartbeat", type=float, default=15.0, help="SSE keep-alive seconds")
-    serve.add_argument("--run-timeout", type=float, default=3600.0, help="seconds (0 = none)")
-    serve.add_argument("--cancel-on-disconnect", action="store_true")
+    from codeact._cli_serve import add_serve_options
+
+    add_serve_options(serve)
     sandbox = sub.add_parser("sandbox", help="manage the Docker sandbox image and containers")
     sandbox_sub = sandbox.add_subparsers(dest="sandbox_command", required=True)
     build = sandbox_sub.add_parser("build", help="build the sandbox image (works offline)")
@@ -119,9 +121,9 @@ def _parser() -> argparse.ArgumentParser:
 def serve_command(args: argparse.Namespace) -> int:
     """``codeact serve``: run the AG-UI server with uvicorn."""
     try:
-        import uvicorn
+        import uvicorn  # noqa: F401
 
-        from codeact.server import SQLiteStore, create_app
+        import codeact.server  # noqa: F401
     except ImportError as exc:
         print(
             f"error: the server needs its extra: pip install 'codeact[server]' ({exc})",
@@ -145,27 +147,23 @@ def serve_command(args: argparse.Namespace) -> int:
             executor="restricted",
             isolation="process",
             allow=None,
+            os_sandbox=getattr(args, "os_sandbox", "auto"),
             cell_timeout=60,
         )
+        from codeact._cli_run import sandbox_choice
+
+        choice = sandbox_choice(ns)
+        if choice is not None:
+            print(choice.summary, flush=True)
+            if choice.warning:
+                print(f"warning: {choice.warning}", file=sys.stderr, flush=True)
 
         def factory() -> Any:
             return CodeActAgent(llm=make_llm(ns, print), executor=lambda: make_executor(ns))
 
-    app = create_app(
-        factory,
-        store=SQLiteStore(args.db),
-        cors_origins=[o for o in args.cors.split(",") if o],
-        heartbeat_s=args.heartbeat or None,
-        run_timeout=args.run_timeout,
-        cancel_on_disconnect=args.cancel_on_disconnect,
-    )
-    print(
-        f"codeact AG-UI server on http://{args.host}:{args.port}/ "
-        f"(POST / to run, /cancel, /history; sessions in {args.db})",
-        flush=True,
-    )
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
-    return EXIT_OK
+    from codeact._cli_serve import serve_app
+
+    return serve_app(args, factory)
 
 
 def sandbox_command(args: argparse.Namespace) -> int:
@@ -196,6 +194,7 @@ def doctor(args: argparse.Namespace) -> int:
         ("python", _check_python),
         ("restricted executor (inline)", lambda: _check_restricted("inline")),
         ("restricted executor (process)", lambda: _check_restricted("process")),
+        ("OS sandbox (bubblewrap)", _check_os_sandbox),
         ("data libraries", _check_data),
         ("local model", _check_local_model),
         ("OpenAI-compatible endpoint", _check_endpoint),
@@ -221,15 +220,28 @@ def _check_restricted(isolation: str) -> tuple[str, str]:
     async def probe() -> str:
         async with RestrictedExecutor(isolation=isolation) as ex:  # type: ignore[arg-type]
             r = await ex.execute("6 * 7")
-            return r.value or repr(r.error)
+            return (r.value or repr(r.error)) + "|" + ex.isolation_level
 
     try:
         value = anyio.run(probe)
     except Exception as exc:
         return "missing", f"cannot run a cell: {exc}"
+    value, _, level = value.partition("|")
     if value != "42":
         return "missing", f"a test cell returned {value!r}"
-    return "ok", "runs cells"
+    return "ok", f"runs cells: {level}"
+
+
+def _check_os_sandbox() -> tuple[str, str]:
+    from codeact.executors.restricted._ossandbox import os_sandbox_status
+
+    status = os_sandbox_status()
+    if status.available:
+        return "ok", f"{status.detail}; data libraries run inside it (the default)"
+    return "missing", (
+        f"{status.detail}: the process worker would run without an OS sandbox and data "
+        f"libraries are not offered by default. Fix: {status.fix}"
+    )
 
 
 def _check_data() -> tuple[str, str]:

@@ -3,7 +3,8 @@
 ``create_app(agent)`` returns an ASGI app; ``codeact serve`` runs one with uvicorn.
 """
 
-from codeact.server._app import AGUIServer, create_app
+from codeact.server._app import AGUIServer
+from codeact.server._asgi import create_app
 from codeact.server._auth import Authenticate, Principal, bearer_token
 from codeact.server._config import ServerConfig
 from codeact.server._input import BadRequest

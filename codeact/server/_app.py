@@ -5,18 +5,15 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import anyio
 import anyio.to_thread
 from ag_ui.core import RunAgentInput
 from anyio.abc import TaskGroup
-from starlette.applications import Starlette
-from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
-from starlette.routing import Route
 
 from codeact.agents.base import BaseAgent
 from codeact.agents.workflow import AgentWorkflow
@@ -28,7 +25,7 @@ from codeact.server._auth import Principal, call_authenticate
 from codeact.server._config import ServerConfig
 from codeact.server._input import BadRequest, to_chat_message, validate_run_input
 from codeact.server._runs import LiveRun, drive, follow
-from codeact.server.store import RunStatus, SessionKey, SessionStore, SQLiteStore
+from codeact.server.store import RunStatus, SessionKey, SessionStore
 
 Runnable = BaseAgent | AgentWorkflow
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Connection": "keep-alive"}
@@ -328,6 +325,7 @@ class AGUIServer:
     async def drain(self, timeout: float) -> None:
         """Stop accepting runs, let live ones finish for ``timeout`` s, cancel the rest."""
         self.draining = True
+        had_runs = bool(self.live)
         with anyio.move_on_after(timeout):
             while self.live:
                 await next(iter(self.live.values())).done.wait()
@@ -339,7 +337,8 @@ class AGUIServer:
         with anyio.move_on_after(10):
             for live in list(self.live.values()):
                 await live.done.wait()
-        await anyio.sleep(0.6)  # let the readers write the terminal events
+        if had_runs:
+            await anyio.sleep(0.6)  # let the readers write the terminal events
 
     async def close_idle(self) -> None:
         """Close the executor sessions of threads idle for ``idle_close_s``."""
@@ -355,75 +354,3 @@ class AGUIServer:
                         await s.ctx.aclose()
                     except Exception:
                         log.exception("closing the idle thread %r failed", key[2])
-
-
-def create_app(
-    agent: Runnable | Callable[[], Runnable],
-    *,
-    store: SessionStore | None = None,
-    cors_origins: Sequence[str] = (),
-    **options: Any,
-) -> Starlette:
-    """An ASGI app serving ``agent`` over AG-UI: ``POST {path}`` runs (SSE), ``POST /connect``,
-    ``POST /cancel``, ``POST /history``, ``GET /healthz``. Options are ``ServerConfig`` fields.
-    The default store is a SQLite file ``codeact-sessions.db`` in the working directory."""
-    config = ServerConfig(**options)
-    server = AGUIServer(agent, store or SQLiteStore("codeact-sessions.db"), config)
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        await server.recover()
-        async with anyio.create_task_group() as tg:
-            server.tg = tg
-            tg.start_soon(server.close_idle)
-            try:
-                yield
-            finally:
-                tg.cancel_scope.cancel()
-                with anyio.CancelScope(shield=True):
-                    await _close(server)
-
-    base = config.path.rstrip("/")
-    routes = [
-        Route(config.path, server.run_route, methods=["POST"]),
-        Route(f"{base}/connect", server.connect_route, methods=["POST"]),
-        Route(f"{base}/cancel", server.cancel_route, methods=["POST"]),
-        Route(f"{base}/history", server.history_route, methods=["POST"]),
-        Route(f"{base}/healthz", server.healthz, methods=["GET"]),
-    ]
-
-    async def bad_request(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, BadRequest)
-        return _http.bad_request_response(exc)
-
-    handlers = {
-        BadRequest: bad_request,
-        HTTPException: _http.http_exception_handler,
-        Exception: _http.internal_error_handler,
-    }
-    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers)
-    if cors_origins:
-        from starlette.middleware.cors import CORSMiddleware
-
-        app.add_middleware(
-            CORSMiddleware,
-            allow_origins=list(cors_origins),
-            allow_methods=["POST", "GET"],
-            allow_headers=["*"],
-        )
-    app.add_middleware(
-        _http.Guard, allowed_hosts=config.allowed_hosts, cors_origins=list(cors_origins)
-    )
-    app.state.server = server
-    return app
-
-
-async def _close(server: AGUIServer) -> None:
-    for live in list(server.live.values()):
-        if live.handler is not None:
-            with contextlib.suppress(Exception):
-                await live.handler.cancel()
-    for s in list(server.sessions.values()):
-        with contextlib.suppress(Exception):
-            await s.ctx.aclose()
-    await server.store.aclose()

@@ -7,22 +7,20 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-import uvicorn
+
+from codeact.server._uvicorn import make_server
 
 
 class LiveServer:
     """An ASGI app served by uvicorn on 127.0.0.1 in a background thread (real HTTP)."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: Any, **options: Any) -> None:
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))
         self.port = sock.getsockname()[1]
         sock.close()
-        self.server = uvicorn.Server(
-            uvicorn.Config(
-                app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on"
-            )
-        )
+        options.setdefault("drain_timeout", 2.0)
+        self.server = make_server(app, host="127.0.0.1", port=self.port, **options)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
     @property
@@ -39,15 +37,15 @@ class LiveServer:
 
     def stop(self) -> None:
         self.server.should_exit = True
-        self.thread.join(10)
+        self.thread.join(30)
 
 
 @pytest.fixture
-def serve() -> Iterator[Callable[[Any], LiveServer]]:
+def serve() -> Iterator[Callable[..., LiveServer]]:
     started: list[LiveServer] = []
 
-    def start(app: Any) -> LiveServer:
-        s = LiveServer(app).start()
+    def start(app: Any, **options: Any) -> LiveServer:
+        s = LiveServer(app, **options).start()
         started.append(s)
         return s
 

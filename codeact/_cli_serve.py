@@ -1,0 +1,138 @@
+"""``codeact serve``: its options and how they become the app and the uvicorn server."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+TOKEN_ENV = "CODEACT_SERVE_TOKEN"
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def add_serve_options(serve: argparse.ArgumentParser) -> None:
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--model", default=None, help="as for `codeact run` (default: local)")
+    serve.add_argument(
+        "--os-sandbox",
+        choices=["auto", "bwrap", "none"],
+        default="auto",
+        help="OS sandbox around the default agent's sandbox worker, as for `codeact run`",
+    )
+    serve.add_argument("--db", default="codeact-sessions.db", help="SQLite file for sessions")
+    serve.add_argument("--path", default="/", help="the run route (others hang below it)")
+    serve.add_argument("--cors", default="", help="allowed origins, comma-separated")
+    serve.add_argument(
+        "--token-file",
+        default=None,
+        help=f"require 'Authorization: Bearer <token>' with the token in this file "
+        f"(or set {TOKEN_ENV}); without a token the server binds loopback only",
+    )
+    serve.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        help="a Host header name to accept (repeatable; default: loopback names and --host)",
+    )
+    serve.add_argument("--heartbeat", type=float, default=15.0, help="SSE keep-alive seconds")
+    serve.add_argument("--run-timeout", type=float, default=3600.0, help="seconds (0 = none)")
+    serve.add_argument("--cancel-on-disconnect", action="store_true")
+    serve.add_argument(
+        "--drain-timeout",
+        type=float,
+        default=30.0,
+        help="on SIGTERM: seconds live runs may take to finish before they are cancelled",
+    )
+    serve.add_argument("--max-body-bytes", type=int, default=10 * 1024 * 1024)
+    serve.add_argument("--body-timeout", type=float, default=30.0, help="seconds to send a body")
+    serve.add_argument(
+        "--header-timeout", type=float, default=10.0, help="seconds to send request headers"
+    )
+    serve.add_argument(
+        "--idle-close",
+        type=float,
+        default=600.0,
+        help="seconds before an idle thread's sandbox is closed",
+    )
+    serve.add_argument("--reasoning", action="store_true", help="stream REASONING_* events")
+    serve.add_argument("--activity", action="store_true", help="stream code output as ACTIVITY")
+    serve.add_argument(
+        "--system-messages",
+        choices=["honour", "refuse"],
+        default="honour",
+        help="system/developer messages sent by callers: use them for the run, or refuse (400)",
+    )
+    serve.add_argument("--access-log", action="store_true", help="log every request")
+
+
+def read_token(args: argparse.Namespace) -> str | None:
+    if args.token_file:
+        token = Path(args.token_file).read_text().strip()
+        if not token:
+            raise ValueError(f"the token file {args.token_file} is empty")
+        return token
+    return os.environ.get(TOKEN_ENV, "").strip() or None
+
+
+def serve_app(args: argparse.Namespace, factory: Any) -> int:
+    """Build the app from the options and run it until SIGTERM/SIGINT (then drain)."""
+    from codeact.server import SQLiteStore, bearer_token, create_app
+    from codeact.server._uvicorn import make_server
+
+    logging.basicConfig(
+        level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    try:
+        token = read_token(args)
+    except (OSError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    host = args.host
+    if token is None and host not in LOOPBACK:
+        print(
+            f"warning: no --token-file (or {TOKEN_ENV}) given: binding 127.0.0.1 only, not "
+            f"{host}. Anyone who can reach an unauthenticated server can run code on it.",
+            file=sys.stderr,
+        )
+        host = "127.0.0.1"
+    hosts = [*LOOPBACK, *args.allowed_host]
+    if host not in ("0.0.0.0", "::"):
+        hosts.append(host)
+    app = create_app(
+        factory,
+        store=SQLiteStore(args.db),
+        cors_origins=[o for o in args.cors.split(",") if o],
+        path=args.path,
+        heartbeat_s=args.heartbeat or None,
+        run_timeout=args.run_timeout,
+        cancel_on_disconnect=args.cancel_on_disconnect,
+        authenticate=bearer_token(token) if token else None,
+        allowed_hosts=hosts,
+        max_body_bytes=args.max_body_bytes,
+        body_timeout=args.body_timeout or None,
+        idle_close_s=args.idle_close,
+        reasoning=args.reasoning,
+        activity=args.activity,
+        system_messages=args.system_messages,
+    )
+    auth = "bearer token required" if token else "no authentication (loopback only)"
+    print(
+        f"codeact AG-UI server on http://{host}:{args.port}{args.path} "
+        f"(POST to run; /connect, /cancel, /history, GET /healthz; sessions in {args.db}; "
+        f"{auth})",
+        flush=True,
+    )
+    server = make_server(
+        app,
+        host=host,
+        port=args.port,
+        drain_timeout=args.drain_timeout,
+        header_timeout=args.header_timeout,
+        access_log=args.access_log,
+    )
+    server.run()
+    return 0

@@ -1,0 +1,92 @@
+"""``create_app``: the routes, error handlers, middleware and lifespan around ``AGUIServer``."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any
+
+import anyio
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from codeact.server import _http
+from codeact.server._app import AGUIServer, Runnable
+from codeact.server._config import ServerConfig
+from codeact.server._input import BadRequest
+from codeact.server.store import SessionStore, SQLiteStore
+
+
+def create_app(
+    agent: Runnable | Callable[[], Runnable],
+    *,
+    store: SessionStore | None = None,
+    cors_origins: Sequence[str] = (),
+    **options: Any,
+) -> Starlette:
+    """An ASGI app serving ``agent`` over AG-UI: ``POST {path}`` runs (SSE), ``POST /connect``,
+    ``POST /cancel``, ``POST /history``, ``GET /healthz``. Options are ``ServerConfig`` fields.
+    The default store is a SQLite file ``codeact-sessions.db`` in the working directory."""
+    config = ServerConfig(**options)
+    server = AGUIServer(agent, store or SQLiteStore("codeact-sessions.db"), config)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await server.recover()
+        async with anyio.create_task_group() as tg:
+            server.tg = tg
+            tg.start_soon(server.close_idle)
+            try:
+                yield
+            finally:
+                tg.cancel_scope.cancel()
+                with anyio.CancelScope(shield=True):
+                    await _close(server)
+
+    base = config.path.rstrip("/")
+    routes = [
+        Route(config.path, server.run_route, methods=["POST"]),
+        Route(f"{base}/connect", server.connect_route, methods=["POST"]),
+        Route(f"{base}/cancel", server.cancel_route, methods=["POST"]),
+        Route(f"{base}/history", server.history_route, methods=["POST"]),
+        Route(f"{base}/healthz", server.healthz, methods=["GET"]),
+    ]
+
+    async def bad_request(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, BadRequest)
+        return _http.bad_request_response(exc)
+
+    handlers = {
+        BadRequest: bad_request,
+        HTTPException: _http.http_exception_handler,
+        Exception: _http.internal_error_handler,
+    }
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers)
+    if cors_origins:
+        from starlette.middleware.cors import CORSMiddleware
+
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(cors_origins),
+            allow_methods=["POST", "GET"],
+            allow_headers=["*"],
+        )
+    app.add_middleware(
+        _http.Guard, allowed_hosts=config.allowed_hosts, cors_origins=list(cors_origins)
+    )
+    app.state.server = server
+    return app
+
+
+async def _close(server: AGUIServer) -> None:
+    for live in list(server.live.values()):
+        if live.handler is not None:
+            with contextlib.suppress(Exception):
+                await live.handler.cancel()
+    for s in list(server.sessions.values()):
+        with contextlib.suppress(Exception):
+            await s.ctx.aclose()
+    await server.store.aclose()
