@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,6 @@ import anyio
 
 from codeact.agents.codeact import CodeActAgent, describe_files
 from codeact.cli import (
-    DATA_MODULES,
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -36,6 +35,9 @@ from codeact.events import (
     ToolCallResult,
 )
 from codeact.executors import CodeExecutor, get_executor
+from codeact.executors.restricted._ossandbox import UnsandboxedWarning
+from codeact.executors.restricted.defaults import SandboxChoice, choose_sandbox
+from codeact.executors.restricted.executor import RestrictedExecutor
 from codeact.llms.base import LLM
 
 
@@ -60,17 +62,32 @@ def make_llm(args: argparse.Namespace, say: Any) -> LLM:
     return OpenAILike(name, base_url=args.base_url, function_calling=False)
 
 
-def make_executor(args: argparse.Namespace) -> CodeExecutor:
-    """The sandbox named on the command line."""
+def sandbox_choice(args: argparse.Namespace) -> SandboxChoice | None:
+    """What the restricted sandbox of this command will be (None for other executors)."""
     if args.executor != "restricted":
-        return get_executor(args.executor)
+        return None
+    allow = None
     if args.allow is not None:
-        allowed = [m.strip() for m in args.allow.split(",") if m.strip()]
-    else:
-        allowed = [m for m in DATA_MODULES if importlib.util.find_spec(m)]
-    return get_executor(
-        "restricted", isolation=args.isolation, allowed_modules=allowed, timeout=args.cell_timeout
+        allow = [m.strip() for m in args.allow.split(",") if m.strip()]
+    return choose_sandbox(
+        allow, isolation=args.isolation, os_sandbox=getattr(args, "os_sandbox", "auto")
     )
+
+
+def make_executor(args: argparse.Namespace) -> CodeExecutor:
+    """The sandbox named on the command line: by default process isolation inside bubblewrap,
+    with pandas/numpy/matplotlib offered only when that OS sandbox is active."""
+    choice = sandbox_choice(args)
+    if choice is None:
+        return get_executor(args.executor)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnsandboxedWarning)  # the CLI prints choice.warning
+        return RestrictedExecutor(
+            isolation=choice.isolation,
+            os_sandbox=choice.os_sandbox,
+            allowed_modules=choice.allowed_modules,
+            timeout=args.cell_timeout,
+        )
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -96,6 +113,11 @@ async def _run(args: argparse.Namespace) -> int:
         files[path.name] = path.read_bytes()
     try:
         llm = make_llm(args, lambda msg: console.print(f"[dim]{msg}[/dim]"))
+        choice = sandbox_choice(args)
+        if choice is not None:
+            console.print(f"[dim]{choice.summary}[/dim]")
+            if choice.warning:
+                console.print(f"[yellow]warning: {choice.warning}[/yellow]")
         executor = make_executor(args)
         agent = CodeActAgent(llm=llm, executor=lambda: executor, max_iterations=args.max_steps)
     except UserError as exc:
@@ -108,7 +130,9 @@ async def _run(args: argparse.Namespace) -> int:
         question = f"{question}\n\n{note}"
     async with Context() as ctx:
         try:
-            await executor.start()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UnsandboxedWarning)  # summarised above
+                await executor.start()
             for name, data in files.items():
                 await executor.upload(name, data)
         except CodeActError as exc:

@@ -77,12 +77,17 @@ async def test_process_worker_killed_from_outside_is_reported_and_replaced() -> 
 async def test_process_worker_has_a_clean_environment_and_its_own_cwd() -> None:
     os.environ["CODEACT_HOST_ONLY"] = "secret"
     async with RestrictedExecutor(isolation="process", tools=[]) as ex:
-        proc = ex._worker.proc  # type: ignore[union-attr]
-        environ = Path(f"/proc/{proc.pid}/environ").read_bytes().decode()
+        pid = ex._worker.worker_pid  # type: ignore[union-attr]
+        environ = Path(f"/proc/{pid}/environ").read_bytes().decode()
         assert "CODEACT_HOST_ONLY" not in environ and "secret" not in environ
-        assert Path(f"/proc/{proc.pid}/cwd").resolve() == ex.workdir
-        limits = Path(f"/proc/{proc.pid}/limits").read_text()
+        if ex.os_sandboxed:  # the working directory is /workspace in the worker's own view
+            assert os.readlink(f"/proc/{pid}/cwd") == "/workspace"
+        else:
+            assert Path(f"/proc/{pid}/cwd").resolve() == ex.workdir
+        limits = Path(f"/proc/{pid}/limits").read_text()
         assert "Max address space" in limits and "2147483648" in limits
+        uids = Path(f"/proc/{pid}/status").read_text().split("Uid:")[1].split("\n")[0].split()
+        assert "0" not in uids, f"the worker runs as root: {uids}"
 
 
 @BOTH

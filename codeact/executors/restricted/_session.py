@@ -76,6 +76,7 @@ class Session:
         allowed_modules: Sequence[str] = (),
         workdir: str | None = None,
         max_output_bytes: int = 1_000_000,
+        confine_readers: bool = True,
     ) -> None:
         self.workdir = os.path.realpath(workdir) if workdir else None
         self.max_output = max_output_bytes
@@ -93,7 +94,7 @@ class Session:
         self.modules = ModuleTable(
             allowed_modules,
             {"tools": tools_module, "sys": fake_sys(self.stdout, self.stderr)},
-            paths=self.resolve,
+            paths=self.resolve if confine_readers else None,
         )
         self.builtins = self._builtins()
         self.globals: dict[str, Any] = {}

@@ -70,6 +70,21 @@ def _limit(name: str, value: int | None) -> None:
     resource.setrlimit(kind, (min(value, new_hard), new_hard))
 
 
+def _drop_privileges(uid: int | None, allow_root: bool) -> None:
+    """Never run cells as root: switch to ``uid`` (gid the same, no supplementary groups)."""
+    if os.getuid() != 0 and os.geteuid() != 0:
+        return
+    if uid is None and allow_root:
+        return  # asked for explicitly (benchmarks and tests of the unsandboxed mode)
+    if uid is None or uid == 0:
+        raise SystemExit("refusing to run cells as root without a uid to drop to")
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    if os.getuid() == 0 or os.geteuid() == 0:
+        raise SystemExit("could not drop root privileges")
+
+
 def main() -> None:
     rfile = os.fdopen(os.dup(0), "rb", buffering=0)
     wfile = os.fdopen(os.dup(1), "wb", buffering=0)
@@ -78,6 +93,8 @@ def main() -> None:
     os.dup2(devnull, 1)
     channel = _Channel(rfile, wfile)
     init = channel.recv()
+    os.dup2(devnull, 2)  # stderr served only start-up errors
+    _drop_privileges(init.get("drop_to"), bool(init.get("allow_root")))
     limits = init.get("limits", {})
     _limit("RLIMIT_AS", limits.get("memory_bytes"))
     _limit("RLIMIT_CPU", limits.get("cpu_seconds"))
@@ -106,6 +123,7 @@ def main() -> None:
         allowed_modules=init.get("allowed_modules", []),
         workdir=init["workdir"],
         max_output_bytes=init.get("max_output_bytes", 1_000_000),
+        confine_readers=not init.get("os_sandboxed", False),
     )
     session.sink = lambda stream, text: channel.send({"op": "stream", "name": stream, "text": text})
     alarm = SignalAlarm()

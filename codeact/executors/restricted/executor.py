@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
-import signal
-import subprocess
-import sys
 import tempfile
 import threading
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -18,27 +15,25 @@ from typing import Any, Literal
 import anyio
 import anyio.from_thread
 import anyio.to_thread
-from anyio.abc import Process
-from anyio.streams.buffered import BufferedByteReceiveStream
 
-import codeact
 from codeact.errors import ExecutorError, UserError
-from codeact.executors._remote import collect_result, run_host_tool, to_result
+from codeact.executors._remote import run_host_tool, to_result
 from codeact.executors.base import CodeExecutor, ExecutionResult, OutputCallback
 from codeact.executors.restricted._guards import CellTimeout
 from codeact.executors.restricted._interrupt import WATCHDOG
-from codeact.executors.restricted._protocol import (
-    HEADER,
-    decode_worker_frame,
-    encode,
-    frame_length,
+from codeact.executors.restricted._modules import check_allowed_modules, third_party
+from codeact.executors.restricted._ossandbox import (
+    OsSandbox,
+    UnsandboxedWarning,
+    give_to_sandbox,
+    resolve_os_sandbox,
 )
+from codeact.executors.restricted._process import WorkerProcess
 from codeact.executors.restricted._session import Session
 from codeact.tools import BaseTool
 
 Isolation = Literal["inline", "process"]
-#: Extra time a worker gets after its deadline to report before it is killed.
-KILL_GRACE_S = 1.0
+_WARNED: set[tuple[str, ...]] = set()
 
 
 class RestrictedExecutor(CodeExecutor):
@@ -48,12 +43,22 @@ class RestrictedExecutor(CodeExecutor):
     against reaching the host through the language, with deadlines a cell cannot swallow — but
     one long C-level call cannot be interrupted and memory is not capped.
     ``isolation="process"`` runs the same policy in a worker process per session with
-    ``RLIMIT_AS``/``CPU``/``NPROC``/``FSIZE``, a clean environment, and a hard kill-and-restart
-    when a cell does not stop (``restarted=True``; variables are lost).
+    ``RLIMIT_AS``/``CPU``/``NPROC``/``FSIZE``, a clean environment, never as root, and a hard
+    kill-and-restart when a cell does not stop (``restarted=True``; variables are lost).
 
-    ``allowed_modules`` opts third-party packages in (e.g. ``["pandas", "numpy"]``): cells then
-    get their public API, including their file I/O on host paths, so prefer process isolation or
-    the Docker backend for untrusted code that needs them.
+    ``os_sandbox`` (process isolation only) puts that worker in an OS sandbox: ``"auto"``
+    (default) uses bubblewrap where it works — new PID/network/IPC/UTS namespaces, no network at
+    all, a read-only view of only the interpreter, its libraries and the allowed packages, the
+    working directory (``/workspace`` inside) and a private 64 MB ``/tmp`` as the only writable
+    places, uid 65534 — and otherwise falls back with an ``UnsandboxedWarning`` naming the
+    package to install; ``"bwrap"`` requires it (``ExecutorError`` if unusable); ``"none"``
+    turns it off. ``os_sandboxed`` tells, after ``start()``, whether it is active.
+
+    ``allowed_modules`` opts third-party packages in (e.g. ``["pandas", "numpy"]``); standard
+    library modules that reach the host (``os``, ``subprocess``, ``socket``...) are refused.
+    Under the OS sandbox the packages may do their own I/O — the sandbox is the boundary.
+    Without it (inline mode, or no bubblewrap) their file and network I/O reaches the host:
+    that is allowed, because you named them, but warned about once (``UnsandboxedWarning``).
     """
 
     name = "restricted"
@@ -70,12 +75,20 @@ class RestrictedExecutor(CodeExecutor):
         memory_limit_mb: int = 2048,
         cpu_limit_s: int = 3600,
         file_size_limit_mb: int = 64,
+        os_sandbox: OsSandbox = "auto",
     ) -> None:
         super().__init__(tools=tools)
         if isolation not in ("inline", "process"):
             raise UserError(f"isolation must be 'inline' or 'process', got {isolation!r}")
+        if os_sandbox not in ("auto", "bwrap", "none"):
+            raise UserError(f"os_sandbox must be 'auto', 'bwrap' or 'none', got {os_sandbox!r}")
+        if isolation == "inline" and os_sandbox == "bwrap":
+            raise UserError("os_sandbox='bwrap' needs isolation='process' (inline runs in-process)")
         self.isolation: Isolation = isolation
-        self.allowed_modules = list(allowed_modules)
+        self.os_sandbox: OsSandbox = os_sandbox
+        #: Whether the worker runs inside bubblewrap (known after ``start()``).
+        self.os_sandboxed = False
+        self.allowed_modules = check_allowed_modules(allowed_modules)
         self.timeout = timeout
         self.max_output_bytes = max_output_bytes
         self._workdir_arg = Path(workdir) if workdir is not None else None
@@ -89,7 +102,7 @@ class RestrictedExecutor(CodeExecutor):
         self.workdir: Path | None = None
         self._owns_workdir = False
         self._session: Session | None = None
-        self._worker: _Worker | None = None
+        self._worker: WorkerProcess | None = None
         self._lock = anyio.Lock()
         self._closed = False
 
@@ -106,6 +119,9 @@ class RestrictedExecutor(CodeExecutor):
                     f"Tool {tool.name!r} takes a Context argument, so it cannot be called from "
                     "sandboxed code. Give it to the agent as a normal tool instead."
                 )
+        if self.isolation == "process":
+            self.os_sandboxed = resolve_os_sandbox(self.os_sandbox)
+        self._warn_unsandboxed_modules()
         if self._workdir_arg is not None:
             self._workdir_arg.mkdir(parents=True, exist_ok=True)
             self.workdir = self._workdir_arg.resolve()
@@ -115,8 +131,43 @@ class RestrictedExecutor(CodeExecutor):
         if self.isolation == "inline":
             self._session = self._new_session()
         else:
-            self._worker = _Worker(self)
-            await self._worker.start()
+            give_to_sandbox(self.workdir)
+            self._worker = WorkerProcess(self)
+            try:
+                await self._worker.start()
+            except BaseException:
+                self._worker = None
+                if self._owns_workdir:
+                    shutil.rmtree(self.workdir, ignore_errors=True)
+                self.workdir = None
+                raise
+
+    @property
+    def isolation_level(self) -> str:
+        """A one-line description of what stands between a cell and the host."""
+        if self.isolation == "inline":
+            return "in-process (language guards only)"
+        if self.os_sandboxed:
+            return "process in an OS sandbox (bubblewrap: no network, private files, uid 65534)"
+        return "process without an OS sandbox (language guards and resource limits)"
+
+    def _warn_unsandboxed_modules(self) -> None:
+        packages = third_party(self.allowed_modules)
+        if not packages or self.os_sandboxed:
+            return
+        key = (self.isolation, *packages)
+        if key in _WARNED:
+            return
+        _WARNED.add(key)
+        where = "in-process" if self.isolation == "inline" else "in a worker without an OS sandbox"
+        warnings.warn(
+            f"RestrictedExecutor: {', '.join(packages)} run {where}, where their own file and "
+            "network I/O (e.g. pandas.read_csv('/etc/passwd'), DataFrame.to_csv('/tmp/x'), URL "
+            "readers) reaches the host. Use isolation='process' with bubblewrap installed, or "
+            "DockerExecutor, for untrusted code.",
+            UnsandboxedWarning,
+            stacklevel=3,
+        )
 
     def _tool_specs(self) -> list[tuple[str, list[str], str]]:
         return [
@@ -170,17 +221,25 @@ class RestrictedExecutor(CodeExecutor):
     async def upload(self, path: str, data: bytes) -> None:
         """Write ``data`` to ``path`` in the working directory (cells can ``open`` it)."""
         await self.start()
-        full = self._path(path)
-        full.parent.mkdir(parents=True, exist_ok=True)
-        await anyio.Path(full).write_bytes(data)
+        async with self._lock:  # no cell runs while the host touches the folder
+            full = self._path(path)
+            root = self.workdir
+            assert root is not None
+            made = [p for p in full.parents if p.is_relative_to(root) and not p.exists()]
+            full.parent.mkdir(parents=True, exist_ok=True)
+            await anyio.to_thread.run_sync(_write_new, full, data)
+            if self._worker is not None:
+                for item in [full, *made]:
+                    give_to_sandbox(item)
 
     async def download(self, path: str) -> bytes:
         """Read ``path`` from the working directory."""
         await self.start()
-        full = self._path(path)
-        if not full.is_file():
-            raise UserError(f"No file {path!r} in the session's working directory")
-        return await anyio.Path(full).read_bytes()
+        async with self._lock:
+            full = self._path(path)
+            if not full.is_file():
+                raise UserError(f"No file {path!r} in the session's working directory")
+            return await anyio.to_thread.run_sync(_read_nofollow, full)
 
     # -- running ---------------------------------------------------------------------------------
     async def execute(
@@ -248,6 +307,21 @@ class RestrictedExecutor(CodeExecutor):
         raise ToolError(value)
 
 
+def _write_new(path: Path, data: bytes) -> None:
+    """Write a file without following a symlink the sandbox may have put at ``path``."""
+    if path.is_symlink():
+        path.unlink()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+    with os.fdopen(fd, "wb") as file:
+        file.write(data)
+
+
+def _read_nofollow(path: Path) -> bytes:
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    with os.fdopen(fd, "rb") as file:
+        return file.read()
+
+
 def _thread_sink(on_output: OutputCallback) -> Callable[[str, str], None]:
     def sink(stream: str, text: str) -> None:
         name: Literal["stdout", "stderr"] = "stderr" if stream == "stderr" else "stdout"
@@ -263,144 +337,3 @@ def _disarm(tid: int) -> None:
             return
         except CellTimeout:
             continue
-
-
-class _Worker:
-    """The host side of one worker process."""
-
-    def __init__(self, owner: RestrictedExecutor) -> None:
-        self.owner = owner
-        self.proc: Process | None = None
-        self.reader: BufferedByteReceiveStream | None = None
-
-    async def start(self) -> None:
-        owner = self.owner
-        package_root = str(Path(codeact.__file__).resolve().parent.parent)
-        env = {
-            "PATH": "/usr/local/bin:/usr/bin:/bin",
-            "PYTHONPATH": package_root,
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "HOME": str(owner.workdir),
-            "OPENBLAS_NUM_THREADS": "1",
-            "OMP_NUM_THREADS": "1",
-            "MPLCONFIGDIR": str(owner.workdir),
-            "LANG": "C.UTF-8",
-        }
-        self.proc = await anyio.open_process(
-            [sys.executable, "-m", "codeact.executors.restricted._worker"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=env,
-            cwd=str(owner.workdir),
-            start_new_session=True,
-        )
-        assert self.proc.stdout is not None
-        self.reader = BufferedByteReceiveStream(self.proc.stdout)
-        await self.send(
-            {
-                "op": "init",
-                "workdir": str(owner.workdir),
-                "tools": owner._tool_specs(),
-                "allowed_modules": owner.allowed_modules,
-                "max_output_bytes": owner.max_output_bytes,
-                "limits": owner.limits,
-            }
-        )
-        with anyio.move_on_after(60) as scope:
-            msg = await self.recv()
-        if scope.cancelled_caught or msg is None or msg["op"] != "ready":
-            await self.stop()
-            raise ExecutorError(
-                "The restricted worker process did not start. Check that this Python can run "
-                "`python -m codeact.executors.restricted._worker`, and that memory_limit_mb is "
-                "large enough for the allowed modules."
-            )
-
-    async def send(self, message: dict[str, Any]) -> None:
-        assert self.proc is not None and self.proc.stdin is not None
-        await self.proc.stdin.send(encode(message))
-
-    async def recv(self) -> dict[str, Any] | None:
-        """The next valid frame, or None when the worker is gone."""
-        assert self.reader is not None
-        try:
-            header = await self.reader.receive_exactly(HEADER.size)
-            body = await self.reader.receive_exactly(frame_length(header))
-        except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError):
-            return None
-        return decode_worker_frame(body)
-
-    async def reset(self) -> None:
-        await self.send({"op": "reset"})
-        while True:
-            msg = await self.recv()
-            if msg is None:
-                await self.restart()
-                return
-            if msg["op"] == "reset_done":
-                return
-
-    async def restart(self) -> None:
-        await self.stop()
-        await self.start()
-
-    async def stop(self) -> None:
-        proc, self.proc = self.proc, None
-        if proc is None:
-            return
-        if proc.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-        await proc.wait()
-        await proc.aclose()
-
-    async def execute(
-        self, code: str, limit: float, on_output: OutputCallback | None
-    ) -> dict[str, Any]:
-        deadline = time.monotonic() + limit
-        try:
-            await self.send({"op": "exec", "code": code, "timeout": limit})
-            return await collect_result(self, self.owner.tools, deadline, KILL_GRACE_S, on_output)
-        except anyio.get_cancelled_exc_class():
-            with anyio.CancelScope(shield=True):
-                await self._interrupt()
-            raise
-
-    async def death_reason(self) -> tuple[str, str]:
-        """How the worker ended, from its exit status."""
-        code = None
-        if self.proc is not None:
-            with anyio.move_on_after(2):
-                code = await self.proc.wait()
-        return "SandboxCrashed", _death_reason(code)
-
-    async def _interrupt(self) -> None:
-        """Stop the running cell after a cancellation: SIGALRM, then kill if it does not stop."""
-        if self.proc is None or self.proc.returncode is not None:
-            return
-        try:
-            os.kill(self.proc.pid, signal.SIGALRM)
-        except ProcessLookupError:
-            return
-        with anyio.move_on_after(KILL_GRACE_S) as scope:
-            while True:
-                msg = await self.recv()
-                if msg is None or msg["op"] == "result":
-                    break
-        if scope.cancelled_caught:
-            await self.restart()
-
-
-def _death_reason(code: int | None) -> str:
-    if code is not None and code < 0:
-        try:
-            name = signal.Signals(-code).name
-        except ValueError:
-            name = str(-code)
-        hint = " (probably the CPU time limit)" if name == "SIGXCPU" else ""
-        hint = hint or (
-            " (killed from outside, or by the system's OOM killer)" if name == "SIGKILL" else ""
-        )
-        return f"the sandbox process died from {name}{hint}; the session was restarted"
-    return f"the sandbox process exited (code {code}); the session was restarted"

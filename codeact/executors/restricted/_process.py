@@ -1,0 +1,338 @@
+"""The host side of one worker process of ``RestrictedExecutor(isolation="process")``: starting
+it (inside bubblewrap when the OS sandbox is on), speaking the frame protocol, interrupting,
+killing and restarting it."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import anyio.to_thread
+from anyio.abc import Process
+from anyio.streams.buffered import BufferedByteReceiveStream
+
+import codeact
+from codeact.errors import ExecutorError
+from codeact.executors._remote import collect_result
+from codeact.executors.base import OutputCallback
+from codeact.executors.restricted._ossandbox import (
+    NOBODY,
+    SANDBOX_SITE,
+    SANDBOX_WORKDIR,
+    SandboxPlan,
+    bwrap_path,
+    host_is_root,
+)
+from codeact.executors.restricted._protocol import (
+    HEADER,
+    decode_worker_frame,
+    encode,
+    frame_length,
+)
+
+if TYPE_CHECKING:
+    from codeact.executors.restricted.executor import RestrictedExecutor
+
+#: Extra time a worker gets after its deadline to report before it is killed.
+KILL_GRACE_S = 1.0
+_COMMON_ENV = {
+    "PATH": "/usr/bin:/bin",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "PYTHONNOUSERSITE": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "MPLBACKEND": "Agg",
+    "LANG": "C.UTF-8",
+}
+
+
+class WorkerProcess:
+    """One worker process; ``start`` again after ``stop`` gives a fresh one."""
+
+    def __init__(self, owner: RestrictedExecutor) -> None:
+        self.owner = owner
+        self.proc: Process | None = None
+        self.reader: BufferedByteReceiveStream | None = None
+        #: The host pid of the Python worker itself (inside bubblewrap it is bwrap's child).
+        self.worker_pid: int | None = None
+
+    # -- starting --------------------------------------------------------------------------------
+    def _command(self) -> tuple[list[str], dict[str, str], str, int | None]:
+        """argv, environment, the workdir the worker sees, and the info pipe's write end."""
+        owner = self.owner
+        assert owner.workdir is not None
+        if owner.os_sandboxed:
+            plan = SandboxPlan.build(tuple(owner.allowed_modules))
+            binary = bwrap_path()
+            if binary is None:
+                raise ExecutorError("bubblewrap disappeared since the executor started")
+            read_end, write_end = os.pipe()
+            os.set_inheritable(write_end, True)
+            self._info_read = read_end
+            argv = [
+                *plan.argv(binary, workdir=owner.workdir, info_fd=write_end),
+                plan.python,
+                "-s",
+                "-P",
+                "-m",
+                "codeact.executors.restricted._worker",
+            ]
+            env = {
+                **_COMMON_ENV,
+                "PYTHONPATH": SANDBOX_SITE,
+                "HOME": SANDBOX_WORKDIR,
+                "TMPDIR": "/tmp",
+                "MPLCONFIGDIR": "/tmp/matplotlib",
+            }
+            return argv, env, SANDBOX_WORKDIR, write_end
+        if host_is_root() and not _root_worker_allowed():
+            _check_readable_by_nobody()
+        package_root = str(Path(codeact.__file__).resolve().parent.parent)
+        env = {
+            **_COMMON_ENV,
+            "PYTHONPATH": package_root,
+            "HOME": str(owner.workdir),
+            "MPLCONFIGDIR": str(owner.workdir / ".matplotlib"),
+        }
+        argv = [sys.executable, "-s", "-P", "-m", "codeact.executors.restricted._worker"]
+        return argv, env, str(owner.workdir), None
+
+    async def start(self) -> None:
+        owner = self.owner
+        argv, env, inner_workdir, info_fd = self._command()
+        try:
+            self.proc = await anyio.open_process(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE if info_fd is not None else subprocess.DEVNULL,
+                env=env,
+                cwd="/" if info_fd is not None else str(owner.workdir),
+                start_new_session=True,
+                pass_fds=(info_fd,) if info_fd is not None else (),
+            )
+        finally:
+            if info_fd is not None:
+                os.close(info_fd)
+        self.worker_pid = self.proc.pid
+        sandbox_init = await self._read_child_pid() if info_fd is not None else None
+        assert self.proc.stdout is not None
+        self.reader = BufferedByteReceiveStream(self.proc.stdout)
+        await self.send(
+            {
+                "op": "init",
+                "workdir": inner_workdir,
+                "tools": owner._tool_specs(),
+                "allowed_modules": owner.allowed_modules,
+                "max_output_bytes": owner.max_output_bytes,
+                "limits": owner.limits,
+                "drop_to": NOBODY if host_is_root() and not self._as_root() else None,
+                "allow_root": self._as_root(),
+                "os_sandboxed": owner.os_sandboxed,
+            }
+        )
+        with anyio.move_on_after(60) as scope:
+            msg = await self.recv()
+        if scope.cancelled_caught or msg is None or msg["op"] != "ready":
+            detail = await self._stderr_tail()
+            await self.stop()
+            raise ExecutorError(
+                "The restricted worker process did not start"
+                + (f" ({detail})" if detail else "")
+                + ". Check that this Python can run "
+                "`python -m codeact.executors.restricted._worker`"
+                ", that memory_limit_mb is large enough for the allowed modules, and "
+                "`codeact doctor` for the OS sandbox."
+            )
+        if sandbox_init is not None:
+            # bubblewrap's init is pid 1 of the sandbox (when it dies, the kernel ends every
+            # process in it); the worker is its child, the one that gets SIGALRM.
+            self.worker_pid = _child_of(sandbox_init)
+
+    def _as_root(self) -> bool:
+        return not self.owner.os_sandboxed and _root_worker_allowed()
+
+    async def _read_child_pid(self) -> int | None:
+        """bubblewrap writes ``{"child-pid": N}`` on its info pipe once the sandbox runs."""
+        fd = self._info_read
+
+        def read_all() -> bytes:
+            chunks: list[bytes] = []
+            while True:
+                chunk = os.read(fd, 4096)
+                if not chunk:
+                    return b"".join(chunks)
+                chunks.append(chunk)
+
+        try:
+            with anyio.move_on_after(30):
+                data = await anyio.to_thread.run_sync(read_all, abandon_on_cancel=True)
+                info = json.loads(data.decode() or "{}")
+                pid = info.get("child-pid")
+                return pid if isinstance(pid, int) else None
+        except (OSError, ValueError):
+            return None
+        finally:
+            os.close(fd)
+        return None
+
+    async def _stderr_tail(self) -> str:
+        """The last line bubblewrap printed (why a sandbox could not start), if any."""
+        proc = self.proc
+        if proc is None or proc.stderr is None:
+            return ""
+        with anyio.move_on_after(1):
+            try:
+                data = await proc.stderr.receive(65536)
+            except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                return ""
+            lines = data.decode(errors="replace").strip().splitlines()
+            return lines[-1][:300] if lines else ""
+        return ""
+
+    # -- frames ----------------------------------------------------------------------------------
+    async def send(self, message: dict[str, Any]) -> None:
+        assert self.proc is not None and self.proc.stdin is not None
+        await self.proc.stdin.send(encode(message))
+
+    async def recv(self) -> dict[str, Any] | None:
+        """The next valid frame, or None when the worker is gone."""
+        assert self.reader is not None
+        try:
+            header = await self.reader.receive_exactly(HEADER.size)
+            body = await self.reader.receive_exactly(frame_length(header))
+        except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError):
+            return None
+        return decode_worker_frame(body)
+
+    # -- lifecycle -------------------------------------------------------------------------------
+    async def reset(self) -> None:
+        await self.send({"op": "reset"})
+        while True:
+            msg = await self.recv()
+            if msg is None:
+                await self.restart()
+                return
+            if msg["op"] == "reset_done":
+                return
+
+    async def restart(self) -> None:
+        await self.stop()
+        await self.start()
+
+    async def stop(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        if proc.returncode is None:
+            for pid in {self.worker_pid, proc.pid}:
+                if pid is not None:
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+        await proc.wait()
+        await proc.aclose()
+
+    async def execute(
+        self, code: str, limit: float, on_output: OutputCallback | None
+    ) -> dict[str, Any]:
+        deadline = time.monotonic() + limit
+        try:
+            await self.send({"op": "exec", "code": code, "timeout": limit})
+            return await collect_result(self, self.owner.tools, deadline, KILL_GRACE_S, on_output)
+        except anyio.get_cancelled_exc_class():
+            with anyio.CancelScope(shield=True):
+                await self._interrupt()
+            raise
+
+    async def death_reason(self) -> tuple[str, str]:
+        """How the worker ended, from its exit status."""
+        code = None
+        if self.proc is not None:
+            with anyio.move_on_after(2):
+                code = await self.proc.wait()
+        if code is not None and code > 128 and self.owner.os_sandboxed:
+            code = -(code - 128)  # bubblewrap reports a child killed by signal N as 128 + N
+        return "SandboxCrashed", _death_reason(code)
+
+    async def _interrupt(self) -> None:
+        """Stop the running cell after a cancellation: SIGALRM, then kill if it does not stop."""
+        if self.proc is None or self.proc.returncode is not None or self.worker_pid is None:
+            return
+        try:
+            os.kill(self.worker_pid, signal.SIGALRM)
+        except ProcessLookupError:
+            return
+        with anyio.move_on_after(KILL_GRACE_S) as scope:
+            while True:
+                msg = await self.recv()
+                if msg is None or msg["op"] == "result":
+                    break
+        if scope.cancelled_caught:
+            await self.restart()
+
+
+def _child_of(pid: int) -> int | None:
+    """The (only) child process of ``pid``."""
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        if children:
+            return int(children[0])
+    except OSError:
+        pass
+    for entry in Path("/proc").iterdir():  # kernels without /proc/PID/task/TID/children
+        if entry.name.isdigit():
+            try:
+                status = (entry / "status").read_text()
+            except OSError:
+                continue
+            if f"\nPPid:\t{pid}\n" in status:
+                return int(entry.name)
+    return None
+
+
+def _root_worker_allowed() -> bool:
+    """``CODEACT_WORKER_AS_ROOT=1`` lets an unsandboxed worker keep root on a root host: for
+    benchmarks and tests of that mode only, never for untrusted code."""
+    return os.environ.get("CODEACT_WORKER_AS_ROOT") == "1"
+
+
+def _check_readable_by_nobody() -> None:
+    """On a root host without bubblewrap the worker drops to uid 65534 itself, which must then
+    be able to read the interpreter, its standard library and codeact."""
+    paths = [Path(sys.base_prefix), Path(sys.prefix), Path(codeact.__file__).resolve().parent]
+    for path in paths:
+        for parent in [path, *path.parents]:
+            mode = parent.stat().st_mode
+            if stat.S_ISDIR(mode) and not mode & stat.S_IXOTH:
+                raise ExecutorError(
+                    f"The worker must not run as root, but uid {NOBODY} cannot reach {path} "
+                    f"({parent} is not searchable by other users). Install bubblewrap "
+                    "(`apt-get install bubblewrap`), which shows the interpreter to the worker "
+                    "inside an OS sandbox, or run codeact as a non-root user."
+                )
+
+
+def _death_reason(code: int | None) -> str:
+    if code is not None and code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = str(-code)
+        hint = " (probably the CPU time limit)" if name == "SIGXCPU" else ""
+        hint = hint or (
+            " (killed from outside, or by the system's OOM killer)" if name == "SIGKILL" else ""
+        )
+        return f"the sandbox process died from {name}{hint}; the session was restarted"
+    return f"the sandbox process exited (code {code}); the session was restarted"

@@ -1,0 +1,255 @@
+"""Attacks on the default CLI/server executor with pandas and numpy allowed (issue 10), and the
+same attempts under Docker with runc and gVisor (runsc).
+
+Every attempt is checked on the host, not by what the sandbox reports: secrets planted in this
+process's environment, in a file outside the working directory and in a fake server database
+never appear in the output; marker paths outside the working directory never appear; a loopback
+TCP listener and an abstract unix socket never see a connection; a victim process stays alive.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import pathlib
+import socket
+import sqlite3
+import subprocess
+import threading
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+import codeact
+from codeact.executors import CodeExecutor, ExecutionResult
+from codeact.executors.restricted._ossandbox import SANDBOX_SITE, os_sandbox_status
+from codeact.executors.restricted.defaults import choose_sandbox, default_executor
+from tests.security.attacks import ATTEMPTS, Attempt, as_restricted_cell
+
+pytestmark = pytest.mark.anyio
+
+ENV_SECRET = "env-secret-" + uuid.uuid4().hex
+FILE_SECRET = "file-secret-" + uuid.uuid4().hex
+DB_SECRET = "db-secret-" + uuid.uuid4().hex
+os.environ["CODEACT_OS_SANDBOX_SECRET"] = ENV_SECRET
+PACKAGE_DIR = pathlib.Path(codeact.__file__).resolve().parent
+PROJECT_FILE = pathlib.Path(__file__).resolve()
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@dataclass
+class Host:
+    """What the attacks aim at, planted on the host by the test."""
+
+    secret_dir: pathlib.Path
+    marker: pathlib.Path
+    port: int
+    abstract: str
+    victim: subprocess.Popen[bytes]
+    accepted: list[str] = field(default_factory=list)
+
+    def values(self, site: str) -> dict[str, str]:
+        return {
+            "secret_dir": str(self.secret_dir),
+            "secret_file": str(self.secret_dir / "secret.txt"),
+            "secret_name": "secret.txt",
+            "db": str(self.secret_dir / "codeact-sessions.db"),
+            "marker": str(self.marker),
+            "port": str(self.port),
+            "abstract": self.abstract,
+            "victim": str(self.victim.pid),
+            "host_pid": str(os.getpid()),
+            "project": str(PROJECT_FILE),
+            "project_dir": str(PROJECT_FILE.parent),
+            "site": site,
+        }
+
+    def forbidden_paths(self) -> list[pathlib.Path]:
+        return [
+            self.marker,
+            pathlib.Path("/pwned.csv"),
+            PROJECT_FILE.parent / "pwned.json",
+            PACKAGE_DIR / "pwned.npy",
+            PACKAGE_DIR / "codeact_pwned.py",
+        ]
+
+
+def _listen_tcp(family: int, addr: str, port: int, accepted: list[str]) -> socket.socket:
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((addr, port))
+    sock.listen(16)
+    threading.Thread(target=_accept, args=(sock, accepted, addr), daemon=True).start()
+    return sock
+
+
+def _accept(sock: socket.socket, accepted: list[str], label: str) -> None:
+    while True:
+        try:
+            conn, _ = sock.accept()
+        except OSError:
+            return
+        accepted.append(label)
+        conn.close()
+
+
+@pytest.fixture(scope="module")
+def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Host]:
+    secret_dir = tmp_path_factory.mktemp("host-secrets")
+    (secret_dir / "secret.txt").write_text(FILE_SECRET + "\n")
+    (secret_dir / "README").write_text(FILE_SECRET + "\n")
+    db = sqlite3.connect(secret_dir / "codeact-sessions.db")
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("CREATE TABLE messages (body TEXT)")
+    db.execute("INSERT INTO messages VALUES (?)", (DB_SECRET,))
+    db.commit()  # the WAL keeps the row until a checkpoint: both files hold the secret
+    accepted: list[str] = []
+    v4 = _listen_tcp(socket.AF_INET, "127.0.0.1", 0, accepted)
+    port = v4.getsockname()[1]
+    socks = [v4]
+    with contextlib.suppress(OSError):
+        socks.append(_listen_tcp(socket.AF_INET6, "::1", port, accepted))
+    abstract = "codeact-test-" + uuid.uuid4().hex
+    unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    unix.bind("\0" + abstract)
+    unix.listen(4)
+    threading.Thread(target=_accept, args=(unix, accepted, "abstract"), daemon=True).start()
+    victim = subprocess.Popen(["sleep", "3600"])
+    marker = pathlib.Path("/tmp") / f"codeact-marker-{uuid.uuid4().hex}"
+    try:
+        yield Host(secret_dir, marker, port, abstract, victim, accepted)
+    finally:
+        victim.kill()
+        victim.wait()
+        for s in [*socks, unix]:
+            s.close()
+        db.close()
+
+
+def _output(r: ExecutionResult) -> str:
+    err = f"{r.error.type}: {r.error.message}\n{r.error.traceback}" if r.error else ""
+    return "\n".join([r.stdout, r.stderr, r.value or "", err])
+
+
+def _reported(r: ExecutionResult) -> dict[str, Any] | None:
+    for line in r.stdout.splitlines():
+        if line.startswith("RESULT "):
+            parsed: dict[str, Any] = json.loads(line[7:])
+            return parsed
+    return None
+
+
+def check(attempt: Attempt, r: ExecutionResult, host: Host, backend: str) -> None:
+    """The host-side checks every attempt must pass, plus its own expectations."""
+    text = _output(r)
+    for secret in (ENV_SECRET, FILE_SECRET, DB_SECRET):
+        assert secret not in text, f"{attempt.id}: a planted secret reached the cell"
+    for path in host.forbidden_paths():
+        assert not path.exists(), f"{attempt.id}: wrote {path} on the host"
+    assert host.accepted == [], f"{attempt.id}: connected to the host ({host.accepted})"
+    assert host.victim.poll() is None, f"{attempt.id}: killed a host process"
+    reported = _reported(r)
+    if attempt.raw and not (r.restarted and attempt.id in MAY_END_THE_SESSION):
+        # the unguarded code must really have run: a broken payload proves nothing
+        assert reported is not None, f"{attempt.id}: the attack did not run: {text[:500]!r}"
+    if "fails" in attempt.expect:
+        failed = (
+            r.error is not None if not attempt.raw else (reported is None or not reported["ok"])
+        )
+        assert failed, f"{attempt.id}: expected to fail, got {text[:500]!r}"
+    if "no_fork" in attempt.expect and backend == "restricted":
+        assert reported is not None and not reported["ok"], f"{attempt.id}: fork succeeded"
+    if "lo_only" in attempt.expect:
+        assert r.error is None and "lo:" in r.stdout, text[:500]
+        for iface in _host_interfaces() - {"lo"}:
+            assert f"{iface}:" not in r.stdout, f"{attempt.id}: sees host interface {iface}"
+    listener = f":{host.port:04X}"
+    if attempt.id == "pd_net_tcp_sees_host_listener":
+        assert listener not in r.stdout, f"{attempt.id}: sees the host's listening socket"
+
+
+#: Attempts that may legitimately take the sandbox down with them (the session is restarted).
+MAY_END_THE_SESSION = {"raw_kill_all", "raw_exec_host_binary"}
+
+
+def _host_interfaces() -> set[str]:
+    lines = pathlib.Path("/proc/net/dev").read_text().splitlines()[2:]
+    return {line.split(":")[0].strip() for line in lines}
+
+
+# -- the default CLI/server executor --------------------------------------------------------------
+RESTRICTED = [a for a in ATTEMPTS if "restricted" in a.backends]
+
+
+@pytest.fixture(scope="module")
+async def default_sandbox() -> AsyncIterator[CodeExecutor]:
+    choice = choose_sandbox(None)
+    assert os_sandbox_status().available, (
+        f"bubblewrap must work for this suite: {os_sandbox_status().detail}"
+    )
+    assert {"pandas", "numpy"} <= set(choice.allowed_modules), choice
+    ex = default_executor(timeout=20)
+    async with ex:
+        assert ex.os_sandboxed
+        yield ex
+
+
+@pytest.mark.parametrize("attempt", RESTRICTED, ids=lambda a: a.id)
+async def test_default_executor_holds(attempt: Attempt, default_sandbox: Any, host: Host) -> None:
+    ex = default_sandbox
+    link = ex.workdir / "planted_link.txt"
+    if not link.is_symlink():
+        link.symlink_to(host.secret_dir / "secret.txt")
+    cell = as_restricted_cell(attempt, host.values(f"{SANDBOX_SITE}/codeact"))
+    r = await ex.execute(cell)
+    check(attempt, r, host, "restricted")
+
+
+async def test_workers_of_two_sessions_cannot_see_each_other(host: Host) -> None:
+    async with default_executor(timeout=20) as a, default_executor(timeout=20) as b:
+        await b.upload("private.txt", FILE_SECRET.encode())
+        r = await a.execute(
+            f"import pandas as pd\nprint(pd.read_csv('{b.workdir}/private.txt', header=None))"
+        )
+        assert r.error is not None and FILE_SECRET not in _output(r)
+
+
+async def test_ordinary_data_workload_works_in_the_sandbox(tmp_path: pathlib.Path) -> None:
+    """Read an uploaded CSV, group, plot to PNG, write an output file, download both."""
+    async with default_executor(allow=["pandas", "numpy", "matplotlib"], timeout=60) as ex:
+        assert ex.os_sandboxed
+        await ex.upload("sales.csv", b"city,units\nParis,10\nLyon,4\nParis,23\nNice,28\n")
+        r = await ex.execute(WORKLOAD)
+        assert r.error is None, r.error
+        assert "Paris 33" in r.stdout
+        png = await ex.download("units.png")
+        assert png.startswith(b"\x89PNG")
+        out = await ex.download("totals.csv")
+        assert b"Paris,33" in out
+
+
+WORKLOAD = """
+import pandas as pd
+import numpy as np
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+df = pd.read_csv("sales.csv")
+totals = df.groupby("city")["units"].sum().sort_values(ascending=False)
+best = totals.index[0]
+print(best, int(totals.iloc[0]))
+totals.to_csv("totals.csv")
+np.save("/tmp/scratch.npy", np.arange(3))
+assert np.load("/tmp/scratch.npy").sum() == 3
+fig, ax = plt.subplots()
+totals.plot.bar(ax=ax)
+fig.savefig("units.png")
+"""
