@@ -31,6 +31,9 @@ class Attempt:
     raw: bool = False
     #: Extra host-side expectations: "fails" (must raise or report ok=False), "lo_only", "no_fork".
     expect: tuple[str, ...] = ()
+    #: Expectations under Docker, where cells are plain Python in the container (default: the
+    #: same); e.g. a subprocess is allowed there — only its effect on the host is checked.
+    docker_expect: tuple[str, ...] | None = None
     backends: tuple[str, ...] = field(default=("restricted", "docker"))
 
 
@@ -47,14 +50,17 @@ _TRY = (
 )
 
 
-def raw(id: str, body: str, *expect: str) -> Attempt:
+def raw(id: str, body: str, *expect: str, docker: tuple[str, ...] | None = None) -> Attempt:
     """An unguarded attempt: ``body`` defines ``attack()``; its outcome is reported."""
-    return Attempt(id, _TRY + body + "\n_report(attack)\n", raw=True, expect=expect)
+    code = _TRY + body + "\n_report(attack)\n"
+    return Attempt(id, code, raw=True, expect=expect, docker_expect=docker)
 
 
-def data(id: str, code: str, *expect: str) -> Attempt:
+def data(id: str, code: str, *expect: str, restricted_only: bool = False) -> Attempt:
     """A cell using pandas/numpy only (``pd``/``np`` imported)."""
-    return Attempt(id, "import pandas as pd\nimport numpy as np\n" + code, expect=expect)
+    backends = ("restricted",) if restricted_only else ("restricted", "docker")
+    code = "import pandas as pd\nimport numpy as np\n" + code
+    return Attempt(id, code, expect=expect, backends=backends)
 
 
 DATA = [
@@ -68,7 +74,10 @@ DATA = [
     ),
     data("pd_read_server_db_wal", "print(pd.read_csv('{db}-wal', encoding='latin1'))", "fails"),
     data(
-        "pd_read_symlink_in_workdir", "print(pd.read_csv('planted_link.txt', header=None))", "fails"
+        "pd_read_symlink_in_workdir",
+        "print(pd.read_csv('planted_link.txt', header=None))",
+        "fails",
+        restricted_only=True,
     ),
     data(
         "pd_read_proc_root",
@@ -165,6 +174,7 @@ RAW = [
         "import subprocess\ndef attack():\n"
         "    return subprocess.run(['/bin/sh', '-c', 'touch {marker}'], check=True)",
         "fails",
+        docker=(),  # a shell inside the container is fine: the host marker is what counts
     ),
     raw(
         "raw_connect_loopback",

@@ -157,17 +157,20 @@ def check(attempt: Attempt, r: ExecutionResult, host: Host, backend: str) -> Non
     assert host.accepted == [], f"{attempt.id}: connected to the host ({host.accepted})"
     assert host.victim.poll() is None, f"{attempt.id}: killed a host process"
     reported = _reported(r)
+    expect = attempt.expect
+    if backend == "docker" and attempt.docker_expect is not None:
+        expect = attempt.docker_expect
     if attempt.raw and not (r.restarted and attempt.id in MAY_END_THE_SESSION):
         # the unguarded code must really have run: a broken payload proves nothing
         assert reported is not None, f"{attempt.id}: the attack did not run: {text[:500]!r}"
-    if "fails" in attempt.expect:
+    if "fails" in expect:
         failed = (
             r.error is not None if not attempt.raw else (reported is None or not reported["ok"])
         )
         assert failed, f"{attempt.id}: expected to fail, got {text[:500]!r}"
-    if "no_fork" in attempt.expect and backend == "restricted":
+    if "no_fork" in expect and backend == "restricted":
         assert reported is not None and not reported["ok"], f"{attempt.id}: fork succeeded"
-    if "lo_only" in attempt.expect:
+    if "lo_only" in expect:
         assert r.error is None and "lo:" in r.stdout, text[:500]
         for iface in _host_interfaces() - {"lo"}:
             assert f"{iface}:" not in r.stdout, f"{attempt.id}: sees host interface {iface}"
@@ -253,3 +256,38 @@ fig, ax = plt.subplots()
 totals.plot.bar(ax=ax)
 fig.savefig("units.png")
 """
+
+
+# -- the same attempts under Docker, with runc and gVisor ------------------------------------------
+DOCKER = [a for a in ATTEMPTS if "docker" in a.backends]
+
+
+@pytest.fixture(scope="module")
+async def docker_sandbox(docker_runtime: str, sandbox_image: str) -> AsyncIterator[CodeExecutor]:
+    from codeact.executors.docker import DockerExecutor
+
+    async with DockerExecutor(image=sandbox_image, runtime=docker_runtime, timeout=20) as ex:
+        yield ex
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("attempt", DOCKER, ids=lambda a: a.id)
+async def test_docker_holds(attempt: Attempt, docker_sandbox: Any, host: Host) -> None:
+    cell = attempt.code.format(**host.values("/usr/local/lib/python3.11/site-packages"))
+    r = await docker_sandbox.execute(cell)
+    check(attempt, r, host, "docker")
+
+
+@pytest.mark.docker
+async def test_ordinary_data_workload_works_in_docker(
+    docker_runtime: str, sandbox_image: str
+) -> None:
+    from codeact.executors.docker import DockerExecutor
+
+    async with DockerExecutor(image=sandbox_image, runtime=docker_runtime, timeout=60) as ex:
+        await ex.upload("sales.csv", b"city,units\nParis,10\nLyon,4\nParis,23\nNice,28\n")
+        r = await ex.execute(WORKLOAD)
+        assert r.error is None, r.error
+        assert "Paris 33" in r.stdout
+        assert (await ex.download("units.png")).startswith(b"\x89PNG")
+        assert b"Paris,33" in await ex.download("totals.csv")
