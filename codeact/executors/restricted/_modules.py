@@ -305,8 +305,9 @@ class ModuleTable:
         def guarded_import(
             name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0
         ) -> Any:
-            if type(fromlist) is list and fromlist == ["__doc__"] and level == 0:
-                # PyImport_Import from C code (e.g. date.strftime importing time): a host import
+            if type(fromlist) is list and fromlist in ([], ["__doc__"]) and level == 0:
+                # PyImport_Import from C code (e.g. datetime.strptime importing _strptime): cell
+                # code never passes a list (IMPORT_NAME gives None or a tuple). A host import
                 # whose result the C caller takes from sys.modules; the sandbox never sees it.
                 importlib.import_module(name)
                 return None
