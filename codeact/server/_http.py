@@ -89,13 +89,17 @@ def load_json(body: bytes, max_depth: int) -> Any:
     """Parse JSON, refusing (400) invalid text, nesting deeper than ``max_depth``, integers
     past Python's digit limit and strings holding lone surrogates (which cannot be encoded)."""
     try:
-        data = json.loads(body)
+        data = json.loads(body, parse_constant=_no_constant)
     except RecursionError:
         raise BadRequest(400, f"the body nests deeper than {max_depth} levels") from None
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, int digit limit
         raise BadRequest(400, f"the body is not valid JSON: {_short(exc)}") from None
     check_json(data, max_depth)
     return data
+
+
+def _no_constant(name: str) -> Any:
+    raise BadRequest(400, f"the body is not valid JSON: {name} is not a JSON number")
 
 
 def check_json(data: Any, max_depth: int) -> None:

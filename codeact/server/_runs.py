@@ -104,13 +104,20 @@ async def drive(live: LiveRun, flush: Flush) -> None:
         log.exception("run %r on thread %r failed in the server", live.run_id, live.thread_id)
         with anyio.CancelScope(shield=True):
             await _stop(handler)
-        live.publish_error(f"the server could not continue this run ({type(exc).__name__})")
+        leaf = _leaf(exc)
+        live.publish_error(f"the server could not continue this run ({type(leaf).__name__})")
     finally:
         with anyio.CancelScope(shield=True):
             if not live.finished:  # cancelled from outside (shutdown)
                 await _stop(handler)
                 live.publish_error("the server stopped this run", "shutdown")
             await _flush(live, flush)
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
 
 
 async def _stop(handler: RunHandler) -> None:

@@ -32,6 +32,8 @@ from codeact.tools import ClientTool
 
 
 def check_run_input(run_input: RunAgentInput, config: ServerConfig) -> RunAgentInput:
+    if not run_input.thread_id or not run_input.run_id:
+        raise BadRequest(422, "threadId and runId must be non-empty strings")
     if not run_input.messages:
         raise BadRequest(400, "messages is empty: send at least the user's message")
     if config.input_hook is not None:

@@ -60,8 +60,9 @@ class GuardedH11Protocol(H11Protocol):
         self._header_timer = None
         if self.cycle is not self._armed_cycle or self.transport.is_closing():
             return
-        if self.conn.their_state is h11.IDLE and not self.conn.trailing_data[0]:
-            self.transport.close()  # an idle keep-alive connection: just close it
+        idle = self.conn.their_state is h11.IDLE and not self.conn.trailing_data[0]
+        if idle or self.conn.our_state is not h11.IDLE:
+            self.transport.close()  # idle keep-alive, or a response was already sent
             return
         self._send_error(408, "the request headers were not received in time", "request_timeout")
 
@@ -99,7 +100,10 @@ class DrainingServer(uvicorn.Server):
             sock.close()
         agui = getattr(getattr(self.config.app, "state", None), "server", None)
         if agui is not None:
-            log.warning("draining live runs (up to %g s)", self.drain_timeout)
+            if agui.live:
+                log.warning(
+                    "draining %d live runs (up to %g s)", len(agui.live), self.drain_timeout
+                )
             try:
                 await agui.drain(self.drain_timeout)
             except Exception:
