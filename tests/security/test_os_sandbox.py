@@ -194,10 +194,13 @@ RESTRICTED = [a for a in ATTEMPTS if "restricted" in a.backends]
 
 @pytest.fixture(scope="module")
 async def default_sandbox() -> AsyncIterator[CodeExecutor]:
+    status = os_sandbox_status()
+    if not status.available:
+        message = f"bubblewrap is needed for this suite: {status.detail} ({status.fix})"
+        if os.environ.get("CI") == "true" or os.environ.get("CODEACT_REQUIRE_DOCKER") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
     choice = choose_sandbox(None)
-    assert os_sandbox_status().available, (
-        f"bubblewrap must work for this suite: {os_sandbox_status().detail}"
-    )
     assert {"pandas", "numpy"} <= set(choice.allowed_modules), choice
     ex = default_executor(timeout=20)
     async with ex:
@@ -216,7 +219,9 @@ async def test_default_executor_holds(attempt: Attempt, default_sandbox: Any, ho
     check(attempt, r, host, "restricted")
 
 
-async def test_workers_of_two_sessions_cannot_see_each_other(host: Host) -> None:
+async def test_workers_of_two_sessions_cannot_see_each_other(
+    host: Host, default_sandbox: Any
+) -> None:
     async with default_executor(timeout=20) as a, default_executor(timeout=20) as b:
         await b.upload("private.txt", FILE_SECRET.encode())
         r = await a.execute(
@@ -225,7 +230,7 @@ async def test_workers_of_two_sessions_cannot_see_each_other(host: Host) -> None
         assert r.error is not None and FILE_SECRET not in _output(r)
 
 
-async def test_ordinary_data_workload_works_in_the_sandbox(tmp_path: pathlib.Path) -> None:
+async def test_ordinary_data_workload_works_in_the_sandbox(default_sandbox: Any) -> None:
     """Read an uploaded CSV, group, plot to PNG, write an output file, download both."""
     async with default_executor(allow=["pandas", "numpy", "matplotlib"], timeout=60) as ex:
         assert ex.os_sandboxed
