@@ -1,9 +1,9 @@
 """Helpers for testing agents built on codeact.
 
 * ``FakeOpenAIServer`` — an OpenAI-compatible server on 127.0.0.1 replaying scripted replies.
-* ``SandboxContainer``, ``cleanup_sandboxes`` and the pytest fixtures ``sandbox`` /
-  ``sandbox_image`` (in ``codeact.testing.sandbox``, loaded lazily: they need the ``testing``
-  extra).
+* ``SandboxContainer``, ``cleanup_sandboxes``, ``runsc_available`` and the pytest fixtures
+  ``sandbox`` / ``sandbox_image`` / ``docker_runtime`` / ``runtime_sandbox`` (in
+  ``codeact.testing.sandbox``, loaded lazily: they need the ``testing`` extra).
 """
 
 from __future__ import annotations
@@ -12,11 +12,19 @@ from typing import Any
 
 from codeact.testing.openai_server import FakeOpenAIServer, HTTPFailure, Malformed
 
-__all__ = ["FakeOpenAIServer", "HTTPFailure", "Malformed", "SandboxContainer", "cleanup_sandboxes"]
+__all__ = [
+    "FakeOpenAIServer",
+    "HTTPFailure",
+    "Malformed",
+    "SandboxContainer",
+    "cleanup_sandboxes",
+    "runsc_available",
+]
+_LAZY = ("SandboxContainer", "cleanup_sandboxes", "runsc_available")
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("SandboxContainer", "cleanup_sandboxes"):
+    if name in _LAZY:
         from codeact.testing import sandbox
 
         return getattr(sandbox, name)

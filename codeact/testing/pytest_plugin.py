@@ -1,12 +1,12 @@
-"""pytest plugin of codeact: the ``sandbox`` and ``sandbox_image`` fixtures (see
-``codeact.testing.sandbox``). Loaded by the ``pytest11`` entry point; inert without the
-``testing`` extra."""
+"""pytest plugin of codeact: the ``sandbox``, ``sandbox_image``, ``docker_runtime`` and
+``runtime_sandbox`` fixtures (see ``codeact.testing.sandbox``). Loaded by the ``pytest11`` entry
+point; inert without the ``testing`` extra."""
 
 from __future__ import annotations
 
 try:
-    from codeact.testing.sandbox import sandbox, sandbox_image
+    from codeact.testing.sandbox import docker_runtime, runtime_sandbox, sandbox, sandbox_image
 except ImportError:  # the docker SDK / testcontainers are not installed
     pass
 else:
-    __all__ = ["sandbox", "sandbox_image"]
+    __all__ = ["docker_runtime", "runtime_sandbox", "sandbox", "sandbox_image"]

@@ -6,8 +6,11 @@ cannot be pulled on machines without a registry, so it is disabled and container
 up by label instead (``cleanup_sandboxes()``).
 
 The pytest plugin (enabled automatically when codeact is installed) adds the fixtures
-``sandbox_image`` (builds the image if missing) and ``sandbox`` (a started ``DockerExecutor``
-for an async test). Without a Docker engine they skip, unless ``CODEACT_REQUIRE_DOCKER=1``.
+``sandbox_image`` (builds the image if missing), ``sandbox`` (a started ``DockerExecutor``
+for an async test), ``docker_runtime`` (parametrized: each test using it runs once under runc
+and once under gVisor's runsc) and ``runtime_sandbox`` (a started ``DockerExecutor`` for that
+runtime). Without a Docker engine they skip, unless ``CODEACT_REQUIRE_DOCKER=1``; without runsc
+registered with the engine the runsc half skips, unless ``CODEACT_REQUIRE_DOCKER=1``.
 """
 
 from __future__ import annotations
@@ -86,6 +89,45 @@ def cleanup_sandboxes() -> int:
     return removed
 
 
+#: The runtimes ``docker_runtime`` runs each test under.
+RUNTIMES = ("runc", "runsc")
+
+
+def engine_runtimes(docker_host: str | None = None) -> list[str]:
+    """The OCI runtimes the Docker engine knows (``docker info``), e.g. ``["runc", "runsc"]``."""
+    client = docker_client(docker_host)
+    try:
+        return sorted(client.info().get("Runtimes") or {})
+    finally:
+        client.close()
+
+
+def runsc_available(docker_host: str | None = None) -> bool:
+    """True when the engine is reachable and has gVisor registered as ``runsc``."""
+    try:
+        return "runsc" in engine_runtimes(docker_host)
+    except Exception:
+        return False
+
+
+def runtime_problem(runtime: str, docker_host: str | None = None) -> str | None:
+    """Why ``runtime`` cannot be used with the engine, or None when it can."""
+    try:
+        known = engine_runtimes(docker_host)
+    except Exception as exc:
+        return f"no Docker engine: {exc}"
+    if runtime in known:
+        return None
+    hint = (
+        " (gVisor: apt-get install runsc, add it to /etc/docker/daemon.json as "
+        '{"runtimes": {"runsc": {"path": "/usr/bin/runsc", "runtimeArgs": ["--network=none"]}}} '
+        "and send dockerd SIGHUP)"
+        if runtime == "runsc"
+        else ""
+    )
+    return f"the Docker engine has no {runtime!r} runtime (it has {', '.join(known)}){hint}"
+
+
 def _engine_problem() -> str | None:
     try:
         docker_client()
@@ -117,4 +159,25 @@ if pytest is not None:
     async def sandbox(sandbox_image: str) -> AsyncIterator[DockerExecutor]:
         """A started ``DockerExecutor`` (removed after the test)."""
         async with DockerExecutor(image=sandbox_image) as ex:
+            yield ex
+
+    @pytest.fixture(scope="session", params=RUNTIMES)
+    def docker_runtime(request: pytest.FixtureRequest, sandbox_image: str) -> str:
+        """``"runc"``, then ``"runsc"``: the test runs under each. Pass it on as
+        ``DockerExecutor(runtime=docker_runtime)``. A runtime the engine lacks skips (fails
+        with ``CODEACT_REQUIRE_DOCKER=1``)."""
+        runtime = str(request.param)
+        problem = runtime_problem(runtime)
+        if problem is not None:
+            if os.environ.get("CODEACT_REQUIRE_DOCKER") == "1":
+                pytest.fail(f"CODEACT_REQUIRE_DOCKER=1 but {problem}")
+            pytest.skip(problem)
+        return runtime
+
+    @pytest.fixture
+    async def runtime_sandbox(
+        docker_runtime: str, sandbox_image: str
+    ) -> AsyncIterator[DockerExecutor]:
+        """A started ``DockerExecutor`` under ``docker_runtime`` (removed after the test)."""
+        async with DockerExecutor(image=sandbox_image, runtime=docker_runtime) as ex:
             yield ex

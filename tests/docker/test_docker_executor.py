@@ -21,9 +21,9 @@ def lookup(city: str) -> dict[str, object]:
     return {"city": city, "host_only": True}
 
 
-async def test_state_tools_streaming_and_values() -> None:
+async def test_state_tools_streaming_and_values(docker_runtime: str) -> None:
     chunks: list[str] = []
-    async with DockerExecutor(tools=[lookup]) as ex:
+    async with DockerExecutor(runtime=docker_runtime, tools=[lookup]) as ex:
         assert (await ex.execute("x = 40\nx + 2")).value == "42"
         r = await ex.execute("from tools import lookup\nlookup('Oslo')")
         assert r.value == "{'city': 'Oslo', 'host_only': True}"
@@ -38,24 +38,6 @@ async def test_state_tools_streaming_and_values() -> None:
         assert "codeact-kernel" not in r.error.traceback
 
 
-async def test_hardening_not_root_read_only_no_network() -> None:
-    async with DockerExecutor() as ex:
-        r = await ex.execute("import os\nos.getuid(), os.getgid()")
-        assert r.value == "(10001, 10001)"
-        r = await ex.execute("open('/etc/pwned', 'w')")
-        assert r.error is not None and r.error.type in ("OSError", "PermissionError")
-        assert "Read-only file system" in r.error.message or "Permission denied" in r.error.message
-        r = await ex.execute(
-            "import socket\ns = socket.socket()\ns.settimeout(2)\ntry:\n"
-            "    s.connect(('1.1.1.1', 53))\n    print('connected')\nexcept OSError as e:\n    print('blocked', e)"
-        )
-        assert r.stdout.startswith("blocked")
-        r = await ex.execute("open('/proc/self/status').read().split('CapEff:')[1].split()[0]")
-        assert r.value == "'0000000000000000'"
-        r = await ex.execute("'NoNewPrivs:\\t1' in open('/proc/self/status').read()")
-        assert r.value == "True"
-
-
 async def test_network_can_be_opted_in() -> None:
     async with DockerExecutor(network=True) as ex:
         r = await ex.execute(
@@ -66,42 +48,8 @@ async def test_network_can_be_opted_in() -> None:
     assert DockerExecutor().container_options()["network_mode"] == "none"
 
 
-async def test_timeout_keeps_state_and_a_stubborn_cell_is_restarted() -> None:
-    async with DockerExecutor(timeout=1) as ex:
-        await ex.execute("kept = 1")
-        r = await ex.execute("while True:\n    pass")
-        assert r.timed_out and not r.restarted
-        assert (await ex.execute("kept")).value == "1"
-        t0 = time.monotonic()
-        r = await ex.execute(
-            "while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass"
-        )
-        assert r.timed_out and r.restarted and time.monotonic() - t0 < 10
-        assert (await ex.execute("kept")).error.type == "NameError"  # type: ignore[union-attr]
-
-
-async def test_memory_bomb_is_reported_and_the_session_restarted() -> None:
-    async with DockerExecutor(memory="256m", timeout=30) as ex:
-        r = await ex.execute("x = []\nwhile True:\n    x.append(bytearray(10 * 2**20))")
-        assert r.restarted or (r.error is not None and r.error.type == "MemoryError")
-        if r.restarted:
-            assert r.error is not None and "out of memory" in r.error.message
-        assert (await ex.execute("1 + 1")).value == "2"
-
-
-async def test_fork_bomb_is_contained_by_the_pids_limit() -> None:
-    async with DockerExecutor(pids_limit=32, timeout=10) as ex:
-        r = await ex.execute(
-            "import os\nn = 0\ntry:\n    for _ in range(200):\n        if os.fork() == 0:\n"
-            "            import time; time.sleep(30); os._exit(0)\n        n += 1\nexcept OSError as e:\n"
-            "    print('stopped at', n, type(e).__name__)"
-        )
-        assert "stopped at" in r.stdout and int(r.stdout.split()[2]) < 32
-        assert (await ex.execute("2 + 2")).value == "4"
-
-
-async def test_files_round_trip_and_figures() -> None:
-    async with DockerExecutor() as ex:
+async def test_files_round_trip_and_figures(docker_runtime: str) -> None:
+    async with DockerExecutor(runtime=docker_runtime) as ex:
         await ex.upload("data/in.csv", b"a,b\n1,2\n3,4\n")
         r = await ex.execute(
             "import pandas as pd\ndf = pd.read_csv('data/in.csv')\n"
@@ -178,46 +126,6 @@ async def test_pool_gives_warm_sessions_never_reused() -> None:
             assert b.container.id != first_id
             assert (await b.execute("1")).value == "1"
     assert labelled_containers() == []
-
-
-async def test_a_malformed_frame_from_the_kernel_side_is_rejected() -> None:
-    async with DockerExecutor(timeout=5) as ex:
-        r = await ex.execute(
-            "import os\nfor fd in range(3, 12):\n    try:\n"
-            "        os.write(fd, b'\\x00\\x00\\x00\\x05hello')\n    except OSError:\n        pass\n"
-            "import time\ntime.sleep(1)"
-        )
-        assert r.restarted and r.error is not None and r.error.type == "ProtocolError"
-        assert (await ex.execute("5 + 5")).value == "10"
-
-
-DOS = {
-    "while_true": "while True:\n    pass",
-    "swallow_timeout": "while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass",
-    "sleep_forever": "import time\ntime.sleep(10**6)",
-    "c_loop_sum": "sum(range(10**13))",
-    "regex_backtrack": "import re\nre.match(r'(a+)+$', 'a' * 40 + 'b')",
-    "print_flood": "while True:\n    print('x' * 1000)",
-}
-
-
-@pytest.mark.parametrize("name", sorted(DOS))
-async def test_denial_of_service_attempts_end_and_the_session_recovers(name: str) -> None:
-    async with DockerExecutor(timeout=1, max_output_bytes=50_000) as ex:
-        t0 = time.monotonic()
-        r = await ex.execute(DOS[name])
-        assert r.timed_out and time.monotonic() - t0 < 8
-        assert len(r.stdout) <= 50_000
-        assert (await ex.execute("6 * 7")).value == "42"
-
-
-async def test_no_host_secret_or_host_file_is_visible(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CODEACT_TEST_SECRET", "host-secret-7f3a9")
-    async with DockerExecutor() as ex:
-        r = await ex.execute(
-            "import os\n[k for k in os.environ if 'SECRET' in k], os.path.exists('/work')"
-        )
-        assert r.value == "([], False)"
 
 
 async def test_any_image_with_python3_works_the_kernel_is_injected() -> None:

@@ -24,10 +24,16 @@ import types
 HEADER = struct.Struct(">I")
 MAX_FRAME = 16 * 1024 * 1024
 WORKDIR = "/workspace"
+HELD_SIGNALS = {signal.SIGALRM, signal.SIGINT}
 
 
 class CellTimeout(BaseException):
     """Raised in the cell when its deadline passes."""
+
+
+class CellInterrupted(CellTimeout):
+    """Raised in the cell when the host interrupts it (SIGINT). Not a KeyboardInterrupt, so a
+    cell's own ``raise KeyboardInterrupt`` stays an ordinary error."""
 
 
 class FinalAnswer(BaseException):
@@ -38,21 +44,38 @@ class ToolError(Exception):
     """A host tool failed; the message says why."""
 
 
+class FrameTooLarge(ValueError):
+    """A message does not fit in one frame (MAX_FRAME bytes of JSON)."""
+
+
+def frame(msg):
+    """One frame (header + JSON body) for msg; FrameTooLarge past MAX_FRAME."""
+    body = json.dumps(msg, separators=(",", ":"), default=str).encode("utf-8")
+    if len(body) > MAX_FRAME:
+        raise FrameTooLarge(f"{len(body)} bytes of JSON, over the {MAX_FRAME}-byte frame limit")
+    return HEADER.pack(len(body)) + body
+
+
 class Channel:
-    def __init__(self, rfile, wfile):
+    def __init__(self, wfd, rfile):
+        self.wfd = wfd
         self.rfile = rfile
-        self.wfile = wfile
         self.lock = threading.Lock()
 
     def send(self, msg):
-        body = json.dumps(msg, default=str).encode("utf-8")
-        if len(body) > MAX_FRAME:
-            body = json.dumps(
-                {"op": "stream", "name": "stderr", "text": "[frame too large]"}
-            ).encode()
-        with self.lock:
-            self.wfile.write(HEADER.pack(len(body)) + body)
-            self.wfile.flush()
+        self.send_frame(frame(msg))
+
+    def send_frame(self, data):
+        # os.write may write less than asked (gVisor does on pipes past 64 KiB): loop, with the
+        # timeout and interrupt signals held so that no frame is left half written.
+        view = memoryview(data)
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
+        try:
+            with self.lock:
+                while view:
+                    view = view[os.write(self.wfd, view) :]
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
     def recv(self):
         header = self._exactly(HEADER.size)
@@ -163,6 +186,7 @@ class Kernel:
         self.next_id = 0
         self.counter = 0
         self.sources = {}
+        self.interruptible = False
 
     def reset(self):
         self.ns = {
@@ -193,14 +217,20 @@ class Kernel:
                 kwargs[pname] = value
             kernel.next_id += 1
             call_id = kernel.next_id
-            kernel.channel.send(
-                {
-                    "op": "tool_call",
-                    "id": call_id,
-                    "name": name,
-                    "args": {k: to_plain(v) for k, v in kwargs.items()},
-                }
-            )
+            message = {
+                "op": "tool_call",
+                "id": call_id,
+                "name": name,
+                "args": {k: to_plain(v) for k, v in kwargs.items()},
+            }
+            try:
+                data = frame(message)
+            except FrameTooLarge as exc:
+                raise ToolError(
+                    f"the arguments of {name}() are too large to send to the host ({exc}); "
+                    "write big data to a file in /workspace and pass its path"
+                ) from None
+            kernel.channel.send_frame(data)
             while True:
                 reply = kernel.channel.recv()
                 if reply.get("op") == "tool_result" and reply.get("id") == call_id:
@@ -224,6 +254,7 @@ class Kernel:
         filename = f"<cell-{self.counter}>"
         self.sources[filename] = code
         signal.setitimer(signal.ITIMER_REAL, max(float(timeout), 0.001))
+        self.interruptible = True
         try:
             try:
                 tree = ast.parse(code, filename, "exec")
@@ -240,13 +271,14 @@ class Kernel:
                         )
             except FinalAnswer:
                 pass
-            except (CellTimeout, KeyboardInterrupt):
+            except CellTimeout:
                 result["timed_out"] = True
-            except BaseException as exc:
+            except BaseException as exc:  # the cell's own errors, KeyboardInterrupt included
                 result["error"] = self.describe(exc)
-        except (CellTimeout, KeyboardInterrupt):
+        except CellTimeout:
             result["timed_out"] = True
         finally:
+            self.interruptible = False
             signal.setitimer(signal.ITIMER_REAL, 0)
         try:  # noqa: SIM105 - a broken figure must not lose the result
             result["images"] = figures()
@@ -269,13 +301,24 @@ class Kernel:
                 f'  File "{exc.filename}", line {exc.lineno}',
                 f"    {(exc.text or '').strip()}",
             ]
-        for frame, lineno in traceback.walk_tb(exc.__traceback__):
-            fn = frame.f_code.co_filename
-            if fn.startswith("<cell-"):
-                lines.append(f'  File "{fn}", line {lineno}, in {frame.f_code.co_name}')
-                src = self.sources.get(fn, "").splitlines()
-                if 0 < lineno <= len(src):
-                    lines.append("    " + src[lineno - 1].strip())
+        last, repeats = None, 0
+        for tb_frame, lineno in traceback.walk_tb(exc.__traceback__):
+            fn = tb_frame.f_code.co_filename
+            if not fn.startswith("<cell-"):
+                continue
+            key = (fn, lineno, tb_frame.f_code.co_name)
+            if key == last:
+                repeats += 1
+                if repeats >= 3:  # like CPython: a deep recursion is a few lines, not 1000
+                    continue
+            else:
+                self.repeated(lines, repeats)
+                last, repeats = key, 0
+            lines.append(f'  File "{fn}", line {lineno}, in {key[2]}')
+            src = self.sources.get(fn, "").splitlines()
+            if 0 < lineno <= len(src):
+                lines.append("    " + src[lineno - 1].strip())
+        self.repeated(lines, repeats)
         try:
             message = str(exc)
         except BaseException:
@@ -283,6 +326,11 @@ class Kernel:
         name = type(exc).__name__
         lines.append(f"{name}: {message}" if message else name)
         return {"type": name, "message": message, "traceback": "\n".join(lines)}
+
+    @staticmethod
+    def repeated(lines, repeats):
+        if repeats >= 3:
+            lines.append(f"  [Previous line repeated {repeats - 2} more times]")
 
 
 def figures():
@@ -339,17 +387,43 @@ def archive(path):
     return buf.getvalue()
 
 
-def on_alarm(signum, frame):
+def result_frame(result):
+    """The result frame; past the frame limit, a slim result that says what was dropped."""
+    try:
+        return frame({"op": "result", **result})
+    except FrameTooLarge as exc:
+        problem = f"the cell's result was too large to send ({exc})"
+    slim = {
+        "op": "result",
+        "stdout": result["stdout"][-100_000:],
+        "stderr": result["stderr"][-100_000:],
+        "timed_out": result["timed_out"],
+        "truncated": True,
+        "value": result["value"],
+        "duration_s": result["duration_s"],
+        "images": [],
+        "is_final_answer": False,
+        "final_answer": None,
+        "error": {
+            "type": "FrameTooLarge",
+            "message": problem + "; figures and the final answer were dropped",
+            "traceback": "FrameTooLarge: " + problem,
+        },
+    }
+    return frame(slim)
+
+
+def on_alarm(_signum, _frame):
     signal.setitimer(signal.ITIMER_REAL, 0.25)
     raise CellTimeout()
 
 
 def main():
     rfile = os.fdopen(os.dup(0), "rb", 0)
-    wfile = os.fdopen(os.dup(1), "wb", 0)
+    wfd = os.dup(1)
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
-    channel = Channel(rfile, wfile)
+    channel = Channel(wfd, rfile)
     init = channel.recv()
     output = Output(channel, int(init.get("max_output", 1_000_000)))
     capture_fds(output)
@@ -357,6 +431,12 @@ def main():
     os.chdir(WORKDIR)
     signal.signal(signal.SIGALRM, on_alarm)
     kernel = Kernel(channel, output)
+
+    def on_interrupt(_signum, _frame):
+        if kernel.interruptible:  # between cells the host already has (or gets) the result
+            raise CellInterrupted()
+
+    signal.signal(signal.SIGINT, on_interrupt)
     kernel.tools_module(init.get("tools", []))
     kernel.reset()
     channel.send({"op": "ready", "pid": os.getpid(), "python": sys.version.split()[0]})
@@ -365,9 +445,8 @@ def main():
         op = msg.get("op")
         try:
             if op == "exec":
-                channel.send(
-                    {"op": "result", **kernel.run(str(msg.get("code", "")), msg.get("timeout", 30))}
-                )
+                result = kernel.run(str(msg.get("code", "")), msg.get("timeout", 30))
+                channel.send_frame(result_frame(result))
             elif op == "reset":
                 kernel.reset()
                 channel.send({"op": "reset_done"})
@@ -381,7 +460,7 @@ def main():
                 channel.send(
                     {"op": "file", "data": base64.b64encode(archive(msg["path"])).decode()}
                 )
-        except (CellTimeout, KeyboardInterrupt):
+        except CellTimeout:
             channel.send(
                 {
                     "op": "result",
