@@ -10,7 +10,7 @@ from typing import Any, Literal, Protocol
 import anyio
 
 from codeact.executors.base import ExecutionError, ExecutionResult, OutputCallback
-from codeact.executors.restricted._protocol import ProtocolError
+from codeact.executors.restricted._protocol import ProtocolError, encode
 from codeact.tools import BaseTool, from_plain_json
 
 
@@ -82,6 +82,16 @@ async def collect_result(
             status, value = await run_host_tool(tools, msg["name"], msg["args"], deadline)
             reply: dict[str, Any] = {"op": "tool_result", "id": msg["id"], "status": status}
             reply["value" if status == "ok" else "error"] = value
+            try:
+                encode(reply)
+            except ProtocolError as exc:  # too big for one frame: the cell learns it at once
+                reply = {
+                    "op": "tool_result",
+                    "id": msg["id"],
+                    "status": "error",
+                    "error": f"the result of tool {msg['name']!r} is too large to send to the "
+                    f"sandbox ({exc}); return less data, e.g. write it to a file",
+                }
             await peer.send(reply)
         elif op == "result":
             return msg

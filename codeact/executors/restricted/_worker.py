@@ -16,7 +16,7 @@ from typing import Any, BinaryIO
 
 from codeact.executors.restricted._guards import CellTimeout
 from codeact.executors.restricted._interrupt import SignalAlarm
-from codeact.executors.restricted._protocol import HEADER, encode, frame_length
+from codeact.executors.restricted._protocol import HEADER, ProtocolError, encode, frame_length
 from codeact.executors.restricted._session import Session, ToolError
 
 _BLOCK = {signal.SIGALRM}
@@ -106,7 +106,13 @@ def main() -> None:
     def bridge(name: str, args: dict[str, Any]) -> Any:
         channel.next_id += 1
         call_id = channel.next_id
-        channel.send({"op": "tool_call", "id": call_id, "name": name, "args": args})
+        try:
+            channel.send({"op": "tool_call", "id": call_id, "name": name, "args": args})
+        except ProtocolError as exc:
+            raise ToolError(
+                f"the arguments of tool {name!r} are too large to send to the host ({exc}); "
+                "pass less data, e.g. write it to a file and pass the file's name"
+            ) from None
         while True:
             reply = channel.recv()
             if reply.get("op") == "tool_result" and reply.get("id") == call_id:
