@@ -14,7 +14,7 @@ from __future__ import annotations
 import builtins
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter
 
 from codeact._messages import ChatMessage, ToolCallRequest
 from codeact.tools import ToolOutput
@@ -45,14 +45,72 @@ class AgentInput(Event):
     input: list[ChatMessage]
 
 
+class TextBuffer:
+    """The text of one streamed reply, kept as its pieces (appending is O(1), not a copy)."""
+
+    __slots__ = ("_joined", "_parts", "_size")
+
+    def __init__(self) -> None:
+        self._parts: list[str] = []
+        self._size = 0
+        self._joined = ""
+
+    def append(self, piece: str) -> int:
+        """Add a piece; return its offset (the characters before it)."""
+        offset = self._size
+        if piece:
+            self._parts.append(piece)
+            self._size += len(piece)
+        return offset
+
+    def __len__(self) -> int:
+        return self._size
+
+    def text(self, upto: int | None = None) -> str:
+        """The text so far (or its first ``upto`` characters)."""
+        if len(self._parts) > 1:
+            self._joined = "".join(self._parts)
+            self._parts = [self._joined]
+        elif self._parts:
+            self._joined = self._parts[0]
+        return self._joined if upto is None or upto >= self._size else self._joined[:upto]
+
+
 class AgentStream(Event):
-    """A streamed piece of the LLM's reply."""
+    """A streamed piece of the LLM's reply.
+
+    Each event carries only its ``delta`` (so a streamed answer costs O(n), not O(n²)) and its
+    ``offset`` in the reply: the reply is the concatenation of the step's deltas, and
+    ``message_id`` names the assistant message they build (the id it keeps in history).
+    ``response`` rebuilds the reply so far on demand (O(n) per access: prefer accumulating
+    ``delta``); an event parsed from JSON knows only its own delta.
+    """
 
     type: Literal["agent_stream"] = "agent_stream"
     delta: str = ""
-    response: str = ""
+    offset: int = 0
+    message_id: str = ""
     thinking_delta: str | None = None
     tool_calls: list[ToolCallRequest] = Field(default_factory=list)
+    _buffer: TextBuffer | None = PrivateAttr(default=None)
+
+    @classmethod
+    def piece(
+        cls, buffer: TextBuffer, delta: str, *, appended: bool = False, **fields: Any
+    ) -> AgentStream:
+        """An event for ``delta``, appended to the step's ``buffer`` (unless ``appended``: it
+        is already its last piece)."""
+        offset = len(buffer) - len(delta) if appended else buffer.append(delta)
+        event = cls(delta=delta, offset=offset, **fields)
+        event._buffer = buffer
+        return event
+
+    @property
+    def response(self) -> str:
+        """The reply up to and including this delta."""
+        if self._buffer is None:
+            return self.delta
+        return self._buffer.text(self.offset + len(self.delta))
 
 
 class AgentOutput(Event):
@@ -175,6 +233,7 @@ __all__ = [
     "RunFinished",
     "RunTimedOut",
     "TerminalEvent",
+    "TextBuffer",
     "ToolCall",
     "ToolCallResult",
     "event_adapter",

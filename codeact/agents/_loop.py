@@ -228,6 +228,8 @@ class _Loop:
             raise
         except Exception as exc:
             raise LLMError(f"The LLM step of agent {agent.name!r} failed: {exc}") from exc
+        if output.response.id is None:
+            output.response.id = step.message_id
         step.handler.emit(output)
         return output
 

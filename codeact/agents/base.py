@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from codeact._messages import ChatMessage
 from codeact.agents._handler import RunHandler
 from codeact.context import Context
 from codeact.errors import UserError
-from codeact.events import AgentOutput, AgentStream, ToolCallResult
+from codeact.events import AgentOutput, AgentStream, TextBuffer, ToolCallResult
 from codeact.llms.base import LLM
 from codeact.memory import ChatMemory
 from codeact.tools import BaseTool, to_tool
@@ -55,6 +56,8 @@ class StepContext:
     ctx: Context
     run: RunState
     agent: BaseAgent
+    #: The id of the assistant message this step produces (live stream and history share it).
+    message_id: str = field(default_factory=lambda: f"msg-{uuid.uuid4().hex[:12]}")
 
 
 class BaseAgent(ABC):
@@ -152,16 +155,18 @@ class BaseAgent(ABC):
 
     async def stream_text(self, step: StepContext, llm_input: list[ChatMessage]) -> str:
         """Stream a plain-text reply (no native tools), emitting ``AgentStream`` events."""
-        text = ""
+        text = TextBuffer()
         async for delta in self.llm.stream_chat(llm_input):
-            text += delta.text
             if delta.text or delta.thinking:
                 step.handler.emit(
-                    AgentStream(
-                        delta=delta.text, response=text, thinking_delta=delta.thinking or None
+                    AgentStream.piece(
+                        text,
+                        delta.text,
+                        message_id=step.message_id,
+                        thinking_delta=delta.thinking or None,
                     )
                 )
-        return text
+        return text.text()
 
     # -- running -------------------------------------------------------------------------------
     def run(

@@ -237,7 +237,10 @@ class CodeActAgent(BaseAgent):
                 return AgentOutput(response=reply, retry_messages=[reply, ChatMessage.user(note)])
             answer = _SOLUTION.sub("", text).strip()
             return AgentOutput(response=ChatMessage.assistant(answer))
-        calls = [ToolCallRequest(name=EXECUTE, arguments={"code": code}) for code in blocks]
+        calls = [
+            ToolCallRequest(id=f"{step.message_id}-exec{k}", name=EXECUTE, arguments={"code": code})
+            for k, code in enumerate(blocks)
+        ]
         run.extra["skip_rest"] = False
         return AgentOutput(response=reply, tool_calls=calls)
 
@@ -245,7 +248,9 @@ class CodeActAgent(BaseAgent):
         self, run: RunState, output: AgentOutput, results: list[ToolCallResult]
     ) -> None:
         """The reply, then one user message with every block's result in order."""
-        run.scratchpad.append(ChatMessage.assistant(output.response.text))
+        reply = ChatMessage.assistant(output.response.text)
+        reply.id = output.response.id
+        run.scratchpad.append(reply)
         parts = []
         for i, res in enumerate(results, 1):
             label = "Execution result" if len(results) == 1 else f"Execution result of block {i}"

@@ -47,9 +47,11 @@ class FunctionAgent(BaseAgent):
             acc.add(delta)
             if delta.text or delta.thinking or delta.tool_calls:
                 step.handler.emit(
-                    AgentStream(
-                        delta=delta.text,
-                        response=acc.text,
+                    AgentStream.piece(
+                        acc.buffer,
+                        delta.text,
+                        appended=True,
+                        message_id=step.message_id,
                         thinking_delta=delta.thinking or None,
                         tool_calls=acc.tool_calls(partial=True) if delta.tool_calls else [],
                     )

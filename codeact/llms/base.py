@@ -104,14 +104,27 @@ class StreamAccumulator:
     """Builds a reply from streamed deltas, keeping parallel tool calls apart by index."""
 
     def __init__(self) -> None:
-        self.text = ""
-        self.thinking = ""
+        from codeact.events import TextBuffer
+
+        #: The reply's text as pieces (``AgentStream.piece`` shares it without copying).
+        self.buffer = TextBuffer()
+        self._thinking: list[str] = []
         self._calls: dict[int, dict[str, str]] = {}
 
+    @property
+    def text(self) -> str:
+        return self.buffer.text()
+
+    @property
+    def thinking(self) -> str:
+        return "".join(self._thinking)
+
     def add(self, delta: ChatDelta) -> None:
-        """Fold one delta in."""
-        self.text += delta.text
-        self.thinking += delta.thinking
+        """Fold one delta in (without copying the text so far)."""
+        if delta.text:
+            self.buffer.append(delta.text)
+        if delta.thinking:
+            self._thinking.append(delta.thinking)
         for d in delta.tool_calls:
             slot = self._calls.setdefault(d.index, {"id": "", "name": "", "arguments": ""})
             if d.id:

@@ -262,7 +262,7 @@ class AGUIServer:
         live = self.live.get(self.claim_key(key))
         if live is not None and (who is None or live.owner == who.id):
             return self._stream(live, start, request)
-        if run_id is not None and start > 0:
+        if run_id is not None:
             replay = await self._replay(request, key, run_id, start, who)
             if replay is not None:
                 return replay

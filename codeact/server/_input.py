@@ -161,7 +161,7 @@ def _codeact_cells(
     outputs = [p.strip("\n") for p in _RESULT.split(nxt.text)[2::2]]
     calls = [
         {
-            "id": f"{mid}-exec{k}",
+            "id": f"{mid}-exec{k}",  # as the live stream named them (CodeActAgent's call ids)
             "type": "function",
             "function": {"name": "execute", "arguments": json.dumps({"code": code})},
         }
@@ -172,9 +172,8 @@ def _codeact_cells(
     ]
     for k, call in enumerate(calls):
         content = outputs[k] if k < len(outputs) else ""
-        out.append(
-            {"id": f"{mid}-result{k}", "role": "tool", "content": content, "toolCallId": call["id"]}
-        )
+        result_id = f"tool-result-{call['id']}"
+        out.append({"id": result_id, "role": "tool", "content": content, "toolCallId": call["id"]})
     return out
 
 
@@ -183,7 +182,7 @@ def to_agui_messages(messages: list[ChatMessage]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     skip = False
     for i, m in enumerate(messages):
-        mid = f"m{i}"
+        mid = m.id or f"m{i}"
         if skip:
             skip = False
             continue
@@ -210,7 +209,8 @@ def to_agui_messages(messages: list[ChatMessage]) -> list[dict[str, Any]]:
                 ]
             out.append(msg)
         elif m.role == "tool":
-            out.append({"id": mid, "role": "tool", "content": m.text, "toolCallId": m.tool_call_id})
+            tid = m.id or f"tool-result-{m.tool_call_id}"  # the live TOOL_CALL_RESULT's id
+            out.append({"id": tid, "role": "tool", "content": m.text, "toolCallId": m.tool_call_id})
         else:
             out.append({"id": mid, "role": "system", "content": m.text})
     return out

@@ -152,7 +152,7 @@ class Translator:
         if e.delta:
             out += self._close_reasoning()
             if self._text_id is None:
-                self._text_id = self._step_text_id = f"msg-{uuid.uuid4().hex[:12]}"
+                self._text_id = self._step_text_id = e.message_id or f"msg-{uuid.uuid4().hex[:12]}"
                 out.append(TextMessageStartEvent(message_id=self._text_id, role="assistant"))
             out.append(TextMessageContentEvent(message_id=self._text_id, delta=e.delta))
         return out

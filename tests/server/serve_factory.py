@@ -8,3 +8,14 @@ from codeact.llms import ScriptedLLM
 
 def make() -> FunctionAgent:
     return FunctionAgent(llm=ScriptedLLM(["served by the CLI"] * 5))
+
+
+def slow() -> FunctionAgent:
+    """Streams 200 words, ``CODEACT_TEST_DELAY`` seconds apart (default 0.1)."""
+    import os
+
+    from codeact.llms import Reply
+
+    delay = float(os.environ.get("CODEACT_TEST_DELAY", "0.1"))
+    words = [f"w{i} " for i in range(200)]
+    return FunctionAgent(llm=ScriptedLLM([Reply(chunks=words, chunk_delay=delay)] * 20))
