@@ -473,21 +473,7 @@ class _KernelPeer:
 
     async def send(self, message: dict[str, Any]) -> None:
         assert self.owner._stream is not None
-        try:
-            frame = encode(message)
-        except ProtocolError as exc:
-            if message.get("op") != "tool_result":
-                raise
-            # The cell gets a ToolError at once instead of waiting for its deadline.
-            frame = encode(
-                {
-                    "op": "tool_result",
-                    "id": message["id"],
-                    "status": "error",
-                    "error": f"the tool's result is too large to send to the sandbox ({exc})",
-                }
-            )
-        await self.owner._stream.send_raw(frame)
+        await self.owner._stream.send(message)
 
     async def restart(self) -> None:
         await self.owner._restart()
