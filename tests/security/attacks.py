@@ -245,6 +245,40 @@ RAW = [
     ),
 ]
 
+
+_LIBC = "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+RAW += [
+    # kernel interfaces the seccomp filter closes (Docker has its own profile; only the host
+    # facts are checked there)
+    raw(
+        "raw_unshare_user_namespace",
+        _LIBC + "def attack():\n    rc = libc.unshare(0x10000000)\n"
+        "    assert rc == 0, ctypes.get_errno()\n    return open('/proc/self/uid_map').read()",
+        "fails",
+        docker=(),
+    ),
+    raw(
+        "raw_io_uring_setup",
+        _LIBC + "def attack():\n    params = ctypes.create_string_buffer(120)\n"
+        "    fd = libc.syscall({io_uring_nr}, 8, params)\n    assert fd >= 0, ctypes.get_errno()",
+        "fails",
+        docker=(),
+    ),
+    raw(
+        "raw_ptrace_sandbox_init",
+        _LIBC + "def attack():\n    rc = libc.ptrace(16, 1, None, None)\n"
+        "    assert rc == 0, ctypes.get_errno()",
+        "fails",
+        docker=(),  # the container's own init, same user: not the host
+    ),
+    raw(
+        "raw_bpf",
+        _LIBC + "def attack():\n    attr = ctypes.create_string_buffer(128)\n"
+        "    fd = libc.syscall({bpf_nr}, 0, attr, 128)\n    assert fd >= 0, ctypes.get_errno()",
+        "fails",
+    ),
+]
+
 ATTEMPTS = DATA + RAW
 
 

@@ -13,6 +13,7 @@ import contextlib
 import json
 import os
 import pathlib
+import platform
 import socket
 import sqlite3
 import subprocess
@@ -70,6 +71,8 @@ class Host:
             "project": str(PROJECT_FILE),
             "project_dir": str(PROJECT_FILE.parent),
             "site": site,
+            "io_uring_nr": "425",
+            "bpf_nr": "321" if platform.machine() == "x86_64" else "280",
         }
 
     def forbidden_paths(self) -> list[pathlib.Path]:

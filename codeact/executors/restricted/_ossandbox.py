@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Literal
 
 import codeact
+from codeact.executors.restricted._seccomp import seccomp_program
 
 OsSandbox = Literal["auto", "bwrap", "none"]
 #: Where the working directory appears inside the sandbox.
@@ -89,11 +90,27 @@ def _probe(binary: str | None, root: bool) -> OsSandboxStatus:
     if binary is None:
         return OsSandboxStatus(False, "bubblewrap (bwrap) is not installed", INSTALL_HINT)
     plan = SandboxPlan.build(())
-    argv = [*plan.argv(binary, workdir=None, info_fd=None), plan.python, "-S", "-c", "pass"]
+    filter_fd = seccomp_fd()
+    argv = [
+        *plan.argv(binary, workdir=None, info_fd=None, seccomp_fd=filter_fd),
+        plan.python,
+        "-S",
+        "-c",
+        "pass",
+    ]
     try:
-        proc = subprocess.run(argv, capture_output=True, timeout=20, env={"LANG": "C.UTF-8"})
+        proc = subprocess.run(
+            argv,
+            capture_output=True,
+            timeout=20,
+            env={"LANG": "C.UTF-8"},
+            pass_fds=() if filter_fd is None else (filter_fd,),
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return OsSandboxStatus(False, f"bubblewrap at {binary} could not run: {exc}", INSTALL_HINT)
+    finally:
+        if filter_fd is not None:
+            os.close(filter_fd)
     if proc.returncode != 0:
         err = proc.stderr.decode(errors="replace").strip().splitlines()
         why = err[-1] if err else f"exit code {proc.returncode}"
@@ -276,7 +293,14 @@ class SandboxPlan:
             drop_privileges=host_is_root(),
         )
 
-    def argv(self, binary: str, *, workdir: Path | None, info_fd: int | None) -> list[str]:
+    def argv(
+        self,
+        binary: str,
+        *,
+        workdir: Path | None,
+        info_fd: int | None,
+        seccomp_fd: int | None = None,
+    ) -> list[str]:
         """The bubblewrap command line (the worker's own command follows it)."""
         args = [
             binary,
@@ -335,6 +359,8 @@ class SandboxPlan:
             args += ["--bind", str(workdir), SANDBOX_WORKDIR]
         if info_fd is not None:
             args += ["--info-fd", str(info_fd)]
+        if seccomp_fd is not None:
+            args += ["--seccomp", str(seccomp_fd)]
         return args
 
 
@@ -351,6 +377,20 @@ def _parents(dest: str, made: set[str]) -> list[str]:
         made.add(current)
         args += ["--perms", "0755", "--dir", current]
     return args
+
+
+def seccomp_fd() -> int | None:
+    """A pipe's read end holding the seccomp filter for bubblewrap (None: no filter here)."""
+    program = seccomp_program()
+    if program is None:
+        return None
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, program)  # a few hundred bytes: fits the pipe buffer
+    finally:
+        os.close(write_end)
+    os.set_inheritable(read_end, True)
+    return read_end
 
 
 def give_to_sandbox(path: Path) -> None:

@@ -31,6 +31,7 @@ from codeact.executors.restricted._ossandbox import (
     SandboxPlan,
     bwrap_path,
     host_is_root,
+    seccomp_fd,
 )
 from codeact.executors.restricted._protocol import (
     HEADER,
@@ -67,8 +68,9 @@ class WorkerProcess:
         self.worker_pid: int | None = None
 
     # -- starting --------------------------------------------------------------------------------
-    def _command(self) -> tuple[list[str], dict[str, str], str, int | None]:
-        """argv, environment, the workdir the worker sees, and the info pipe's write end."""
+    def _command(self) -> tuple[list[str], dict[str, str], str, list[int]]:
+        """argv, environment, the workdir the worker sees, and the descriptors to pass on (the
+        info pipe's write end, the seccomp filter), which the caller closes after the spawn."""
         owner = self.owner
         assert owner.workdir is not None
         if owner.os_sandboxed:
@@ -79,8 +81,10 @@ class WorkerProcess:
             read_end, write_end = os.pipe()
             os.set_inheritable(write_end, True)
             self._info_read = read_end
+            filter_fd = seccomp_fd()
+            fds = [write_end] if filter_fd is None else [write_end, filter_fd]
             argv = [
-                *plan.argv(binary, workdir=owner.workdir, info_fd=write_end),
+                *plan.argv(binary, workdir=owner.workdir, info_fd=write_end, seccomp_fd=filter_fd),
                 plan.python,
                 "-s",
                 "-P",
@@ -94,7 +98,7 @@ class WorkerProcess:
                 "TMPDIR": "/tmp",
                 "MPLCONFIGDIR": "/tmp/matplotlib",
             }
-            return argv, env, SANDBOX_WORKDIR, write_end
+            return argv, env, SANDBOX_WORKDIR, fds
         if host_is_root() and not _root_worker_allowed():
             _check_readable_by_nobody()
         package_root = str(Path(codeact.__file__).resolve().parent.parent)
@@ -105,27 +109,28 @@ class WorkerProcess:
             "MPLCONFIGDIR": str(owner.workdir / ".matplotlib"),
         }
         argv = [sys.executable, "-s", "-P", "-m", "codeact.executors.restricted._worker"]
-        return argv, env, str(owner.workdir), None
+        return argv, env, str(owner.workdir), []
 
     async def start(self) -> None:
         owner = self.owner
-        argv, env, inner_workdir, info_fd = self._command()
+        argv, env, inner_workdir, fds = self._command()
+        sandboxed = bool(fds)
         try:
             self.proc = await anyio.open_process(
                 argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE if info_fd is not None else subprocess.DEVNULL,
+                stderr=subprocess.PIPE if sandboxed else subprocess.DEVNULL,
                 env=env,
-                cwd="/" if info_fd is not None else str(owner.workdir),
+                cwd="/" if sandboxed else str(owner.workdir),
                 start_new_session=True,
-                pass_fds=(info_fd,) if info_fd is not None else (),
+                pass_fds=fds,
             )
         finally:
-            if info_fd is not None:
-                os.close(info_fd)
+            for fd in fds:
+                os.close(fd)
         self.worker_pid = self.proc.pid
-        sandbox_init = await self._read_child_pid() if info_fd is not None else None
+        sandbox_init = await self._read_child_pid() if sandboxed else None
         assert self.proc.stdout is not None
         self.reader = BufferedByteReceiveStream(self.proc.stdout)
         await self.send(
