@@ -19,3 +19,11 @@ def slow() -> FunctionAgent:
     delay = float(os.environ.get("CODEACT_TEST_DELAY", "0.1"))
     words = [f"w{i} " for i in range(200)]
     return FunctionAgent(llm=ScriptedLLM([Reply(chunks=words, chunk_delay=delay)] * 20))
+
+
+def big() -> FunctionAgent:
+    """A 4 MB answer streamed in 1 KB chunks."""
+    from codeact.llms import Reply
+
+    chunk = "x" * 1023 + "\n"
+    return FunctionAgent(llm=ScriptedLLM([Reply(chunks=[chunk] * 4096)] * 3))

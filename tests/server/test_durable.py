@@ -37,7 +37,7 @@ def free_port() -> int:
 class Served:
     """``codeact serve --agent tests.server.serve_factory:slow`` in its own process."""
 
-    def __init__(self, db: Path, *extra: str, delay: float = 0.1) -> None:
+    def __init__(self, db: Path, *extra: str, delay: float = 0.1, factory: str = "slow") -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = dict(os.environ, CODEACT_TEST_DELAY=str(delay))
@@ -47,19 +47,19 @@ class Served:
             "codeact.cli",
             "serve",
             "--agent",
-            "tests.server.serve_factory:slow",
+            f"tests.server.serve_factory:{factory}",
         ]
         cmd += ["--port", str(self.port), "--db", str(db), *extra]
-        self.proc = subprocess.Popen(
-            cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-        )
+        self.log = db.with_suffix(f".{self.port}.log")
+        with self.log.open("wb") as log:  # a file, not a pipe nobody reads (it would fill up)
+            self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=log)
         deadline = time.monotonic() + 30
         while True:
             try:
                 httpx.get(self.url + "/healthz", timeout=2)
                 return
             except httpx.HTTPError:
-                assert self.proc.poll() is None, self.proc.communicate()
+                assert self.proc.poll() is None, self.log.read_text()
                 assert time.monotonic() < deadline, "codeact serve did not start"
                 time.sleep(0.1)
 
