@@ -9,6 +9,7 @@ import pytest
 
 from codeact.errors import UserError
 from codeact.executors.docker import DockerExecutor
+from codeact.executors.docker.executor import GVISOR_THREADS
 from codeact.executors.restricted._protocol import MAX_FRAME
 
 pytestmark = [pytest.mark.anyio, pytest.mark.docker]
@@ -34,6 +35,13 @@ async def test_it_runs_under_the_requested_runtime(docker_runtime: str) -> None:
         # gVisor's Sentry presents its own kernel version, never the host's
         host = __import__("platform").release()
         assert (release.strip("'") != host) == (docker_runtime == "runsc")
+    # under gVisor the process limit moves inside the sandbox; the cgroup leaves the Sentry room
+    opts = DockerExecutor(runtime=docker_runtime, pids_limit=50).container_options()
+    nproc = [(u["Soft"], u["Hard"]) for u in opts["ulimits"] if u["Name"] == "nproc"]
+    if docker_runtime == "runsc":
+        assert nproc == [(50, 50)] and opts["pids_limit"] == 50 + GVISOR_THREADS
+    else:
+        assert nproc == [] and opts["pids_limit"] == 50
 
 
 async def test_hardening_not_root_read_only_no_network(docker_runtime: str) -> None:
@@ -218,3 +226,13 @@ async def test_oversized_payloads_fail_fast_with_a_clear_error(docker_runtime: s
             await ex.upload("big.bin", b"\0" * MAX_FRAME)
         r = await ex.execute("kept, measure('ok')")
         assert r.value == "(1, 2)"
+
+
+def test_runtime_helpers_say_what_is_missing() -> None:
+    from codeact.testing import runsc_available
+    from codeact.testing.sandbox import runtime_problem
+
+    assert runtime_problem("runc") is None
+    problem = runtime_problem("codeact-no-such-runtime")
+    assert problem is not None and "no 'codeact-no-such-runtime' runtime" in problem
+    assert runsc_available() == (runtime_problem("runsc") is None)
