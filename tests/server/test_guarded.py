@@ -13,7 +13,8 @@ from starlette.requests import Request
 
 from codeact import FunctionAgent
 from codeact._messages import ChatMessage
-from codeact.llms import FunctionLLM
+from codeact.context import Context
+from codeact.llms import FunctionLLM, tool_call
 from codeact.server import MemoryStore, Principal, bearer_token, create_app
 from codeact.server.store import RunStatus, SessionKey
 from tests.server.agui_check import check_stream, parse_sse
@@ -278,3 +279,38 @@ def test_system_messages_and_context_reach_the_prompt_or_are_refused(serve: Any,
     system = [m.text for m in seen[0] if m.role == "system"]
     assert "Answer in French." in system
     assert any("user's timezone: Europe/Paris" in s for s in system)
+
+
+def set_city(ctx: Context, city: str) -> str:
+    """Remember the user's city."""
+    ctx.state["city"] = city
+    return f"city set to {city}"
+
+
+def test_request_state_reaches_the_agent_and_changes_stream_back(serve: Any) -> None:
+    seen: list[str] = []
+
+    def answer(messages: Any, tools: Any) -> Any:
+        seen.append(messages[-1].text)
+        if messages[-1].role == "user":
+            return tool_call("set_city", city="Paris")
+        return "noted"
+
+    agent = FunctionAgent(llm=FunctionLLM(answer), tools=[set_city])
+    srv = serve(create_app(agent, store=MemoryStore()))
+    payload = body("state", state={"plan": "pro", "city": "Rome"})
+    events = parse_sse(post(srv.url, "/", payload).content)
+    types = check_stream(events)
+    assert types[:2] == ["RUN_STARTED", "STATE_SNAPSHOT"]
+    assert events[1]["snapshot"] == {"plan": "pro", "city": "Rome"}
+    assert '"plan": "pro"' in seen[0]  # the state is in the prompt
+    delta = next(e for e in events if e["type"] == "STATE_DELTA")
+    assert delta["delta"] == [{"op": "replace", "path": "/city", "value": "Paris"}]
+    assert types.index("STATE_DELTA") < types.index("RUN_FINISHED")
+    h = parse_sse(post(srv.url, "/history", {"threadId": "state"}).content)
+    snapshot = next(e for e in h if e["type"] == "STATE_SNAPSHOT")["snapshot"]
+    assert snapshot == {"plan": "pro", "city": "Paris"}
+    # an empty request state keeps the thread's state; a bad one is refused
+    events = parse_sse(post(srv.url, "/", body("state", run="r2", state={})).content)
+    assert events[1]["type"] == "STATE_SNAPSHOT" and events[1]["snapshot"]["city"] == "Paris"
+    assert post(srv.url, "/", body("state", run="r3", state=[1])).status_code == 400
