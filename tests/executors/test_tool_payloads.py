@@ -50,3 +50,11 @@ async def test_keyboard_interrupt_raised_by_a_cell_is_an_error_result(isolation:
         assert r.error is not None and r.error.type == "KeyboardInterrupt", r
         assert not r.timed_out and not r.restarted
         assert (await ex.execute("1 + 1")).value == "2"
+
+
+async def test_a_cell_too_large_for_one_frame_is_an_error_result() -> None:
+    async with RestrictedExecutor(isolation="process", timeout=20) as ex:
+        await ex.execute("kept = 1")
+        r = await ex.execute("x = '" + "a" * 17_000_000 + "'")
+        assert r.error is not None and r.error.type == "FrameTooLarge", r
+        assert (await ex.execute("kept")).value == "1"

@@ -35,6 +35,7 @@ from codeact.executors.restricted._ossandbox import (
 )
 from codeact.executors.restricted._protocol import (
     HEADER,
+    ProtocolError,
     decode_worker_frame,
     encode,
     frame_length,
@@ -254,7 +255,13 @@ class WorkerProcess:
     ) -> dict[str, Any]:
         deadline = time.monotonic() + limit
         try:
-            await self.send({"op": "exec", "code": code, "timeout": limit})
+            frame = encode({"op": "exec", "code": code, "timeout": limit})
+        except ProtocolError as exc:
+            message = f"the cell's code is too large to send to the sandbox ({exc})"
+            return {"error": {"type": "FrameTooLarge", "message": message, "traceback": message}}
+        try:
+            assert self.proc is not None and self.proc.stdin is not None
+            await self.proc.stdin.send(frame)
             return await collect_result(self, self.owner.tools, deadline, KILL_GRACE_S, on_output)
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True):
