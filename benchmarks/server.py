@@ -1,104 +1,203 @@
-"""AG-UI server: time to first event, events per second, 50 concurrent runs.
+"""AG-UI server: events/s and time to first event at 50 and 200 concurrent runs, server CPU per
+event, and the peak RSS of a 4 MB streamed answer.
 
-Run by hand: ``.venv/bin/python benchmarks/server.py``. Uvicorn on 127.0.0.1 (one process), a
-ScriptedLLM agent, httpx as the client; prints medians and failures.
+Run by hand: ``.venv/bin/python benchmarks/server.py``. The server runs in its own process
+(uvicorn on 127.0.0.1, a ScriptedLLM agent, MemoryStore); a small asyncio HTTP client drives
+it, so the client's cost stays out of the server's numbers. ``--code DIR`` serves the codeact
+package found in DIR instead (e.g. an older checkout: ``git archive <rev> | tar -x -C DIR``), to
+compare before and after on the same machine.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import json
+import os
 import socket
 import statistics
-import threading
+import subprocess
+import sys
 import time
+from pathlib import Path
 
-import httpx
-import uvicorn
-
-from codeact import FunctionAgent
-from codeact.llms import Reply, ScriptedLLM
-from codeact.server import MemoryStore, create_app
-
-LONG = 5000  # chunks in the long answer
+CHUNKS = 100  # text pieces per answer in the concurrency runs
+ROOT = Path(__file__).resolve().parents[1]
 
 
-def start(app: object) -> tuple[uvicorn.Server, str]:
+# -- the server process -------------------------------------------------------------------------
+def serve(port: int, big_mb: int, delay: float) -> None:
+    from codeact import FunctionAgent
+    from codeact.llms import Reply, ScriptedLLM
+    from codeact.server import MemoryStore, create_app
+
+    if big_mb:
+        chunk = "x" * 1023 + "\n"
+        replies: list[object] = [Reply(chunks=[chunk] * (1024 * big_mb))]
+    else:
+        words = [f"w{i} " for i in range(CHUNKS)]
+        replies = [Reply(chunks=words, chunk_delay=delay)] * 5000
+    app = create_app(FunctionAgent(llm=ScriptedLLM(replies)), store=MemoryStore())  # type: ignore[arg-type]
+    try:
+        from codeact.server._uvicorn import make_server
+
+        server = make_server(app, host="127.0.0.1", port=port)
+    except ImportError:  # an older codeact
+        import uvicorn
+
+        server = uvicorn.Server(
+            uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+        )
+    profile = os.environ.get("CODEACT_BENCH_PROFILE")
+    if profile:  # SIGUSR1 writes cProfile stats of the server there
+        import cProfile
+        import signal
+
+        prof = cProfile.Profile()
+        signal.signal(signal.SIGUSR1, lambda *_: (prof.disable(), prof.dump_stats(profile)))
+        prof.enable()
+    server.run()
+
+
+# -- the client ---------------------------------------------------------------------------------
+def request(thread: str, port: int) -> bytes:
+    body = json.dumps(
+        {
+            "threadId": thread,
+            "runId": f"r-{thread}",
+            "messages": [{"role": "user", "content": "hi"}],
+        }
+    ).encode()
+    head = (
+        f"POST / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+        f"Accept: text/event-stream\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    )
+    return head.encode() + body
+
+
+async def one_run(port: int, thread: str) -> tuple[float, int, bool]:
+    """(seconds to the first event, events, finished)."""
+    t0 = time.perf_counter()
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(request(thread, port))
+    await writer.drain()
+    first = 0.0
+    raw = bytearray()
+    while True:
+        chunk = await reader.read(65536)
+        if not chunk:
+            break
+        if not first and b"data: " in chunk:
+            first = time.perf_counter() - t0
+        raw += chunk
+    writer.close()
+    return first, raw.count(b"data: "), b"RUN_FINISHED" in raw
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+async def concurrent(port: int, pid: int, n: int, tag: str) -> dict[str, float]:
+    cpu0 = cpu_seconds(pid)
+    t0 = time.perf_counter()
+    results = await asyncio.gather(*(one_run(port, f"{tag}-{i}") for i in range(n)))
+    wall = time.perf_counter() - t0
+    cpu = cpu_seconds(pid) - cpu0
+    events = sum(r[1] for r in results)
+    firsts = sorted(r[0] for r in results)
+    return {
+        "runs": n,
+        "events": events,
+        "wall_s": wall,
+        "events_per_s": events / wall,
+        "ttfe_p50_ms": statistics.median(firsts) * 1000,
+        "ttfe_p99_ms": firsts[min(len(firsts) - 1, int(len(firsts) * 0.99))] * 1000,
+        "server_cpu_ms_per_event": cpu / events * 1000 if events else float("nan"),
+        "failures": sum(1 for r in results if not r[2]),
+    }
+
+
+def start_server(
+    code: Path, big_mb: int = 0, delay: float = 0.0
+) -> tuple[subprocess.Popen[bytes], int]:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     sock.close()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    threading.Thread(target=server.run, daemon=True).start()
-    while not server.started:
-        time.sleep(0.01)
-    return server, f"http://127.0.0.1:{port}/"
-
-
-def payload(thread: str) -> dict[str, object]:
-    return {
-        "threadId": thread,
-        "runId": f"r-{thread}",
-        "messages": [{"role": "user", "content": "hi"}],
-    }
-
-
-async def first_event(url: str, n: int) -> list[float]:
-    out = []
-    async with httpx.AsyncClient(timeout=30) as c:
-        for i in range(n):
-            t0 = time.perf_counter()
-            async with c.stream("POST", url, json=payload(f"ttfe-{i}")) as r:
-                first = True
-                async for _ in r.aiter_bytes():
-                    if first:
-                        out.append(time.perf_counter() - t0)
-                        first = False
-    return out
-
-
-async def throughput(url: str) -> tuple[int, float]:
-    async with httpx.AsyncClient(timeout=60) as c:
-        t0 = time.perf_counter()
-        r = await c.post(url, json=payload("long"))
-        took = time.perf_counter() - t0
-    return r.content.count(b"data: "), took
-
-
-async def concurrent(url: str, n: int) -> tuple[list[float], int]:
-    times: list[float] = []
-    failures = 0
-
-    async def one(i: int) -> None:
-        nonlocal failures
-        t0 = time.perf_counter()
+    env = dict(os.environ, PYTHONPATH=str(code))
+    cmd = [sys.executable, __file__, "--serve", str(port), "--big-mb", str(big_mb)]
+    cmd += ["--chunk-delay", str(delay)]
+    proc = subprocess.Popen(cmd, env=env, cwd=code)
+    deadline = time.monotonic() + 60
+    while True:
         try:
-            async with httpx.AsyncClient(timeout=60) as c:
-                r = await c.post(url, json=payload(f"c-{i}"))
-            if r.status_code != 200 or b"RUN_FINISHED" not in r.content:
-                failures += 1
-        except httpx.HTTPError:
-            failures += 1
-        times.append(time.perf_counter() - t0)
-
-    await asyncio.gather(*(one(i) for i in range(n)))
-    return times, failures
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return proc, port
+        except OSError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                raise RuntimeError("the server did not start") from None
+            time.sleep(0.1)
 
 
 def main() -> None:
-    replies = [Reply(chunks=["x"] * LONG)] + ["short answer"] * 400
-    server, url = start(create_app(FunctionAgent(llm=ScriptedLLM(replies)), store=MemoryStore()))
-    try:
-        events, took = asyncio.run(throughput(url))
-        ttfe = asyncio.run(first_event(url, 50))
-        times, failures = asyncio.run(concurrent(url, 50))
-    finally:
-        server.should_exit = True
-    print(f"time to first event: median {statistics.median(ttfe) * 1000:.2f} ms (50 runs)")
-    print(f"long streamed answer: {events} events in {took:.2f} s = {events / took:,.0f} events/s")
-    print(
-        f"50 concurrent runs on distinct threads: median {statistics.median(times) * 1000:.1f} ms, "
-        f"max {max(times) * 1000:.1f} ms, failures {failures}"
+    p = argparse.ArgumentParser()
+    p.add_argument("--code", default=str(ROOT), help="where the codeact package to serve lives")
+    p.add_argument("--runs", default="50,200", help="concurrency levels")
+    p.add_argument("--big-mb", type=int, default=4, help="size of the streamed answer (0: skip)")
+    p.add_argument(
+        "--chunk-delay",
+        type=float,
+        default=0.01,
+        help="seconds between the LLM's chunks (0: every answer is ready at once)",
     )
+    p.add_argument("--serve", type=int, default=None, help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.serve is not None:
+        serve(args.serve, args.big_mb, args.chunk_delay)
+        return
+    code = Path(args.code).resolve()
+    print(f"serving codeact from {code}; {CHUNKS} chunks per answer, {args.chunk_delay} s apart")
+    proc, port = start_server(code, 0, args.chunk_delay)
+    try:
+        asyncio.run(one_run(port, "warmup"))
+        for n in (int(x) for x in args.runs.split(",")):
+            r = asyncio.run(concurrent(port, proc.pid, n, f"c{n}"))
+            print(
+                f"{n:4d} concurrent runs: {r['events']:.0f} events in {r['wall_s']:.2f} s = "
+                f"{r['events_per_s']:,.0f} events/s; first event p50 {r['ttfe_p50_ms']:.0f} ms, "
+                f"p99 {r['ttfe_p99_ms']:.0f} ms; server CPU {r['server_cpu_ms_per_event']:.3f} "
+                f"ms/event; failures {r['failures']:.0f}"
+            )
+    finally:
+        if os.environ.get("CODEACT_BENCH_PROFILE"):
+            import signal
+
+            proc.send_signal(signal.SIGUSR1)
+            time.sleep(2)
+        proc.terminate()
+        proc.wait(30)
+    if args.big_mb:
+        proc, port = start_server(code, args.big_mb)
+        try:
+            t0 = time.perf_counter()
+            _, events, ok = asyncio.run(one_run(port, "big"))
+            took = time.perf_counter() - t0
+            print(
+                f"{args.big_mb} MB answer in 1 KB chunks: {events} events in {took:.2f} s, "
+                f"finished {ok}, server peak RSS {peak_rss_mb(proc.pid):.0f} MB"
+            )
+        finally:
+            proc.terminate()
+            proc.wait(30)
 
 
 if __name__ == "__main__":

@@ -36,6 +36,8 @@ class _Session:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
         self.last_used = time.monotonic()
+        #: Orders the thread's store writes (a run's end before the next run's start).
+        self.writes = anyio.Lock()
 
 
 class AGUIServer:
@@ -50,6 +52,8 @@ class AGUIServer:
         self.sessions: dict[SessionKey, _Session] = {}
         #: Live runs by thread claim (registered before any await: one live run per thread).
         self.live: dict[tuple[str, ...], LiveRun] = {}
+        #: Runs not yet recorded as ended in the store (the drain waits for them too).
+        self.unrecorded: set[LiveRun] = set()
         self.owners: dict[tuple[str, str], str] = {}
         self.draining = False
         self.tg: TaskGroup | None = None
@@ -163,8 +167,9 @@ class AGUIServer:
         extra = _turns.instructions(run_input)
         start = session.ctx.memory.get_all() + ([user_msg] if user_msg else [])
         try:
-            with anyio.fail_after(self.config.store_timeout):
-                await self.store.start_run(key, live.run_id, start)
+            async with session.writes:  # the previous run's end is written first
+                with anyio.fail_after(self.config.store_timeout):
+                    await self.store.start_run(key, live.run_id, start)
         except Exception as exc:
             log.exception("the store refused the start of run %r", live.run_id)
             raise BadRequest(
@@ -174,6 +179,8 @@ class AGUIServer:
             self.agent, session.ctx, run_input, user_msg, extra, self.config
         )
         assert self.tg is not None
+        live.on_finished = lambda: self._release(live)  # the thread is free at the terminal event
+        self.unrecorded.add(live)
         self.tg.start_soon(self._run, live, session)
 
     async def _run(self, live: LiveRun, session: _Session) -> None:
@@ -194,14 +201,16 @@ class AGUIServer:
             status = "finished"
         elif handler is not None and isinstance(handler.error, RunCancelledError):
             status = "cancelled"
+        self._release(live)
+        messages = session.ctx.memory.get_all()
         try:
-            with anyio.fail_after(self.config.store_timeout):
-                messages = session.ctx.memory.get_all()
-                await self.store.finish_run(live.key, live.run_id, status, messages)
+            async with session.writes:
+                with anyio.fail_after(self.config.store_timeout):
+                    await self.store.finish_run(live.key, live.run_id, status, messages)
         except Exception:
             log.exception("storing the end of run %r failed", live.run_id)
-        self._release(live)
         session.last_used = time.monotonic()
+        self.unrecorded.discard(live)
         live.done.set()
         live.notify()
 
@@ -325,17 +334,17 @@ class AGUIServer:
     async def drain(self, timeout: float) -> None:
         """Stop accepting runs, let live ones finish for ``timeout`` s, cancel the rest."""
         self.draining = True
-        had_runs = bool(self.live)
+        had_runs = bool(self.unrecorded)
         with anyio.move_on_after(timeout):
-            while self.live:
-                await next(iter(self.live.values())).done.wait()
+            while self.unrecorded:
+                await next(iter(self.unrecorded)).done.wait()
         for live in list(self.live.values()):
             if live.handler is not None:
                 log.warning("drain timeout: cancelling run %r", live.run_id)
                 with contextlib.suppress(Exception):
                     await live.handler.cancel()
         with anyio.move_on_after(10):
-            for live in list(self.live.values()):
+            for live in list(self.unrecorded):
                 await live.done.wait()
         if had_runs:
             await anyio.sleep(0.6)  # let the readers write the terminal events

@@ -36,15 +36,17 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await server.recover()
-        async with anyio.create_task_group() as tg:
-            server.tg = tg
-            tg.start_soon(server.close_idle)
-            try:
-                yield
-            finally:
-                tg.cancel_scope.cancel()
-                with anyio.CancelScope(shield=True):
-                    await _close(server)
+        try:
+            async with anyio.create_task_group() as tg:
+                server.tg = tg
+                tg.start_soon(server.close_idle)
+                try:
+                    yield
+                finally:
+                    tg.cancel_scope.cancel()  # live runs end (RUN_ERROR "shutdown"), recorded
+        finally:
+            with anyio.CancelScope(shield=True):
+                await _close(server)
 
     base = config.path.rstrip("/")
     routes = [

@@ -84,7 +84,7 @@ class MemoryStore(SessionStore):
 
     def __init__(self) -> None:
         self._messages: dict[SessionKey, list[str]] = {}
-        self._events: dict[SessionKey, list[tuple[str, dict[str, Any]]]] = {}
+        self._events: dict[SessionKey, list[tuple[str, dict[str, Any] | str]]] = {}
         self._runs: dict[SessionKey, dict[str, RunStatus]] = {}
 
     async def start_run(self, key: SessionKey, run_id: str, messages: list[ChatMessage]) -> None:
@@ -117,8 +117,15 @@ class MemoryStore(SessionStore):
     ) -> None:
         self._events.setdefault(key, []).extend((run_id, e) for e in events)
 
+    async def append_event_json(self, key: SessionKey, run_id: str, events: list[str]) -> None:
+        self._events.setdefault(key, []).extend((run_id, e) for e in events)
+
     async def load_events(self, key: SessionKey, run_id: str | None = None) -> list[dict[str, Any]]:
-        return [e for r, e in self._events.get(key, []) if run_id is None or r == run_id]
+        return [
+            json.loads(e) if isinstance(e, str) else e
+            for r, e in self._events.get(key, [])
+            if run_id is None or r == run_id
+        ]
 
 
 class SQLiteStore(SessionStore):
