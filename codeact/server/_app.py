@@ -143,6 +143,7 @@ class AGUIServer:
                 409, f"thread {thread!r} already has a run in progress; wait for it or POST /cancel"
             )
         live = LiveRun(key, thread, run_input.run_id, who.id if who else None)
+        live.max_frames = self.config.live_frames
         self.live[ck] = live
         return live
 
@@ -219,7 +220,18 @@ class AGUIServer:
             if not complete and self.config.cancel_on_disconnect and live.handler is not None:
                 await live.handler.cancel()
 
-        frames = follow(live, start, request, heartbeat_s=self.config.heartbeat_s, on_leave=leave)
+        async def backfill(begin: int, end: int) -> list[bytes]:
+            stored = await self.store.load_events(live.key, live.run_id)
+            return _turns.replay_frames(stored[:end], begin)
+
+        frames = follow(
+            live,
+            start,
+            request,
+            heartbeat_s=self.config.heartbeat_s,
+            on_leave=leave,
+            backfill=backfill,
+        )
         return StreamingResponse(frames, media_type="text/event-stream", headers=SSE_HEADERS)
 
     async def _reattach(

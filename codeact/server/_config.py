@@ -30,6 +30,9 @@ class ServerConfig:
     max_json_depth: int = 64
     #: Seconds to receive a request body (408 after).
     body_timeout: float | None = 30.0
+    #: Frames of a live run kept in memory for its readers (older ones, once stored, are
+    #: read back from the store by readers that far behind).
+    live_frames: int = 2048
     #: Seconds a store call may take before the server gives up on it (and logs).
     store_timeout: float = 30.0
     #: ``authenticate(request) -> Principal | None``: when set, the principal (not the body's

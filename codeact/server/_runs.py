@@ -28,6 +28,8 @@ COALESCE_FRAMES = 32
 COALESCE_S = 0.005
 
 Flush = Callable[["LiveRun", list[str], int], Awaitable[None]]
+#: Frames ``[start, end)`` of a run, read back from the store (for readers far behind).
+Backfill = Callable[[int, int], Awaitable[list[bytes]]]
 
 
 def frame(seq: int, data: str) -> bytes:
@@ -56,8 +58,10 @@ def _has_extras(event: BaseEvent) -> bool:
 
 @dataclass(eq=False)
 class LiveRun:
-    """A run in progress on one thread. ``frames[i]`` is the SSE frame of event ``i``; readers
-    keep their own cursor into it, so a slow reader costs no queue and cannot stall the run."""
+    """A run in progress on one thread. ``frames[i]`` is the SSE frame of event ``base + i``;
+    readers keep their own cursor into it, so a slow reader costs no queue and cannot stall
+    the run. Once stored, old frames are dropped past ``max_frames`` (memory stays bounded); a
+    reader that far behind reads them back from the store."""
 
     key: SessionKey
     thread_id: str
@@ -65,9 +69,12 @@ class LiveRun:
     owner: str | None
     handler: RunHandler | None = None
     translator: Translator | None = None
+    max_frames: int = 2048
     frames: list[bytes] = field(default_factory=list)
-    pending: list[str] = field(default_factory=list)  # JSON not yet in the store
-    flushed: int = 0  # events already in the store
+    base: int = 0  # the event number of ``frames[0]``
+    pending: list[str] = field(default_factory=list)  # JSON not yet handed to the store
+    flushed: int = 0  # events handed to the store
+    stored: int = 0  # events the store has confirmed
     finished: bool = False  # the terminal event is in ``frames``
     #: Called once, when the terminal event is appended (before readers are woken).
     on_finished: Callable[[], None] | None = None
@@ -83,7 +90,7 @@ class LiveRun:
             if self.finished:
                 break
             data = encode(event)
-            self.frames.append(frame(len(self.frames), data))
+            self.frames.append(frame(self.count, data))
             self.pending.append(data)
             if event.type in ("RUN_FINISHED", "RUN_ERROR"):
                 self._end()
@@ -94,7 +101,7 @@ class LiveRun:
         if self.finished:
             return
         data = RunErrorEvent(message=message, code=code).model_dump_json(exclude_none=True)
-        self.frames.append(frame(len(self.frames), data))
+        self.frames.append(frame(self.count, data))
         self.pending.append(data)
         self._end()
         self.notify()
@@ -114,6 +121,21 @@ class LiveRun:
         if self._changed is None:
             self._changed = anyio.Event()
         return self._changed
+
+    @property
+    def count(self) -> int:
+        """Events published so far."""
+        return self.base + len(self.frames)
+
+    def stored_up_to(self, end: int) -> None:
+        """The store confirmed events ``< end``: drop old frames past ``max_frames``."""
+        self.stored = max(self.stored, end)
+        excess = len(self.frames) - self.max_frames
+        if excess > 0:
+            drop = min(excess + self.max_frames // 2, self.stored - self.base)
+            if drop > 0:
+                del self.frames[:drop]
+                self.base += drop
 
     def take_pending(self) -> tuple[list[str], int]:
         batch, self.pending = self.pending, []
@@ -178,6 +200,7 @@ async def _flush(live: LiveRun, flush: Flush) -> None:
     batch, start = live.take_pending()
     try:
         await flush(live, batch, start)
+        live.stored_up_to(start + len(batch))
     except Exception:
         log.exception("storing %d events of run %r failed", len(batch), live.run_id)
 
@@ -189,6 +212,7 @@ async def follow(
     *,
     heartbeat_s: float | None,
     on_leave: Callable[[bool], Awaitable[None]] | None = None,
+    backfill: Backfill | None = None,
 ) -> AsyncIterator[bytes]:
     """The run's frames from ``start`` on, then new ones as they come (all that are ready in
     one write), heartbeats while silent; ends after the terminal event."""
@@ -197,9 +221,16 @@ async def follow(
     try:
         last_sent = time.monotonic()
         while True:
-            if cursor < len(live.frames):
-                end = len(live.frames)
-                chunk = b"".join(live.frames[cursor:end])
+            if cursor < live.base:  # dropped from memory: read back from the store
+                base = live.base
+                old = await backfill(cursor, base) if backfill is not None else []
+                cursor = base
+                if old:
+                    yield b"".join(old)
+                continue
+            if cursor < live.count:
+                end = live.count
+                chunk = b"".join(live.frames[cursor - live.base : end - live.base])
                 cursor = end
                 yield chunk
                 last_sent = time.monotonic()
@@ -210,8 +241,8 @@ async def follow(
             changed = live.changed()
             with anyio.move_on_after(min(heartbeat_s or 0.5, 0.5)):
                 await changed.wait()
-            if cursor < len(live.frames):
-                few = len(live.frames) - cursor < COALESCE_FRAMES
+            if cursor < live.count:
+                few = live.count - cursor < COALESCE_FRAMES
                 if few and cursor > 0 and not live.finished:
                     await anyio.sleep(COALESCE_S)
                 continue

@@ -187,10 +187,12 @@ def test_sigterm_cancels_what_outlives_the_drain_timeout(
     assert runs == [{"runId": "r1", "status": "cancelled"}]
 
 
-def test_reattach_after_a_disconnect_gets_the_missed_events(serve: Any) -> None:
+@pytest.mark.parametrize("live_frames", [2048, 8])  # 8: the missed frames left memory
+def test_reattach_after_a_disconnect_gets_the_missed_events(serve: Any, live_frames: int) -> None:
     words = [f"w{i} " for i in range(40)]
     llm = ScriptedLLM([Reply(chunks=words, chunk_delay=0.05)])
-    srv = serve(create_app(FunctionAgent(llm=llm), store=MemoryStore()))
+    app = create_app(FunctionAgent(llm=llm), store=MemoryStore(), live_frames=live_frames)
+    srv = serve(app)
     first = b""
     with httpx.Client(timeout=30) as c, c.stream("POST", srv.url + "/", json=body("re")) as r:
         for chunk in r.iter_bytes():
@@ -201,6 +203,10 @@ def test_reattach_after_a_disconnect_gets_the_missed_events(serve: Any) -> None:
     seen = parse_sse(complete)
     last_id = int([ln for ln in complete.decode().split("\n") if ln.startswith("id: ")][-1][4:])
     assert last_id == len(seen) - 1
+    time.sleep(1.0)  # the run goes on meanwhile (and, with 8 live frames, drops old ones)
+    if live_frames == 8:
+        live = next(iter(app.state.server.live.values()))
+        assert live.base > last_id + 1 and len(live.frames) < 30
     with httpx.Client(timeout=30) as c:
         rest = c.post(srv.url + "/", json=body("re"), headers={"Last-Event-ID": str(last_id)})
     assert rest.status_code == 200
@@ -230,3 +236,27 @@ def test_connect_follows_a_live_run(serve: Any) -> None:
         joined = parse_sse(c.post(srv.url + "/connect", json={"threadId": "follow"}).content)
     reader.join(30)
     assert joined == parse_sse(out["raw"])  # from the first event to the terminal one
+
+
+def test_serve_token_mode_loopback_default_and_access_log(
+    served: list[Served], tmp_path: Path
+) -> None:
+    token = tmp_path / "token"
+    token.write_text("t0ken\n")
+    s = Served(tmp_path / "a.db", "--token-file", str(token), "--access-log", delay=0)
+    served.append(s)
+    assert httpx.post(s.url + "/", json=body("tok"), timeout=30).status_code == 401
+    ok = httpx.post(
+        s.url + "/", json=body("tok"), headers={"Authorization": "Bearer t0ken"}, timeout=30
+    )
+    assert check_stream(parse_sse(ok.content))[-1] == "RUN_FINISHED"
+    s.stop()
+    log = s.log.read_text()
+    assert "bearer token required" in log
+    assert '"POST / HTTP/1.1" 401' in log and '"POST / HTTP/1.1" 200' in log  # access log
+
+    open_host = Served(tmp_path / "b.db", "--host", "0.0.0.0", delay=0)  # no token given
+    served.append(open_host)
+    assert httpx.get(open_host.url + "/healthz", timeout=10).status_code == 200
+    open_host.stop()
+    assert "binding 127.0.0.1 only" in open_host.log.read_text()
