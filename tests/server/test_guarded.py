@@ -3,7 +3,9 @@ inside the server that end one run alone — over real HTTP on 127.0.0.1."""
 
 from __future__ import annotations
 
+import sqlite3
 import threading
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -15,7 +17,7 @@ from codeact import FunctionAgent
 from codeact._messages import ChatMessage
 from codeact.context import Context
 from codeact.llms import FunctionLLM, tool_call
-from codeact.server import MemoryStore, Principal, bearer_token, create_app
+from codeact.server import MemoryStore, Principal, SQLiteStore, bearer_token, create_app
 from codeact.server.store import RunStatus, SessionKey
 from tests.server.agui_check import check_stream, parse_sse
 
@@ -314,3 +316,40 @@ def test_request_state_reaches_the_agent_and_changes_stream_back(serve: Any) -> 
     events = parse_sse(post(srv.url, "/", body("state", run="r2", state={})).content)
     assert events[1]["type"] == "STATE_SNAPSHOT" and events[1]["snapshot"]["city"] == "Paris"
     assert post(srv.url, "/", body("state", run="r3", state=[1])).status_code == 400
+
+
+def test_a_real_sqlite_lock_when_a_run_ends_fails_that_write_alone(
+    serve: Any, tmp_path: Path
+) -> None:
+    db = tmp_path / "s.db"
+    srv = serve(
+        create_app(FunctionAgent(llm=slow_llm(1.0)), store=SQLiteStore(db, busy_timeout=0.5))
+    )
+    out: dict[str, Any] = {}
+    started = threading.Event()
+
+    def first() -> None:
+        raw = b""
+        with httpx.Client(timeout=30) as c, c.stream("POST", srv.url + "/", json=body("lk")) as r:
+            for chunk in r.iter_bytes():
+                raw += chunk
+                started.set()
+        out["raw"] = raw
+
+    worker = threading.Thread(target=first)
+    worker.start()
+    assert started.wait(20)  # the run started: its user message is stored
+    locker = sqlite3.connect(db)
+    locker.execute("BEGIN EXCLUSIVE")  # another process holds the write lock past the run's end
+    try:
+        worker.join(30)
+        assert check_stream(parse_sse(out["raw"]))[-1] == "RUN_FINISHED"
+        refused = post(srv.url, "/", body("other"))  # cannot record its start: refused cleanly
+        assert refused.status_code == 503 and refused.json()["code"] == "unavailable"
+    finally:
+        locker.rollback()
+        locker.close()
+    again = post(srv.url, "/", body("lk", "more", run="r2"))
+    assert check_stream(parse_sse(again.content))[-1] == "RUN_FINISHED"
+    with httpx.Client() as c:
+        assert c.get(srv.url + "/healthz").json()["status"] == "ok"
