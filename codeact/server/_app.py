@@ -100,21 +100,23 @@ class AGUIServer:
         s.last_used = time.monotonic()
         return s
 
-    async def _json(self, request: Request) -> Any:
+    async def _json(self, request: Request, then: Callable[[Any], Any] | None = None) -> Any:
+        """The parsed body (then ``then(data)``), in a worker thread when the body is large."""
         cfg = self.config
         body = await _http.read_body(request, cfg.max_body_bytes, cfg.body_timeout)
+
+        def parse() -> Any:
+            data = _http.load_json(body or b"{}", cfg.max_json_depth)
+            return then(data) if then is not None else data
+
         if len(body) <= _http.THREAD_PARSE_BYTES:
-            return _http.load_json(body or b"{}", cfg.max_json_depth)
-        return await anyio.to_thread.run_sync(_http.load_json, body, cfg.max_json_depth)
+            return parse()
+        return await anyio.to_thread.run_sync(parse)
 
     # -- runs ----------------------------------------------------------------------------------
     async def run_route(self, request: Request) -> Response:
         who = await self.principal(request)
-        data = await self._json(request)
-        if isinstance(data, dict) and len(str(data.get("messages", ""))) > _http.THREAD_PARSE_BYTES:
-            run_input = await anyio.to_thread.run_sync(validate_run_input, data)
-        else:
-            run_input = validate_run_input(data)
+        run_input: RunAgentInput = await self._json(request, validate_run_input)
         run_input = _turns.check_run_input(run_input, self.config)
         key = self.key(run_input.forwarded_props, run_input.thread_id, who)
         again = await self._reattach(request, key, run_input.run_id, who)

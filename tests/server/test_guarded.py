@@ -353,3 +353,19 @@ def test_a_real_sqlite_lock_when_a_run_ends_fails_that_write_alone(
     assert check_stream(parse_sse(again.content))[-1] == "RUN_FINISHED"
     with httpx.Client() as c:
         assert c.get(srv.url + "/healthz").json()["status"] == "ok"
+
+
+def test_a_valid_7mb_body_is_parsed_off_the_loop_beside_a_healthy_run(serve: Any) -> None:
+    async def answer(messages: Any, tools: Any) -> str:
+        await anyio.sleep(0.3)  # (the memory's token window may leave the 7 MB message out)
+        return "done"
+
+    srv = serve(create_app(FunctionAgent(llm=FunctionLLM(answer)), store=MemoryStore()))
+    healthy: dict[str, Any] = {}
+    worker = threading.Thread(target=lambda: healthy.update(r=post(srv.url, "/", body("calm"))))
+    worker.start()
+    big = post(srv.url, "/", body("big", "x" * (7 * 1024 * 1024)))
+    assert big.status_code == 200, big.text
+    assert parse_sse(big.content)[-1]["type"] == "RUN_FINISHED", parse_sse(big.content)[-1]
+    worker.join(30)
+    assert check_stream(parse_sse(healthy["r"].content))[-1] == "RUN_FINISHED"
