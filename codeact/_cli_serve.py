@@ -38,6 +38,10 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
         default=[],
         help="a Host header name to accept (repeatable; default: loopback names and --host)",
     )
+    _add_run_options(serve)
+
+
+def _add_run_options(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--heartbeat", type=float, default=15.0, help="SSE keep-alive seconds")
     serve.add_argument("--run-timeout", type=float, default=3600.0, help="seconds (0 = none)")
     serve.add_argument("--cancel-on-disconnect", action="store_true")
@@ -78,6 +82,17 @@ def read_token(args: argparse.Namespace) -> str | None:
     return os.environ.get(TOKEN_ENV, "").strip() or None
 
 
+def _bind_host(host: str, token: str | None) -> str:
+    if token is None and host not in LOOPBACK:
+        print(
+            f"warning: no --token-file (or {TOKEN_ENV}) given: binding 127.0.0.1 only, not "
+            f"{host}. Anyone who can reach an unauthenticated server can run code on it.",
+            file=sys.stderr,
+        )
+        return "127.0.0.1"
+    return host
+
+
 def serve_app(args: argparse.Namespace, factory: Any) -> int:
     """Build the app from the options and run it until SIGTERM/SIGINT (then drain)."""
     from codeact.server import SQLiteStore, bearer_token, create_app
@@ -91,14 +106,7 @@ def serve_app(args: argparse.Namespace, factory: Any) -> int:
     except (OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    host = args.host
-    if token is None and host not in LOOPBACK:
-        print(
-            f"warning: no --token-file (or {TOKEN_ENV}) given: binding 127.0.0.1 only, not "
-            f"{host}. Anyone who can reach an unauthenticated server can run code on it.",
-            file=sys.stderr,
-        )
-        host = "127.0.0.1"
+    host = _bind_host(args.host, token)
     hosts = [*LOOPBACK, *args.allowed_host]
     if host not in ("0.0.0.0", "::"):
         hosts.append(host)

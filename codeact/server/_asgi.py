@@ -48,25 +48,7 @@ def create_app(
             with anyio.CancelScope(shield=True):
                 await _close(server)
 
-    base = config.path.rstrip("/")
-    routes = [
-        Route(config.path, server.run_route, methods=["POST"]),
-        Route(f"{base}/connect", server.connect_route, methods=["POST"]),
-        Route(f"{base}/cancel", server.cancel_route, methods=["POST"]),
-        Route(f"{base}/history", server.history_route, methods=["POST"]),
-        Route(f"{base}/healthz", server.healthz, methods=["GET"]),
-    ]
-
-    async def bad_request(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, BadRequest)
-        return _http.bad_request_response(exc)
-
-    handlers = {
-        BadRequest: bad_request,
-        HTTPException: _http.http_exception_handler,
-        Exception: _http.internal_error_handler,
-    }
-    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers)
+    app = Starlette(routes=_routes(server), lifespan=lifespan, exception_handlers=_HANDLERS)
     if cors_origins:
         from starlette.middleware.cors import CORSMiddleware
 
@@ -81,6 +63,30 @@ def create_app(
     )
     app.state.server = server
     return app
+
+
+def _routes(server: AGUIServer) -> list[Route]:
+    path = server.config.path
+    base = path.rstrip("/")
+    return [
+        Route(path, server.run_route, methods=["POST"]),
+        Route(f"{base}/connect", server.connect_route, methods=["POST"]),
+        Route(f"{base}/cancel", server.cancel_route, methods=["POST"]),
+        Route(f"{base}/history", server.history_route, methods=["POST"]),
+        Route(f"{base}/healthz", server.healthz, methods=["GET"]),
+    ]
+
+
+async def _bad_request(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, BadRequest)
+    return _http.bad_request_response(exc)
+
+
+_HANDLERS: dict[Any, Any] = {
+    BadRequest: _bad_request,
+    HTTPException: _http.http_exception_handler,
+    Exception: _http.internal_error_handler,
+}
 
 
 async def _close(server: AGUIServer) -> None:
