@@ -14,7 +14,7 @@ from __future__ import annotations
 import builtins
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from codeact._messages import ChatMessage, ToolCallRequest
 from codeact.tools import ToolOutput
@@ -92,7 +92,8 @@ class AgentStream(Event):
     message_id: str = ""
     thinking_delta: str | None = None
     tool_calls: list[ToolCallRequest] = Field(default_factory=list)
-    _buffer: TextBuffer | None = PrivateAttr(default=None)
+    #: The step's whole reply so far, shared by its events (not serialised).
+    text_buffer: TextBuffer | None = Field(default=None, exclude=True, repr=False)
 
     @classmethod
     def piece(
@@ -101,16 +102,14 @@ class AgentStream(Event):
         """An event for ``delta``, appended to the step's ``buffer`` (unless ``appended``: it
         is already its last piece)."""
         offset = len(buffer) - len(delta) if appended else buffer.append(delta)
-        event = cls(delta=delta, offset=offset, **fields)
-        event._buffer = buffer
-        return event
+        return cls(delta=delta, offset=offset, text_buffer=buffer, **fields)
 
     @property
     def response(self) -> str:
         """The reply up to and including this delta."""
-        if self._buffer is None:
+        if self.text_buffer is None:
             return self.delta
-        return self._buffer.text(self.offset + len(self.delta))
+        return self.text_buffer.text(self.offset + len(self.delta))
 
 
 class AgentOutput(Event):

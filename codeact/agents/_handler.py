@@ -124,6 +124,26 @@ class RunHandler:
             async for event in self._recv:
                 yield event
 
+    async def stream_batches(self) -> AsyncIterator[list[Event]]:
+        """Like ``stream_events``, but each item is every event ready at that moment (in
+        order): a fast consumer pays one wake-up per batch instead of one per event."""
+        if self._streamed:
+            raise UserError("stream_events() can be consumed only once per handler")
+        self._streamed = True
+        self._start()
+        async with self._recv:
+            while True:
+                try:
+                    batch = [await self._recv.receive()]
+                except anyio.EndOfStream:
+                    return
+                while True:
+                    try:
+                        batch.append(self._recv.receive_nowait())
+                    except (anyio.WouldBlock, anyio.EndOfStream):
+                        break
+                yield batch
+
     async def cancel(self) -> None:
         """Stop the run: in-flight LLM and tool work is cancelled, memory stays consistent."""
         self._cancel_requested = True

@@ -181,6 +181,7 @@ class AGUIServer:
         live.handler, live.translator = _turns.start(
             self.agent, session.ctx, run_input, user_msg, extra, self.config
         )
+        live.publish(live.translator.start())  # RUN_STARTED is ready when the response starts
         assert self.tg is not None
         live.on_finished = lambda: self._release(live)  # the thread is free at the terminal event
         self.unrecorded.add(live)

@@ -152,9 +152,11 @@ async def drive(live: LiveRun, flush: Flush) -> None:
         async with anyio.create_task_group() as tg:
             tg.start_soon(_flusher, live, flush)
             try:
-                live.publish(translator.start())
-                async for event in handler.stream_events():
-                    live.publish(translator.translate(event))
+                if not live.count:  # (the server publishes it at once, for the first byte)
+                    live.publish(translator.start())
+                async for batch in handler.stream_batches():
+                    for event in batch:
+                        live.publish(translator.translate(event))
                 if not live.finished:
                     live.publish(translator.error("the run ended without a terminal event"))
             finally:

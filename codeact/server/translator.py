@@ -154,10 +154,7 @@ class Translator:
             if self._text_id is None:
                 self._text_id = self._step_text_id = e.message_id or f"msg-{uuid.uuid4().hex[:12]}"
                 out.append(TextMessageStartEvent(message_id=self._text_id, role="assistant"))
-            # the hot path: both fields are plain strings already (no validation needed)
-            out.append(
-                TextMessageContentEvent.model_construct(message_id=self._text_id, delta=e.delta)
-            )
+            out.append(TextMessageContentEvent(message_id=self._text_id, delta=e.delta))
         return out
 
     def _tool_call(self, e: ev.ToolCall) -> list[BaseEvent]:
