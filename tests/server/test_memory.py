@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -56,3 +57,20 @@ def test_agent_stream_events_carry_deltas_and_rebuild_the_response() -> None:
     assert [e.response for e in streams] == ["ab", "abcd", "abcdef"]
     assert len({e.message_id for e in streams}) == 1 and streams[0].message_id
     assert "response" not in streams[0].model_dump()  # nothing O(n) per event on the wire
+
+
+def test_stream_batches_yields_every_ready_event_in_order() -> None:
+    agent = FunctionAgent(llm=ScriptedLLM([Reply(chunks=["a", "b", "c"])]))
+
+    async def main() -> tuple[list[list[Any]], list[Any]]:
+        batches = [b async for b in agent.run("hi").stream_batches()]
+        events = [e async for e in agent_again.run("hi").stream_events()]
+        return batches, events
+
+    agent_again = FunctionAgent(llm=ScriptedLLM([Reply(chunks=["a", "b", "c"])]))
+    import anyio
+
+    batches, events = anyio.run(main)
+    flat = [e for b in batches for e in b]
+    assert [type(e) for e in flat] == [type(e) for e in events]
+    assert [e.seq for e in flat] == list(range(len(flat))) and all(batches)
