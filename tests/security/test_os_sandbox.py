@@ -23,6 +23,7 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
 import pytest
 
 import codeact
@@ -299,3 +300,78 @@ async def test_ordinary_data_workload_works_in_docker(
         assert "Paris 33" in r.stdout
         assert (await ex.download("units.png")).startswith(b"\x89PNG")
         assert b"Paris,33" in await ex.download("totals.csv")
+
+
+# -- the host's own file operations on a folder the sandbox controls --------------------------------
+_FORGE = (
+    "import os, json, struct, signal, time, ctypes\n"
+    "libc = ctypes.CDLL(None, use_errno=True)\n"
+    "signal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
+    "def _result(text):\n"
+    "    body = json.dumps({{'op': 'result', 'stdout': text, 'stderr': '', 'timed_out': False,"
+    " 'truncated': False}}).encode()\n"
+    "    os.write(4, struct.pack('>I', len(body)) + body)\n"
+)
+
+
+async def test_host_upload_and_download_never_follow_a_swapped_symlink(
+    host: Host, default_sandbox: Any
+) -> None:
+    """The worker forges a 'cell finished' frame (the host releases the executor) and keeps
+    swapping ``d/`` with a symlink to a host folder while the host uploads and downloads."""
+    from tests.security.attacks import pickle_cell, raw
+
+    body = _FORGE + (
+        "def attack():\n"
+        "    os.makedirs('d', exist_ok=True)\n"
+        "    open('d/secret.txt', 'w').write('decoy')\n"
+        "    os.symlink('{secret_dir}', 'l')\n"
+        "    _result('cell finished')\n"
+        "    t = time.time()\n"
+        "    while time.time() - t < 6:\n"
+        "        libc.syscall(316, -100, b'd', -100, b'l', 2)  # renameat2(RENAME_EXCHANGE)\n"
+    )
+    attempt = raw("swap", body)
+    async with default_executor(timeout=20) as ex:
+        await ex.execute(pickle_cell(attempt.code.format(**host.values(""))))
+        import time
+
+        from codeact.errors import UserError
+
+        end = time.monotonic() + 4
+        while time.monotonic() < end:
+            with contextlib.suppress(UserError):
+                assert FILE_SECRET.encode() not in await ex.download("d/secret.txt")
+            with contextlib.suppress(UserError):
+                await ex.upload("d/pwned.txt", b"written by the host")
+            assert not (host.secret_dir / "pwned.txt").exists()
+            assert not (host.secret_dir / "secret.txt").read_text().startswith("written")
+
+
+async def test_host_refuses_fifos_and_symlinks_planted_in_the_workdir(
+    host: Host, default_sandbox: Any
+) -> None:
+    from codeact.errors import UserError
+    from tests.security.attacks import pickle_cell, raw
+
+    body = (
+        "import os\ndef attack():\n    os.mkfifo('pipe.csv')\n"
+        "    os.symlink('{secret_dir}/secret.txt', 'link.txt')\n    os.symlink('{secret_dir}', 'dir')"
+    )
+    async with default_executor(timeout=20) as ex:
+        r = await ex.execute(pickle_cell(raw("plant", body).code.format(**host.values(""))))
+        assert '"ok": true' in r.stdout, r
+        with anyio.fail_after(10):  # a FIFO must not block the host
+            with pytest.raises(UserError, match="regular file"):
+                await ex.download("pipe.csv")
+            with pytest.raises(UserError):
+                await ex.download("link.txt")
+            with pytest.raises(UserError, match="not a folder"):
+                await ex.download("dir/secret.txt")
+            with pytest.raises(UserError, match="not a folder"):
+                await ex.upload("dir/pwned.txt", b"x")
+            await ex.upload("pipe.csv", b"a,b\n")  # replaces the FIFO itself
+            await ex.upload("link.txt", b"replaced")  # replaces the link, not its target
+        assert (host.secret_dir / "secret.txt").read_text().strip() == FILE_SECRET
+        assert not (host.secret_dir / "pwned.txt").exists()
+        assert await ex.download("pipe.csv") == b"a,b\n"

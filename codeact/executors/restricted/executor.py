@@ -19,13 +19,16 @@ import anyio.to_thread
 from codeact.errors import ExecutorError, UserError
 from codeact.executors._remote import run_host_tool, to_result
 from codeact.executors.base import CodeExecutor, ExecutionResult, OutputCallback
+from codeact.executors.restricted._files import read_beneath, write_beneath
 from codeact.executors.restricted._guards import CellTimeout
 from codeact.executors.restricted._interrupt import WATCHDOG
 from codeact.executors.restricted._modules import check_allowed_modules, third_party
 from codeact.executors.restricted._ossandbox import (
+    NOBODY,
     OsSandbox,
     UnsandboxedWarning,
     give_to_sandbox,
+    host_is_root,
     resolve_os_sandbox,
 )
 from codeact.executors.restricted._process import WorkerProcess
@@ -207,39 +210,25 @@ class RestrictedExecutor(CodeExecutor):
             shutil.rmtree(self.workdir, ignore_errors=True)
 
     # -- files -----------------------------------------------------------------------------------
-    def _path(self, path: str) -> Path:
+    def _root(self) -> Path:
         if self.workdir is None:
             raise ExecutorError("Call start() (or use `async with`) before moving files.")
-        rel = Path(path)
-        if rel.is_absolute() or ".." in rel.parts or not rel.parts:
-            raise UserError(f"Paths must be relative to the working directory: {path!r}")
-        full = (self.workdir / rel).resolve()
-        if not full.is_relative_to(self.workdir):
-            raise UserError(f"Path {path!r} leaves the working directory")
-        return full
+        return self.workdir
 
     async def upload(self, path: str, data: bytes) -> None:
-        """Write ``data`` to ``path`` in the working directory (cells can ``open`` it)."""
+        """Write ``data`` to ``path`` in the working directory (cells can ``open`` it). The path
+        is walked from the working directory without following any symlink the sandbox made."""
         await self.start()
+        uid = NOBODY if self._worker is not None and host_is_root() else None
         async with self._lock:  # no cell runs while the host touches the folder
-            full = self._path(path)
-            root = self.workdir
-            assert root is not None
-            made = [p for p in full.parents if p.is_relative_to(root) and not p.exists()]
-            full.parent.mkdir(parents=True, exist_ok=True)
-            await anyio.to_thread.run_sync(_write_new, full, data)
-            if self._worker is not None:
-                for item in [full, *made]:
-                    give_to_sandbox(item)
+            await anyio.to_thread.run_sync(write_beneath, self._root(), path, data, uid)
 
     async def download(self, path: str) -> bytes:
-        """Read ``path`` from the working directory."""
+        """Read the regular file ``path`` from the working directory (symlinks, FIFOs and
+        devices the sandbox planted are refused)."""
         await self.start()
         async with self._lock:
-            full = self._path(path)
-            if not full.is_file():
-                raise UserError(f"No file {path!r} in the session's working directory")
-            return await anyio.to_thread.run_sync(_read_nofollow, full)
+            return await anyio.to_thread.run_sync(read_beneath, self._root(), path)
 
     # -- running ---------------------------------------------------------------------------------
     async def execute(
@@ -305,21 +294,6 @@ class RestrictedExecutor(CodeExecutor):
         from codeact.executors.restricted._session import ToolError
 
         raise ToolError(value)
-
-
-def _write_new(path: Path, data: bytes) -> None:
-    """Write a file without following a symlink the sandbox may have put at ``path``."""
-    if path.is_symlink():
-        path.unlink()
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
-    with os.fdopen(fd, "wb") as file:
-        file.write(data)
-
-
-def _read_nofollow(path: Path) -> bytes:
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    with os.fdopen(fd, "rb") as file:
-        return file.read()
 
 
 def _thread_sink(on_output: OutputCallback) -> Callable[[str, str], None]:
