@@ -124,9 +124,10 @@ class RunHandler:
             async for event in self._recv:
                 yield event
 
-    async def stream_batches(self) -> AsyncIterator[list[Event]]:
-        """Like ``stream_events``, but each item is every event ready at that moment (in
-        order): a fast consumer pays one wake-up per batch instead of one per event."""
+    async def stream_batches(self, limit: int = 64) -> AsyncIterator[list[Event]]:
+        """Like ``stream_events``, but each item is the events ready at that moment (in order,
+        at most ``limit``): a fast consumer pays one wake-up per batch instead of one per
+        event, and still lets other tasks run between batches."""
         if self._streamed:
             raise UserError("stream_events() can be consumed only once per handler")
         self._streamed = True
@@ -137,7 +138,7 @@ class RunHandler:
                     batch = [await self._recv.receive()]
                 except anyio.EndOfStream:
                     return
-                while True:
+                while len(batch) < limit:
                     try:
                         batch.append(self._recv.receive_nowait())
                     except (anyio.WouldBlock, anyio.EndOfStream):

@@ -20,6 +20,8 @@ from codeact.server.translator import Translator
 
 log = logging.getLogger("codeact.server")
 
+#: Events translated per turn of the event loop (fair to the other runs and new requests).
+BATCH_EVENTS = 16
 #: Stored events are written in batches, at most this often.
 FLUSH_EVERY_S = 0.25
 #: A reader woken with fewer frames than this waits this long for more, so that one write
@@ -154,7 +156,7 @@ async def drive(live: LiveRun, flush: Flush) -> None:
             try:
                 if not live.count:  # (the server publishes it at once, for the first byte)
                     live.publish(translator.start())
-                async for batch in handler.stream_batches():
+                async for batch in handler.stream_batches(BATCH_EVENTS):
                     for event in batch:
                         live.publish(translator.translate(event))
                 if not live.finished:
