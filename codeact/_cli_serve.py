@@ -52,6 +52,10 @@ def _add_run_options(serve: argparse.ArgumentParser) -> None:
         help="on SIGTERM: seconds live runs may take to finish before they are cancelled",
     )
     serve.add_argument("--max-body-bytes", type=int, default=10 * 1024 * 1024)
+    serve.add_argument("--max-json-depth", type=int, default=64, help="deeper bodies get 400")
+    serve.add_argument(
+        "--store-timeout", type=float, default=30.0, help="seconds a session-store call may take"
+    )
     serve.add_argument("--body-timeout", type=float, default=30.0, help="seconds to send a body")
     serve.add_argument(
         "--header-timeout", type=float, default=10.0, help="seconds to send request headers"
@@ -121,6 +125,8 @@ def serve_app(args: argparse.Namespace, factory: Any) -> int:
         authenticate=bearer_token(token) if token else None,
         allowed_hosts=hosts,
         max_body_bytes=args.max_body_bytes,
+        max_json_depth=args.max_json_depth,
+        store_timeout=args.store_timeout,
         body_timeout=args.body_timeout or None,
         idle_close_s=args.idle_close,
         reasoning=args.reasoning,

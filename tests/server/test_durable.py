@@ -158,6 +158,12 @@ def test_sigterm_lets_live_runs_finish_then_exits(served: list[Served], tmp_path
     reader.start()
     assert out["ready"].wait(30)
     s.proc.send_signal(signal.SIGTERM)
+    time.sleep(0.5)
+    try:  # no new run is accepted while draining
+        late = httpx.post(s.url + "/", json=body("late"), timeout=10)
+        assert late.status_code == 503 and late.json()["code"] == "unavailable"
+    except httpx.ConnectError:
+        pass  # the listening socket is already closed
     reader.join(60)
     events = parse_sse(out["raw"])
     assert check_stream(events)[-1] == "RUN_FINISHED"  # the run finished during the drain
