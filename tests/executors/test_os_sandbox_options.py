@@ -165,3 +165,16 @@ async def test_worker_sees_only_its_own_processes_and_the_loopback_device() -> N
         )
         assert r.error is None, r.error
         assert "lo:" in r.stdout.replace(" ", "") and "eth" not in r.stdout
+
+
+def test_a_binary_that_does_not_isolate_is_not_taken_for_bubblewrap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The probe runs a program inside and checks its answer, not just an exit code."""
+    monkeypatch.setenv("CODEACT_BWRAP", "/bin/true")
+    _ossandbox._probe.cache_clear()
+    try:
+        status = os_sandbox_status()
+        assert not status.available and "does not isolate" in status.detail
+    finally:
+        _ossandbox._probe.cache_clear()

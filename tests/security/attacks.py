@@ -41,7 +41,7 @@ _TRY = (
     "import json\n"
     "def _report(fn):\n"
     "    try:\n"
-    "        line = json.dumps({{'ok': True, 'out': repr(fn())[:2000]}})\n"
+    "        line = json.dumps({{'ok': True, 'out': repr(fn())[:50000]}})\n"
     "    except BaseException as exc:\n"
     "        line = json.dumps({{'ok': False, 'out': type(exc).__name__ + ': ' + str(exc)[:500]}})\n"
     "    print('RESULT ' + line)\n"
@@ -276,6 +276,50 @@ RAW += [
         _LIBC + "def attack():\n    attr = ctypes.create_string_buffer(128)\n"
         "    fd = libc.syscall({bpf_nr}, 0, attr, 128)\n    assert fd >= 0, ctypes.get_errno()",
         "fails",
+    ),
+]
+
+RAW += [
+    # found by the red-team review: memory outside RLIMIT_AS, a socket family that is not
+    # network-namespaced, per-user kernel objects every session shares, clone with namespaces
+    raw(
+        "raw_memfd_outside_rlimit_as",
+        "import os\ndef attack():\n    fd = os.memfd_create('m')\n"
+        "    os.write(fd, b'x' * (8 << 20))\n    return fd",
+        "fails",
+        docker=(),
+    ),
+    raw(
+        "raw_vsock_socket",
+        "import socket\ndef attack():\n    return socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM)",
+        "fails",
+        docker=(),
+    ),
+    raw(
+        "raw_alg_socket",
+        "import socket\ndef attack():\n    return socket.socket(socket.AF_ALG, socket.SOCK_SEQPACKET)",
+        "fails",
+        docker=(),
+    ),
+    raw(
+        "raw_inotify_exhaust",
+        _LIBC + "def attack():\n    fd = libc.inotify_init1(0)\n"
+        "    assert fd >= 0, ctypes.get_errno()\n    return fd",
+        "fails",
+        docker=(),
+    ),
+    raw(
+        "raw_clone_new_user_namespace",
+        _LIBC + "import os\ndef attack():\n"
+        "    rc = libc.syscall({clone_nr}, 0x10000000 | 17, 0, 0, 0, 0)\n"
+        "    if rc == 0:\n        os._exit(0)\n    assert rc > 0, ctypes.get_errno()",
+        "fails",
+        docker=(),  # gVisor's own kernel implements user namespaces
+    ),
+    raw(
+        "raw_bwrap_argv_shows_host_paths",
+        "def attack():\n    return [open(f'/proc/{{p}}/cmdline', 'rb').read() for p in (1, 2)]",
+        "no_host_paths",
     ),
 ]
 

@@ -73,6 +73,7 @@ class Host:
             "project_dir": str(PROJECT_FILE.parent),
             "site": site,
             "io_uring_nr": "425",
+            "clone_nr": "56" if platform.machine() == "x86_64" else "220",
             "bpf_nr": "321" if platform.machine() == "x86_64" else "280",
         }
 
@@ -178,6 +179,9 @@ def check(attempt: Attempt, r: ExecutionResult, host: Host, backend: str) -> Non
         assert r.error is None and "lo:" in r.stdout, text[:500]
         for iface in _host_interfaces() - {"lo"}:
             assert f"{iface}:" not in r.stdout, f"{attempt.id}: sees host interface {iface}"
+    if "no_host_paths" in expect and backend == "restricted":
+        for path in (str(PACKAGE_DIR), "/tmp/codeact-session-", str(PROJECT_FILE.parent)):
+            assert path not in text, f"{attempt.id}: the sandbox sees the host path {path}"
     listener = f":{host.port:04X}"
     if attempt.id == "pd_net_tcp_sees_host_listener":
         assert listener not in r.stdout, f"{attempt.id}: sees the host's listening socket"

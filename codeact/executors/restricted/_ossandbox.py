@@ -27,6 +27,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,27 +91,25 @@ def _probe(binary: str | None, root: bool) -> OsSandboxStatus:
     if binary is None:
         return OsSandboxStatus(False, "bubblewrap (bwrap) is not installed", INSTALL_HINT)
     plan = SandboxPlan.build(())
-    filter_fd = seccomp_fd()
-    argv = [
-        *plan.argv(binary, workdir=None, info_fd=None, seccomp_fd=filter_fd),
-        plan.python,
-        "-S",
-        "-c",
-        "pass",
-    ]
-    try:
-        proc = subprocess.run(
-            argv,
-            capture_output=True,
-            timeout=20,
-            env={"LANG": "C.UTF-8"},
-            pass_fds=() if filter_fd is None else (filter_fd,),
+    with tempfile.NamedTemporaryFile(prefix="codeact-probe-") as marker:
+        fds = [fd for fd in (seccomp_fd(),) if fd is not None]
+        argv, args_fd = bwrap_argv(
+            binary,
+            plan.options(workdir=None, info_fd=None, seccomp_fd=fds[0] if fds else None),
+            [plan.python, "-S", "-c", _PROBE, marker.name],
         )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return OsSandboxStatus(False, f"bubblewrap at {binary} could not run: {exc}", INSTALL_HINT)
-    finally:
-        if filter_fd is not None:
-            os.close(filter_fd)
+        fds.append(args_fd)
+        try:
+            proc = subprocess.run(
+                argv, capture_output=True, timeout=20, env={"LANG": "C.UTF-8"}, pass_fds=fds
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return OsSandboxStatus(
+                False, f"bubblewrap at {binary} could not run: {exc}", INSTALL_HINT
+            )
+        finally:
+            for fd in fds:
+                os.close(fd)
     if proc.returncode != 0:
         err = proc.stderr.decode(errors="replace").strip().splitlines()
         why = err[-1] if err else f"exit code {proc.returncode}"
@@ -122,9 +121,27 @@ def _probe(binary: str | None, root: bool) -> OsSandboxStatus:
         return OsSandboxStatus(
             False, f"bubblewrap at {binary} cannot create a sandbox here: {why}", fix
         )
+    if proc.stdout.strip() != b"codeact-sandbox-ok":
+        seen = proc.stdout.decode(errors="replace").strip()[:200] or "nothing"
+        return OsSandboxStatus(
+            False,
+            f"{binary} does not isolate the probe program (it printed {seen!r}, not the "
+            "sandbox's answer)",
+            INSTALL_HINT,
+        )
     version = subprocess.run([binary, "--version"], capture_output=True, text=True).stdout.strip()
     mode = "root host: the worker drops to uid 65534" if root else "user namespace, uid 65534"
     return OsSandboxStatus(True, f"{version or 'bubblewrap'} at {binary} ({mode})")
+
+
+#: Run inside the probe sandbox: the host file named in argv must be invisible, and the only
+#: network device loopback.
+_PROBE = (
+    "import os, sys\n"
+    "devs = [l.split(':')[0].strip() for l in open('/proc/net/dev').read().splitlines()[2:]]\n"
+    "ok = not os.path.exists(sys.argv[1]) and devs == ['lo']\n"
+    "print('codeact-sandbox-ok' if ok else 'codeact-sandbox-leaky')\n"
+)
 
 
 def os_sandbox_status() -> OsSandboxStatus:
@@ -293,17 +310,16 @@ class SandboxPlan:
             drop_privileges=host_is_root(),
         )
 
-    def argv(
+    def options(
         self,
-        binary: str,
         *,
         workdir: Path | None,
         info_fd: int | None,
         seccomp_fd: int | None = None,
     ) -> list[str]:
-        """The bubblewrap command line (the worker's own command follows it)."""
+        """bubblewrap's options (passed through ``--args FD`` by ``bwrap_argv``, so that the
+        sandbox's ``/proc/1/cmdline`` does not show host paths)."""
         args = [
-            binary,
             "--unshare-pid",
             "--unshare-net",
             "--unshare-ipc",
@@ -379,18 +395,29 @@ def _parents(dest: str, made: set[str]) -> list[str]:
     return args
 
 
-def seccomp_fd() -> int | None:
-    """A pipe's read end holding the seccomp filter for bubblewrap (None: no filter here)."""
-    program = seccomp_program()
-    if program is None:
-        return None
+def pipe_holding(data: bytes) -> int:
+    """The inheritable read end of a pipe holding ``data`` (under the 64 KiB pipe buffer)."""
+    if len(data) > 60_000:
+        raise ValueError("too much data for one pipe buffer")
     read_end, write_end = os.pipe()
     try:
-        os.write(write_end, program)  # a few hundred bytes: fits the pipe buffer
+        os.write(write_end, data)
     finally:
         os.close(write_end)
     os.set_inheritable(read_end, True)
     return read_end
+
+
+def seccomp_fd() -> int | None:
+    """A pipe's read end holding the seccomp filter for bubblewrap (None: no filter here)."""
+    program = seccomp_program()
+    return None if program is None else pipe_holding(program)
+
+
+def bwrap_argv(binary: str, options: list[str], command: list[str]) -> tuple[list[str], int]:
+    """The command line ``bwrap --args FD command...`` and FD, which holds the options."""
+    fd = pipe_holding(b"".join(o.encode() + b"\0" for o in options))
+    return [binary, "--args", str(fd), *command], fd
 
 
 def give_to_sandbox(path: Path) -> None:

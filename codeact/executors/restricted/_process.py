@@ -29,6 +29,7 @@ from codeact.executors.restricted._ossandbox import (
     SANDBOX_SITE,
     SANDBOX_WORKDIR,
     SandboxPlan,
+    bwrap_argv,
     bwrap_path,
     host_is_root,
     seccomp_fd,
@@ -83,15 +84,10 @@ class WorkerProcess:
             os.set_inheritable(write_end, True)
             self._info_read = read_end
             filter_fd = seccomp_fd()
-            fds = [write_end] if filter_fd is None else [write_end, filter_fd]
-            argv = [
-                *plan.argv(binary, workdir=owner.workdir, info_fd=write_end, seccomp_fd=filter_fd),
-                plan.python,
-                "-s",
-                "-P",
-                "-m",
-                "codeact.executors.restricted._worker",
-            ]
+            options = plan.options(workdir=owner.workdir, info_fd=write_end, seccomp_fd=filter_fd)
+            command = [plan.python, "-s", "-P", "-m", "codeact.executors.restricted._worker"]
+            argv, args_fd = bwrap_argv(binary, options, command)
+            fds = [write_end, args_fd] + ([] if filter_fd is None else [filter_fd])
             env = {
                 **_COMMON_ENV,
                 "PYTHONPATH": SANDBOX_SITE,
