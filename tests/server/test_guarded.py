@@ -158,7 +158,7 @@ def test_csrf_and_dns_rebinding_defences(serve: Any) -> None:
 
 
 def test_simultaneous_first_requests_on_one_thread_exactly_one_runs(serve: Any) -> None:
-    agent = FunctionAgent(llm=slow_llm(0.5))
+    agent = FunctionAgent(llm=slow_llm(3.0))  # long enough for every request to arrive
     srv = serve(create_app(agent, store=MemoryStore()))
     n = 16
     barrier = threading.Barrier(n)
