@@ -39,6 +39,11 @@ from ag_ui.core import (
 
 from codeact import events as ev
 
+#: Live cell output shown in ACTIVITY events is capped (every ACTIVITY_DELTA carries all of
+#: it, so an uncapped stream would cost O(n²)); the TOOL_CALL_RESULT has the real result.
+ACTIVITY_MAX_CHARS = 64 * 1024
+ACTIVITY_TRUNCATED = "\n[live output truncated here; the cell's result follows]"
+
 BeforeHook = Callable[[ev.Event], "ev.Event | None"]
 AfterHook = Callable[[list[BaseEvent]], list[BaseEvent]]
 
@@ -174,7 +179,12 @@ class Translator:
         if not self.activity or not e.text:
             return []
         first = e.tool_id not in self._activity
-        text = self._activity.get(e.tool_id, "") + e.text
+        text = self._activity.get(e.tool_id, "")
+        if len(text) >= ACTIVITY_MAX_CHARS:
+            return []  # each delta carries the whole output: past the cap, the result tells
+        text += e.text
+        if len(text) >= ACTIVITY_MAX_CHARS:
+            text = text[:ACTIVITY_MAX_CHARS] + ACTIVITY_TRUNCATED
         self._activity[e.tool_id] = text
         message_id = f"activity-{e.tool_id}"
         if first:

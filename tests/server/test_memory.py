@@ -74,3 +74,17 @@ def test_stream_batches_yields_every_ready_event_in_order() -> None:
     flat = [e for b in batches for e in b]
     assert [type(e) for e in flat] == [type(e) for e in events]
     assert [e.seq for e in flat] == list(range(len(flat))) and all(batches)
+
+
+def test_live_cell_output_in_activity_events_is_capped() -> None:
+    from codeact.events import CodeOutputStream
+    from codeact.server import Translator
+    from codeact.server.translator import ACTIVITY_MAX_CHARS, ACTIVITY_TRUNCATED
+
+    tr = Translator("t", "r", activity=True)
+    out = []
+    for _ in range(1024):  # 1 MB printed by a cell, 1 KB at a time
+        out += tr.translate(CodeOutputStream(tool_id="c1", text="y" * 1023 + "\n"))
+    wire = sum(len(e.model_dump_json()) for e in out)
+    assert len(out) <= ACTIVITY_MAX_CHARS // 1024 + 1 and wire < 4 * 1024 * 1024
+    assert out[-1].patch[0].value.endswith(ACTIVITY_TRUNCATED)  # type: ignore[attr-defined]
