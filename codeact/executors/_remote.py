@@ -47,16 +47,55 @@ async def run_host_tool(
     return "timeout", None
 
 
+class _Output:
+    """What a cell printed, as the host keeps it: at most ``limit`` characters, whatever the
+    sandbox sends (a hostile worker can write frames of its own)."""
+
+    def __init__(self, limit: int | None, on_output: OutputCallback | None) -> None:
+        self.parts: dict[str, list[str]] = {"stdout": [], "stderr": []}
+        self.limit = limit
+        self.size = 0
+        self.truncated = False
+        self.on_output = on_output
+
+    def add(self, name: Literal["stdout", "stderr"], text: str) -> None:
+        if self.limit is not None:
+            room = max(self.limit - self.size, 0)
+            if len(text) > room:
+                text, self.truncated = text[:room], True
+            if not text:
+                return
+        self.size += len(text)
+        self.parts[name].append(text)
+        if self.on_output is not None:
+            self.on_output(name, text)
+
+    def cap(self, result: dict[str, Any]) -> dict[str, Any]:
+        """The result frame with its own stdout/stderr held to the limit too."""
+        if self.limit is None:
+            return result
+        slack = self.limit + 1000  # room for the sandbox's own truncation notice
+        for name in ("stdout", "stderr"):
+            text = result.get(name)
+            if isinstance(text, str) and len(text) > slack:
+                result = {**result, name: text[:slack], "truncated": True}
+        return result
+
+
 async def collect_result(
     peer: FramePeer,
     tools: Sequence[BaseTool],
     deadline: float,
     grace: float,
     on_output: OutputCallback | None,
+    *,
+    max_output: int | None = None,
+    nonce: str | None = None,
 ) -> dict[str, Any]:
-    """Serve one running cell until its result frame: forward output, run tool calls; restart
-    the peer when it dies, sends a malformed frame, or misses ``deadline + grace``."""
-    out: dict[str, list[str]] = {"stdout": [], "stderr": []}
+    """Serve one running cell until its result frame: forward output (at most ``max_output``
+    characters), run tool calls; restart the peer when it dies, sends a malformed frame, answers
+    with another cell's result (``nonce`` not echoed), or misses ``deadline + grace``."""
+    out = _Output(max_output, on_output)
     while True:
         wait = max(deadline + grace - time.monotonic(), 0.0)
         try:
@@ -64,37 +103,47 @@ async def collect_result(
                 msg = await peer.recv()
         except ProtocolError as exc:
             await peer.restart()
-            return lost_result(out, "ProtocolError", f"the sandbox sent a malformed frame: {exc}")
+            return lost_result(
+                out.parts, "ProtocolError", f"the sandbox sent a malformed frame: {exc}"
+            )
         if scope.cancelled_caught:
             await peer.restart()
-            return {**lost_result(out, None, None), "timed_out": True}
+            return {**lost_result(out.parts, None, None), "timed_out": True}
         if msg is None:
             kind, reason = await peer.death_reason()
             await peer.restart()
-            return lost_result(out, kind, reason)
+            return lost_result(out.parts, kind, reason)
         op = msg["op"]
         if op == "stream":
-            name: Literal["stdout", "stderr"] = "stderr" if msg["name"] == "stderr" else "stdout"
-            out[name].append(msg["text"])
-            if on_output is not None:
-                on_output(name, msg["text"])
+            out.add("stderr" if msg["name"] == "stderr" else "stdout", msg["text"])
         elif op == "tool_call":
-            status, value = await run_host_tool(tools, msg["name"], msg["args"], deadline)
-            reply: dict[str, Any] = {"op": "tool_result", "id": msg["id"], "status": status}
-            reply["value" if status == "ok" else "error"] = value
-            try:
-                encode(reply)
-            except ProtocolError as exc:  # too big for one frame: the cell learns it at once
-                reply = {
-                    "op": "tool_result",
-                    "id": msg["id"],
-                    "status": "error",
-                    "error": f"the result of tool {msg['name']!r} is too large to send to the "
-                    f"sandbox ({exc}); return less data, e.g. write it to a file",
-                }
-            await peer.send(reply)
+            await _serve_tool_call(peer, tools, msg, deadline)
         elif op == "result":
-            return msg
+            if nonce is not None and msg.get("nonce") != nonce:
+                await peer.restart()
+                reason = "the sandbox answered with a result that was not this cell's"
+                return lost_result(out.parts, "ProtocolError", reason)
+            result = out.cap(msg)
+            return {**result, "truncated": True} if out.truncated else result
+
+
+async def _serve_tool_call(
+    peer: FramePeer, tools: Sequence[BaseTool], msg: dict[str, Any], deadline: float
+) -> None:
+    status, value = await run_host_tool(tools, msg["name"], msg["args"], deadline)
+    reply: dict[str, Any] = {"op": "tool_result", "id": msg["id"], "status": status}
+    reply["value" if status == "ok" else "error"] = value
+    try:
+        encode(reply)
+    except ProtocolError as exc:  # too big for one frame: the cell learns it at once
+        reply = {
+            "op": "tool_result",
+            "id": msg["id"],
+            "status": "error",
+            "error": f"the result of tool {msg['name']!r} is too large to send to the "
+            f"sandbox ({exc}); return less data, e.g. write it to a file",
+        }
+    await peer.send(reply)
 
 
 def lost_result(out: dict[str, list[str]], kind: str | None, message: str | None) -> dict[str, Any]:

@@ -27,7 +27,7 @@ import anyio
 import pytest
 
 import codeact
-from codeact.executors import CodeExecutor, ExecutionResult
+from codeact.executors import CodeExecutor, ExecutionResult, RestrictedExecutor
 from codeact.executors.restricted._ossandbox import SANDBOX_SITE, os_sandbox_status
 from codeact.executors.restricted.defaults import choose_sandbox, default_executor
 from tests.security.attacks import ATTEMPTS, Attempt, as_restricted_cell
@@ -379,3 +379,68 @@ async def test_host_refuses_fifos_and_symlinks_planted_in_the_workdir(
         assert (host.secret_dir / "secret.txt").read_text().strip() == FILE_SECRET
         assert not (host.secret_dir / "pwned.txt").exists()
         assert await ex.download("pipe.csv") == b"a,b\n"
+
+
+# -- a worker that writes frames of its own -----------------------------------------------------
+def _frames_cell(host: Host, body: str) -> str:
+    from tests.security.attacks import pickle_cell, raw
+
+    return pickle_cell(raw("frames", _FORGE + body).code.format(**host.values("")))
+
+
+async def test_forged_results_never_answer_another_cell(host: Host, default_sandbox: Any) -> None:
+    async with default_executor(timeout=20) as ex:
+        r = await ex.execute(
+            _frames_cell(host, "def attack():\n    _result('FORGED 1')\n    _result('FORGED 2')")
+        )
+        assert "FORGED" not in r.stdout and r.restarted and r.error is not None
+        assert r.error.type == "ProtocolError", r.error
+        r = await ex.execute("print('real')")
+        assert r.stdout == "real\n" and r.error is None, r
+
+
+async def test_a_flood_of_output_frames_is_capped_on_the_host(
+    host: Host, default_sandbox: Any
+) -> None:
+    seen: list[int] = []
+    body = (
+        "def attack():\n"
+        "    chunk = 'A' * (4 << 20)\n"
+        "    for _ in range(6):\n"
+        "        body = json.dumps({{'op': 'stream', 'name': 'stdout', 'text': chunk}}).encode()\n"
+        "        os.write(4, struct.pack('>I', len(body)) + body)\n"
+    )
+    async with RestrictedExecutor(
+        isolation="process", allowed_modules=["numpy"], max_output_bytes=100_000, timeout=20
+    ) as ex:
+        r = await ex.execute(_frames_cell(host, body), on_output=lambda _n, t: seen.append(len(t)))
+        assert sum(seen) <= 100_000 and len(r.stdout) <= 101_000 and r.truncated, (sum(seen), r)
+
+
+async def test_a_deeply_nested_frame_is_a_protocol_error_not_a_crash(
+    host: Host, default_sandbox: Any
+) -> None:
+    body = (
+        "def attack():\n"
+        '    b = b\'{{"op": "result", "stdout": "", "stderr": "", "timed_out": false, '
+        "\"truncated\": false, \"final_answer\": ' + b'[' * 200000 + b']' * 200000 + b'}}'\n"
+        "    os.write(4, struct.pack('>I', len(b)) + b)\n"
+        "    time.sleep(5)\n"
+    )
+    async with default_executor(timeout=20) as ex:
+        r = await ex.execute(_frames_cell(host, body))
+        assert r.error is not None and r.error.type == "ProtocolError" and r.restarted, r
+        assert (await ex.execute("print('next')")).stdout == "next\n"
+
+
+async def test_reset_of_a_worker_that_never_answers_is_bounded(
+    host: Host, default_sandbox: Any
+) -> None:
+    async with default_executor(timeout=30) as ex:
+        await ex.execute("kept = 1")
+        cell = _frames_cell(host, "def attack():\n    _result('done')\n    time.sleep(60)")
+        await ex.execute(cell)
+        with anyio.fail_after(25):
+            await ex.reset()
+        r = await ex.execute("print('alive')")
+        assert r.stdout == "alive\n", r

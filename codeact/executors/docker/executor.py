@@ -357,7 +357,14 @@ class DockerExecutor(CodeExecutor):
             await self._restart()
             return lost_result({"stdout": [], "stderr": []}, kind, reason)
         try:
-            return await collect_result(peer, self.tools, deadline, KILL_GRACE_S, on_output)
+            return await collect_result(
+                peer,
+                self.tools,
+                deadline,
+                KILL_GRACE_S,
+                on_output,
+                max_output=self.max_output_bytes,
+            )
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True):
                 await self._interrupt()

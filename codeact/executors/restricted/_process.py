@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import signal
 import stat
 import subprocess
@@ -219,14 +220,16 @@ class WorkerProcess:
 
     # -- lifecycle -------------------------------------------------------------------------------
     async def reset(self) -> None:
+        """Forget the variables; a worker that does not confirm within 10 s is replaced."""
         await self.send({"op": "reset"})
-        while True:
-            msg = await self.recv()
-            if msg is None:
-                await self.restart()
-                return
-            if msg["op"] == "reset_done":
-                return
+        with anyio.move_on_after(10):
+            try:
+                while (msg := await self.recv()) is not None:
+                    if msg["op"] == "reset_done":
+                        return
+            except ProtocolError:
+                pass
+        await self.restart()
 
     async def restart(self) -> None:
         await self.stop()
@@ -250,15 +253,24 @@ class WorkerProcess:
         self, code: str, limit: float, on_output: OutputCallback | None
     ) -> dict[str, Any]:
         deadline = time.monotonic() + limit
+        nonce = secrets.token_hex(8)  # the result must echo it: stale or forged ones do not
         try:
-            frame = encode({"op": "exec", "code": code, "timeout": limit})
+            frame = encode({"op": "exec", "code": code, "timeout": limit, "nonce": nonce})
         except ProtocolError as exc:
             message = f"the cell's code is too large to send to the sandbox ({exc})"
             return {"error": {"type": "FrameTooLarge", "message": message, "traceback": message}}
         try:
             assert self.proc is not None and self.proc.stdin is not None
             await self.proc.stdin.send(frame)
-            return await collect_result(self, self.owner.tools, deadline, KILL_GRACE_S, on_output)
+            return await collect_result(
+                self,
+                self.owner.tools,
+                deadline,
+                KILL_GRACE_S,
+                on_output,
+                max_output=self.owner.max_output_bytes,
+                nonce=nonce,
+            )
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True):
                 await self._interrupt()

@@ -52,8 +52,8 @@ def decode_worker_frame(body: bytes) -> dict[str, Any]:
     """Parse and validate one frame sent by a worker."""
     try:
         msg = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ProtocolError(f"frame is not UTF-8 JSON: {exc}") from None
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # incl. deep nesting
+        raise ProtocolError(f"frame is not UTF-8 JSON: {type(exc).__name__}: {exc}") from None
     if not isinstance(msg, dict) or not isinstance(msg.get("op"), str):
         raise ProtocolError("frame is not an object with a string 'op'")
     fields = WORKER_OPS.get(msg["op"])

@@ -140,7 +140,7 @@ def main() -> None:
         if op == "exec":
             deadline = time.monotonic() + float(msg.get("timeout", 30.0))
             result = _run(session, alarm, str(msg.get("code", "")), deadline)
-            channel.send({"op": "result", **result})
+            channel.send({"op": "result", **result, "nonce": msg.get("nonce")})
         elif op == "reset":
             session.reset()
             channel.send({"op": "reset_done"})
