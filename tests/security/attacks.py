@@ -141,6 +141,16 @@ DATA = [
     data("pd_net_tcp_sees_host_listener", "print(pd.read_csv('/proc/net/tcp', sep='\\x01'))"),
 ]
 
+DATA += [
+    data(
+        "np_ctypeslib_from_guarded_code",
+        "libc = np.ctypeslib.load_library('libc.so.6', '/usr/lib/x86_64-linux-gnu')\n"
+        "print(libc.getuid())",
+        "fails",
+        restricted_only=True,
+    ),
+]
+
 RAW = [
     raw("raw_read_secret", "def attack():\n    return open('{secret_file}').read()", "fails"),
     raw("raw_read_db", "def attack():\n    return open('{db}', 'rb').read()", "fails"),

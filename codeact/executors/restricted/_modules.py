@@ -140,7 +140,9 @@ THIRD_PARTY_DENY = frozenset(
 
 #: Under the OS sandbox, the packages' own I/O and pickle loading stay inside it; only what
 #: builds or runs toolchains, or prints the host's configuration, is still left out.
-OS_SANDBOX_DENY = frozenset({"f2py", "distutils", "testing", "show_config", "show_versions"})
+OS_SANDBOX_DENY = frozenset(
+    {"ctypeslib", "f2py", "distutils", "testing", "show_config", "show_versions"}
+)
 
 
 class ModuleProxy:
