@@ -178,3 +178,27 @@ def test_a_binary_that_does_not_isolate_is_not_taken_for_bubblewrap(
         assert not status.available and "does not isolate" in status.detail
     finally:
         _ossandbox._probe.cache_clear()
+
+
+@NEEDS_BWRAP
+async def test_the_user_namespace_mode_of_non_root_hosts_runs_the_data_workload(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Non-root hosts run bubblewrap in a user namespace (uid 65534 inside, no further user
+    namespaces); a root CI machine exercises that path by pretending not to be root."""
+    from codeact.executors.restricted import _process, executor
+
+    for module in (_ossandbox, _process, executor):
+        monkeypatch.setattr(module, "host_is_root", lambda: False)
+    plan = _ossandbox.SandboxPlan.build(("pandas",))
+    assert not plan.drop_privileges
+    assert "--unshare-user" in plan.options(workdir=None, info_fd=None)
+    async with RestrictedExecutor(isolation="process", allowed_modules=["pandas"]) as ex:
+        await ex.upload("d.csv", b"a,b\n1,2\n3,4\n")
+        r = await ex.execute(
+            "import pandas as pd\ndf = pd.read_csv('d.csv')\ndf.sum().to_csv('out.csv')\n"
+            "print(pd.read_csv('/proc/self/uid_map', header=None, sep=r'\\s+').iloc[0, 0])"
+        )
+        assert r.error is None, r.error
+        assert r.stdout.strip() == "65534", r.stdout  # uid 65534 inside the namespace
+        assert b"a,4" in await ex.download("out.csv")
