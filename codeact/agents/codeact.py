@@ -185,7 +185,8 @@ class CodeActAgent(BaseAgent):
         return ex.inner if isinstance(ex, _Borrowed) else ex
 
     async def on_activate(self, ctx: Context, tools: list[BaseTool]) -> None:
-        """Bind the tools (plus the workflow's ``handoff``) and start the session."""
+        """Bind the tools (plus the workflow's ``handoff``). The sandbox itself starts with the
+        first code block, so a conversation that runs no code costs no sandbox."""
         ex = self.session(ctx)
         sandbox_tools = [t for t in tools if t.name != EXECUTE]
         handoff = next((t for t in sandbox_tools if t.name == "handoff"), None)
@@ -193,7 +194,6 @@ class CodeActAgent(BaseAgent):
             sandbox_tools.remove(handoff)
             sandbox_tools.append(_bound_handoff(handoff, ctx))
         ex.add_tools(sandbox_tools)
-        await ex.start()
 
     async def reset(self, ctx: Context) -> None:
         """Forget the variables of ``ctx``'s session (files stay)."""
@@ -309,7 +309,9 @@ class _ExecuteTool(BaseTool):
                 handler.emit(CodeOutputStream(tool_id=tool_id, stream=stream, text=text))
 
         assert isinstance(ctx, Context)
-        result = await self.agent.session(ctx).execute(
+        session = self.agent.session(ctx)
+        await session.start()  # lazily, on the first block; a failure ends the run (ExecutorError)
+        result = await session.execute(
             code, timeout=self.agent.cell_timeout, on_output=on_output
         )
         failed = not result.ok

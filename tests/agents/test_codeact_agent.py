@@ -239,3 +239,19 @@ async def test_sandbox_of_a_run_without_context_is_closed() -> None:
     handler = agent.run("x")
     await handler
     assert handler.ctx.resources == {}
+
+
+async def test_the_sandbox_starts_with_the_first_code_block_not_before() -> None:
+    made: list[RestrictedExecutor] = []
+
+    def factory() -> RestrictedExecutor:
+        made.append(RestrictedExecutor(isolation="process"))
+        return made[-1]
+
+    llm = ScriptedLLM(["No code needed: hello.", "<execute>print(6 * 7)</execute>", "42"])
+    agent = CodeActAgent(llm=llm, executor=factory)
+    async with Context() as ctx:
+        await agent.run("Say hello", ctx=ctx)
+        assert made and made[0].workdir is None  # a conversation without code: no sandbox
+        out = await agent.run("Compute", ctx=ctx)
+        assert made[0].workdir is not None and "42" in out.response.text
