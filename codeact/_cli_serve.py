@@ -66,6 +66,13 @@ def _add_run_options(serve: argparse.ArgumentParser) -> None:
         default=600.0,
         help="seconds before an idle thread's sandbox is closed",
     )
+    serve.add_argument(
+        "--max-sessions",
+        type=int,
+        default=64,
+        help="threads holding a live session (sandbox) at once; the oldest idle one makes room, "
+        "and a new run gets 429 when all are busy (0 = no limit)",
+    )
     serve.add_argument("--reasoning", action="store_true", help="stream REASONING_* events")
     serve.add_argument("--activity", action="store_true", help="stream code output as ACTIVITY")
     serve.add_argument(
@@ -101,6 +108,7 @@ def serve_app(args: argparse.Namespace, factory: Any) -> int:
     """Build the app from the options and run it until SIGTERM/SIGINT (then drain)."""
     from codeact.server import SQLiteStore, bearer_token, create_app
     from codeact.server._uvicorn import make_server
+    from codeact.server.store import StoreLocked
 
     logging.basicConfig(
         level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -114,9 +122,15 @@ def serve_app(args: argparse.Namespace, factory: Any) -> int:
     hosts = [*LOOPBACK, *args.allowed_host]
     if host not in ("0.0.0.0", "::"):
         hosts.append(host)
+    store = SQLiteStore(args.db)
+    try:
+        store.acquire()  # one server per database file
+    except (StoreLocked, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     app = create_app(
         factory,
-        store=SQLiteStore(args.db),
+        store=store,
         cors_origins=[o for o in args.cors.split(",") if o],
         path=args.path,
         heartbeat_s=args.heartbeat or None,
@@ -129,6 +143,7 @@ def serve_app(args: argparse.Namespace, factory: Any) -> int:
         store_timeout=args.store_timeout,
         body_timeout=args.body_timeout or None,
         idle_close_s=args.idle_close,
+        max_sessions=args.max_sessions,
         reasoning=args.reasoning,
         activity=args.activity,
         system_messages=args.system_messages,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anyio
@@ -17,27 +17,18 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from codeact.agents.base import BaseAgent
 from codeact.agents.workflow import AgentWorkflow
-from codeact.context import Context
 from codeact.errors import RunCancelledError
-from codeact.memory import ChatMemory
 from codeact.server import _http, _turns
 from codeact.server._auth import Principal, call_authenticate
 from codeact.server._config import ServerConfig
 from codeact.server._input import BadRequest, to_chat_message, validate_run_input
 from codeact.server._runs import LiveRun, drive, follow
+from codeact.server._sessions import Session, Sessions
 from codeact.server.store import RunStatus, SessionKey, SessionStore
 
 Runnable = BaseAgent | AgentWorkflow
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Connection": "keep-alive"}
 log = logging.getLogger("codeact.server")
-
-
-class _Session:
-    def __init__(self, ctx: Context) -> None:
-        self.ctx = ctx
-        self.last_used = time.monotonic()
-        #: Orders the thread's store writes (a run's end before the next run's start).
-        self.writes = anyio.Lock()
 
 
 class AGUIServer:
@@ -49,7 +40,8 @@ class AGUIServer:
         self.agent = agent if isinstance(agent, (BaseAgent, AgentWorkflow)) else agent()
         self.store = store
         self.config = config
-        self.sessions: dict[SessionKey, _Session] = {}
+        self.pool = Sessions(store, config, self._busy)
+        self.sessions = self.pool.items
         #: Live runs by thread claim (registered before any await: one live run per thread).
         self.live: dict[tuple[str, ...], LiveRun] = {}
         #: Runs not yet recorded as ended in the store (the drain waits for them too).
@@ -87,18 +79,9 @@ class AGUIServer:
                 self.owners[(key[0], key[2])] = owner
         return owner
 
-    async def session(self, key: SessionKey, props: Any = None) -> _Session:
-        s = self.sessions.get(key)
-        if s is None:
-            history = await self.store.load_messages(key)
-            s = self.sessions.get(key)  # another request may have loaded it meanwhile
-            if s is None:
-                state = self.config.resolve_initial_state(props if isinstance(props, dict) else {})
-                ctx = Context(memory=ChatMemory(history), state=state)
-                ctx._initialised = state is not None  # resolved state wins over the agent's own
-                s = self.sessions[key] = _Session(ctx)
-        s.last_used = time.monotonic()
-        return s
+    def _busy(self) -> set[SessionKey]:
+        """Threads whose session is in use: a live run, or one whose end is not yet stored."""
+        return {live.key for live in self.live.values()} | {live.key for live in self.unrecorded}
 
     async def _json(self, request: Request, then: Callable[[Any], Any] | None = None) -> Any:
         """The parsed body (then ``then(data)``), in a worker thread when the body is large."""
@@ -161,13 +144,31 @@ class AGUIServer:
             if owner not in (None, live.owner):
                 raise BadRequest(403, f"thread {live.thread_id!r} belongs to another user")
             self.owners[(key[0], key[2])] = live.owner
-        session = await self.session(key, run_input.forwarded_props)
+        try:
+            with anyio.fail_after(self.config.store_timeout):
+                taken = await self.store.run_status(key, live.run_id)
+        except Exception as exc:
+            log.exception("the store could not be asked about run %r", live.run_id)
+            raise BadRequest(
+                503, "the session store is unavailable; the run was not started"
+            ) from exc
+        if taken is not None:
+            raise BadRequest(
+                409,
+                f"thread {live.thread_id!r} already has a run {live.run_id!r}: use a new runId "
+                "(or Last-Event-ID / POST /connect to re-attach to it)",
+                "run_id_taken",
+            )
+        session = await self.pool.get(key, run_input.forwarded_props)
         tail = run_input.messages[-1]
         user_msg = to_chat_message(tail) if tail.role == "user" else None
         if user_msg is None:
             _turns.append_tool_results(session.ctx, run_input)
         _turns.apply_request_state(session.ctx, run_input)
         extra = _turns.instructions(run_input)
+        launch, live.translator = _turns.prepare(
+            self.agent, session.ctx, run_input, user_msg, extra, self.config
+        )
         start = session.ctx.memory.get_all() + ([user_msg] if user_msg else [])
         try:
             async with session.writes:  # the previous run's end is written first
@@ -178,16 +179,35 @@ class AGUIServer:
             raise BadRequest(
                 503, "the session store is unavailable; the run was not started"
             ) from exc
-        live.handler, live.translator = _turns.start(
-            self.agent, session.ctx, run_input, user_msg, extra, self.config
-        )
-        live.publish(live.translator.start())  # RUN_STARTED is ready when the response starts
+        try:
+            live.handler = launch()
+            live.publish(live.translator.start())  # RUN_STARTED is ready when the response starts
+        except Exception:
+            log.exception("run %r could not be started", live.run_id)
+            with anyio.CancelScope(shield=True):
+                await self._abort(live, session)
+            raise BadRequest(500, "the run could not be started (logged by the server)") from None
         assert self.tg is not None
         live.on_finished = lambda: self._release(live)  # the thread is free at the terminal event
         self.unrecorded.add(live)
         self.tg.start_soon(self._run, live, session)
 
-    async def _run(self, live: LiveRun, session: _Session) -> None:
+    async def _abort(self, live: LiveRun, session: Session) -> None:
+        """A run recorded as started that could not start: its end is stored as an error."""
+        live.frames.clear()
+        live.pending.clear()
+        live.publish_error("the run could not be started")
+        try:
+            with anyio.fail_after(self.config.store_timeout):
+                await self._flush(live, live.pending, 0)
+                async with session.writes:
+                    await self.store.finish_run(
+                        live.key, live.run_id, "error", session.ctx.memory.get_all()
+                    )
+        except Exception:
+            log.exception("storing the failed start of run %r failed", live.run_id)
+
+    async def _run(self, live: LiveRun, session: Session) -> None:
         try:
             await drive(live, self._flush)
         finally:
@@ -198,7 +218,7 @@ class AGUIServer:
         with anyio.fail_after(self.config.store_timeout):
             await self.store.append_event_json(live.key, live.run_id, batch)
 
-    async def _finish(self, live: LiveRun, session: _Session) -> None:
+    async def _finish(self, live: LiveRun, session: Session) -> None:
         handler = live.handler
         status: RunStatus = "error"
         if handler is not None and handler.result is not None:
@@ -219,13 +239,21 @@ class AGUIServer:
         live.notify()
 
     def _stream(self, live: LiveRun, start: int, request: Request) -> StreamingResponse:
+        if start > live.count:
+            raise BadRequest(
+                400,
+                f"the last event id {start - 1} is past the end of run {live.run_id!r}",
+                "bad_last_event_id",
+            )
+        if start == live.count and live.finished:
+            start -= 1  # the client has every event: it gets the terminal one again
+
         async def leave(complete: bool) -> None:
             if not complete and self.config.cancel_on_disconnect and live.handler is not None:
                 await live.handler.cancel()
 
-        async def backfill(begin: int, end: int) -> list[bytes]:
-            stored = await self.store.load_events(live.key, live.run_id)
-            return _turns.replay_frames(stored[:end], begin)
+        def backfill(begin: int, end: int) -> AsyncIterator[bytes]:
+            return _turns.stored_frames(self.store, live.key, live.run_id, begin, end)
 
         frames = follow(
             live,
@@ -264,13 +292,10 @@ class AGUIServer:
             return self._stream(live, start, request)
         if run_id is None or await self.owner_of(key) not in (None, key[1]):
             return None
-        stored = await self.store.load_events(key, run_id)
-        if not stored:
+        frames = await _turns.open_replay(self.store, key, run_id, start)
+        if frames is None:
             return None
-        frames = _turns.replay_frames(stored, start)
-        return StreamingResponse(
-            _turns.iterate(frames), media_type="text/event-stream", headers=SSE_HEADERS
-        )
+        return StreamingResponse(frames, media_type="text/event-stream", headers=SSE_HEADERS)
 
     async def connect_route(self, request: Request) -> Response:
         """Re-attach to the thread's live run (from ``lastEventId``), else its history."""
@@ -366,15 +391,4 @@ class AGUIServer:
 
     async def close_idle(self) -> None:
         """Close the executor sessions of threads idle for ``idle_close_s``."""
-        while True:
-            await anyio.sleep(min(self.config.idle_close_s, 30))
-            now = time.monotonic()
-            busy = {live.key for live in self.live.values()}
-            for key, s in list(self.sessions.items()):
-                if key not in busy and now - s.last_used > self.config.idle_close_s:
-                    del self.sessions[key]
-                    self.owners.pop((key[0], key[2]), None)
-                    try:
-                        await s.ctx.aclose()
-                    except Exception:
-                        log.exception("closing the idle thread %r failed", key[2])
+        await self.pool.close_idle(lambda key: self.owners.pop((key[0], key[2]), None))

@@ -25,6 +25,10 @@ class ServerConfig:
     reasoning: bool = False
     activity: bool = False
     idle_close_s: float = 600.0
+    #: Threads holding a live session (a context, with its sandbox) at once: past it the
+    #: oldest idle session is closed to make room, and a new run gets 429 when all are busy
+    #: (0: no limit).
+    max_sessions: int = 64
     max_body_bytes: int = 10 * 1024 * 1024
     #: JSON nesting deeper than this is refused (400).
     max_json_depth: int = 64

@@ -10,7 +10,7 @@ from typing import Any
 
 import anyio
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -74,12 +74,16 @@ async def read_body(request: Request, limit: int, timeout: float | None) -> byte
         raise BadRequest(413, f"the body is larger than {limit} bytes")
     chunks: list[bytes] = []
     size = 0
-    with anyio.move_on_after(timeout) as scope:
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > limit:
-                raise BadRequest(413, f"the body is larger than {limit} bytes")
-            chunks.append(chunk)
+    try:
+        with anyio.move_on_after(timeout) as scope:
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limit:
+                    raise BadRequest(413, f"the body is larger than {limit} bytes")
+                chunks.append(chunk)
+    except ClientDisconnect:
+        log.debug("the client disconnected while sending the body of %s", request.url.path)
+        raise BadRequest(400, "the client disconnected before the body was sent") from None
     if scope.cancelled_caught:
         raise BadRequest(408, f"the body was not received within {timeout:g} s")
     return b"".join(chunks)

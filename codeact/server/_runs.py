@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
 import anyio
-from ag_ui.core import BaseEvent, RunErrorEvent, TextMessageContentEvent
+from ag_ui.core import ActivityDeltaEvent, BaseEvent, RunErrorEvent, TextMessageContentEvent
 from starlette.requests import Request
 
 from codeact.agents._handler import RunHandler
@@ -28,16 +28,52 @@ FLUSH_EVERY_S = 0.25
 #: carries many frames (fewer syscalls and wake-ups under load; a few ms more latency).
 COALESCE_FRAMES = 32
 COALESCE_S = 0.005
+#: At most this many bytes per write to a reader, so that transport flow control applies
+#: (a reader that does not read blocks its own stream, not the server's memory).
+MAX_WRITE_BYTES = 256 * 1024
+#: How often coalesced live cell output (ACTIVITY events) is sent while a cell is silent.
+TICK_S = 0.2
+#: Final-flush attempts for events a store write failed to take.
+FLUSH_ATTEMPTS = 3
 
 Flush = Callable[["LiveRun", list[str], int], Awaitable[None]]
-#: Frames ``[start, end)`` of a run, read back from the store (for readers far behind).
-Backfill = Callable[[int, int], Awaitable[list[bytes]]]
+#: Frames ``[start, end)`` of a run read back from the store (for readers far behind), as
+#: writes of at most about ``MAX_WRITE_BYTES``.
+Backfill = Callable[[int, int], AsyncIterator[bytes]]
 
 
 def frame(seq: int, data: str) -> bytes:
     """One SSE frame with its id (for ``Last-Event-ID``): LF framing, one event per data.
     A lone surrogate (which UTF-8 cannot carry) becomes ``?`` rather than failing the run."""
     return b"id: %d\ndata: %s\n\n" % (seq, data.encode("utf-8", "replace"))
+
+
+def chunks(frames: list[bytes], limit: int = MAX_WRITE_BYTES) -> list[bytes]:
+    """Frames joined into writes of about ``limit`` bytes (a larger frame is one write)."""
+    out: list[bytes] = []
+    part: list[bytes] = []
+    size = 0
+    for f in frames:
+        if part and size + len(f) > limit:
+            out.append(b"".join(part))
+            part, size = [], 0
+        part.append(f)
+        size += len(f)
+    if part:
+        out.append(b"".join(part))
+    return out
+
+
+def stored_form(event: BaseEvent, data: str) -> str:
+    """What the store keeps of an event: ACTIVITY_DELTA (live cell output, each carrying all
+    the output so far) as a no-op delta, so stored runs and replays stay small; the cell's
+    TOOL_CALL_RESULT holds its output. Event numbers are unchanged (one row per event)."""
+    if type(event) is ActivityDeltaEvent:
+        return _NOOP_DELTA % (_dumps(event.message_id), _dumps(event.activity_type))
+    return data
+
+
+_NOOP_DELTA = '{"type":"ACTIVITY_DELTA","messageId":%s,"activityType":%s,"patch":[]}'
 
 
 def encode(event: BaseEvent) -> str:
@@ -93,7 +129,7 @@ class LiveRun:
                 break
             data = encode(event)
             self.frames.append(frame(self.count, data))
-            self.pending.append(data)
+            self.pending.append(stored_form(event, data))
             if event.type in ("RUN_FINISHED", "RUN_ERROR"):
                 self._end()
         self.notify()
@@ -145,14 +181,21 @@ class LiveRun:
         self.flushed += len(batch)
         return batch, start
 
+    def put_back(self, batch: list[str], start: int) -> None:
+        """A batch the store did not take goes back in front of the pending events."""
+        self.pending[:0] = batch
+        self.flushed = start
+
 
 async def drive(live: LiveRun, flush: Flush) -> None:
     """Run the agent to its end, publishing AG-UI events and storing them in batches."""
     assert live.handler is not None and live.translator is not None
     handler, translator = live.handler, live.translator
+    stop = anyio.Event()  # the flusher ends its current write, then stops (never cancelled)
     try:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(_flusher, live, flush)
+            tg.start_soon(_flusher, live, flush, stop)
+            tg.start_soon(_ticker, live, translator, stop)
             try:
                 if not live.count:  # (the server publishes it at once, for the first byte)
                     live.publish(translator.start())
@@ -162,7 +205,7 @@ async def drive(live: LiveRun, flush: Flush) -> None:
                 if not live.finished:
                     live.publish(translator.error("the run ended without a terminal event"))
             finally:
-                tg.cancel_scope.cancel()
+                stop.set()
     except Exception as exc:
         log.exception("run %r on thread %r failed in the server", live.run_id, live.thread_id)
         with anyio.CancelScope(shield=True):
@@ -174,7 +217,15 @@ async def drive(live: LiveRun, flush: Flush) -> None:
             if not live.finished:  # cancelled from outside (shutdown)
                 await _stop(handler)
                 live.publish_error("the server stopped this run", "shutdown")
-            await _flush(live, flush)
+            for _ in range(FLUSH_ATTEMPTS):
+                if not await _flush(live, flush):
+                    break
+            if live.pending:
+                log.error(
+                    "run %r: %d events could not be stored and are lost",
+                    live.run_id,
+                    len(live.pending),
+                )
 
 
 def _leaf(exc: BaseException) -> BaseException:
@@ -191,22 +242,40 @@ async def _stop(handler: RunHandler) -> None:
         log.exception("cancelling a run failed")
 
 
-async def _flusher(live: LiveRun, flush: Flush) -> None:
-    while True:
-        await anyio.sleep(FLUSH_EVERY_S)
-        if live.pending:
-            await _flush(live, flush)
-
-
-async def _flush(live: LiveRun, flush: Flush) -> None:
-    if not live.pending:
+async def _ticker(live: LiveRun, translator: Translator, stop: anyio.Event) -> None:
+    """Coalesced live cell output that waited long enough is published (when ``activity``)."""
+    if not translator.activity:
         return
+    while not stop.is_set():
+        with anyio.move_on_after(TICK_S):
+            await stop.wait()
+        if not stop.is_set() and not live.finished:
+            live.publish(translator.tick())
+
+
+async def _flusher(live: LiveRun, flush: Flush, stop: anyio.Event) -> None:
+    while not stop.is_set():
+        with anyio.move_on_after(FLUSH_EVERY_S):
+            await stop.wait()
+        if live.pending and not stop.is_set():
+            with anyio.CancelScope(shield=True):  # a write under way is never abandoned
+                await _flush(live, flush)
+
+
+async def _flush(live: LiveRun, flush: Flush) -> bool:
+    """Hand the pending events to the store; False when there was nothing or it worked, True
+    when it failed (the batch is back in ``pending`` for the next attempt)."""
+    if not live.pending:
+        return False
     batch, start = live.take_pending()
     try:
         await flush(live, batch, start)
-        live.stored_up_to(start + len(batch))
     except Exception:
-        log.exception("storing %d events of run %r failed", len(batch), live.run_id)
+        log.exception("storing %d events of run %r failed (will retry)", len(batch), live.run_id)
+        live.put_back(batch, start)
+        return True
+    live.stored_up_to(start + len(batch))
+    return False
 
 
 async def follow(
@@ -227,16 +296,16 @@ async def follow(
         while True:
             if cursor < live.base:  # dropped from memory: read back from the store
                 base = live.base
-                old = await backfill(cursor, base) if backfill is not None else []
+                if backfill is not None:
+                    async for part in backfill(cursor, base):
+                        yield part
                 cursor = base
-                if old:
-                    yield b"".join(old)
                 continue
             if cursor < live.count:
                 end = live.count
-                chunk = b"".join(live.frames[cursor - live.base : end - live.base])
+                for part in chunks(live.frames[cursor - live.base : end - live.base]):
+                    yield part  # (frames may be dropped meanwhile: the slice is a copy)
                 cursor = end
-                yield chunk
                 last_sent = time.monotonic()
                 continue
             if live.finished:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from ag_ui.core import (
@@ -25,7 +25,7 @@ from codeact.agents.workflow import AgentWorkflow
 from codeact.context import Context
 from codeact.server._config import ServerConfig
 from codeact.server._input import BadRequest, to_agui_messages, to_chat_message
-from codeact.server._runs import frame
+from codeact.server._runs import chunks, frame
 from codeact.server.store import SessionKey, SessionStore
 from codeact.server.translator import Translator
 from codeact.tools import ClientTool
@@ -103,19 +103,41 @@ def instructions(run_input: RunAgentInput) -> list[str]:
     return [t for t in out if t.strip()]
 
 
-def start(
+def requested_timeout(props: Any) -> float | None:
+    """``forwardedProps.timeout``: a finite positive number of seconds (400 otherwise)."""
+    value = props.get("timeout") if isinstance(props, dict) else None
+    if value is None:
+        return None
+    bad = BadRequest(400, "forwardedProps.timeout must be a positive number of seconds")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise bad
+    try:
+        seconds = float(value)
+    except OverflowError:
+        raise bad from None
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise bad
+    return seconds
+
+
+Launch = Callable[[], RunHandler]
+
+
+def prepare(
     agent: BaseAgent | AgentWorkflow,
     ctx: Context,
     run_input: RunAgentInput,
     user_msg: ChatMessage | None,
     extra: list[str],
     config: ServerConfig,
-) -> tuple[RunHandler, Translator]:
+) -> tuple[Launch, Translator]:
+    """Everything that can fail about a run, done before it is recorded as started: the
+    translator, and a ``launch()`` that starts the agent."""
     props = run_input.forwarded_props if isinstance(run_input.forwarded_props, dict) else {}
     timeout = config.run_timeout or math.inf
-    requested = props.get("timeout")
-    if isinstance(requested, (int, float)) and requested > 0:
-        timeout = min(timeout, float(requested))
+    requested = requested_timeout(props)
+    if requested is not None:
+        timeout = min(timeout, requested)
     client_tools = [
         ClientTool(t.name, t.description, t.parameters if isinstance(t.parameters, dict) else None)
         for t in run_input.tools or []
@@ -133,15 +155,22 @@ def start(
         after=config.after,
         state=lambda: ctx.state,
     )
-    handler = agent.run(
-        user_msg,
-        ctx=ctx,
-        client_tools=client_tools,
-        timeout=None if math.isinf(timeout) else timeout,
-        instructions=extra,
-        **{k: v for k, v in options.items() if k in ("max_iterations", "early_stopping_method")},
-    )
-    return handler, translator
+    run_options = {k: v for k, v in options.items() if k in _RUN_OPTIONS}
+
+    def launch() -> RunHandler:
+        return agent.run(
+            user_msg,
+            ctx=ctx,
+            client_tools=client_tools,
+            timeout=None if math.isinf(timeout) else timeout,
+            instructions=extra,
+            **run_options,
+        )
+
+    return launch, translator
+
+
+_RUN_OPTIONS = ("max_iterations", "early_stopping_method")
 
 
 def _is_1_0(version: Any) -> bool:
@@ -178,16 +207,73 @@ def history_frames(
     return [frame(i, _data(e)) for i, e in enumerate(events)]
 
 
-def replay_frames(stored: list[dict[str, Any]], start: int) -> list[bytes]:
-    return [
-        frame(i, json.dumps(e, ensure_ascii=False, separators=(",", ":")))
-        for i, e in enumerate(stored)
-        if i >= start
-    ]
+#: Stored events read per store call when replaying a run.
+PAGE_EVENTS = 256
+
+
+async def stored_frames(
+    store: SessionStore,
+    key: SessionKey,
+    run_id: str,
+    start: int,
+    end: int | None = None,
+    first: list[tuple[int, str]] | None = None,
+    drop: int = 0,
+) -> AsyncIterator[bytes]:
+    """Frames of stored events ``[start, end)``, read a page at a time and written in chunks
+    of at most ``MAX_WRITE_BYTES`` (a reader that does not read holds one page, not the run).
+    ``first`` is the page already read (events from ``start - drop`` on)."""
+    seq, after, skip, page = start, 0, start, first
+    while end is None or seq < end:
+        if page is None:
+            page = await store.event_page(key, run_id, after=after, skip=skip, limit=PAGE_EVENTS)
+        if not page:
+            return
+        full = len(page) >= PAGE_EVENTS
+        frames = []
+        for _cursor, data in page[drop:]:
+            if end is not None and seq >= end:
+                break
+            frames.append(frame(seq, data))
+            seq += 1
+        after, skip, drop, page = page[-1][0], 0, 0, None
+        for part in chunks(frames):
+            yield part
+        if not full:
+            return
+
+
+async def open_replay(
+    store: SessionStore, key: SessionKey, run_id: str, start: int
+) -> AsyncIterator[bytes] | None:
+    """A stored run's frames from event ``start`` on; None when the run has no events; 400
+    when ``start`` is past its end; the terminal event again when the client has it all."""
+    start = max(0, start)
+    back = 1 if start else 0  # read the event before ``start`` too: is ``start`` in range?
+    first = await store.event_page(key, run_id, after=0, skip=start - back, limit=PAGE_EVENTS)
+    if not first:
+        if start and await store.event_page(key, run_id, after=0, skip=0, limit=1):
+            raise BadRequest(
+                400,
+                f"the last event id {start - 1} is past the end of run {run_id!r}",
+                "bad_last_event_id",
+            )
+        return None
+    if back and len(first) == 1 and is_terminal(first[0][1]):
+        return stored_frames(store, key, run_id, start - 1, first=first)  # caught up
+    return stored_frames(store, key, run_id, start, first=first, drop=back)
+
+
+def is_terminal(data: str) -> bool:
+    try:
+        return bool(json.loads(data).get("type") in ("RUN_FINISHED", "RUN_ERROR"))
+    except (ValueError, AttributeError):
+        return False
 
 
 async def iterate(frames: list[bytes]) -> AsyncIterator[bytes]:
-    yield b"".join(frames)
+    for part in chunks(frames):
+        yield part
 
 
 async def mark_interrupted(store: SessionStore, key: SessionKey, run_id: str) -> None:

@@ -6,7 +6,11 @@ tests. A session is keyed by (app name, user id, thread id).
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
+import logging
+import os
 import sqlite3
 import threading
 from abc import ABC, abstractmethod
@@ -18,6 +22,12 @@ import anyio.to_thread
 from codeact._messages import ChatMessage
 
 SessionKey = tuple[str, str, str]
+log = logging.getLogger("codeact.server")
+
+
+class StoreLocked(RuntimeError):
+    """Another process serves from this SQLite file (it holds ``<db>.lock``)."""
+
 
 #: A run's status in the store: live, or how it ended.
 RunStatus = Literal["running", "finished", "error", "cancelled", "interrupted"]
@@ -63,6 +73,29 @@ class SessionStore(ABC):
     async def list_runs(self, key: SessionKey) -> list[dict[str, Any]]:
         """The thread's runs, oldest first: ``{"runId": ..., "status": ...}``."""
         return []
+
+    async def run_status(self, key: SessionKey, run_id: str) -> RunStatus | None:
+        """The run's status, or None when the thread has no run of that id."""
+        for run in await self.list_runs(key):
+            if run.get("runId") == run_id:
+                status: RunStatus = run["status"]
+                return status
+        if await self.load_events(key, run_id):
+            return "finished"  # (a minimal store keeps no statuses)
+        return None
+
+    async def event_page(
+        self, key: SessionKey, run_id: str, *, after: int, skip: int, limit: int
+    ) -> list[tuple[int, str]]:
+        """A page of the run's stored events as ``(cursor, JSON text)``: those past the cursor
+        ``after`` (0 for the start), ``skip`` of them skipped, at most ``limit``. Replays read
+        a run page by page (never all of it at once)."""
+        events = await self.load_events(key, run_id)
+        begin = after + skip
+        return [
+            (i + 1, json.dumps(e, ensure_ascii=False, separators=(",", ":")))
+            for i, e in enumerate(events[begin : begin + limit], start=begin)
+        ]
 
     async def running_runs(self) -> list[tuple[SessionKey, str]]:
         """Runs marked ``running`` (after a crash: the ones that were interrupted)."""
@@ -118,7 +151,27 @@ class MemoryStore(SessionStore):
         self._events.setdefault(key, []).extend((run_id, e) for e in events)
 
     async def append_event_json(self, key: SessionKey, run_id: str, events: list[str]) -> None:
+        if self._runs.get(key, {}).get(run_id, "running") != "running":
+            log.warning("run %r has ended: %d late events not stored", run_id, len(events))
+            return
         self._events.setdefault(key, []).extend((run_id, e) for e in events)
+
+    async def event_page(
+        self, key: SessionKey, run_id: str, *, after: int, skip: int, limit: int
+    ) -> list[tuple[int, str]]:
+        out: list[tuple[int, str]] = []
+        rows = self._events.get(key, [])
+        for i in range(after, len(rows)):
+            r, e = rows[i]
+            if r != run_id:
+                continue
+            if skip:
+                skip -= 1
+                continue
+            out.append((i + 1, e if isinstance(e, str) else json.dumps(e, ensure_ascii=False)))
+            if len(out) >= limit:
+                break
+        return out
 
     async def load_events(self, key: SessionKey, run_id: str | None = None) -> list[dict[str, Any]]:
         return [
@@ -131,14 +184,49 @@ class MemoryStore(SessionStore):
 class SQLiteStore(SessionStore):
     """A SQLite file (WAL mode): threads, messages and events survive a server restart."""
 
-    def __init__(self, path: str | Path, *, busy_timeout: float = 5.0) -> None:
+    def __init__(
+        self, path: str | Path, *, busy_timeout: float = 5.0, exclusive: bool = True
+    ) -> None:
         self.path = Path(path)
         self.busy_timeout = busy_timeout
+        #: Hold ``<db>.lock`` (flock) while open: a second server on the same file refuses to
+        #: start instead of marking this one's live runs interrupted.
+        self.exclusive = exclusive
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
+        self._lock_fd: int | None = None
+
+    @property
+    def lock_path(self) -> Path:
+        return self.path.with_name(self.path.name + ".lock")
+
+    def acquire(self) -> None:
+        """Take the single-instance lock (idempotent); ``StoreLocked`` if another holds it."""
+        if not self.exclusive or self._lock_fd is not None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise StoreLocked(
+                f"{self.path} is in use by another codeact server (it holds {self.lock_path}); "
+                "stop it or use another --db"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._lock_fd = fd
+
+    def _release(self) -> None:
+        fd, self._lock_fd = self._lock_fd, None
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)  # (closing the descriptor releases the flock)
 
     def _conn(self) -> sqlite3.Connection:
         if self._db is None:
+            self.acquire()
             self.path.parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(self.path, check_same_thread=False, timeout=self.busy_timeout)
             db.execute("PRAGMA journal_mode=WAL")
@@ -209,16 +297,47 @@ class SQLiteStore(SessionStore):
         await self._run(q)
 
     async def append_event_json(self, key: SessionKey, run_id: str, events: list[str]) -> None:
-        rows = [(*key, run_id, e) for e in events]
+        await self._run(self._append, key, run_id, events)
 
-        def q(db: sqlite3.Connection) -> None:
-            with db:
-                db.executemany(
-                    "INSERT INTO events (app, user, thread, run_id, event) VALUES (?, ?, ?, ?, ?)",
-                    rows,
-                )
+    @staticmethod
+    def _append(db: sqlite3.Connection, key: SessionKey, run_id: str, events: list[str]) -> None:
+        """Events of a run, unless it has ended (nothing is stored after its terminal event)."""
+        with db:
+            row = db.execute(
+                "SELECT status FROM runs WHERE app=? AND user=? AND thread=? AND run_id=?",
+                (*key, run_id),
+            ).fetchone()
+            if row is not None and row[0] != "running":
+                log.warning("run %r has ended: %d late events not stored", run_id, len(events))
+                return
+            db.executemany(
+                "INSERT INTO events (app, user, thread, run_id, event) VALUES (?, ?, ?, ?, ?)",
+                [(*key, run_id, e) for e in events],
+            )
 
-        await self._run(q)
+    async def event_page(
+        self, key: SessionKey, run_id: str, *, after: int, skip: int, limit: int
+    ) -> list[tuple[int, str]]:
+        def q(db: sqlite3.Connection) -> list[tuple[int, str]]:
+            return db.execute(
+                "SELECT id, event FROM events WHERE app=? AND user=? AND thread=? AND run_id=? "
+                "AND id>? ORDER BY id LIMIT ? OFFSET ?",
+                (*key, run_id, after, limit, skip),
+            ).fetchall()
+
+        result: list[tuple[int, str]] = await self._run(q)
+        return result
+
+    async def run_status(self, key: SessionKey, run_id: str) -> RunStatus | None:
+        def q(db: sqlite3.Connection) -> RunStatus | None:
+            row = db.execute(
+                "SELECT status FROM runs WHERE app=? AND user=? AND thread=? AND run_id=?",
+                (*key, run_id),
+            ).fetchone()
+            return row[0] if row else None
+
+        result: RunStatus | None = await self._run(q)
+        return result
 
     async def list_runs(self, key: SessionKey) -> list[dict[str, Any]]:
         def q(db: sqlite3.Connection) -> list[tuple[str, str]]:
@@ -271,16 +390,7 @@ class SQLiteStore(SessionStore):
     async def append_events(
         self, key: SessionKey, run_id: str, events: list[dict[str, Any]]
     ) -> None:
-        rows = [(*key, run_id, json.dumps(e)) for e in events]
-
-        def q(db: sqlite3.Connection) -> None:
-            with db:
-                db.executemany(
-                    "INSERT INTO events (app, user, thread, run_id, event) VALUES (?, ?, ?, ?, ?)",
-                    rows,
-                )
-
-        await self._run(q)
+        await self.append_event_json(key, run_id, [json.dumps(e) for e in events])
 
     async def load_events(self, key: SessionKey, run_id: str | None = None) -> list[dict[str, Any]]:
         def q(db: sqlite3.Connection) -> list[str]:
@@ -298,3 +408,4 @@ class SQLiteStore(SessionStore):
             if self._db is not None:
                 self._db.close()
                 self._db = None
+            self._release()

@@ -8,6 +8,7 @@ list of AG-UI events produced for one codeact event.
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -43,6 +44,30 @@ from codeact import events as ev
 #: it, so an uncapped stream would cost O(n²)); the TOOL_CALL_RESULT has the real result.
 ACTIVITY_MAX_CHARS = 64 * 1024
 ACTIVITY_TRUNCATED = "\n[live output truncated here; the cell's result follows]"
+#: Live output is coalesced: one ACTIVITY event per cell at most every ACTIVITY_EVERY_S seconds,
+#: or as soon as ACTIVITY_FLUSH_CHARS new characters are waiting.
+ACTIVITY_EVERY_S = 0.2
+ACTIVITY_FLUSH_CHARS = 16 * 1024
+#: At most this many ACTIVITY events and this many characters of them per cell (a cell printing
+#: slowly for an hour would otherwise send 5 growing snapshots a second); past either, the live
+#: view stops with ACTIVITY_TRUNCATED and the cell's result tells the rest.
+ACTIVITY_MAX_EVENTS = 100
+ACTIVITY_MAX_TOTAL_CHARS = 2 * 1024 * 1024
+
+
+class _Cell:
+    """Live output of one cell: what was sent, what waits, and the budget spent."""
+
+    __slots__ = ("closed", "events", "last", "sent", "spent", "text")
+
+    def __init__(self) -> None:
+        self.text = ""  # all output so far (capped at ACTIVITY_MAX_CHARS)
+        self.sent = 0  # characters of ``text`` already sent
+        self.events = 0
+        self.spent = 0  # characters carried by the events sent
+        self.last = 0.0  # monotonic time of the last event
+        self.closed = False  # the budget is spent or the cap reached: nothing more is sent
+
 
 BeforeHook = Callable[[ev.Event], "ev.Event | None"]
 AfterHook = Callable[[list[BaseEvent]], list[BaseEvent]]
@@ -73,7 +98,7 @@ class Translator:
         self._text_id: str | None = None
         self._step_text_id: str | None = None  # the assistant text of the current LLM step
         self._reasoning_id: str | None = None
-        self._activity: dict[str, str] = {}
+        self._activity: dict[str, _Cell] = {}
         self._state = state
         self._sent_state: str | None = None
         self.finished = False
@@ -130,14 +155,13 @@ class Translator:
         if isinstance(e, ev.CodeOutputStream):
             return self._code_output(e)
         if isinstance(e, ev.ToolCallResult):
-            return [
-                ToolCallResultEvent(
-                    message_id=f"tool-result-{e.tool_id}",
-                    tool_call_id=e.tool_id,
-                    content=e.tool_output.content,
-                    role="tool",
-                )
-            ]
+            result = ToolCallResultEvent(
+                message_id=f"tool-result-{e.tool_id}",
+                tool_call_id=e.tool_id,
+                content=e.tool_output.content,
+                role="tool",
+            )
+            return [*self._flush_cell(e.tool_id), result]
         if isinstance(e, ev.TerminalEvent):
             return self._terminal(e)
         return []
@@ -178,17 +202,57 @@ class Translator:
     def _code_output(self, e: ev.CodeOutputStream) -> list[BaseEvent]:
         if not self.activity or not e.text:
             return []
-        first = e.tool_id not in self._activity
-        text = self._activity.get(e.tool_id, "")
-        if len(text) >= ACTIVITY_MAX_CHARS:
-            return []  # each delta carries the whole output: past the cap, the result tells
-        text += e.text
-        if len(text) >= ACTIVITY_MAX_CHARS:
-            text = text[:ACTIVITY_MAX_CHARS] + ACTIVITY_TRUNCATED
-        self._activity[e.tool_id] = text
-        message_id = f"activity-{e.tool_id}"
-        if first:
-            content: dict[str, Any] = {"toolCallId": e.tool_id, "output": text}
+        cell = self._activity.get(e.tool_id)
+        if cell is None:
+            cell = self._activity[e.tool_id] = _Cell()
+        if cell.closed or len(cell.text) >= ACTIVITY_MAX_CHARS:
+            return []
+        cell.text += e.text
+        now = time.monotonic()
+        waiting = len(cell.text) - cell.sent
+        soon = now - cell.last < ACTIVITY_EVERY_S and waiting < ACTIVITY_FLUSH_CHARS
+        if cell.events and soon and len(cell.text) < ACTIVITY_MAX_CHARS:
+            return []  # coalesced: sent by ``tick`` or the next output after the interval
+        return self._activity_event(e.tool_id, cell, now)
+
+    def tick(self) -> list[BaseEvent]:
+        """ACTIVITY events for cells whose output waited ``ACTIVITY_EVERY_S`` (the server calls
+        this a few times a second, so output followed by silence still shows)."""
+        now = time.monotonic()
+        out: list[BaseEvent] = []
+        for tool_id, cell in self._activity.items():
+            if cell.sent < len(cell.text) and now - cell.last >= ACTIVITY_EVERY_S:
+                out += self._activity_event(tool_id, cell, now)
+        return out
+
+    def _flush_cell(self, tool_id: str) -> list[BaseEvent]:
+        """The cell's waiting output (before its result), and forget the cell."""
+        cell = self._activity.pop(tool_id, None)
+        if cell is None or cell.sent >= len(cell.text):
+            return []
+        return self._activity_event(tool_id, cell, time.monotonic())
+
+    def _activity_event(self, tool_id: str, cell: _Cell, now: float) -> list[BaseEvent]:
+        if cell.closed:
+            return []
+        text = cell.text
+        over = len(text) >= ACTIVITY_MAX_CHARS
+        if over:
+            text = text[:ACTIVITY_MAX_CHARS]
+        last = (
+            over
+            or cell.events + 1 >= ACTIVITY_MAX_EVENTS
+            or cell.spent + 2 * len(text) > ACTIVITY_MAX_TOTAL_CHARS
+        )
+        if last:
+            text += ACTIVITY_TRUNCATED
+            cell.closed = True
+        cell.sent, cell.last = len(cell.text), now
+        cell.events += 1
+        cell.spent += len(text)
+        message_id = f"activity-{tool_id}"
+        if cell.events == 1:
+            content: dict[str, Any] = {"toolCallId": tool_id, "output": text}
             return [
                 ActivitySnapshotEvent(
                     message_id=message_id, activity_type="code_output", content=content

@@ -205,6 +205,7 @@ def test_history_survives_a_restart_with_sqlite(serve: Any, tmp_path: Path) -> N
     with httpx.Client() as c:
         events = parse_sse(c.post(again.url + "/history", json={"threadId": "persist"}).content)
     assert [m.get("content") for m in events[1]["messages"]] == ["remember this", "remembered"]
+    again.stop()  # (one server per database file: it holds the file's lock)
     llm = ScriptedLLM(["third"])
     third = serve(create_app(FunctionAgent(llm=llm), store=SQLiteStore(db)))
     run(third.url, body("persist", "and now?"))
@@ -460,7 +461,7 @@ def test_codeact_history_shows_cells_as_execute_calls(serve: Any) -> None:
 def test_activity_snapshot_then_deltas_for_streamed_output(serve: Any) -> None:
     llm = ScriptedLLM(
         [
-            "<execute>\nimport time\nfor i in range(3):\n    print(i)\n    time.sleep(0.05)\n</execute>",
+            "<execute>\nimport time\nfor i in range(3):\n    print(i)\n    time.sleep(0.3)\n</execute>",
             "done",
         ],
         function_calling=False,
