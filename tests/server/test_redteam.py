@@ -71,11 +71,29 @@ def test_70k_single_characters_yield_bounded_activity_events_and_rows(
     assert len(replay.content) < 200_000
 
 
+class WriteSizes:
+    """ASGI wrapper recording the size of every response body message the app sends."""
+
+    def __init__(self, app: Any) -> None:
+        self.app, self.state, self.sizes = app, app.state, list[int]()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        async def recording(message: Any) -> None:
+            if message["type"] == "http.response.body":
+                self.sizes.append(len(message.get("body", b"")))
+            await send(message)
+
+        await self.app(scope, receive, recording)
+
+
 def test_replays_are_paged_and_written_in_bounded_chunks(serve: Any, tmp_path: Path) -> None:
-    words = [f"w{i} " for i in range(3000)]
+    from codeact.server._runs import MAX_WRITE_BYTES
+
+    words = [f"w{i} " for i in range(6000)]
     llm = ScriptedLLM([Reply(chunks=words)])
     app = create_app(FunctionAgent(llm=llm), store=SQLiteStore(tmp_path / "s.db"))
-    srv = serve(app)
+    wrapped = WriteSizes(app)
+    srv = serve(wrapped)
     live = parse_sse(post(srv.url, body("many")).content)
     wait_recorded(app)
     store = app.state.server.store
@@ -87,19 +105,11 @@ def test_replays_are_paged_and_written_in_bounded_chunks(serve: Any, tmp_path: P
         return await page(*a, **kw)
 
     store.event_page = counting
-    sizes: list[int] = []
-    with (
-        httpx.Client(timeout=60) as c,
-        c.stream("POST", srv.url + "/connect", json={"threadId": "many", "runId": "r1"}) as r,
-    ):
-        raw = b""
-        for part in r.iter_raw():
-            sizes.append(len(part))
-            raw += part
-    replay = parse_sse(raw)
-    assert replay == live
+    wrapped.sizes.clear()
+    r = post(srv.url, {"threadId": "many", "runId": "r1"}, "/connect")
+    assert parse_sse(r.content) == live and len(r.content) > 2 * MAX_WRITE_BYTES
     assert len(calls) >= len(live) // 256 and max(calls) <= 256  # page by page
-    assert max(sizes) <= 300 * 1024
+    assert len(wrapped.sizes) > 2 and max(wrapped.sizes) <= MAX_WRITE_BYTES + 1024
 
 
 def test_reusing_a_run_id_on_a_thread_is_409_but_reattach_works(serve: Any) -> None:

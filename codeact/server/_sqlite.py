@@ -1,0 +1,251 @@
+"""``SQLiteStore``: a SQLite file in WAL mode (survives restarts), held by one server at a time
+(an exclusive ``flock`` on ``<db>.lock``)."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+import anyio.to_thread
+
+from codeact._messages import ChatMessage
+from codeact.server.store import RunStatus, SessionKey, SessionStore, StoreLocked
+
+log = logging.getLogger("codeact.server")
+
+
+class SQLiteStore(SessionStore):
+    """A SQLite file (WAL mode): threads, messages and events survive a server restart."""
+
+    def __init__(
+        self, path: str | Path, *, busy_timeout: float = 5.0, exclusive: bool = True
+    ) -> None:
+        self.path = Path(path)
+        self.busy_timeout = busy_timeout
+        #: Hold ``<db>.lock`` (flock) while open: a second server on the same file refuses to
+        #: start instead of marking this one's live runs interrupted.
+        self.exclusive = exclusive
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+        self._lock_fd: int | None = None
+
+    @property
+    def lock_path(self) -> Path:
+        return self.path.with_name(self.path.name + ".lock")
+
+    def acquire(self) -> None:
+        """Take the single-instance lock (idempotent); ``StoreLocked`` if another holds it."""
+        if not self.exclusive or self._lock_fd is not None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise StoreLocked(
+                f"{self.path} is in use by another codeact server (it holds {self.lock_path}); "
+                "stop it or use another --db"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._lock_fd = fd
+
+    def _release(self) -> None:
+        fd, self._lock_fd = self._lock_fd, None
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)  # (closing the descriptor releases the flock)
+
+    def _conn(self) -> sqlite3.Connection:
+        if self._db is None:
+            self.acquire()
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.path, check_same_thread=False, timeout=self.busy_timeout)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.executescript(
+                """
+                CREATE TABLE IF NOT EXISTS threads (
+                    app TEXT, user TEXT, thread TEXT, messages TEXT NOT NULL,
+                    updated REAL DEFAULT (julianday('now')),
+                    PRIMARY KEY (app, user, thread));
+                CREATE TABLE IF NOT EXISTS events (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    app TEXT, user TEXT, thread TEXT, run_id TEXT, event TEXT NOT NULL);
+                CREATE INDEX IF NOT EXISTS events_thread ON events (app, user, thread, run_id);
+                CREATE TABLE IF NOT EXISTS runs (
+                    app TEXT, user TEXT, thread TEXT, run_id TEXT, status TEXT NOT NULL,
+                    started REAL DEFAULT (julianday('now')), ended REAL,
+                    PRIMARY KEY (app, user, thread, run_id));
+                CREATE INDEX IF NOT EXISTS runs_status ON runs (status);
+                CREATE INDEX IF NOT EXISTS threads_owner ON threads (app, thread);
+                """
+            )
+            self._db = db
+        return self._db
+
+    async def _run(self, fn: Any, *args: Any) -> Any:
+        def locked() -> Any:
+            with self._lock:
+                return fn(self._conn(), *args)
+
+        return await anyio.to_thread.run_sync(locked, abandon_on_cancel=True)
+
+    @staticmethod
+    def _put_messages(db: sqlite3.Connection, key: SessionKey, messages: list[ChatMessage]) -> None:
+        data = json.dumps([m.model_dump(mode="json") for m in messages])
+        db.execute(
+            "INSERT INTO threads (app, user, thread, messages) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (app, user, thread) DO UPDATE SET messages=excluded.messages, "
+            "updated=julianday('now')",
+            (*key, data),
+        )
+
+    async def start_run(self, key: SessionKey, run_id: str, messages: list[ChatMessage]) -> None:
+        def q(db: sqlite3.Connection) -> None:
+            with db:
+                self._put_messages(db, key, messages)
+                db.execute(
+                    "INSERT INTO runs (app, user, thread, run_id, status) VALUES (?,?,?,?,?) "
+                    "ON CONFLICT DO UPDATE SET status=excluded.status, ended=NULL",
+                    (*key, run_id, "running"),
+                )
+
+        await self._run(q)
+
+    async def finish_run(
+        self, key: SessionKey, run_id: str, status: RunStatus, messages: list[ChatMessage]
+    ) -> None:
+        def q(db: sqlite3.Connection) -> None:
+            with db:
+                self._put_messages(db, key, messages)
+                db.execute(
+                    "INSERT INTO runs (app, user, thread, run_id, status, ended) "
+                    "VALUES (?,?,?,?,?, julianday('now')) ON CONFLICT DO UPDATE SET "
+                    "status=excluded.status, ended=excluded.ended",
+                    (*key, run_id, status),
+                )
+
+        await self._run(q)
+
+    async def append_event_json(self, key: SessionKey, run_id: str, events: list[str]) -> None:
+        await self._run(self._append, key, run_id, events)
+
+    @staticmethod
+    def _append(db: sqlite3.Connection, key: SessionKey, run_id: str, events: list[str]) -> None:
+        """Events of a run, unless it has ended (nothing is stored after its terminal event)."""
+        with db:
+            row = db.execute(
+                "SELECT status FROM runs WHERE app=? AND user=? AND thread=? AND run_id=?",
+                (*key, run_id),
+            ).fetchone()
+            if row is not None and row[0] != "running":
+                log.warning("run %r has ended: %d late events not stored", run_id, len(events))
+                return
+            db.executemany(
+                "INSERT INTO events (app, user, thread, run_id, event) VALUES (?, ?, ?, ?, ?)",
+                [(*key, run_id, e) for e in events],
+            )
+
+    async def event_page(
+        self, key: SessionKey, run_id: str, *, after: int, skip: int, limit: int
+    ) -> list[tuple[int, str]]:
+        def q(db: sqlite3.Connection) -> list[tuple[int, str]]:
+            return db.execute(
+                "SELECT id, event FROM events WHERE app=? AND user=? AND thread=? AND run_id=? "
+                "AND id>? ORDER BY id LIMIT ? OFFSET ?",
+                (*key, run_id, after, limit, skip),
+            ).fetchall()
+
+        result: list[tuple[int, str]] = await self._run(q)
+        return result
+
+    async def run_status(self, key: SessionKey, run_id: str) -> RunStatus | None:
+        def q(db: sqlite3.Connection) -> RunStatus | None:
+            row = db.execute(
+                "SELECT status FROM runs WHERE app=? AND user=? AND thread=? AND run_id=?",
+                (*key, run_id),
+            ).fetchone()
+            return row[0] if row else None
+
+        result: RunStatus | None = await self._run(q)
+        return result
+
+    async def list_runs(self, key: SessionKey) -> list[dict[str, Any]]:
+        def q(db: sqlite3.Connection) -> list[tuple[str, str]]:
+            return db.execute(
+                "SELECT run_id, status FROM runs WHERE app=? AND user=? AND thread=? "
+                "ORDER BY started, rowid",
+                key,
+            ).fetchall()
+
+        return [{"runId": r, "status": s} for r, s in await self._run(q)]
+
+    async def running_runs(self) -> list[tuple[SessionKey, str]]:
+        def q(db: sqlite3.Connection) -> list[tuple[str, str, str, str]]:
+            return db.execute(
+                "SELECT app, user, thread, run_id FROM runs WHERE status='running'"
+            ).fetchall()
+
+        return [((a, u, t), r) for a, u, t, r in await self._run(q)]
+
+    async def thread_owner(self, app: str, thread: str) -> str | None:
+        def q(db: sqlite3.Connection) -> str | None:
+            row = db.execute(
+                "SELECT user FROM threads WHERE app=? AND thread=? LIMIT 1", (app, thread)
+            ).fetchone()
+            return row[0] if row else None
+
+        result: str | None = await self._run(q)
+        return result
+
+    async def ping(self) -> None:
+        await self._run(lambda db: db.execute("SELECT 1").fetchone())
+
+    async def load_messages(self, key: SessionKey) -> list[ChatMessage]:
+        def q(db: sqlite3.Connection) -> str | None:
+            row = db.execute(
+                "SELECT messages FROM threads WHERE app=? AND user=? AND thread=?", key
+            ).fetchone()
+            return row[0] if row else None
+
+        raw = await self._run(q)
+        return [ChatMessage.model_validate(m) for m in json.loads(raw)] if raw else []
+
+    async def save_messages(self, key: SessionKey, messages: list[ChatMessage]) -> None:
+        def q(db: sqlite3.Connection) -> None:
+            with db:
+                self._put_messages(db, key, messages)
+
+        await self._run(q)
+
+    async def append_events(
+        self, key: SessionKey, run_id: str, events: list[dict[str, Any]]
+    ) -> None:
+        await self.append_event_json(key, run_id, [json.dumps(e) for e in events])
+
+    async def load_events(self, key: SessionKey, run_id: str | None = None) -> list[dict[str, Any]]:
+        def q(db: sqlite3.Connection) -> list[str]:
+            sql = "SELECT event FROM events WHERE app=? AND user=? AND thread=?"
+            params: tuple[str, ...] = key
+            if run_id is not None:
+                sql += " AND run_id=?"
+                params = (*key, run_id)
+            return [r[0] for r in db.execute(sql + " ORDER BY id", params)]
+
+        return [json.loads(e) for e in await self._run(q)]
+
+    async def aclose(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+            self._release()
