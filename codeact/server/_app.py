@@ -216,7 +216,10 @@ class AGUIServer:
 
     async def _flush(self, live: LiveRun, batch: list[str], start: int) -> None:
         with anyio.fail_after(self.config.store_timeout):
-            await self.store.append_event_json(live.key, live.run_id, batch)
+            if live.retry:  # an earlier write may have landed after it was given up on
+                await self.store.append_event_json_at(live.key, live.run_id, start, batch)
+            else:
+                await self.store.append_event_json(live.key, live.run_id, batch)
 
     async def _finish(self, live: LiveRun, session: Session) -> None:
         handler = live.handler

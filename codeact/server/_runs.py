@@ -114,6 +114,8 @@ class LiveRun:
     flushed: int = 0  # events handed to the store
     stored: int = 0  # events the store has confirmed
     finished: bool = False  # the terminal event is in ``frames``
+    #: A store write failed: later writes may repeat events that did land (the store skips them).
+    retry: bool = False
     #: Called once, when the terminal event is appended (before readers are woken).
     on_finished: Callable[[], None] | None = None
     _changed: anyio.Event | None = None  # set when frames are added (made by a waiting reader)
@@ -185,6 +187,7 @@ class LiveRun:
         """A batch the store did not take goes back in front of the pending events."""
         self.pending[:0] = batch
         self.flushed = start
+        self.retry = True
 
 
 async def drive(live: LiveRun, flush: Flush) -> None:

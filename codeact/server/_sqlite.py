@@ -137,11 +137,19 @@ class SQLiteStore(SessionStore):
         await self._run(q)
 
     async def append_event_json(self, key: SessionKey, run_id: str, events: list[str]) -> None:
-        await self._run(self._append, key, run_id, events)
+        await self._run(self._append, key, run_id, events, None)
+
+    async def append_event_json_at(
+        self, key: SessionKey, run_id: str, first: int, events: list[str]
+    ) -> None:
+        await self._run(self._append, key, run_id, events, first)
 
     @staticmethod
-    def _append(db: sqlite3.Connection, key: SessionKey, run_id: str, events: list[str]) -> None:
-        """Events of a run, unless it has ended (nothing is stored after its terminal event)."""
+    def _append(
+        db: sqlite3.Connection, key: SessionKey, run_id: str, events: list[str], first: int | None
+    ) -> None:
+        """Events of a run, unless it has ended (nothing is stored after its terminal event);
+        with ``first`` (a retry), those already stored are skipped."""
         with db:
             row = db.execute(
                 "SELECT status FROM runs WHERE app=? AND user=? AND thread=? AND run_id=?",
@@ -150,6 +158,12 @@ class SQLiteStore(SessionStore):
             if row is not None and row[0] != "running":
                 log.warning("run %r has ended: %d late events not stored", run_id, len(events))
                 return
+            if first is not None:
+                (have,) = db.execute(
+                    "SELECT count(*) FROM events WHERE app=? AND user=? AND thread=? AND run_id=?",
+                    (*key, run_id),
+                ).fetchone()
+                events = events[max(0, have - first) :]
             db.executemany(
                 "INSERT INTO events (app, user, thread, run_id, event) VALUES (?, ?, ?, ?, ?)",
                 [(*key, run_id, e) for e in events],

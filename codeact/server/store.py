@@ -62,6 +62,13 @@ class SessionStore(ABC):
         """Record already-encoded AG-UI events (JSON text, in order) of a run."""
         await self.append_events(key, run_id, [json.loads(e) for e in events])
 
+    async def append_event_json_at(
+        self, key: SessionKey, run_id: str, first: int, events: list[str]
+    ) -> None:
+        """Retry a write that may have landed: ``events`` are the run's events number ``first``
+        on, and those already stored are skipped (the default cannot tell: it appends)."""
+        await self.append_event_json(key, run_id, events)
+
     async def list_runs(self, key: SessionKey) -> list[dict[str, Any]]:
         """The thread's runs, oldest first: ``{"runId": ..., "status": ...}``."""
         return []
@@ -147,6 +154,12 @@ class MemoryStore(SessionStore):
             log.warning("run %r has ended: %d late events not stored", run_id, len(events))
             return
         self._events.setdefault(key, []).extend((run_id, e) for e in events)
+
+    async def append_event_json_at(
+        self, key: SessionKey, run_id: str, first: int, events: list[str]
+    ) -> None:
+        have = sum(1 for r, _ in self._events.get(key, []) if r == run_id)
+        await self.append_event_json(key, run_id, events[max(0, have - first) :])
 
     async def event_page(
         self, key: SessionKey, run_id: str, *, after: int, skip: int, limit: int

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import anyio.to_thread
 import httpx
 import pytest
@@ -181,6 +182,37 @@ def test_events_survive_a_store_stall_at_the_end_of_a_run(serve: Any) -> None:
     assert store.stalled
     stored = anyio.run(store.load_events, ("codeact", "anonymous", "stall"), "r1")
     assert stored == live
+
+
+class LateStore(MemoryStore):
+    """The first event write lands after the server gave up on it (a write that timed out in
+    the caller but committed anyway)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.late = 0
+
+    async def append_event_json(self, key: Any, run_id: str, events: list[str]) -> None:
+        if not self.late:
+            self.late = 1
+            with anyio.CancelScope(shield=True):
+                await anyio.sleep(1.5)
+                await super().append_event_json(key, run_id, events)
+            await anyio.lowlevel.checkpoint()  # the timeout is delivered here, after the write
+            return
+        await super().append_event_json(key, run_id, events)
+
+
+def test_a_retried_write_that_had_landed_stores_no_duplicates(serve: Any) -> None:
+    store = LateStore()
+    words = [f"w{i} " for i in range(20)]
+    llm = ScriptedLLM([Reply(chunks=words, chunk_delay=0.05)])
+    app = create_app(FunctionAgent(llm=llm), store=store, store_timeout=1.0)
+    srv = serve(app)
+    live = parse_sse(post(srv.url, body("late")).content)
+    wait_recorded(app)
+    assert store.late
+    assert anyio.run(store.load_events, ("codeact", "anonymous", "late"), "r1") == live
 
 
 def test_a_second_server_on_the_same_db_refuses_to_start(tmp_path: Path) -> None:
