@@ -279,12 +279,19 @@ async def iterate(frames: list[bytes]) -> AsyncIterator[bytes]:
 async def mark_interrupted(store: SessionStore, key: SessionKey, run_id: str) -> None:
     """After a crash: close the run's event record with RUN_ERROR ``interrupted`` and keep
     the partial answer (the text streamed so far) in the thread's messages."""
-    events = await store.load_events(key, run_id)
     texts: dict[str, list[str]] = {}
-    for e in events:
-        if e.get("type") == "TEXT_MESSAGE_CONTENT" and isinstance(e.get("delta"), str):
-            texts.setdefault(str(e.get("messageId")), []).append(e["delta"])
-    if not any(e.get("type") in ("RUN_FINISHED", "RUN_ERROR") for e in events):
+    ended = False
+    after = 0
+    while True:  # page by page: a long run is never all in memory
+        page = await store.event_page(key, run_id, after=after, skip=0, limit=PAGE_EVENTS)
+        for after, data in page:  # noqa: B007  (the cursor of the last one is the next start)
+            e = json.loads(data)
+            if e.get("type") == "TEXT_MESSAGE_CONTENT" and isinstance(e.get("delta"), str):
+                texts.setdefault(str(e.get("messageId")), []).append(e["delta"])
+            ended = ended or e.get("type") in ("RUN_FINISHED", "RUN_ERROR")
+        if len(page) < PAGE_EVENTS:
+            break
+    if not ended:
         end = RunErrorEvent(
             message="the run was interrupted: the server stopped while it was running",
             code="interrupted",
