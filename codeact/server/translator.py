@@ -223,6 +223,8 @@ class Translator:
         for tool_id, cell in self._activity.items():
             if cell.sent < len(cell.text) and now - cell.last >= ACTIVITY_EVERY_S:
                 out += self._activity_event(tool_id, cell, now)
+        for after in self.after if out else ():
+            out = after(out)
         return out
 
     def _flush_cell(self, tool_id: str) -> list[BaseEvent]:
