@@ -19,10 +19,10 @@ import anyio.to_thread
 from codeact.errors import ExecutorError, UserError
 from codeact.executors._remote import run_host_tool, to_result
 from codeact.executors.base import CodeExecutor, ExecutionResult, OutputCallback
+from codeact.executors.restricted._allowed import check_allowed_modules, third_party
 from codeact.executors.restricted._files import read_beneath, write_beneath
 from codeact.executors.restricted._guards import CellTimeout
 from codeact.executors.restricted._interrupt import WATCHDOG
-from codeact.executors.restricted._modules import check_allowed_modules, third_party
 from codeact.executors.restricted._ossandbox import (
     NOBODY,
     OsSandbox,
