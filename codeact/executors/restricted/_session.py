@@ -91,6 +91,9 @@ class Session:
         self.allowed_third_party = list(allowed_modules)
         g.WRITABLE_PACKAGES.update(m.split(".")[0] for m in allowed_modules)
         tools_module = self._tools_module(tool_names)
+        #: Tools are also bare names in the namespace: models trained on other frameworks call
+        #: them without importing (the prompt still teaches ``from tools import name``).
+        self._bare_tools = {name: getattr(tools_module, name) for name, _p, _d in tool_names}
         self.modules = ModuleTable(
             allowed_modules,
             {"tools": tools_module, "sys": fake_sys(self.stdout, self.stderr)},
@@ -107,6 +110,7 @@ class Session:
             "__builtins__": self.builtins,
             "__name__": "__main__",
             "final_answer": self._final_answer,
+            **self._bare_tools,
         }
 
     def _builtins(self) -> dict[str, Any]:
@@ -126,11 +130,7 @@ class Session:
             for n in ("list", "tuple", "set", "frozenset", "bytes", "bytearray")
         }
 
-        def sandbox_type(*args: Any) -> Any:
-            if len(args) != 1:
-                raise g.PolicyError("type() with three arguments is not allowed; use a class")
-            tp = type(args[0])
-            return guarded_types.get(tp, tp)
+        sandbox_type = _sandbox_type(guarded_types)
 
         b.update(
             {
@@ -225,8 +225,14 @@ class Session:
             raise g.PolicyError(f"path {path!r} leaves the working directory")
         return full
 
-    def _final_answer(self, value: Any) -> None:
-        """End the task with ``value`` (plain data: str, numbers, lists, dicts...)."""
+    def _final_answer(self, *args: Any, **kwargs: Any) -> None:
+        """End the task with a value (plain data: str, numbers, lists, dicts...), given as
+        ``final_answer(value)`` or ``final_answer(answer=value)``."""
+        if len(args) + len(kwargs) != 1 or (kwargs and "answer" not in kwargs):
+            raise TypeError(
+                "final_answer() takes one value: final_answer(value) or final_answer(answer=value)"
+            )
+        value = args[0] if args else kwargs["answer"]
         self.final = (to_plain(value, lenient=True),)
         raise g.FinalAnswerSignal()
 
@@ -302,6 +308,31 @@ class Session:
         result["is_final_answer"] = self.final is not None
         result["final_answer"] = self.final[0] if self.final is not None else None
         return result
+
+
+class _TypeMeta(type):
+    """The metaclass of the sandbox's ``type``: ``isinstance``/``issubclass`` answer as for the
+    real ``type``, and calling it gives an object's type, never a new class."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, type)
+
+    def __subclasscheck__(cls, sub: Any) -> bool:
+        return isinstance(sub, type) and issubclass(sub, type)
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        if len(args) != 1 or kwargs:
+            raise g.PolicyError("type() with three arguments is not allowed; use a class")
+        tp = type(args[0])
+        if tp is type or tp is _TypeMeta:
+            return cls  # as type(type) is type: the real ``type`` is never handed out
+        guarded: dict[type, Any] = type.__getattribute__(cls, "_guarded")
+        return guarded.get(tp, tp)
+
+
+def _sandbox_type(guarded: dict[type, Any]) -> Any:
+    """The sandbox's ``type`` for one session (``guarded``: real → guarded stand-in types)."""
+    return _TypeMeta("type", (), {"_guarded": guarded, "__slots__": (), "__module__": "builtins"})
 
 
 def _refuse(name: str) -> Callable[..., Any]:
