@@ -20,6 +20,18 @@ class Context:
     def __init__(
         self, memory: ChatMemory | None = None, state: dict[str, Any] | None = None
     ) -> None:
+        if memory is not None and not isinstance(memory, ChatMemory):
+            hint = (
+                " Context() takes no agent (a LlamaIndex habit): create Context() and pass it "
+                "as agent.run(..., ctx=ctx)."
+                if hasattr(memory, "run")
+                else ""
+            )
+            raise TypeError(
+                f"Context(memory=...) needs a ChatMemory, got {type(memory).__name__}." + hint
+            )
+        if state is not None and not isinstance(state, dict):
+            raise TypeError(f"Context(state=...) needs a dict, got {type(state).__name__}")
         self.memory: ChatMemory = memory if memory is not None else ChatMemory()
         self.state: dict[str, Any] = copy.deepcopy(state) if state else {}
         self.current_agent_name: str | None = None

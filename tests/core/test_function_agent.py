@@ -449,3 +449,14 @@ async def test_agent_output_event_per_step_has_tool_calls() -> None:
     handler = FunctionAgent(llm=llm, tools=[add]).run("x")
     outs = [e for e in await collect(handler) if isinstance(e, AgentOutput)]
     assert [len(o.tool_calls) for o in outs] == [1, 0]
+
+
+def test_context_of_an_agent_is_a_clear_type_error() -> None:
+    from codeact import Context, FunctionAgent
+    from codeact.llms import ScriptedLLM
+
+    agent = FunctionAgent(llm=ScriptedLLM(["hi"]))
+    with pytest.raises(TypeError, match=r"agent\.run\(\.\.\., ctx=ctx\)"):
+        Context(agent)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="needs a dict"):
+        Context(state=[1])  # type: ignore[arg-type]
