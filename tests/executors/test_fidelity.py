@@ -28,7 +28,8 @@ print(type(C) is type, type([]) is list, type(3) is int, isinstance(int, (str, t
 def cpython(code: str) -> str:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(code, {"__name__": "__main__"})
+        # dont_inherit: this module's ``from __future__ import annotations`` must not apply
+        exec(compile(code, "<cell>", "exec", dont_inherit=True), {"__name__": "__main__"})
     return out.getvalue()
 
 
@@ -81,3 +82,32 @@ async def test_tools_are_callable_as_bare_names_and_after_import(isolation: str)
         assert r.stdout == "0.7\n", r
         await ex.reset()
         assert (await ex.execute("print(lookup('Oslo'))")).stdout == "0.7\n"
+
+
+OBJECTS_CELL = """
+def f(x: int, y: "str" = "a") -> float:
+    "Add things."
+    return 1.0
+class Point:
+    "A point."
+    x: int = 0
+try:
+    raise ValueError("bad")
+except ValueError as e:
+    e.note = "seen"
+    print(e.note, e.args)
+print(f.__name__, f.__doc__, f.__annotations__)
+print(Point.__name__, Point.__doc__, Point.__annotations__)
+"""
+
+
+@BOTH
+async def test_annotations_docs_and_exception_attributes_read_as_in_cpython(
+    isolation: str,
+) -> None:
+    async with RestrictedExecutor(isolation=isolation) as ex:  # type: ignore[arg-type]
+        r = await ex.execute(OBJECTS_CELL)
+        assert r.error is None, r.error
+        assert r.stdout == cpython(OBJECTS_CELL)
+        r = await ex.execute("import json\njson.loads.__annotations__")
+        assert r.error is not None  # host functions' annotations stay closed

@@ -106,13 +106,22 @@ def is_sandbox_object(obj: Any) -> bool:
     return isinstance(obj, type) and obj in SANDBOX_CLASSES
 
 
+def _readable_dunder(obj: Any, name: str) -> bool:
+    """``__annotations__`` on what the cell itself defined."""
+    if name == "__annotations__":
+        if is_sandbox_object(obj):
+            return True
+        return isinstance(obj, types.FunctionType) and obj.__module__ == "__main__"
+    return False
+
+
 def check_attr_name(obj: Any, name: Any) -> str:
     """Refuse attribute names the sandbox may not read on ``obj``; return the name."""
     if type(name) is not str:
         raise TypeError(f"attribute name must be a string, not {type(name).__name__}")
     if name.startswith("_"):
         if name.startswith("__"):
-            if name in SAFE_DUNDERS:
+            if name in SAFE_DUNDERS or _readable_dunder(obj, name):
                 return name
         elif name in PUBLIC_UNDERSCORE or is_sandbox_object(obj):
             return name
@@ -199,7 +208,7 @@ def guarded_write(obj: Any) -> Any:
     """What ``obj.attr = value`` writes through: sandbox objects only (and opted-in data types)."""
     if type(obj) in SANDBOX_CLASSES:  # the hot path: ``self.x = ...`` in a sandbox method
         return obj
-    if is_sandbox_object(obj):
+    if is_sandbox_object(obj) or isinstance(obj, BaseException):  # ``e.note = 1`` as in Python
         return obj
     if isinstance(obj, tuple(READ_ONLY_TYPES)):
         raise PolicyError("modules are read-only in the sandbox")

@@ -41,6 +41,10 @@ SAFE_DUNDERS = frozenset(
     __int__ __float__ __round__ __and__ __or__ __xor__ __radd__ __rsub__ __rmul__
     __rtruediv__ __iadd__ __isub__ __imul__""".split()
 )
+#: Special attributes cells may read (checked at run time: annotations on what the cell itself
+#: defined). Exception chains (``__cause__``/``__context__``) stay closed: host code that turns
+#: one exception into another would hand its original, and what that holds, to the cell.
+READ_DUNDERS = frozenset({"__annotations__"})
 #: Dunder methods a sandbox class may not define (they run outside a cell's deadline or
 #: matter to pickling, which the host never does with sandbox objects).
 FORBIDDEN_DEFS = frozenset(
@@ -106,7 +110,7 @@ class CellPolicy(RestrictingNodeTransformer):
         if attr in INSPECT_ATTRIBUTES:
             self.error(node, f'"{attr}" is a restricted name that the sandbox does not expose.')
         elif attr.startswith("__"):
-            if store or attr not in SAFE_DUNDERS:
+            if store or attr not in SAFE_DUNDERS | READ_DUNDERS:
                 self.error(
                     node, f'"{attr}" is an invalid attribute name because it starts with "__".'
                 )
