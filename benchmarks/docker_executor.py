@@ -45,22 +45,28 @@ async def cold_starts(n: int) -> list[float]:
     return [await cold_start() for _ in range(n)]
 
 
-async def cell_round_trips(runtime: str, n: int) -> tuple[list[float], list[float]]:
+async def time_cells(ex: DockerExecutor, n: int) -> tuple[list[float], list[float]]:
     """A trivial cell and a cell making one tool call, ``n`` times each (after a warm-up)."""
     cells, tools = [], []
-    async with DockerExecutor(runtime=runtime, tools=[echo]) as ex:
-        await ex.execute("from tools import echo")
-        for _ in range(20):
-            await ex.execute("x = 1")
-        for _ in range(n):
-            t0 = time.perf_counter()
-            await ex.execute("x = 1")
-            cells.append(time.perf_counter() - t0)
-        for i in range(n):
-            t0 = time.perf_counter()
-            await ex.execute(f"echo({i})")
-            tools.append(time.perf_counter() - t0)
+    await ex.execute("from tools import echo")
+    for _ in range(20):
+        await ex.execute("x = 1")
+    for _ in range(n):
+        t0 = time.perf_counter()
+        await ex.execute("x = 1")
+        cells.append(time.perf_counter() - t0)
+    for i in range(n):
+        t0 = time.perf_counter()
+        r = await ex.execute(f"echo({i})")
+        tools.append(time.perf_counter() - t0)
+        assert r.value == str(i)
     return cells, tools
+
+
+async def cell_round_trips(runtime: str, n: int) -> tuple[list[float], list[float]]:
+    """``time_cells`` in a fresh sandbox of ``runtime``."""
+    async with DockerExecutor(runtime=runtime, tools=[echo]) as ex:
+        return await time_cells(ex, n)
 
 
 async def compare_runtimes(runtimes: list[str], starts: int, cells: int) -> None:
@@ -103,20 +109,8 @@ async def warm_starts(n: int) -> list[float]:
 
 
 async def round_trips(n: int) -> tuple[list[float], list[float], str]:
-    cells, tools = [], []
     async with DockerExecutor(tools=[echo]) as ex:
-        await ex.execute("from tools import echo")
-        for _ in range(20):
-            await ex.execute("x = 1")
-        for _ in range(n):
-            t0 = time.perf_counter()
-            await ex.execute("x = 1")
-            cells.append(time.perf_counter() - t0)
-        for i in range(n):
-            t0 = time.perf_counter()
-            r = await ex.execute(f"echo({i})")
-            tools.append(time.perf_counter() - t0)
-            assert r.value == str(i)
+        cells, tools = await time_cells(ex, n)
         cid = ex.container.id
         exec_samples = []
         for _ in range(max(n // 20, 5)):

@@ -19,7 +19,7 @@ WORKER_DISTRIBUTIONS = ("RestrictedPython", "pydantic", "anyio")
 def _requirement_names(dist: metadata.Distribution) -> list[str]:
     names = []
     for req in dist.requires or []:
-        if "extra ==" in req.replace("extra==", "extra =="):
+        if re.search(r"\bextra\s*==", req):  # requirements of optional extras only
             continue
         match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", req)
         if match:
