@@ -157,10 +157,11 @@ class WorkerProcess:
                 ", that memory_limit_mb is large enough for the allowed modules, and "
                 "`codeact doctor` for the OS sandbox."
             )
-        if sandbox_init is not None:
+        if sandboxed:
             # bubblewrap's init is pid 1 of the sandbox (when it dies, the kernel ends every
-            # process in it); the worker is its child, the one that gets SIGALRM.
-            self.worker_pid = _child_of(sandbox_init)
+            # process in it); the worker is its child, the one that gets SIGALRM. Never
+            # bubblewrap itself: SIGALRM would kill it. Unknown pid: interrupts restart.
+            self.worker_pid = None if sandbox_init is None else _child_of(sandbox_init)
 
     def _as_root(self) -> bool:
         return not self.owner.os_sandboxed and _root_worker_allowed()
@@ -288,7 +289,10 @@ class WorkerProcess:
 
     async def _interrupt(self) -> None:
         """Stop the running cell after a cancellation: SIGALRM, then kill if it does not stop."""
-        if self.proc is None or self.proc.returncode is not None or self.worker_pid is None:
+        if self.proc is None or self.proc.returncode is not None:
+            return
+        if self.worker_pid is None:  # cannot signal the worker alone: replace it
+            await self.restart()
             return
         try:
             os.kill(self.worker_pid, signal.SIGALRM)
