@@ -8,7 +8,6 @@ from __future__ import annotations
 import _string  # type: ignore[import-not-found]
 import builtins
 import decimal
-import operator
 import string
 import threading
 import time
@@ -19,6 +18,13 @@ from typing import Any
 from RestrictedPython.transformer import INSPECT_ATTRIBUTES
 
 from codeact.executors.restricted._policy import SAFE_DUNDERS
+from codeact.executors.restricted._sizes import (
+    PADDING_METHODS,
+    check_format_spec,
+    padding_method,
+    plain_template,
+    too_many,
+)
 
 #: Documented public APIs whose names start with one underscore (namedtuple).
 PUBLIC_UNDERSCORE = frozenset({"_asdict", "_replace", "_fields", "_make", "_field_defaults"})
@@ -41,12 +47,6 @@ _DANGEROUS = [
     builtins.memoryview,
 ]
 DANGEROUS_IDS = frozenset(id(x) for x in _DANGEROUS)
-
-#: Limits of single operations (in-process the host's memory is not capped).
-MAX_INT_BITS = 4_000_000  # about 1.2 million decimal digits
-MAX_SEQ_ITEMS = 50_000_000
-MAX_STR_BYTES = 200_000_000
-
 
 class PolicyError(RuntimeError):
     """Raised inside the sandbox when the code tries something the policy refuses."""
@@ -149,25 +149,31 @@ class _GuardedFormatter(string.Formatter):
     """``str.format`` whose field lookups obey the sandbox's attribute rules."""
 
     def get_field(self, field_name: str, args: Any, kwargs: Any) -> Any:
-        first, rest = _formatter_field_name_split(field_name)
+        first, rest = _string.formatter_field_name_split(field_name)
         obj = self.get_value(first, args, kwargs)
         for is_attr, key in rest:
             obj = guarded_getattr(obj, key) if is_attr else obj[key]
         return obj, first
 
-
-def _formatter_field_name_split(field_name: str) -> Any:
-    return _string.formatter_field_name_split(field_name)
+    def format_field(self, value: Any, format_spec: str) -> Any:
+        return format(value, check_format_spec(format_spec))
 
 
 _FORMATTER = _GuardedFormatter()
 
 
-def _safe_format(template: str, /, *args: Any, **kwargs: Any) -> str:
+def safe_format(template: str, /, *args: Any, **kwargs: Any) -> str:
+    """``template.format(*args, **kwargs)`` for the sandbox: plain templates (no attribute or
+    index walks in their fields) go to the native method, the others through the guarded
+    formatter; widths are checked either way."""
+    if type(template) is str and plain_template(template):
+        return template.format(*args, **kwargs)
     return _FORMATTER.vformat(template, args, kwargs)
 
 
 def _safe_format_map(template: str, mapping: Any, /) -> str:
+    if type(template) is str and plain_template(template):
+        return template.format_map(mapping)
     return _FORMATTER.vformat(template, (), mapping)
 
 
@@ -177,11 +183,13 @@ def guarded_getattr(obj: Any, name: Any, *default: Any) -> Any:
     if name in ("format", "format_map") and (
         isinstance(obj, str) or (isinstance(obj, type) and issubclass(obj, str))
     ):
-        fn = _safe_format if name == "format" else _safe_format_map
+        fn = safe_format if name == "format" else _safe_format_map
         return fn.__get__(obj) if isinstance(obj, str) else fn
+    if name in PADDING_METHODS and isinstance(obj, (str, bytes, bytearray)):
+        return padding_method(obj, name)
     if name == "obj" and isinstance(obj, AttributeError):
         return None  # AttributeError.obj could carry an object the guards refused
-    if name in ("eval", "query") and type(obj).__module__.split(".")[0] in WRITABLE_PACKAGES:
+    if name in ("eval", "query") and type(obj).__module__.split(".")[0] in EVAL_PACKAGES:
         raise PolicyError(f"{name}() evaluates strings and is not available in the sandbox")
     return check_value(getattr(obj, name, *default))
 
@@ -204,45 +212,57 @@ WRITABLE_TYPES = frozenset({decimal.Context})
 READ_ONLY_TYPES: list[type] = []
 
 
-def guarded_write(obj: Any) -> Any:
-    """What ``obj.attr = value`` writes through: sandbox objects only (and opted-in data types)."""
-    if type(obj) in SANDBOX_CLASSES:  # the hot path: ``self.x = ...`` in a sandbox method
-        return obj
-    if is_sandbox_object(obj) or isinstance(obj, BaseException):  # ``e.note = 1`` as in Python
-        return obj
-    if isinstance(obj, tuple(READ_ONLY_TYPES)):
-        raise PolicyError("modules are read-only in the sandbox")
-    if type(obj) in WRITABLE_TYPES:
-        return obj
-    if isinstance(obj, (type, types.ModuleType)) or callable(obj):
+#: Packages whose objects have methods that evaluate strings (``DataFrame.eval``/``query``).
+EVAL_PACKAGES = frozenset({"pandas", "numpy", "numexpr", "polars"})
+
+WriteGuard = Callable[[Any], Any]
+
+
+def make_write_guard(writable_packages: frozenset[str] = frozenset()) -> WriteGuard:
+    """The ``_write_`` hook of one session: what ``obj.attr = value`` writes through.
+
+    Sandbox objects (and exceptions) always; instances of the session's opted-in packages
+    (``df.columns = [...]``); never modules, classes or callables. Each session gets its own, so
+    opting a package in changes nothing for another session."""
+
+    def guarded_write(obj: Any) -> Any:
+        if type(obj) in SANDBOX_CLASSES:  # the hot path: ``self.x = ...`` in a sandbox method
+            return obj
+        if is_sandbox_object(obj) or isinstance(obj, BaseException):  # ``e.note = 1``
+            return obj
+        if isinstance(obj, tuple(READ_ONLY_TYPES)):
+            raise PolicyError("modules are read-only in the sandbox")
+        if type(obj) in WRITABLE_TYPES:
+            return obj
+        if isinstance(obj, (type, types.ModuleType)) or callable(obj):
+            raise PolicyError(f"cannot set attributes on {_describe(obj)} in the sandbox")
+        if type(obj).__module__.split(".")[0] in writable_packages:
+            return obj
         raise PolicyError(f"cannot set attributes on {_describe(obj)} in the sandbox")
-    module = type(obj).__module__.split(".")[0]
-    if module in WRITABLE_PACKAGES:
-        return obj
-    raise PolicyError(f"cannot set attributes on {_describe(obj)} in the sandbox")
+
+    return guarded_write
 
 
-#: Top-level packages whose *instances* accept attribute writes (set when pandas/numpy are
-#: opted in, e.g. ``df.columns = [...]``).
-WRITABLE_PACKAGES: set[str] = set()
+def make_setattr(write: WriteGuard) -> tuple[Callable[..., None], Callable[..., None]]:
+    """The session's ``setattr`` and ``delattr`` builtins, writing through ``write``."""
 
+    def guarded_setattr(obj: Any, name: Any, value: Any) -> None:
+        """``setattr`` for the sandbox."""
+        if type(name) is not str or name.startswith("__"):
+            raise AttributeError(f"cannot set attribute {name!r} in the sandbox")
+        if name.startswith("_") and not is_sandbox_object(obj):
+            raise AttributeError(f"cannot set attribute {name!r} in the sandbox")
+        setattr(write(obj), name, value)
 
-def guarded_setattr(obj: Any, name: Any, value: Any) -> None:
-    """``setattr`` for the sandbox."""
-    if type(name) is not str or name.startswith("__"):
-        raise AttributeError(f"cannot set attribute {name!r} in the sandbox")
-    if name.startswith("_") and not is_sandbox_object(obj):
-        raise AttributeError(f"cannot set attribute {name!r} in the sandbox")
-    setattr(guarded_write(obj), name, value)
+    def guarded_delattr(obj: Any, name: Any) -> None:
+        """``delattr`` for the sandbox."""
+        if type(name) is not str or name.startswith("__"):
+            raise AttributeError(f"cannot delete attribute {name!r} in the sandbox")
+        if name.startswith("_") and not is_sandbox_object(obj):
+            raise AttributeError(f"cannot delete attribute {name!r} in the sandbox")
+        delattr(write(obj), name)
 
-
-def guarded_delattr(obj: Any, name: Any) -> None:
-    """``delattr`` for the sandbox."""
-    if type(name) is not str or name.startswith("__"):
-        raise AttributeError(f"cannot delete attribute {name!r} in the sandbox")
-    if name.startswith("_") and not is_sandbox_object(obj):
-        raise AttributeError(f"cannot delete attribute {name!r} in the sandbox")
-    delattr(guarded_write(obj), name)
+    return guarded_setattr, guarded_delattr
 
 
 def _describe(obj: Any) -> str:
@@ -251,73 +271,6 @@ def _describe(obj: Any) -> str:
     if isinstance(obj, type):
         return f"class {obj.__name__!r}"
     return f"{type(obj).__name__!r} objects"
-
-
-# -- size guards for single operations --------------------------------------------------------
-def guarded_pow(a: Any, b: Any) -> Any:
-    """``a ** b`` refusing integer results too big to compute safely."""
-    if type(a) is int and type(b) is int and b > 64 and a not in (0, 1, -1):
-        bits = abs(a).bit_length() * b
-        if bits > MAX_INT_BITS:
-            raise MemoryError(
-                f"refusing to compute an integer power with about {bits:,} bits "
-                f"(limit {MAX_INT_BITS:,})"
-            )
-    return a**b
-
-
-def guarded_pow_builtin(base: Any, exp: Any, mod: Any = None) -> Any:
-    """The ``pow`` builtin: three-argument pow is cheap; two-argument pow is size-checked."""
-    if mod is not None:
-        return pow(base, exp, mod)
-    return guarded_pow(base, exp)
-
-
-def guarded_lshift(a: Any, b: Any) -> Any:
-    """``a << b`` refusing huge integer results."""
-    if type(a) is int and type(b) is int and b > MAX_INT_BITS and a != 0:
-        raise MemoryError(f"refusing to shift an integer by {b:,} bits (limit {MAX_INT_BITS:,})")
-    return a << b
-
-
-_SEQS = (str, bytes, bytearray, list, tuple)
-
-
-def guarded_mul(a: Any, b: Any) -> Any:
-    """``a * b`` refusing sequence repetitions that would exhaust memory."""
-    ta = type(a)
-    if ta is int or ta is float:
-        if type(b) is int and ta is int and (a.bit_length() + b.bit_length()) > MAX_INT_BITS:
-            raise MemoryError("refusing to multiply integers this large")
-        if not isinstance(b, _SEQS):
-            return a * b
-        seq, count = b, a
-    elif isinstance(a, _SEQS) and type(b) is int:
-        seq, count = a, b
-    else:
-        return a * b
-    if isinstance(count, int) and count > 1:
-        size = len(seq) * count
-        limit = MAX_STR_BYTES if isinstance(seq, (str, bytes, bytearray)) else MAX_SEQ_ITEMS
-        if size > limit:
-            raise MemoryError(
-                f"refusing to build a {type(seq).__name__} of {size:,} items (limit {limit:,})"
-            )
-    return a * b
-
-
-def _too_many(what: str, args: tuple[Any, ...]) -> None:
-    if not args:
-        return
-    first = args[0]
-    if type(first) is int:
-        n = first if what in ("bytes", "bytearray") else 0
-    elif isinstance(first, (str, bytes, list, tuple, dict, set, frozenset)):
-        return  # already materialised: copying it is bounded by what exists
-    else:
-        n = operator.length_hint(first, 0)
-    if n > MAX_SEQ_ITEMS:
-        raise MemoryError(f"refusing to build a {what} of {n:,} items (limit {MAX_SEQ_ITEMS:,})")
 
 
 class GuardedType:
@@ -331,7 +284,7 @@ class GuardedType:
         object.__setattr__(self, "_type", tp)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        _too_many(self._type.__name__, args)
+        too_many(self._type.__name__, args)
         return self._type(*args, **kwargs)
 
     def __instancecheck__(self, obj: Any) -> bool:
@@ -370,16 +323,3 @@ class GuardedType:
 
     def __hash__(self) -> int:
         return hash(self._type)
-
-
-def limit_items(fn: Callable[..., Any], what: str) -> Callable[..., Any]:
-    """Wrap a function that materialises an iterable so huge ranges are refused first."""
-
-    def guarded(*args: Any, **kwargs: Any) -> Any:
-        _too_many(what, args)
-        return fn(*args, **kwargs)
-
-    guarded.__name__ = what
-    guarded.__qualname__ = what
-    guarded.__doc__ = getattr(fn, "__doc__", None)
-    return guarded

@@ -146,9 +146,15 @@ OS_SANDBOX_DENY = frozenset(
 
 
 class ModuleProxy:
-    """A read-only stand-in for a module, exposing only allowed attributes."""
+    """A read-only stand-in for a module, exposing only allowed attributes.
 
-    __slots__ = ("_attrs", "_name", "_resolver")
+    The allowed attributes sit in the proxy's own ``__dict__``, so ``math.sqrt`` is an ordinary
+    attribute read; ``__getattr__`` runs only for a name not seen yet (resolving it lazily for
+    third-party packages). Cells cannot reach the ``__dict__`` or the underscore slots: dunder
+    and private names are refused by the policy and by ``getattr``.
+    """
+
+    __slots__ = ("__dict__", "_codeact_name", "_codeact_resolver")
 
     def __init__(
         self,
@@ -156,26 +162,23 @@ class ModuleProxy:
         attrs: dict[str, Any],
         resolver: Callable[[str], Any] | None = None,
     ) -> None:
-        object.__setattr__(self, "_name", name)
-        object.__setattr__(self, "_attrs", attrs)
-        object.__setattr__(self, "_resolver", resolver)
+        try:
+            object.__getattribute__(self, "_codeact_name")
+        except AttributeError:
+            pass
+        else:  # ``math.__init__(...)`` from a cell must not re-point the proxy
+            raise PolicyError("modules are read-only in the sandbox")
+        object.__setattr__(self, "_codeact_name", name)
+        object.__setattr__(self, "_codeact_resolver", resolver)
+        object.__getattribute__(self, "__dict__").update(attrs)
 
-    def __getattribute__(self, attr: str) -> Any:
-        if attr.startswith("_") and attr not in ("__class__", "__repr__", "__dir__"):
-            name = object.__getattribute__(self, "_name")
-            raise AttributeError(f"module {name!r} has no attribute {attr!r} in the sandbox")
-        return ModuleProxy._lookup(self, attr)
-
-    def _lookup(self, attr: str) -> Any:
-        attrs = object.__getattribute__(self, "_attrs")
-        if attr in attrs:
-            return attrs[attr]
-        resolver = object.__getattribute__(self, "_resolver")
-        name = object.__getattribute__(self, "_name")
+    def __getattr__(self, attr: str) -> Any:
+        name = object.__getattribute__(self, "_codeact_name")
+        resolver = object.__getattribute__(self, "_codeact_resolver")
         if resolver is not None and not attr.startswith("_"):
             value = resolver(attr)
             if value is not _MISSING:
-                attrs[attr] = value
+                object.__getattribute__(self, "__dict__")[attr] = value
                 return value
         raise AttributeError(f"module {name!r} has no attribute {attr!r} in the sandbox")
 
@@ -186,10 +189,10 @@ class ModuleProxy:
         raise PolicyError("modules are read-only in the sandbox")
 
     def __dir__(self) -> list[str]:
-        return sorted(object.__getattribute__(self, "_attrs"))
+        return sorted(object.__getattribute__(self, "__dict__"))
 
     def __repr__(self) -> str:
-        return f"<module {object.__getattribute__(self, '_name')!r} (sandboxed)>"
+        return f"<module {object.__getattribute__(self, '_codeact_name')!r} (sandboxed)>"
 
 
 _MISSING = object()

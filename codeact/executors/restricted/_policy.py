@@ -23,6 +23,7 @@ import hashlib
 import itertools
 from dataclasses import dataclass
 from functools import lru_cache
+import re
 from typing import Any
 
 from RestrictedPython.transformer import (
@@ -31,7 +32,10 @@ from RestrictedPython.transformer import (
     copy_locations,
 )
 
+from codeact.executors.restricted._sizes import MAX_WIDTH, percent_template_ok
+
 VALUE_NAME = "_codeact_value_"
+_DIGIT_RUNS = re.compile(r"\d+")
 #: Dunder attributes that may be read on any object (bound protocol methods and names).
 SAFE_DUNDERS = frozenset(
     """__init__ __str__ __repr__ __eq__ __ne__ __lt__ __le__ __gt__ __ge__ __hash__ __len__
@@ -51,12 +55,16 @@ FORBIDDEN_DEFS = frozenset(
     {"__del__", "__reduce__", "__reduce_ex__", "__getstate__", "__setstate__"}
 )
 #: Public attribute names that are checked at run time.
-RUNTIME_ATTRS = frozenset({"format", "format_map", "obj", "eval", "query"})
+RUNTIME_ATTRS = frozenset(
+    {"format", "format_map", "obj", "eval", "query"}
+    | {"center", "ljust", "rjust", "zfill", "expandtabs"}  # widths are size-checked
+)
 RESERVED_NAMES = frozenset({"printed", "builtins", "breakpoint", "_print", "_print_"})
 GUARDED_OPS: dict[type[ast.operator], str] = {
     ast.Pow: "_pow_",
     ast.Mult: "_mul_",
     ast.LShift: "_lshift_",
+    ast.Mod: "_mod_",
 }
 
 
@@ -147,7 +155,29 @@ class CellPolicy(RestrictingNodeTransformer):
     def visit_Call(self, node: ast.Call) -> Any:
         if isinstance(node.func, ast.Name) and node.func.id in ("exec", "eval"):
             self.error(node, f"{node.func.id}() calls are not allowed.")
-        return self.node_contents_visit(node)
+        template = _literal_format_template(node)
+        node = self.node_contents_visit(node)
+        if template is not None:  # 'literal {}'.format(...): one direct call, no bound method
+            node.func = ast.Name("_format_", ast.Load())
+            node.args.insert(0, ast.Constant(template))
+            copy_locations(node.func, node)
+            ast.fix_missing_locations(node)
+        return node
+
+    def visit_FormattedValue(self, node: ast.FormattedValue) -> Any:
+        node = self.node_contents_visit(node)
+        spec = node.format_spec
+        if not isinstance(spec, ast.JoinedStr):
+            return node
+        if all(isinstance(v, ast.Constant) for v in spec.values):
+            text = "".join(str(v.value) for v in spec.values if isinstance(v, ast.Constant))
+            if any(len(d) > 9 or int(d) > MAX_WIDTH for d in _DIGIT_RUNS.findall(text)):
+                node.value = _call("_refuse_width_", [node.value], node)
+            return node
+        for part in spec.values:  # f'{x:{width}}': the nested values are checked at run time
+            if isinstance(part, ast.FormattedValue):
+                part.value = _call("_spec_", [part.value], part)
+        return node
 
     def visit_AugAssign(self, node: ast.AugAssign) -> Any:
         if isinstance(node.target, ast.Attribute):
@@ -256,14 +286,37 @@ def _small_number(node: ast.expr, limit: int) -> bool:
 
 
 def _bounded(node: ast.BinOp) -> bool:
-    """True when the operation cannot blow up: ``x * 3``, ``x ** 2``, ``x << 4``...
+    """True when the operation cannot blow up: ``x * 3``, ``x ** 2``, ``x << 4``, ``7 % x``,
+    ``'%d-%s' % args``...
 
     A product with a small literal is at most that many times an object that already exists;
-    a power or shift by a small literal grows an integer by a bounded factor.
+    a power or shift by a small literal grows an integer by a bounded factor; a %-format with a
+    literal template is bounded when none of its widths is huge.
     """
+    if isinstance(node.op, ast.Mod):
+        left = node.left
+        if isinstance(left, ast.Constant):
+            value = left.value
+            if isinstance(value, (str, bytes)):
+                return percent_template_ok(value)
+            return isinstance(value, (int, float)) and not isinstance(value, bool)
+        return False
     if isinstance(node.op, ast.Mult):
         return _small_number(node.left, 1000) or _small_number(node.right, 1000)
     return _small_number(node.right, 64)
+
+
+def _literal_format_template(node: ast.Call) -> str | None:
+    """The template of ``'literal {}'.format(...)`` (no ``*args``/``**kwargs`` needed)."""
+    func = node.func
+    if (
+        isinstance(func, ast.Attribute)
+        and func.attr == "format"
+        and isinstance(func.value, ast.Constant)
+        and isinstance(func.value.value, str)
+    ):
+        return func.value.value
+    return None
 
 
 def _write_guard(target: ast.expr) -> ast.expr:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from codeact.executors.restricted import _guards as g
+from codeact.executors.restricted import _sizes as sz
 from codeact.executors.restricted._modules import ModuleProxy, ModuleTable, fake_sys
 from codeact.executors.restricted._policy import (
     CELL_SOURCES,
@@ -89,7 +90,7 @@ class Session:
         self.stderr = _Stream("stderr", self)
         self._tool_bridge = tool_bridge
         self.allowed_third_party = list(allowed_modules)
-        g.WRITABLE_PACKAGES.update(m.split(".")[0] for m in allowed_modules)
+        self._write = g.make_write_guard(frozenset(m.split(".")[0] for m in allowed_modules))
         tools_module = self._tools_module(tool_names)
         #: Tools are also bare names in the namespace: models trained on other frameworks call
         #: them without importing (the prompt still teaches ``from tools import name``).
@@ -100,6 +101,7 @@ class Session:
             paths=self.resolve if confine_readers else None,
         )
         self.builtins = self._builtins()
+        self._hooks = self._hook_names()
         self.globals: dict[str, Any] = {}
         self.reset()
 
@@ -111,6 +113,7 @@ class Session:
             "__name__": "__main__",
             "final_answer": self._final_answer,
             **self._bare_tools,
+            **self._hooks,
         }
 
     def _builtins(self) -> dict[str, Any]:
@@ -131,31 +134,23 @@ class Session:
         }
 
         sandbox_type = _sandbox_type(guarded_types)
+        setattr_, delattr_ = g.make_setattr(self._write)
 
         b.update(
             {
                 "__build_class__": builtins.__build_class__,
                 "__import__": self.modules.importer(),
                 "print": self._print,
-                "sorted": g.limit_items(sorted, "sorted"),
-                "pow": g.guarded_pow_builtin,
+                "sorted": sz.limit_items(sorted, "sorted"),
+                "pow": sz.guarded_pow_builtin,
                 "type": sandbox_type,
                 "getattr": g.guarded_getattr,
                 "hasattr": g.guarded_hasattr,
-                "setattr": g.guarded_setattr,
-                "delattr": g.guarded_delattr,
+                "setattr": setattr_,
+                "delattr": delattr_,
                 "dir": _safe_dir,
                 "open": self._open,
                 "ToolError": ToolError,
-                "_getattr_": g.guarded_getattr,
-                "_write_": g.guarded_write,
-                "_type_": type,
-                "_sandbox_classes_": g.SANDBOX_CLASSES,
-                "_pow_": g.guarded_pow,
-                "_mul_": g.guarded_mul,
-                "_lshift_": g.guarded_lshift,
-                "_check_timeout_": g.check_timeout,
-                "_sandbox_class_": g.sandbox_class,
             }
         )
         for name in (
@@ -174,6 +169,25 @@ class Session:
         ):
             b[name] = _refuse(name)
         return b
+
+    def _hook_names(self) -> dict[str, Any]:
+        """The hooks compiled cells call. They live in the cell's globals, not its builtins: a
+        module-level name lookup then finds them at the first try (cells cannot name them)."""
+        return {
+            "_getattr_": g.guarded_getattr,
+            "_write_": self._write,
+            "_type_": type,
+            "_sandbox_classes_": g.SANDBOX_CLASSES,
+            "_pow_": sz.guarded_pow,
+            "_mul_": sz.guarded_mul,
+            "_lshift_": sz.guarded_lshift,
+            "_mod_": sz.guarded_mod,
+            "_format_": g.safe_format,
+            "_spec_": sz.guarded_spec_value,
+            "_refuse_width_": sz.refuse_width,
+            "_check_timeout_": g.check_timeout,
+            "_sandbox_class_": g.sandbox_class,
+        }
 
     # -- builtins that need the session ------------------------------------------------------------
     def _print(
