@@ -71,7 +71,9 @@ CELLS = {
     "count i % 7 == 0": "c = sum(1 for i in range(20000) if i % 7 == 0)",
     "while n < N": "n = 0\nwhile n < 20000:\n    n += 1",
     "tuple unpack a * b": "s = 0\nfor p, q in pairs:\n    s += p * q",
-    "str join of str(i)": "parts = []\nfor i in range(5000):\n    parts.append(str(i))\nout = ','.join(parts)",
+    "str join of str(i)": (
+        "parts = []\nfor i in range(5000):\n    parts.append(str(i))\nout = ','.join(parts)"
+    ),
     "str += in loop": "s = ''\nfor i in range(3000):\n    s += 'x' + str(i)",
     "f-string format spec": "lines = [f'{i:05d} {i / 3:.2f}' for i in range(5000)]",
     "%-formatting": "lines = ['%d-%s' % (i, i) for i in range(5000)]",
@@ -185,9 +187,13 @@ def geomean(values: list[float]) -> float:
     return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
-def report(cells: dict[str, str], base: dict[str, float], columns: dict[str, dict[str, float]]) -> None:
+def report(
+    cells: dict[str, str], base: dict[str, float], columns: dict[str, dict[str, float]]
+) -> None:
     """Print the per-cell table, then each column's geometric mean and worst cell."""
-    head = f"{'cell':28} {'exec µs':>9}" + "".join(f" {k[:14] + ' µs':>17} {'ratio':>6}" for k in columns)
+    head = f"{'cell':28} {'exec µs':>9}" + "".join(
+        f" {k[:14] + ' µs':>17} {'ratio':>6}" for k in columns
+    )
     print(head)
     print("-" * len(head))
     for name in cells:

@@ -48,6 +48,7 @@ _DANGEROUS = [
 ]
 DANGEROUS_IDS = frozenset(id(x) for x in _DANGEROUS)
 
+
 class PolicyError(RuntimeError):
     """Raised inside the sandbox when the code tries something the policy refuses."""
 

@@ -17,6 +17,7 @@ import types
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
+from codeact.executors.restricted._dataclasses import safe_make_dataclass
 from codeact.executors.restricted._guards import (
     DANGEROUS_IDS,
     READ_ONLY_TYPES,
@@ -199,7 +200,10 @@ _MISSING = object()
 READ_ONLY_TYPES.append(ModuleProxy)
 
 
-_OVERRIDES: dict[tuple[str, str], Any] = {("time", "sleep"): safe_sleep}
+_OVERRIDES: dict[tuple[str, str], Any] = {
+    ("time", "sleep"): safe_sleep,
+    ("dataclasses", "make_dataclass"): safe_make_dataclass,
+}
 
 
 def _stdlib_proxy(name: str) -> ModuleProxy:

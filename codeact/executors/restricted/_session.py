@@ -11,6 +11,7 @@ import builtins
 import datetime
 import decimal
 import fractions
+import json
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -177,6 +178,7 @@ class Session:
             "_getattr_": g.guarded_getattr,
             "_write_": self._write,
             "_type_": type,
+            "_int_": int,
             "_sandbox_classes_": g.SANDBOX_CLASSES,
             "_pow_": sz.guarded_pow,
             "_mul_": sz.guarded_mul,
@@ -269,7 +271,8 @@ class Session:
             plain = {k: to_plain(v) for k, v in kwargs.items()}
             if bridge is None:
                 raise ToolError(f"tool {name!r} is not connected")
-            return bridge(name, plain)
+            _check_payload(name, "arguments", plain)
+            return _check_payload(name, "result", bridge(name, plain))
 
         call_tool.__name__ = call_tool.__qualname__ = name
         call_tool.__doc__ = doc
@@ -355,6 +358,27 @@ def _refuse(name: str) -> Callable[..., Any]:
 
     refused.__name__ = name
     return refused
+
+
+#: Largest tool payload (arguments or result, as JSON) in every isolation mode: what one frame
+#: of the process worker's protocol carries with room to spare.
+MAX_TOOL_PAYLOAD = 12 * 1024 * 1024
+
+
+def _check_payload(tool: str, what: str, value: Any) -> Any:
+    """Refuse a tool payload over ``MAX_TOOL_PAYLOAD`` (the same limit inline and in process
+    mode); small payloads are measured without encoding them."""
+    if isinstance(value, (int, float, bool)) or value is None:
+        return value
+    if isinstance(value, (str, bytes)) and len(value) * 6 + 2 <= MAX_TOOL_PAYLOAD:
+        return value  # even fully escaped it fits
+    size = len(json.dumps(value, default=str, ensure_ascii=False).encode("utf-8", "replace"))
+    if size > MAX_TOOL_PAYLOAD:
+        raise ToolError(
+            f"tool {tool!r} {what} too large: {size:,} bytes of JSON "
+            f"(limit {MAX_TOOL_PAYLOAD:,}); pass a file name or a smaller slice instead"
+        )
+    return value
 
 
 def _safe_dir(*args: Any) -> list[str]:

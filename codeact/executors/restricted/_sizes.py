@@ -214,7 +214,8 @@ def padding_method(obj: Any, name: str) -> Callable[..., Any]:
 
 # -- constructors that materialise an iterable ----------------------------------------------------
 def too_many(what: str, args: tuple[Any, ...]) -> None:
-    """Refuse building a container from an iterable that says it is huge (``list(range(10**12))``)."""
+    """Refuse building a container from an iterable that says it is huge
+    (``list(range(10**12))``)."""
     if not args:
         return
     first = args[0]
