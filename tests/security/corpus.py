@@ -71,11 +71,24 @@ CASES = [
     ),
     Case("operator_methodcaller", "import operator\noperator.methodcaller", E, "no attribute"),
     Case("string_formatter", "import string\nstring.Formatter", E, "no attribute"),
+    # make_dataclass is there for ordinary fields, under the class rules of the policy:
     Case(
-        "dataclasses_make_dataclass",
-        "import dataclasses\ndataclasses.make_dataclass",
+        "make_dataclass_metaclass",
+        "import dataclasses\ndataclasses.make_dataclass('M', ['a'], bases=(type,))",
         E,
-        "no attribute",
+        "bases must be classes defined in the sandbox",
+    ),
+    Case(
+        "make_dataclass_reduce_hook",
+        "import dataclasses\ndataclasses.make_dataclass('R', ['a'], namespace={'__reduce__': len})",
+        E,
+        "cannot be set through make_dataclass",
+    ),
+    Case(
+        "make_dataclass_dunder_field",
+        "import dataclasses\ndataclasses.make_dataclass('D', [('__globals__', int)])",
+        E,
+        "may not start with an underscore",
     ),
     # -- dunder walks ----------------------------------------------------------------------------
     Case("class_walk", "().__class__.__bases__[0].__subclasses__()", E, "PolicyError"),
