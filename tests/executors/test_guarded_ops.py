@@ -208,3 +208,42 @@ async def test_inline_tool_payloads_are_capped_like_process_mode() -> None:
         assert r.error is not None and "too large" in r.error.message, r
         r = await ex.execute("echo(big(1000))")
         assert r.error is None and r.value == "1000"
+
+
+CHAINS = [
+    # explicit cause, implicit context, suppressed context, chained sandbox exceptions
+    "try:\n    try:\n        int('x')\n    except ValueError as e:\n"
+    "        raise RuntimeError('bad') from e\nexcept RuntimeError as err:\n    r = err\n"
+    "(type(r.__cause__).__name__, str(r.__cause__), r.__suppress_context__)",
+    "try:\n    try:\n        {}['k']\n    except KeyError:\n        1 / 0\n"
+    "except ZeroDivisionError as err:\n    r = err\n(repr(r.__context__), r.__cause__)",
+    "try:\n    try:\n        1 / 0\n    except ZeroDivisionError:\n        raise ValueError('v') from None\n"
+    "except ValueError as err:\n    r = err\n(r.__cause__, r.__suppress_context__)",
+    "class Mine(Exception):\n    pass\ntry:\n    try:\n        raise Mine(object)\n"
+    "    except Mine as m:\n        raise TypeError('t')\nexcept TypeError as err:\n    r = err\n"
+    "(type(r.__context__).__name__, r.__context__.args[0] is object)",
+]
+
+
+@pytest.mark.parametrize("isolation", MODES)
+@pytest.mark.parametrize("cell", CHAINS)
+async def test_exception_chains_read_as_in_cpython(isolation: str, cell: str) -> None:
+    async with RestrictedExecutor(isolation=isolation) as ex:  # type: ignore[arg-type]
+        r = await ex.execute(cell)
+        assert r.error is None, r.error
+        assert r.value == _cpython(cell)
+
+
+async def test_a_chained_host_exception_holding_objects_is_withheld() -> None:
+    from codeact.executors.restricted._guards import chained_exception
+
+    class HostState:
+        pass
+
+    held = KeyError(HostState())
+    withheld = chained_exception(held)
+    assert isinstance(withheld, RuntimeError) and "withheld" in str(withheld)
+    assert chained_exception(ValueError("plain", 3)) is not None
+    from codeact.executors.restricted._guards import CellTimeout
+
+    assert chained_exception(CellTimeout()) is None

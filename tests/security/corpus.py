@@ -163,8 +163,8 @@ CASES = [
         value=None,
     ),
     Case(
-        "exception_context",
-        "try:\n    1/0\nexcept Exception as e:\n    e.__context__",
+        "exception_traceback",
+        "try:\n    1/0\nexcept Exception as e:\n    e.__traceback__",
         E,
         "PolicyError",
     ),

@@ -108,7 +108,9 @@ def is_sandbox_object(obj: Any) -> bool:
 
 
 def _readable_dunder(obj: Any, name: str) -> bool:
-    """``__annotations__`` on what the cell itself defined."""
+    """``__annotations__`` on what the cell itself defined; exception chains on exceptions."""
+    if name in ("__cause__", "__context__", "__suppress_context__"):
+        return isinstance(obj, BaseException)
     if name == "__annotations__":
         if is_sandbox_object(obj):
             return True
@@ -190,9 +192,28 @@ def guarded_getattr(obj: Any, name: Any, *default: Any) -> Any:
         return padding_method(obj, name)
     if name == "obj" and isinstance(obj, AttributeError):
         return None  # AttributeError.obj could carry an object the guards refused
+    if name in ("__cause__", "__context__"):
+        return chained_exception(getattr(obj, name))
     if name in ("eval", "query") and type(obj).__module__.split(".")[0] in EVAL_PACKAGES:
         raise PolicyError(f"{name}() evaluates strings and is not available in the sandbox")
     return check_value(getattr(obj, name, *default))
+
+
+_PLAIN_ARGS = (str, int, float, bool, bytes, type(None))
+
+
+def chained_exception(exc: Any) -> Any:
+    """``e.__cause__``/``e.__context__`` for the sandbox. An exception the cell raised, or one
+    that holds only plain values (``ValueError('invalid literal ...')``), is handed over as it
+    is; one that holds other objects (host code could chain an exception carrying its own
+    state) arrives as a ``RuntimeError`` naming it, and internal signals not at all."""
+    if exc is None or type(exc) in SANDBOX_CLASSES:
+        return exc
+    if not isinstance(exc, Exception):
+        return None  # timeouts, final_answer, KeyboardInterrupt: internal to the runner
+    if all(isinstance(a, _PLAIN_ARGS) for a in exc.args):
+        return exc
+    return RuntimeError(f"{type(exc).__name__} (details withheld by the sandbox)")
 
 
 def guarded_hasattr(obj: Any, name: Any) -> bool:

@@ -45,10 +45,12 @@ SAFE_DUNDERS = frozenset(
     __int__ __float__ __round__ __and__ __or__ __xor__ __radd__ __rsub__ __rmul__
     __rtruediv__ __iadd__ __isub__ __imul__""".split()
 )
-#: Special attributes cells may read (checked at run time: annotations on what the cell itself
-#: defined). Exception chains (``__cause__``/``__context__``) stay closed: host code that turns
-#: one exception into another would hand its original, and what that holds, to the cell.
-READ_DUNDERS = frozenset({"__annotations__"})
+#: Special attributes cells may read, checked at run time: annotations on what the cell itself
+#: defined; exception chains, whose members are handed over only when they hold plain values
+#: (host code that turns one exception into another must not hand its state to the cell).
+READ_DUNDERS = frozenset(
+    {"__annotations__", "__cause__", "__context__", "__suppress_context__"}
+)
 #: Dunder methods a sandbox class may not define (they run outside a cell's deadline or
 #: matter to pickling, which the host never does with sandbox objects).
 FORBIDDEN_DEFS = frozenset(
