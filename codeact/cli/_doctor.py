@@ -13,7 +13,8 @@ import anyio
 
 from codeact import __version__
 from codeact.cli._common import EXIT_FAILED, EXIT_OK
-from codeact.errors import CodeActError
+from codeact.errors import CodeActError, UserError
+from codeact.llms import parse_llm_spec
 
 DATA_MODULES = ("pandas", "numpy", "matplotlib")
 
@@ -117,6 +118,13 @@ def _check_endpoint() -> tuple[str, str]:
     base, model = os.environ.get("OPENAI_BASE_URL"), os.environ.get("CODEACT_MODEL")
     if not model:
         return "optional", "not configured (set OPENAI_BASE_URL and CODEACT_MODEL to use one)"
+    try:
+        spec = parse_llm_spec(model)
+    except UserError as exc:
+        return "missing", f"CODEACT_MODEL={model} is not a model spec: {exc}"
+    if spec.provider != "openai":
+        return "optional", f"CODEACT_MODEL={model} names the {spec.provider!r} provider"
+    model, base = spec.model, spec.base_url or base
     if importlib.util.find_spec("openai") is None:
         return (
             "missing",

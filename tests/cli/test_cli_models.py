@@ -25,10 +25,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def cli(
-    *args: str, module: str = "codeact", timeout: float = 120
+    *args: str, module: str = "codeact", timeout: float = 120, **extra_env: str
 ) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("CODEACT_MODEL", "OPENAI_BASE_URL")}
     env["PYTHONPATH"] = str(ROOT)
+    env.update(extra_env)
     return subprocess.run(
         [sys.executable, "-m", module, *args],
         capture_output=True,
@@ -122,3 +123,14 @@ def test_serve_builds_the_default_agent_from_the_model_name(tmp_path: Path) -> N
     finally:
         proc.terminate()
         proc.wait(20)
+
+
+def test_doctor_reads_codeact_model_as_a_model_spec() -> None:
+    def endpoint_line(spec: str) -> str:
+        out = cli("doctor", CODEACT_MODEL=spec).stdout
+        return next(line for line in out.splitlines() if "OpenAI-compatible endpoint" in line)
+
+    assert endpoint_line("openai:q:7b@http://127.0.0.1:9/v1").endswith(
+        "model q:7b at http://127.0.0.1:9/v1"
+    )
+    assert "names the 'local' provider" in endpoint_line("local")
