@@ -79,10 +79,15 @@ def parse_llm_spec(spec: str) -> LLMSpec:
         text, base_url = match["rest"], match["url"]
     provider, sep, model = text.partition(":")
     if not sep:
-        return LLMSpec(
-            "local" if text == "local" else "openai", "" if text == "local" else text, base_url
+        return (
+            LLMSpec("local", "", base_url) if text == "local" else LLMSpec("openai", text, base_url)
         )
     provider = provider.lower()
+    if provider in ("http", "https"):
+        raise UserError(
+            f"{spec!r} is a URL, not a model spec: name the model and put the URL after '@', "
+            f"e.g. 'openai:gpt-4o-mini@{text}'"
+        )
     if not _PROVIDER.match(provider):
         raise UserError(
             f"Bad provider name {provider!r} in model spec {spec!r}: expected PROVIDER:MODEL "

@@ -53,9 +53,18 @@ def test_the_spec_grammar(spec: str, parsed: LLMSpec) -> None:
     assert parse_llm_spec(spec) == parsed
 
 
-@pytest.mark.parametrize("spec", ["", "   ", "my provider:x", ":model"])
-def test_malformed_specs_are_user_errors(spec: str) -> None:
-    with pytest.raises(UserError, match="model spec|Bad provider"):
+@pytest.mark.parametrize(
+    ("spec", "why"),
+    [
+        ("", "must be a non-empty string"),
+        ("   ", "must be a non-empty string"),
+        ("my provider:x", "Bad provider name 'my provider'"),
+        (":model", "Bad provider name ''"),
+        ("http://127.0.0.1:8000/v1", "is a URL, not a model spec.*'openai:gpt-4o-mini@http://"),
+    ],
+)
+def test_malformed_specs_are_user_errors(spec: str, why: str) -> None:
+    with pytest.raises(UserError, match=why):
         infer_llm(spec)
 
 
