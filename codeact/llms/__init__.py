@@ -1,11 +1,14 @@
 """Model adapters and the LLM seam.
 
 ``LLM`` is the base class; ``ScriptedLLM`` and ``FunctionLLM`` drive agents in tests.
+``infer_llm("openai:gpt-4o-mini")`` (or ``"local"``, ``"scripted:replies.json"``, a provider
+registered in the entry-point group ``codeact.llms``) builds an adapter from its name.
 Adapters for real models load lazily so ``import codeact.llms`` pulls in no provider SDK.
 """
 
 from __future__ import annotations
 
+from codeact.llms._infer import LLMFactory, LLMSpec, infer_llm, llm_providers, parse_llm_spec
 from codeact.llms.base import (
     LLM,
     ChatDelta,
@@ -21,11 +24,16 @@ __all__ = [
     "ChatResponse",
     "FunctionLLM",
     "LLM",
+    "LLMFactory",
     "LLMMetadata",
     "LLMRequest",
+    "LLMSpec",
     "Reply",
     "ScriptedLLM",
     "StreamAccumulator",
     "ToolCallDelta",
+    "infer_llm",
+    "llm_providers",
+    "parse_llm_spec",
     "tool_call",
 ]

@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 from abc import ABC
 from collections.abc import AsyncIterator, Sequence
-from typing import Any, Literal
+from types import TracebackType
+from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -55,7 +56,26 @@ class ChatResponse(BaseModel):
 
 
 class LLM(ABC):
-    """Base class of model adapters. Override ``stream_chat`` or ``chat`` (or both)."""
+    """Base class of model adapters. Override ``stream_chat`` or ``chat`` (or both).
+
+    An LLM is an async context manager: ``async with llm:`` closes what it holds (HTTP
+    connections, a loaded model) on exit. ``aclose()`` may be called any number of times;
+    adapters that hold resources override it (the default holds nothing).
+    """
+
+    async def aclose(self) -> None:
+        """Release what this adapter holds. Idempotent: a second call does nothing."""
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
 
     @property
     def metadata(self) -> LLMMetadata:

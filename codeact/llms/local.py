@@ -126,10 +126,13 @@ def _download(target: Path) -> Path:
 
 
 _SERVERS: dict[tuple[str, int, int], Any] = {}
+_HOLDERS: dict[tuple[str, int, int], int] = {}
 _LOAD_LOCK = threading.Lock()
+ServerKey = tuple[str, int, int]
 
 
-def _load(path: Path, n_ctx: int, threads: int) -> Any:
+def _acquire(path: Path, n_ctx: int, threads: int) -> tuple[ServerKey, Any]:
+    """The loaded model for these settings (loaded once, shared), counted as one more holder."""
     key = (str(path), n_ctx, threads)
     with _LOAD_LOCK:
         server = _SERVERS.get(key)
@@ -148,12 +151,36 @@ def _load(path: Path, n_ctx: int, threads: int) -> Any:
             params.cpuparams_batch.n_threads = threads
             params.verbosity = -1
             server = _SERVERS[key] = xllamacpp.Server(params)
-        return server
+        _HOLDERS[key] = _HOLDERS.get(key, 0) + 1
+        return key, server
+
+
+def _release(key: ServerKey) -> None:
+    """One holder fewer; the last one unloads the model (frees its memory and threads)."""
+    with _LOAD_LOCK:
+        left = _HOLDERS.get(key, 0) - 1
+        if left > 0:
+            _HOLDERS[key] = left
+            return
+        _HOLDERS.pop(key, None)
+        _SERVERS.pop(key, None)
+
+
+def loaded_models() -> dict[str, int]:
+    """The models loaded in this process: GGUF path -> number of ``LocalLLM``s holding it."""
+    with _LOAD_LOCK:
+        return {key[0]: count for key, count in _HOLDERS.items()}
 
 
 class LocalLLM(LLM):
     """The embedded default model. Text in, text out (no native tool calling): use it with
-    ``CodeActAgent`` or ``ReActAgent``."""
+    ``CodeActAgent`` or ``ReActAgent``.
+
+    The model is loaded on first use and shared by every ``LocalLLM`` with the same settings;
+    ``aclose()`` (or leaving ``async with``) closes this adapter's connections and releases its
+    hold on the model, which is unloaded when its last holder closes. To reuse one loaded model
+    for many runs (a batch), keep one ``LocalLLM`` open for all of them.
+    """
 
     def __init__(
         self,
@@ -174,6 +201,8 @@ class LocalLLM(LLM):
         self.stop = list(stop)
         self.progress = progress
         self._client: OpenAILike | None = None
+        self._held: ServerKey | None = None
+        self._lock = threading.Lock()
 
     @property
     def metadata(self) -> LLMMetadata:
@@ -185,12 +214,16 @@ class LocalLLM(LLM):
 
     def load(self) -> None:
         """Resolve and load the model now (otherwise it happens on the first request)."""
-        if self._client is not None:
-            return
-        path = resolve_model(self.model_path, self.progress)
-        if self.progress:
-            self.progress(f"Loading {path.name} ...")
-        server = _load(path, self.n_ctx, self.threads)
+        with self._lock:  # concurrent first requests load (and hold) the model once
+            if self._client is not None:
+                return
+            path = resolve_model(self.model_path, self.progress)
+            if self.progress:
+                self.progress(f"Loading {path.name} ...")
+            self._open(path)
+
+    def _open(self, path: Path) -> None:
+        key, server = _acquire(path, self.n_ctx, self.threads)
         address = server.listening_address
         base = address if address.startswith("http") else f"http://{address}"
         self._client = OpenAILike(
@@ -205,6 +238,17 @@ class LocalLLM(LLM):
             max_retries=2,
             extra_body={"stop": self.stop} if self.stop else None,
         )
+        self._held = key
+
+    async def aclose(self) -> None:
+        """Close the connections to the embedded server and release the model (idempotent;
+        used again, the adapter loads it again)."""
+        client, self._client = self._client, None
+        held, self._held = self._held, None
+        if client is not None:
+            await client.aclose()
+        if held is not None:
+            _release(held)
 
     async def stream_chat(
         self,

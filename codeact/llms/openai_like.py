@@ -73,6 +73,11 @@ class OpenAILike(LLM):
     ``CODEACT_MODEL``. The SDK retries 429, 5xx and connection errors with exponential backoff
     (``max_retries``); ``timeout`` bounds each request. Failures raise ``LLMError`` with the
     original exception as ``__cause__``.
+
+    Connections: by default the adapter owns its HTTP client, opened on first use in each event
+    loop (connections belong to the loop that opened them) and closed by ``aclose()`` or at the
+    end of ``async with``. An ``http_client`` you pass (an ``httpx.AsyncClient``, or
+    ``httpx2.AsyncClient`` for SDKs built on it) is borrowed: used in every loop, never closed.
     """
 
     def __init__(
@@ -88,6 +93,7 @@ class OpenAILike(LLM):
         max_tokens: int | None = None,
         extra_body: dict[str, Any] | None = None,
         context_window: int = 32_768,
+        http_client: Any = None,
     ) -> None:
         self.model = model or os.environ.get("CODEACT_MODEL") or ""
         if not self.model:
@@ -107,6 +113,7 @@ class OpenAILike(LLM):
             is_function_calling_model=function_calling,
             context_window=context_window,
         )
+        self._borrowed_http = http_client
         self._client: AsyncOpenAI | None = None
         self._loop: object | None = None
 
@@ -115,13 +122,13 @@ class OpenAILike(LLM):
         return self._meta
 
     def client(self) -> AsyncOpenAI:
-        """The SDK client for the running event loop (created on first use in each loop: its
-        connections belong to the loop that opened them)."""
+        """The SDK client for the running event loop (opened on first use in each loop)."""
         import asyncio
 
         loop = asyncio.get_running_loop()
-        if self._client is not None and self._loop is not loop:
-            _abandon(self._client)
+        if self._client is not None and self._borrowed_http is None and self._loop is not loop:
+            # The loop that opened these connections has ended or is another thread's: they
+            # cannot be closed from here, so the client is let go and a new one opened.
             self._client = None
         if self._client is None:
             self._loop = loop
@@ -136,21 +143,24 @@ class OpenAILike(LLM):
                 api_key=self.api_key,
                 timeout=self.timeout,
                 max_retries=self.max_retries,
-                http_client=_http_client(self.timeout),
+                http_client=self._borrowed_http or _http_client(self.timeout),
             )
         return self._client
 
     async def aclose(self) -> None:
-        """Close the HTTP connections (the client is recreated if used again)."""
-        if self._client is not None:
-            client, self._client = self._client, None
+        """Close the HTTP connections this adapter opened (a borrowed ``http_client`` stays
+        open). Idempotent; the adapter opens a new client if it is used again."""
+        import asyncio
+
+        client, self._client = self._client, None
+        if client is None or self._borrowed_http is not None:
+            return
+        try:
+            current: object | None = asyncio.get_running_loop()
+        except RuntimeError:
+            current = None
+        if current is self._loop:
             await client.close()
-
-    async def __aenter__(self) -> OpenAILike:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
 
     async def stream_chat(
         self,
@@ -231,13 +241,3 @@ def _http_client(timeout: float) -> Any:
     except ImportError:
         import httpx  # type: ignore[no-redef, import-not-found, unused-ignore]
     return httpx.AsyncClient(timeout=timeout, follow_redirects=True)
-
-
-def _abandon(client: Any) -> None:
-    """Forget a client whose event loop has ended: its connections died with that loop, and
-    closing them from another loop would fail, so mark it closed instead."""
-    inner = getattr(client, "_client", None)
-    state = getattr(inner, "_state", None)
-    closed = getattr(type(state), "CLOSED", None)
-    if inner is not None and closed is not None:
-        inner._state = closed

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
 import time
 import warnings
@@ -14,14 +12,20 @@ from typing import Any
 import anyio
 
 from codeact.agents.codeact import CodeActAgent, describe_files
-from codeact.cli import (
+from codeact.cli._common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_TIMEOUT,
     EXIT_USAGE,
+    MODEL_HELP,
+    SandboxOptions,
+    add_os_sandbox_option,
     elapsed,
+    make_executor,
+    make_llm,
     print_json,
+    sandbox_choice,
 )
 from codeact.context import Context
 from codeact.errors import CodeActError, RunCancelledError, RunTimeoutError, UserError
@@ -34,60 +38,47 @@ from codeact.events import (
     ToolCall,
     ToolCallResult,
 )
-from codeact.executors import CodeExecutor, get_executor
+from codeact.executors import CodeExecutor
 from codeact.executors.restricted._ossandbox import UnsandboxedWarning
-from codeact.executors.restricted.defaults import SandboxChoice, choose_sandbox
-from codeact.executors.restricted.executor import RestrictedExecutor
-from codeact.llms.base import LLM
 
 
-def make_llm(args: argparse.Namespace, say: Any) -> LLM:
-    """The model named on the command line (see ``codeact run --help``)."""
-    name = args.model or os.environ.get("CODEACT_MODEL") or "local"
-    if name.startswith("scripted:"):
-        from codeact.llms import ScriptedLLM
-
-        path = Path(name.split(":", 1)[1])
-        try:
-            replies = json.loads(path.read_text())
-        except (OSError, json.JSONDecodeError) as exc:
-            raise UserError(f"Cannot read scripted replies from {path}: {exc}") from exc
-        return ScriptedLLM(replies, function_calling=False, model_name=f"scripted:{path.name}")
-    if name == "local":
-        from codeact.llms.local import LocalLLM
-
-        return LocalLLM(progress=say)
-    from codeact.llms.openai_like import OpenAILike
-
-    return OpenAILike(name, base_url=args.base_url, function_calling=False)
-
-
-def sandbox_choice(args: argparse.Namespace) -> SandboxChoice | None:
-    """What the restricted sandbox of this command will be (None for other executors)."""
-    if args.executor != "restricted":
-        return None
-    allow = None
-    if args.allow is not None:
-        allow = [m.strip() for m in args.allow.split(",") if m.strip()]
-    return choose_sandbox(
-        allow, isolation=args.isolation, os_sandbox=getattr(args, "os_sandbox", "auto")
+def add_parser(sub: Any) -> None:
+    """Add ``run`` and its options to the subcommands."""
+    run = sub.add_parser("run", help="solve a task with a CodeAct agent")
+    run.add_argument("question", help="the task, in plain words")
+    run.add_argument(
+        "--file",
+        "-f",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a file to put in the sandbox's working directory (repeatable)",
     )
-
-
-def make_executor(args: argparse.Namespace) -> CodeExecutor:
-    """The sandbox named on the command line: by default process isolation inside bubblewrap,
-    with pandas/numpy/matplotlib offered only when that OS sandbox is active."""
-    choice = sandbox_choice(args)
-    if choice is None:
-        return get_executor(args.executor)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UnsandboxedWarning)  # the CLI prints choice.warning
-        return RestrictedExecutor(
-            isolation=choice.isolation,
-            os_sandbox=choice.os_sandbox,
-            allowed_modules=choice.allowed_modules,
-            timeout=args.cell_timeout,
-        )
+    run.add_argument("--executor", default="restricted", help="restricted (default) or docker")
+    run.add_argument(
+        "--isolation",
+        choices=["process", "inline"],
+        default="process",
+        help="for the restricted executor (default: process)",
+    )
+    run.add_argument(
+        "--allow",
+        default=None,
+        metavar="MODULES",
+        help="extra modules the restricted sandbox may import, comma-separated "
+        "(default: pandas,numpy,matplotlib when installed and the OS sandbox is active)",
+    )
+    add_os_sandbox_option(
+        run,
+        "OS sandbox around the process worker: auto (bubblewrap when it works, default), "
+        "bwrap (required), none",
+    )
+    run.add_argument("--model", default=None, help=MODEL_HELP)
+    run.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint (/v1 URL)")
+    run.add_argument("--max-steps", type=int, default=10, help="LLM steps allowed (default 10)")
+    run.add_argument("--timeout", type=float, default=600, help="seconds for the whole run")
+    run.add_argument("--cell-timeout", type=float, default=60, help="seconds per code block")
+    run.add_argument("--json", action="store_true", help="print one JSON object, no progress")
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -112,18 +103,31 @@ async def _run(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         files[path.name] = path.read_bytes()
     try:
-        llm = make_llm(args, lambda msg: console.print(f"[dim]{msg}[/dim]"))
-        choice = sandbox_choice(args)
+        say = lambda msg: console.print(f"[dim]{msg}[/dim]")  # noqa: E731
+        llm = make_llm(args.model, base_url=args.base_url, say=say)
+        opts = SandboxOptions.from_args(args)
+        choice = sandbox_choice(opts)
         if choice is not None:
             console.print(f"[dim]{choice.summary}[/dim]")
             if choice.warning:
                 console.print(f"[yellow]warning: {choice.warning}[/yellow]")
-        executor = make_executor(args)
-        agent = CodeActAgent(llm=llm, executor=lambda: executor, max_iterations=args.max_steps)
+        executor = make_executor(opts)
     except UserError as exc:
         console.print(f"[red]{exc}[/red]")
         _fail_json(args, "usage", str(exc))
         return EXIT_USAGE
+    async with llm:
+        agent = CodeActAgent(llm=llm, executor=lambda: executor, max_iterations=args.max_steps)
+        return await _solve(args, console, agent, executor, files)
+
+
+async def _solve(
+    args: argparse.Namespace,
+    console: Any,
+    agent: CodeActAgent,
+    executor: CodeExecutor,
+    files: dict[str, bytes],
+) -> int:
     question = args.question
     note = describe_files(files)
     if note:
@@ -160,7 +164,18 @@ async def _run(args: argparse.Namespace) -> int:
             console.print(f"[red]The run failed: {exc}[/red]")
             _fail_json(args, "failed", str(exc), view.steps)
             return EXIT_FAILED
-    total = elapsed(t0)
+    _report(args, console, result, view, elapsed(t0), agent.llm.metadata.model_name)
+    return EXIT_OK
+
+
+def _report(
+    args: argparse.Namespace,
+    console: Any,
+    result: AgentOutput,
+    view: _Progress,
+    total: float,
+    model: str,
+) -> None:
     if args.json:
         print_json(
             {
@@ -173,7 +188,7 @@ async def _run(args: argparse.Namespace) -> int:
                     "llm_s": round(view.llm_s, 3),
                     "code_s": round(view.code_s, 3),
                 },
-                "model": llm.metadata.model_name,
+                "model": model,
             }
         )
     else:
@@ -183,7 +198,6 @@ async def _run(args: argparse.Namespace) -> int:
             f"[dim]{len(view.steps)} code step(s), {total:.1f} s total "
             f"(model {view.llm_s:.1f} s, code {view.code_s:.2f} s)[/dim]"
         )
-    return EXIT_OK
 
 
 def _fail_json(

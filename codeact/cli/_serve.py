@@ -3,25 +3,47 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
+from codeact.cli._common import (
+    EXIT_USAGE,
+    SandboxOptions,
+    add_os_sandbox_option,
+    make_executor,
+    make_llm,
+    sandbox_choice,
+)
+from codeact.errors import UserError
+
 TOKEN_ENV = "CODEACT_SERVE_TOKEN"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
+def add_parser(sub: Any) -> None:
+    """Add ``serve`` and its options to the subcommands."""
+    serve = sub.add_parser("serve", help="serve an agent to front ends over AG-UI (SSE)")
+    serve.add_argument(
+        "--agent",
+        default=None,
+        metavar="MODULE:FACTORY",
+        help="a callable returning your agent or workflow (default: a CodeActAgent "
+        "with the configured model and the process-isolated restricted executor)",
+    )
+    add_serve_options(serve)
+
+
 def add_serve_options(serve: argparse.ArgumentParser) -> None:
+    """The options of ``codeact serve`` after ``--agent``."""
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--model", default=None, help="as for `codeact run` (default: local)")
-    serve.add_argument(
-        "--os-sandbox",
-        choices=["auto", "bwrap", "none"],
-        default="auto",
-        help="OS sandbox around the default agent's sandbox worker, as for `codeact run`",
+    add_os_sandbox_option(
+        serve, "OS sandbox around the default agent's sandbox worker, as for `codeact run`"
     )
     serve.add_argument("--db", default="codeact-sessions.db", help="SQLite file for sessions")
     serve.add_argument("--path", default="/", help="the run route (others hang below it)")
@@ -39,6 +61,55 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
         help="a Host header name to accept (repeatable; default: loopback names and --host)",
     )
     _add_run_options(serve)
+
+
+def serve_command(args: argparse.Namespace) -> int:
+    """``codeact serve``: run the AG-UI server with uvicorn."""
+    try:
+        import uvicorn  # noqa: F401
+
+        import codeact.server  # noqa: F401
+    except ImportError as exc:
+        print(
+            f"error: the server needs its extra: pip install 'codeact[server]' ({exc})",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    if args.agent:
+        module_name, _, attr = args.agent.partition(":")
+        try:
+            factory = getattr(importlib.import_module(module_name), attr or "agent")
+        except (ImportError, AttributeError) as exc:
+            print(f"error: cannot load --agent {args.agent}: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+    else:
+        try:
+            make_llm(args.model, say=print)  # a bad --model fails now, not at the first run
+        except UserError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        factory = _default_factory(args)
+    return serve_app(args, factory)
+
+
+def _default_factory(args: argparse.Namespace) -> Any:
+    """A CodeActAgent with the configured model and the process-isolated restricted sandbox
+    (a new model adapter for each agent, as the model spec describes)."""
+    from codeact.agents.codeact import CodeActAgent
+
+    opts = SandboxOptions(os_sandbox=args.os_sandbox)
+    choice = sandbox_choice(opts)
+    if choice is not None:
+        print(choice.summary, flush=True)
+        if choice.warning:
+            print(f"warning: {choice.warning}", file=sys.stderr, flush=True)
+
+    def factory() -> Any:
+        return CodeActAgent(
+            llm=make_llm(args.model, say=print), executor=lambda: make_executor(opts)
+        )
+
+    return factory
 
 
 def _add_run_options(serve: argparse.ArgumentParser) -> None:
@@ -85,6 +156,7 @@ def _add_run_options(serve: argparse.ArgumentParser) -> None:
 
 
 def read_token(args: argparse.Namespace) -> str | None:
+    """The bearer token from ``--token-file`` or the environment (None: no authentication)."""
     if args.token_file:
         token = Path(args.token_file).read_text().strip()
         if not token:
@@ -117,7 +189,7 @@ def serve_app(args: argparse.Namespace, factory: Any) -> int:
         token = read_token(args)
     except (OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     host = _bind_host(args.host, token)
     hosts = [*LOOPBACK, *args.allowed_host]
     if host not in ("0.0.0.0", "::"):
@@ -127,7 +199,7 @@ def serve_app(args: argparse.Namespace, factory: Any) -> int:
         store.acquire()  # one server per database file
     except (StoreLocked, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     app = create_app(
         factory,
         store=store,

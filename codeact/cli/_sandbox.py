@@ -1,0 +1,43 @@
+"""``codeact sandbox build|prune``: the Docker sandbox image and the containers left behind."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from typing import Any
+
+from codeact.cli._common import EXIT_OK, EXIT_USAGE
+from codeact.errors import CodeActError
+
+
+def add_parser(sub: Any) -> None:
+    """Add ``sandbox build`` and ``sandbox prune`` to the subcommands."""
+    sandbox = sub.add_parser("sandbox", help="manage the Docker sandbox image and containers")
+    sandbox_sub = sandbox.add_subparsers(dest="sandbox_command", required=True)
+    build = sandbox_sub.add_parser("build", help="build the sandbox image (works offline)")
+    build.add_argument("--base", default=None, help="base image (default python:3.11-slim)")
+    build.add_argument("--force", action="store_true", help="rebuild even if it exists")
+    sandbox_sub.add_parser("prune", help="remove sandbox containers left behind")
+
+
+def sandbox_command(args: argparse.Namespace) -> int:
+    """``codeact sandbox build|prune``."""
+    try:
+        if args.sandbox_command == "build":
+            from codeact.executors.docker.image import DEFAULT_BASE, build
+
+            print(build(args.base or DEFAULT_BASE, force=args.force))
+            return EXIT_OK
+        # TODO(merge): use public docker names
+        from codeact.executors.docker._engine import LABEL, docker_client
+
+        client = docker_client()
+        found = client.api.containers(all=True, filters={"label": LABEL})
+        for info in found:
+            client.api.remove_container(info["Id"], force=True)
+        print(f"removed {len(found)} sandbox container(s)")
+        return EXIT_OK
+    except (CodeActError, OSError, subprocess.CalledProcessError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
