@@ -268,7 +268,7 @@ def _q_ord_best_month(f: dict[str, pd.DataFrame]) -> tuple[str, list[Answer]]:
 
 
 def _q_ord_product_avg_units(f: dict[str, pd.DataFrame]) -> tuple[str, list[Answer]]:
-    s = f["orders.csv"].groupby("product").units.mean()
+    s = f["orders.csv"].groupby("product")["units"].mean()
     return ("Which product has the lowest average units per order, and what is that average? "
             "Answer as @product[name] @avg_units[value] rounded to two decimals.",
             [Answer("product", s.idxmin()), Answer("avg_units", s.min(), 2)])
@@ -297,7 +297,7 @@ def _q_ord_q4_orders(f: dict[str, pd.DataFrame]) -> tuple[str, list[Answer]]:
 
 def _q_ord_big_orders_product(f: dict[str, pd.DataFrame]) -> tuple[str, list[Answer]]:
     df = f["orders.csv"]
-    s = df[df.units >= 15].product.value_counts().sort_index()
+    s = df[df.units >= 15]["product"].value_counts().sort_index()
     top = s[s == s.max()].index[0]
     return ("Among orders of at least 15 units, which product appears most often (the "
             "alphabetically first on a tie), and how often? Answer as @product[name] "

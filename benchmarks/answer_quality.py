@@ -1,0 +1,170 @@
+"""Answer quality of the CodeAct agent on data questions, with the embedded model by default.
+
+Run by hand (the embedded model needs ``make setup-local``)::
+
+    .venv/bin/python benchmarks/answer_quality.py --split heldout --config baseline --config all
+    .venv/bin/python benchmarks/answer_quality.py --split tune --limit 8 --config code_first
+
+Each question gets a fresh agent and a fresh sandbox (restricted executor, process isolation,
+pandas/numpy opted in) with its CSV uploaded and described in the prompt, as ``codeact run
+--file`` does. The answer is scored exactly (``benchmarks/answer_data.py``). For every
+configuration it prints: accuracy, the share of answers given without any code having run,
+median steps (LLM calls) and median wall time per question; ``--out FILE`` writes one JSON
+line per question and configuration.
+
+Configurations (agent options; see the CodeActAgent docstring):
+  baseline    the agent as ``codeact run`` built it before the small-model work (all off)
+  code_first  require_execution: an answer is accepted only after a cell ran without error
+  validators  the @name[...] placeholder validator (retry with a reason; carry computed values)
+  lenient     fenced ```python blocks run when a reply has no <execute> block
+  prompt      the system prompt for small models
+  all         everything above together (what ``codeact run`` uses with files)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from answer_data import Question, build_questions, check, generate_files  # noqa: E402
+
+from codeact import CodeActAgent, Context, RestrictedExecutor  # noqa: E402
+from codeact.agents.codeact import describe_files  # noqa: E402
+from codeact.events import AgentInput, RunFinished, ToolCallResult  # noqa: E402
+from codeact.llms import LLM, infer_llm  # noqa: E402
+
+ConfigFn = Callable[[Question], dict[str, Any]]
+
+
+def _options(question: Question, **flags: bool) -> dict[str, Any]:
+    """Agent keyword options for one configuration (only options the agent knows)."""
+    from codeact.agents import codeact as module
+
+    out: dict[str, Any] = {}
+    if flags.get("code_first"):
+        out["require_execution"] = True
+    if flags.get("validators"):
+        out["answer_validators"] = [module.placeholder_validator(question.text)]
+    if flags.get("lenient"):
+        out["lenient_code_blocks"] = True
+    if flags.get("prompt"):
+        out["code_act_system_prompt"] = module.SMALL_MODEL_INSTRUCTIONS
+    return out
+
+
+CONFIGS: dict[str, ConfigFn] = {
+    "baseline": lambda q: {},
+    "code_first": lambda q: _options(q, code_first=True),
+    "validators": lambda q: _options(q, validators=True),
+    "lenient": lambda q: _options(q, lenient=True),
+    "prompt": lambda q: _options(q, prompt=True),
+    "all": lambda q: _options(q, code_first=True, validators=True, lenient=True, prompt=True),
+}
+
+
+async def ask(llm: LLM, question: Question, files: dict[str, bytes], config: str,
+              max_steps: int) -> dict[str, Any]:
+    """Run one question under one configuration; the scored record."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        executor = RestrictedExecutor(isolation="process", allowed_modules=["pandas", "numpy"])
+    agent = CodeActAgent(llm=llm, executor=lambda: executor, max_iterations=max_steps,
+                         **CONFIGS[config](question))
+    data = files[question.file]
+    prompt = f"{question.text}\n\n{describe_files({question.file: data})}"
+    steps = cells = ok_cells = 0
+    reply, value, error = "", None, None
+    t0 = time.perf_counter()
+    async with Context() as ctx, executor:
+        await agent.session(ctx).upload(question.file, data)
+        handler = agent.run(prompt, ctx=ctx)
+        async for ev in handler.stream_events():
+            if isinstance(ev, AgentInput):
+                steps += 1
+            elif isinstance(ev, ToolCallResult) and ev.tool_name == "execute":
+                cells += 1
+                ok_cells += not ev.tool_output.is_error
+            elif isinstance(ev, RunFinished):
+                reply, value = ev.result.response.text or "", ev.result.value
+        try:
+            await handler
+        except Exception as exc:  # a failed run scores as wrong, with its reason kept
+            error = f"{type(exc).__name__}: {exc}"
+    answer_text = reply if value is None else f"{reply}\n{value}"
+    return {
+        "id": question.id, "split": question.split, "level": question.level, "config": config,
+        "correct": check(question, answer_text), "expected": {a.name: a.expected_text()
+                                                               for a in question.answers},
+        "reply": reply[-600:], "value": None if value is None else str(value)[:300],
+        "steps": steps, "cells": cells, "ok_cells": ok_cells, "no_code": cells == 0,
+        "seconds": round(time.perf_counter() - t0, 1), "error": error,
+    }
+
+
+def summarise(rows: list[dict[str, Any]]) -> None:
+    """One line per configuration."""
+    print(f"\n{'config':12} {'n':>3} {'accuracy':>9} {'no code':>8} {'med steps':>9} "
+          f"{'med s':>7} {'max s':>7}")
+    for config in dict.fromkeys(r["config"] for r in rows):
+        mine = [r for r in rows if r["config"] == config]
+        acc = sum(r["correct"] for r in mine) / len(mine)
+        no_code = sum(r["no_code"] for r in mine) / len(mine)
+        print(f"{config:12} {len(mine):3d} {acc:9.0%} {no_code:8.0%} "
+              f"{statistics.median(r['steps'] for r in mine):9.1f} "
+              f"{statistics.median(r['seconds'] for r in mine):7.1f} "
+              f"{max(r['seconds'] for r in mine):7.1f}")
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    """Every selected question under every selected configuration."""
+    files = generate_files()
+    questions = [q for q in build_questions(files) if args.split in ("all", q.split)]
+    if args.only:
+        questions = [q for q in questions if args.only in q.id]
+    questions = questions[: args.limit] if args.limit else questions
+    llm = infer_llm(args.model, progress=lambda m: print(m, file=sys.stderr))
+    rows = []
+    out = open(args.out, "a") if args.out else None  # noqa: SIM115
+    async with llm:
+        for config in args.config or ["baseline"]:
+            for i, q in enumerate(questions, 1):
+                row = await ask(llm, q, files, config, args.max_steps)
+                rows.append(row)
+                mark = "ok " if row["correct"] else "BAD"
+                print(f"[{config} {i}/{len(questions)}] {mark} {q.id:28} steps={row['steps']} "
+                      f"cells={row['cells']} {row['seconds']}s", file=sys.stderr, flush=True)
+                if out:
+                    out.write(json.dumps(row) + "\n")
+                    out.flush()
+    if out:
+        out.close()
+    summarise(rows)
+
+
+def main() -> None:
+    """Parse arguments and run."""
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", default="local", help="model spec (codeact.llms.infer_llm)")
+    parser.add_argument("--split", choices=["tune", "heldout", "all"], default="heldout")
+    parser.add_argument("--config", action="append", choices=list(CONFIGS))
+    parser.add_argument("--limit", type=int, default=0, help="first N questions only")
+    parser.add_argument("--only", default="", help="questions whose id contains this")
+    parser.add_argument("--max-steps", type=int, default=8)
+    parser.add_argument("--out", help="append one JSON line per question here")
+    anyio.run(main_async, parser.parse_args())
+
+
+if __name__ == "__main__":
+    main()
