@@ -37,12 +37,12 @@ import anyio
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from answer_data import Question, build_questions, check, generate_files  # noqa: E402
+from answer_data import Question, build_questions, check, generate_files
 
-from codeact import CodeActAgent, Context, RestrictedExecutor  # noqa: E402
-from codeact.agents.codeact import describe_files  # noqa: E402
-from codeact.events import AgentInput, RunFinished, ToolCallResult  # noqa: E402
-from codeact.llms import LLM, infer_llm  # noqa: E402
+from codeact import CodeActAgent, Context, RestrictedExecutor
+from codeact.agents.codeact import describe_files
+from codeact.events import AgentInput, RunFinished, ToolCallResult
+from codeact.llms import LLM, infer_llm
 
 ConfigFn = Callable[[Question], dict[str, Any]]
 
@@ -73,14 +73,16 @@ CONFIGS: dict[str, ConfigFn] = {
 }
 
 
-async def ask(llm: LLM, question: Question, files: dict[str, bytes], config: str,
-              max_steps: int) -> dict[str, Any]:
+async def ask(
+    llm: LLM, question: Question, files: dict[str, bytes], config: str, max_steps: int
+) -> dict[str, Any]:
     """Run one question under one configuration; the scored record."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         executor = RestrictedExecutor(isolation="process", allowed_modules=["pandas", "numpy"])
-    agent = CodeActAgent(llm=llm, executor=lambda: executor, max_iterations=max_steps,
-                         **CONFIGS[config](question))
+    agent = CodeActAgent(
+        llm=llm, executor=lambda: executor, max_iterations=max_steps, **CONFIGS[config](question)
+    )
     data = files[question.file]
     prompt = f"{question.text}\n\n{describe_files({question.file: data})}"
     steps = cells = ok_cells = 0
@@ -103,27 +105,44 @@ async def ask(llm: LLM, question: Question, files: dict[str, bytes], config: str
             error = f"{type(exc).__name__}: {exc}"
     answer_text = reply if value is None else f"{reply}\n{value}"
     return {
-        "id": question.id, "split": question.split, "level": question.level, "config": config,
-        "correct": check(question, answer_text), "expected": {a.name: a.expected_text()
-                                                               for a in question.answers},
-        "reply": reply[-600:], "value": None if value is None else str(value)[:300],
-        "steps": steps, "cells": cells, "ok_cells": ok_cells, "no_code": cells == 0,
-        "seconds": round(time.perf_counter() - t0, 1), "error": error,
+        "id": question.id,
+        "split": question.split,
+        "level": question.level,
+        "config": config,
+        "correct": check(question, answer_text),
+        "expected": {a.name: a.expected_text() for a in question.answers},
+        "reply": reply[-600:],
+        "value": None if value is None else str(value)[:300],
+        "steps": steps,
+        "cells": cells,
+        "ok_cells": ok_cells,
+        "no_code": cells == 0,
+        "seconds": round(time.perf_counter() - t0, 1),
+        "error": error,
     }
+
+
+def _append(path: str, row: dict[str, Any]) -> None:
+    with open(path, "a") as f:
+        f.write(json.dumps(row) + "\n")
 
 
 def summarise(rows: list[dict[str, Any]]) -> None:
     """One line per configuration."""
-    print(f"\n{'config':12} {'n':>3} {'accuracy':>9} {'no code':>8} {'med steps':>9} "
-          f"{'med s':>7} {'max s':>7}")
+    print(
+        f"\n{'config':12} {'n':>3} {'accuracy':>9} {'no code':>8} {'med steps':>9} "
+        f"{'med s':>7} {'max s':>7}"
+    )
     for config in dict.fromkeys(r["config"] for r in rows):
         mine = [r for r in rows if r["config"] == config]
         acc = sum(r["correct"] for r in mine) / len(mine)
         no_code = sum(r["no_code"] for r in mine) / len(mine)
-        print(f"{config:12} {len(mine):3d} {acc:9.0%} {no_code:8.0%} "
-              f"{statistics.median(r['steps'] for r in mine):9.1f} "
-              f"{statistics.median(r['seconds'] for r in mine):7.1f} "
-              f"{max(r['seconds'] for r in mine):7.1f}")
+        print(
+            f"{config:12} {len(mine):3d} {acc:9.0%} {no_code:8.0%} "
+            f"{statistics.median(r['steps'] for r in mine):9.1f} "
+            f"{statistics.median(r['seconds'] for r in mine):7.1f} "
+            f"{max(r['seconds'] for r in mine):7.1f}"
+        )
 
 
 async def main_async(args: argparse.Namespace) -> None:
@@ -135,27 +154,28 @@ async def main_async(args: argparse.Namespace) -> None:
     questions = questions[: args.limit] if args.limit else questions
     llm = infer_llm(args.model, progress=lambda m: print(m, file=sys.stderr))
     rows = []
-    out = open(args.out, "a") if args.out else None  # noqa: SIM115
     async with llm:
         for config in args.config or ["baseline"]:
             for i, q in enumerate(questions, 1):
                 row = await ask(llm, q, files, config, args.max_steps)
                 rows.append(row)
                 mark = "ok " if row["correct"] else "BAD"
-                print(f"[{config} {i}/{len(questions)}] {mark} {q.id:28} steps={row['steps']} "
-                      f"cells={row['cells']} {row['seconds']}s", file=sys.stderr, flush=True)
-                if out:
-                    out.write(json.dumps(row) + "\n")
-                    out.flush()
-    if out:
-        out.close()
+                print(
+                    f"[{config} {i}/{len(questions)}] {mark} {q.id:28} steps={row['steps']} "
+                    f"cells={row['cells']} {row['seconds']}s",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                if args.out:
+                    _append(args.out, row)
     summarise(rows)
 
 
 def main() -> None:
     """Parse arguments and run."""
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--model", default="local", help="model spec (codeact.llms.infer_llm)")
     parser.add_argument("--split", choices=["tune", "heldout", "all"], default="heldout")
     parser.add_argument("--config", action="append", choices=list(CONFIGS))
