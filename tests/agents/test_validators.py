@@ -1,0 +1,107 @@
+"""The answer validators on their own: placeholders, carrying printed values, regex and pydantic
+formats, and how a chain of validators composes."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import BaseModel
+
+from codeact.agents.validators import (
+    AnswerCandidate,
+    CellRun,
+    ModelRetry,
+    apply_validators,
+    format_validator,
+    placeholder_validator,
+    placeholders,
+)
+
+Q = "What is the mean age? Answer as @mean_age[value] and @count[value]."
+
+
+def test_placeholders_are_read_from_the_question_in_order() -> None:
+    assert placeholders(Q) == ["mean_age", "count"]
+    assert placeholders("no format here") == []
+    assert placeholders("@a[x] @b[y] @a[z]") == ["a", "b"]
+
+
+def test_an_answer_with_every_placeholder_passes_unchanged() -> None:
+    c = AnswerCandidate(text="@mean_age[39.21] @count[7]", question=Q)
+    assert apply_validators([placeholder_validator()], c) is c
+
+
+def test_the_template_itself_does_not_count_as_an_answer() -> None:
+    c = AnswerCandidate(text="@mean_age[value] @count[value]", question=Q)
+    with pytest.raises(ModelRetry, match="@mean_age"):
+        apply_validators([placeholder_validator(carry=False)], c)
+
+
+def test_prose_that_drops_the_format_is_sent_back_naming_the_missing_names() -> None:
+    c = AnswerCandidate(text="The mean age is 39.21 and there are 7.", question=Q)
+    with pytest.raises(ModelRetry) as err:
+        apply_validators([placeholder_validator()], c)
+    assert "@mean_age[...]" in str(err.value) and "@count[...]" in str(err.value)
+    assert "@mean_age[value] @count[value]" in str(err.value)
+
+
+def test_values_the_code_printed_are_carried_into_the_answer() -> None:
+    cells = [
+        CellRun(code="print(1/0)", error="ZeroDivisionError"),
+        CellRun(code="...", stdout="@mean_age[39.21]\n@count[7]\n"),
+    ]
+    c = AnswerCandidate(text="The mean age is 39.21.", question=Q, cells=cells)
+    out = apply_validators([placeholder_validator()], c)
+    assert out.text.endswith("@mean_age[39.21] @count[7]")
+    assert out.text.startswith("The mean age is 39.21.")
+
+
+def test_values_printed_by_a_failed_cell_are_not_carried() -> None:
+    cells = [CellRun(code="...", stdout="@mean_age[1] @count[2]", error="ValueError")]
+    c = AnswerCandidate(text="I think 39.", question=Q, cells=cells)
+    with pytest.raises(ModelRetry):
+        apply_validators([placeholder_validator()], c)
+
+
+def test_a_fixed_question_overrides_the_turns_question() -> None:
+    v = placeholder_validator("Answer as @x[value].")
+    assert apply_validators([v], AnswerCandidate(text="@x[3]", question="@y[...]")).text == "@x[3]"
+    with pytest.raises(ModelRetry, match="@x"):
+        apply_validators([v], AnswerCandidate(text="@y[3]", question="@y[...]"))
+
+
+def test_a_final_answer_value_counts_as_part_of_the_answer() -> None:
+    c = AnswerCandidate(text="done", value="@mean_age[3] @count[1]", question=Q)
+    assert apply_validators([placeholder_validator()], c) is c
+
+
+def test_regex_format() -> None:
+    v = format_validator(r"^\d{4}-\d{2}-\d{2}$|\b\d{4}-\d{2}-\d{2}\b", hint="e.g. 2024-01-31")
+    assert apply_validators([v], AnswerCandidate(text="It was 2023-08-06.")).text
+    with pytest.raises(ModelRetry, match="2024-01-31"):
+        apply_validators([v], AnswerCandidate(text="August 6th"))
+
+
+class Report(BaseModel):
+    city: str
+    units: int
+
+
+def test_pydantic_format_validates_and_normalises_the_value() -> None:
+    v = format_validator(Report)
+    out = apply_validators([v], AnswerCandidate(text="", value={"city": "Paris", "units": "33"}))
+    assert out.value == {"city": "Paris", "units": 33}
+    out = apply_validators([v], AnswerCandidate(text='Result: {"city": "Oslo", "units": 4}'))
+    assert out.value == {"city": "Oslo", "units": 4}
+    with pytest.raises(ModelRetry, match="units"):
+        apply_validators([v], AnswerCandidate(text="", value={"city": "Paris", "units": "many"}))
+    with pytest.raises(ModelRetry, match="final_answer"):
+        apply_validators([v], AnswerCandidate(text="Paris sold 33"))
+
+
+def test_validators_compose_and_a_wrong_return_type_is_a_clear_error() -> None:
+    def upper(c: AnswerCandidate) -> str:
+        return c.text.upper()
+
+    assert apply_validators([upper, lambda c: None], AnswerCandidate(text="ab")).text == "AB"
+    with pytest.raises(TypeError, match="return an AnswerCandidate, a str, or None"):
+        apply_validators([lambda c: 3], AnswerCandidate(text="x"))  # type: ignore[list-item,return-value]
