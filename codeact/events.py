@@ -2,7 +2,9 @@
 
 Each event carries ``run_id``, ``agent_name`` (the agent active when it was emitted), ``seq`` (a
 per-run sequence number that increases by one per event) and ``timestamp`` (seconds since the
-epoch). All are pydantic models and serialise to JSON; ``type`` names the event.
+epoch). All are frozen pydantic models and serialise to JSON; ``type`` names the event. The
+run's handler stamps an event by copying it (``RunHandler.emit`` returns the stamped copy), so
+an event, once emitted, never changes.
 
 Order per LLM step: ``AgentInput`` → ``AgentStream``* → ``AgentOutput``; then per tool call
 ``ToolCall`` → (``CodeOutputStream``*) → ``ToolCallResult``. A run ends with exactly one terminal
@@ -23,7 +25,7 @@ from codeact.tools import ToolOutput
 class Event(BaseModel):
     """Fields every event has."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True)
     run_id: str = ""
     agent_name: str = ""
     seq: int = 0
