@@ -276,3 +276,14 @@ async def test_agents_and_workflows_are_runnables_with_one_config_builder() -> N
     assert wf.run_config().max_iterations == 20 and wf.run_config().agents == {"Agent": agent}
     out = await start_run(config, "hello")
     assert out.response.text == "hi"
+
+
+def test_a_code_round_is_estimated_once_not_as_its_text_plus_its_calls() -> None:
+    from codeact.memory import estimate_tokens
+
+    code = "x = 1\n" * 200
+    text = f"<execute>\n{code}</execute>"
+    typed = ChatMessage.assistant(text, [ToolCallRequest(name="execute", arguments={"code": code})])
+    assert estimate_tokens(typed) - estimate_tokens(ChatMessage.assistant(text)) < 10
+    native = ChatMessage.assistant("", [ToolCallRequest(name="add", arguments={"a": 12345})])
+    assert estimate_tokens(native) > estimate_tokens(ChatMessage.assistant("")) + 3
