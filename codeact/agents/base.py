@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
 
 from codeact._messages import ChatMessage
 from codeact.agents._handler import RunHandler
@@ -152,7 +153,7 @@ class BaseAgent(ABC):
         keep their ``ExecutionResult``). Styles extend this to update their run state."""
         run.scratchpad.append(output.response.model_copy(update={"tool_calls": output.tool_calls}))
         for res in results:
-            execution = ExecutionResult.model_validate(res.execution) if res.execution else None
+            execution = _cell_result(res.execution)
             run.scratchpad.append(
                 ChatMessage.tool(
                     res.tool_output.content, res.tool_id, name=res.tool_name, execution=execution
@@ -252,6 +253,18 @@ class BaseAgent(ABC):
     def run_sync(self, user_msg: str | ChatMessage | None = None, **kwargs: Any) -> AgentOutput:
         """Run to completion from plain code or from inside a running loop (notebooks)."""
         return run_sync(lambda: self.run(user_msg, **kwargs))
+
+
+def _cell_result(execution: dict[str, Any] | None) -> ExecutionResult | None:
+    """A cell's result as kept in memory: its ``final_answer`` made JSON data (stores write
+    JSON; a custom executor may hand over any object, which is kept as its ``repr``)."""
+    if not execution:
+        return None
+    result = ExecutionResult.model_validate(execution)
+    if result.final_answer is not None:
+        plain = to_jsonable_python(result.final_answer, fallback=repr)
+        result = result.model_copy(update={"final_answer": plain})
+    return result
 
 
 def run_sync(start: Callable[[], RunHandler]) -> AgentOutput:

@@ -264,7 +264,10 @@ class CodeActAgent(BaseAgent):
         """``final_answer(value)`` ended the run: the value is returned as data."""
         execution = result.execution or {}
         value = execution.get("final_answer")
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        if isinstance(value, str):
+            text = value
+        else:
+            text = json.dumps(value, ensure_ascii=False, default=repr)
         return AgentOutput(
             response=ChatMessage.assistant(text),
             value=value,

@@ -287,3 +287,23 @@ def test_a_code_round_is_estimated_once_not_as_its_text_plus_its_calls() -> None
     assert estimate_tokens(typed) - estimate_tokens(ChatMessage.assistant(text)) < 10
     native = ChatMessage.assistant("", [ToolCallRequest(name="add", arguments={"a": 12345})])
     assert estimate_tokens(native) > estimate_tokens(ChatMessage.assistant("")) + 3
+
+
+async def test_a_final_answer_no_json_can_carry_is_kept_as_its_repr() -> None:
+    class Odd:
+        def __repr__(self) -> str:
+            return "Odd()"
+
+    def cell(code: str) -> ExecutionResult:
+        return ExecutionResult(is_final_answer=True, final_answer={"odd": Odd(), "n": {1}})
+
+    ctx = Context()
+    out = await CodeActAgent(
+        llm=ScriptedLLM(["<execute>\nx\n</execute>"]), code_execute_fn=cell
+    ).run("go", ctx=ctx)
+    assert isinstance(out.value["odd"], Odd)  # the run's result keeps the object itself
+    assert "Odd()" in out.response.text
+    kept = ctx.memory.get_all()[2].execution
+    assert kept is not None and kept.final_answer == {"odd": "Odd()", "n": [1]}
+    for m in ctx.memory.get_all():  # the turns serialise as stores write them
+        assert ChatMessage.model_validate_json(m.model_dump_json()) == m
