@@ -115,7 +115,13 @@ class AgentStream(Event):
 
 
 class AgentOutput(Event):
-    """The LLM's complete reply for one step, or the final result of a run."""
+    """The LLM's complete reply for one step, or the final result of a run.
+
+    As a step: ``tool_calls`` are the actions the reply asks for; non-empty ``retry_messages``
+    mean the reply was refused (they are sent back to the model, and not kept in memory). The
+    loop's own per-run state is in ``RunState``, not here. As the run's result (``await
+    handler``, ``RunFinished.result``): ``tool_calls`` lists every call of the run.
+    """
 
     type: Literal["agent_output"] = "agent_output"
     response: ChatMessage
