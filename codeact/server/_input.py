@@ -12,6 +12,7 @@ from ag_ui.core import RunAgentInput
 from pydantic import ValidationError
 
 from codeact._messages import BinaryPart, ChatMessage, ContentPart, TextPart, ToolCallRequest
+from codeact.server.translator import result_message_id
 
 
 class BadRequest(Exception):
@@ -168,7 +169,7 @@ def to_agui_messages(messages: list[ChatMessage]) -> list[dict[str, Any]]:
                 ]
             out.append(msg)
         elif m.role == "tool":
-            tid = m.id or f"tool-result-{m.tool_call_id}"
+            tid = m.id or result_message_id(str(m.tool_call_id))
             out.append({"id": tid, "role": "tool", "content": m.text, "toolCallId": m.tool_call_id})
         else:
             out.append({"id": mid, "role": "system", "content": m.text})
