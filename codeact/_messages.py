@@ -1,4 +1,11 @@
-"""Chat messages: roles, text and binary content parts, tool-call requests and tool results."""
+"""Chat messages: roles, text and binary content parts, tool-call requests and tool results.
+
+Memory and stores keep the conversation as typed turns, the same for every agent style: an
+assistant message with the ``tool_calls`` it made (a CodeAct code block is an ``execute`` call
+with its ``code``), then one ``tool`` message per call with its result (for code, the full
+``ExecutionResult`` too). Each agent renders them in its own text protocol when it builds the
+LLM input (``BaseAgent.render_messages``); nothing stored depends on that protocol.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +15,8 @@ import uuid
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from codeact.executors.base import ExecutionResult
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -87,6 +96,8 @@ class ChatMessage(BaseModel):
     name: str | None = None
     #: A stable id (the id a front end saw for it live), when one is known.
     id: str | None = None
+    #: On the tool message answering a code cell (CodeAct ``execute``): what the cell produced.
+    execution: ExecutionResult | None = None
 
     @model_validator(mode="after")
     def _check_roles(self) -> ChatMessage:
@@ -94,6 +105,8 @@ class ChatMessage(BaseModel):
             raise ValueError("a tool message needs the `tool_call_id` it answers")
         if self.tool_calls and self.role != "assistant":
             raise ValueError("only assistant messages can carry `tool_calls`")
+        if self.execution is not None and self.role != "tool":
+            raise ValueError("only tool messages can carry an `execution` result")
         return self
 
     @property
@@ -134,9 +147,18 @@ class ChatMessage(BaseModel):
         return cls(role="assistant", content=text, tool_calls=tool_calls or [])
 
     @classmethod
-    def tool(cls, text: str, tool_call_id: str, name: str | None = None) -> ChatMessage:
-        """A tool result answering ``tool_call_id``."""
-        return cls(role="tool", content=text, tool_call_id=tool_call_id, name=name)
+    def tool(
+        cls,
+        text: str,
+        tool_call_id: str,
+        name: str | None = None,
+        *,
+        execution: ExecutionResult | None = None,
+    ) -> ChatMessage:
+        """A tool result answering ``tool_call_id`` (with the cell's result for code)."""
+        return cls(
+            role="tool", content=text, tool_call_id=tool_call_id, name=name, execution=execution
+        )
 
 
 __all__ = ["BinaryPart", "ChatMessage", "ContentPart", "Role", "TextPart", "ToolCallRequest"]

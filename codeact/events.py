@@ -2,7 +2,9 @@
 
 Each event carries ``run_id``, ``agent_name`` (the agent active when it was emitted), ``seq`` (a
 per-run sequence number that increases by one per event) and ``timestamp`` (seconds since the
-epoch). All are pydantic models and serialise to JSON; ``type`` names the event.
+epoch). All are frozen pydantic models and serialise to JSON; ``type`` names the event. The
+run's handler stamps an event by copying it (``RunHandler.emit`` returns the stamped copy), so
+an event, once emitted, never changes.
 
 Order per LLM step: ``AgentInput`` → ``AgentStream``* → ``AgentOutput``; then per tool call
 ``ToolCall`` → (``CodeOutputStream``*) → ``ToolCallResult``. A run ends with exactly one terminal
@@ -23,7 +25,7 @@ from codeact.tools import ToolOutput
 class Event(BaseModel):
     """Fields every event has."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True)
     run_id: str = ""
     agent_name: str = ""
     seq: int = 0
@@ -113,7 +115,13 @@ class AgentStream(Event):
 
 
 class AgentOutput(Event):
-    """The LLM's complete reply for one step, or the final result of a run."""
+    """The LLM's complete reply for one step, or the final result of a run.
+
+    As a step: ``tool_calls`` are the actions the reply asks for; non-empty ``retry_messages``
+    mean the reply was refused (they are sent back to the model, and not kept in memory). The
+    loop's own per-run state is in ``RunState``, not here. As the run's result (``await
+    handler``, ``RunFinished.result``): ``tool_calls`` lists every call of the run.
+    """
 
     type: Literal["agent_output"] = "agent_output"
     response: ChatMessage

@@ -1,9 +1,9 @@
 """Conversation memory.
 
-``ChatMemory`` stores the messages of a conversation and returns a window of them for the next LLM
-call. The window is cut from the front to fit ``token_limit`` (estimated at four characters a
-token) and ``max_messages``, and always starts at a user message, so a provider never receives a
-tool result without the call that asked for it.
+``ChatMemory`` stores the messages of a conversation (typed turns: see ``codeact._messages``) and
+returns a window of them for the next LLM call. The window is cut from the front to fit
+``token_limit`` (estimated at four characters a token) and ``max_messages``, and always starts at
+a user message, so a provider never receives a tool result without the call that asked for it.
 """
 
 from __future__ import annotations
@@ -14,10 +14,14 @@ from codeact._messages import ChatMessage
 
 
 def estimate_tokens(message: ChatMessage) -> int:
-    """A cheap token estimate: about four characters a token, plus the tool calls' arguments."""
-    size = len(message.text) + 4
+    """A cheap token estimate: about four characters a token, plus the tool calls' arguments
+    (those the text already shows, such as a CodeAct block's code, are not counted twice)."""
+    text = message.text
+    size = len(text) + 4
     for call in message.tool_calls:
-        size += len(call.name) + len(str(call.arguments)) + 8
+        args = call.arguments
+        shown = bool(args) and all(isinstance(v, str) and v in text for v in args.values())
+        size += len(call.name) + 8 + (0 if shown else len(str(args)))
     return size // 4 + 1
 
 

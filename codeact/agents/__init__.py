@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from codeact.agents._handler import RunHandler
+from codeact.agents._loop import RunConfig, start_run
+from codeact.agents._runnable import Runnable
 from codeact.agents.base import BaseAgent, RunState, StepContext
 from codeact.agents.codeact import CodeActAgent, FunctionExecutor
 from codeact.agents.function import FunctionAgent
@@ -16,7 +18,10 @@ __all__ = [
     "FunctionAgent",
     "FunctionExecutor",
     "ReActAgent",
+    "RunConfig",
     "RunHandler",
     "RunState",
+    "Runnable",
     "StepContext",
+    "start_run",
 ]

@@ -8,7 +8,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Generator
 from contextlib import nullcontext
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
@@ -24,6 +24,7 @@ from codeact.events import (
     RunTimedOut,
 )
 
+E = TypeVar("E", bound=Event)
 RunBody = Callable[["RunHandler"], Awaitable[AgentOutput]]
 
 
@@ -93,15 +94,20 @@ class RunHandler:
         finally:
             self._send.close()
 
-    def emit(self, event: Event) -> None:
-        """Stamp ``event`` with run id, agent, sequence number and time, and publish it."""
-        event.run_id = self.run_id
-        if not event.agent_name:
-            event.agent_name = self.agent_name
-        event.seq = self._seq
-        event.timestamp = time.time()
+    def emit(self, event: E) -> E:
+        """Publish a copy of ``event`` stamped with run id, agent, sequence number and time,
+        and return that copy (events are frozen: the one given is left as it was)."""
+        stamped = event.model_copy(
+            update={
+                "run_id": self.run_id,
+                "agent_name": event.agent_name or self.agent_name,
+                "seq": self._seq,
+                "timestamp": time.time(),
+            }
+        )
         self._seq += 1
-        self._send.send_nowait(event)
+        self._send.send_nowait(stamped)
+        return stamped
 
     # -- public API ----------------------------------------------------------------------------
     def __await__(self) -> Generator[Any, None, AgentOutput]:

@@ -7,7 +7,6 @@ collect their results in call order, feed them back, and go round again.
 
 from __future__ import annotations
 
-import copy
 import json
 import warnings
 from collections.abc import Sequence
@@ -99,9 +98,7 @@ def start_run(
         ctx = Context(memory=memory)
     elif memory is not None:
         ctx.memory = memory
-    if not ctx._initialised:
-        ctx.state = copy.deepcopy(config.initial_state) if config.initial_state else {}
-        ctx._initialised = True
+    ctx.init_state(config.initial_state)
     if ctx.current_agent_name not in config.agents:
         ctx.current_agent_name = config.root
     loop = _Loop(config, ctx, user_msg, chat_history, owns_ctx=owns_ctx)
@@ -214,7 +211,8 @@ class _Loop:
         sysmsg = agent.system_message(tools)
         head = [sysmsg] if sysmsg is not None else []
         head += [ChatMessage.system(text) for text in self.config.instructions]
-        return [*head, *history, *run.scratchpad, *run.retry_messages]
+        turns = agent.render_messages([*history, *run.scratchpad])
+        return [*head, *turns, *run.retry_messages]
 
     async def _step(self, step: StepContext, tools: list[BaseTool]) -> AgentOutput:
         agent, run = step.agent, step.run
@@ -229,9 +227,9 @@ class _Loop:
         except Exception as exc:
             raise LLMError(f"The LLM step of agent {agent.name!r} failed: {exc}") from exc
         if output.response.id is None:
-            output.response.id = step.message_id
-        step.handler.emit(output)
-        return output
+            response = output.response.model_copy(update={"id": step.message_id})
+            output = output.model_copy(update={"response": response})
+        return step.handler.emit(output)
 
     # -- tools -----------------------------------------------------------------------------------
     async def _call_tools(
@@ -293,8 +291,7 @@ class _Loop:
             return_direct=direct and not output.is_error,
             execution=output.execution,
         )
-        handler.emit(result)
-        return result
+        return handler.emit(result)
 
     # -- ending ----------------------------------------------------------------------------------
     async def _finish(self, step: StepContext, output: AgentOutput) -> AgentOutput:
@@ -305,8 +302,7 @@ class _Loop:
         output = output.model_copy(
             update={"tool_calls": [_request_of(r) for r in run.tool_results]}
         )
-        await self._structured(step, output)
-        return output
+        return await self._structured(step, output)
 
     async def _early_stop(self, step: StepContext, run: RunState) -> AgentOutput:
         limit = self.config.max_iterations
@@ -323,8 +319,7 @@ class _Loop:
         except Exception as exc:
             raise LLMError(f"The final (early-stopping) LLM call failed: {exc}") from exc
         output = AgentOutput(response=ChatMessage.assistant(resp.message.text), raw=resp.raw)
-        step.handler.emit(output)
-        return await self._finish(step, output)
+        return await self._finish(step, step.handler.emit(output))
 
     def _await_caller(
         self, step: StepContext, output: AgentOutput, calls: list[ToolCallRequest]
@@ -344,15 +339,16 @@ class _Loop:
             self.ctx.memory.put_messages(run.scratchpad)
             run.scratchpad.clear()
 
-    async def _structured(self, step: StepContext, output: AgentOutput) -> None:
+    async def _structured(self, step: StepContext, output: AgentOutput) -> AgentOutput:
+        """``output`` with its ``structured_response`` (a copy), when the run asks for one."""
         cfg = self.config
         if cfg.output_cls is None and cfg.structured_output_fn is None:
-            return
+            return output
         from codeact.agents._structured import extract_structured
 
-        messages = self.ctx.memory.get()
+        messages = step.agent.render_messages(self.ctx.memory.get())
         try:
-            output.structured_response = await extract_structured(
+            structured = await extract_structured(
                 step.agent.llm, messages, cfg.output_cls, cfg.structured_output_fn
             )
         except Exception as exc:
@@ -361,7 +357,8 @@ class _Loop:
                 RuntimeWarning,
                 stacklevel=2,
             )
-            output.structured_response = None
+            structured = None
+        return output.model_copy(update={"structured_response": structured})
 
 
 def _error(name: str, text: str, exc: BaseException | None = None) -> ToolOutput:

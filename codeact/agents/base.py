@@ -1,9 +1,10 @@
 """BaseAgent: configuration and the per-style hooks the shared loop calls.
 
 A subclass implements ``take_step`` (ask the LLM, return an ``AgentOutput`` whose ``tool_calls``
-are the actions to run) and may override how a tool round and the final answer are written into
-the run's scratchpad and memory. Everything else — iterations, tools, events, memory, state,
-cancellation, handoff — is the shared loop's job (``codeact.agents._loop``).
+are the actions to run) and may override how the typed transcript is rendered in its text
+protocol for the LLM (``render_messages``). Memory keeps the same typed turns for every style.
+Everything else — iterations, tools, events, memory, state, cancellation, handoff — is the shared
+loop's job (``codeact.agents._loop``).
 """
 
 from __future__ import annotations
@@ -14,22 +15,28 @@ import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
 
 from codeact._messages import ChatMessage
 from codeact.agents._handler import RunHandler
+from codeact.agents._render import render_code_rounds
 from codeact.context import Context
 from codeact.errors import UserError
 from codeact.events import AgentOutput, AgentStream, TextBuffer, ToolCallResult
+from codeact.executors.base import ExecutionResult
 from codeact.llms.base import LLM
 from codeact.memory import ChatMemory
 from codeact.tools import BaseTool, to_tool
 
 EarlyStopping = Literal["force", "generate"]
 StructuredOutputFn = Callable[[list[ChatMessage]], "dict[str, Any] | BaseModel | Awaitable[Any]"]
+
+if TYPE_CHECKING:
+    from codeact.agents._loop import RunConfig
 
 DEFAULT_STATE_PROMPT = "Current state:\n{state}\n\nCurrent message:\n{msg}\n"
 DEFAULT_NAME = "Agent"
@@ -40,11 +47,18 @@ class RunState:
     """What one run of one agent accumulates (not persisted beyond the run)."""
 
     user_msg: str
+    #: This run's complete tool rounds (typed turns), moved to memory when the run ends.
     scratchpad: list[ChatMessage] = field(default_factory=list)
     retry_messages: list[ChatMessage] = field(default_factory=list)
     tool_results: list[ToolCallResult] = field(default_factory=list)
     iterations: int = 0
-    #: Agent-specific per-run data (e.g. a ReAct reasoning trace).
+    #: CodeAct: the later blocks of the current reply are not run (one failed or ended the task).
+    skip_rest: bool = False
+    #: CodeAct: the tail of the last failed block's output, until the model has been told once.
+    last_failure: str | None = None
+    #: ReAct: the reasoning trace (actions, observations, answer), returned as the result's raw.
+    reasoning: list[dict[str, Any]] = field(default_factory=list)
+    #: Per-run data of agent styles defined outside codeact.
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -125,14 +139,25 @@ class BaseAgent(ABC):
         """The tools given to the LLM for a step (CodeAct hides them behind ``execute``)."""
         return tools
 
+    def render_messages(self, messages: list[ChatMessage]) -> list[ChatMessage]:
+        """The typed transcript (history and this run's rounds) as this style's LLM sees it.
+        Native tool calling sends tool rounds as they are; rounds of code blocks (written by
+        a CodeActAgent of a workflow) are shown as CodeAct's text."""
+        return render_code_rounds(messages)
+
     def record_tool_round(
         self, run: RunState, output: AgentOutput, results: list[ToolCallResult]
     ) -> None:
-        """Write one step's request and its results (in call order) into the scratchpad."""
-        run.scratchpad.append(output.response)
+        """Write one step's request and its results (in call order) into the scratchpad as
+        typed turns: the reply with its calls, then a tool message per result (code cells
+        keep their ``ExecutionResult``). Styles extend this to update their run state."""
+        run.scratchpad.append(output.response.model_copy(update={"tool_calls": output.tool_calls}))
         for res in results:
+            execution = _cell_result(res.execution)
             run.scratchpad.append(
-                ChatMessage.tool(res.tool_output.content, res.tool_id, name=res.tool_name)
+                ChatMessage.tool(
+                    res.tool_output.content, res.tool_id, name=res.tool_name, execution=execution
+                )
             )
 
     def final_messages(self, run: RunState, output: AgentOutput) -> list[ChatMessage]:
@@ -188,9 +213,30 @@ class BaseAgent(ABC):
         are tools the caller executes (see ``ClientTool``); ``instructions`` are extra system
         messages for this run only (sent after the system prompt, never stored).
         """
-        from codeact.agents._loop import RunConfig, start_run
+        from codeact.agents._loop import start_run
 
-        config = RunConfig(
+        config = self.run_config(
+            max_iterations=max_iterations,
+            early_stopping_method=early_stopping_method,
+            timeout=timeout,
+            client_tools=client_tools,
+            instructions=instructions,
+        )
+        return start_run(config, user_msg, chat_history=chat_history, memory=memory, ctx=ctx)
+
+    def run_config(
+        self,
+        *,
+        max_iterations: int | None = None,
+        early_stopping_method: EarlyStopping | None = None,
+        timeout: float | None = None,
+        client_tools: Sequence[BaseTool] = (),
+        instructions: Sequence[str] = (),
+    ) -> RunConfig:
+        """The ``RunConfig`` of a run of this agent alone (``run`` starts one with it)."""
+        from codeact.agents._loop import RunConfig
+
+        return RunConfig(
             agents={self.name: self},
             root=self.name,
             max_iterations=max_iterations or self.max_iterations,
@@ -203,11 +249,22 @@ class BaseAgent(ABC):
             client_tools=list(client_tools),
             instructions=list(instructions),
         )
-        return start_run(config, user_msg, chat_history=chat_history, memory=memory, ctx=ctx)
 
     def run_sync(self, user_msg: str | ChatMessage | None = None, **kwargs: Any) -> AgentOutput:
         """Run to completion from plain code or from inside a running loop (notebooks)."""
         return run_sync(lambda: self.run(user_msg, **kwargs))
+
+
+def _cell_result(execution: dict[str, Any] | None) -> ExecutionResult | None:
+    """A cell's result as kept in memory: its ``final_answer`` made JSON data (stores write
+    JSON; a custom executor may hand over any object, which is kept as its ``repr``)."""
+    if not execution:
+        return None
+    result = ExecutionResult.model_validate(execution)
+    if result.final_answer is not None:
+        plain = to_jsonable_python(result.final_answer, fallback=repr)
+        result = result.model_copy(update={"final_answer": plain})
+    return result
 
 
 def run_sync(start: Callable[[], RunHandler]) -> AgentOutput:

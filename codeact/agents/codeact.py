@@ -12,6 +12,7 @@ import anyio.to_thread
 
 from codeact._messages import ChatMessage, ToolCallRequest
 from codeact.agents._loop import current_call
+from codeact.agents._render import EXECUTE, render_code_rounds
 from codeact.agents.base import BaseAgent, RunState, StepContext
 from codeact.context import Context
 from codeact.errors import UserError
@@ -28,7 +29,6 @@ from codeact.tools import BaseTool, FunctionTool, ToolMetadata, ToolOutput
 CodeExecuteFn = Callable[[str], "str | dict[str, Any] | ExecutionResult | Awaitable[Any]"]
 ExecutorSpec = CodeExecutor | str | Callable[[], CodeExecutor]
 
-EXECUTE = "execute"
 _BLOCK = re.compile(r"<execute>(.*?)</execute>", re.DOTALL)
 _FENCE = re.compile(r"^\s*```[a-zA-Z0-9_+-]*\s*\n(.*?)\n?\s*```\s*$", re.DOTALL)
 _SOLUTION = re.compile(r"</?solution>")
@@ -173,16 +173,18 @@ class CodeActAgent(BaseAgent):
         return made
 
     def session(self, ctx: Context) -> CodeExecutor:
-        """This agent's executor session for ``ctx`` (created on first use)."""
+        """This agent's executor session for ``ctx`` (created on first use). A session made
+        for the context is closed with it; an executor instance given to the agent is shared
+        by every context and only borrowed (its owner closes it)."""
         key = f"executor:{self.name}"
-        ex = ctx.resources.get(key)
-        if ex is None:
-            ex = self._make_executor()
-            if isinstance(self._executor_spec, CodeExecutor):
-                ctx.resources[key] = _Borrowed(ex)  # shared: the user closes it
-            else:
-                ctx.resources[key] = ex
-        return ex.inner if isinstance(ex, _Borrowed) else ex
+        held = ctx.resource(key)
+        if isinstance(held, CodeExecutor):
+            return held
+        if held is not None:
+            raise UserError(f"context resource {key!r} is a {type(held).__name__}, not an executor")
+        ex = self._make_executor()
+        ctx.hold(key, ex, owned=not isinstance(self._executor_spec, CodeExecutor))
+        return ex
 
     async def on_activate(self, ctx: Context, tools: list[BaseTool]) -> None:
         """Bind the tools (plus the workflow's ``handoff``). The sandbox itself starts with the
@@ -227,7 +229,7 @@ class CodeActAgent(BaseAgent):
         if problem is not None:
             return AgentOutput(response=reply, retry_messages=[reply, ChatMessage.user(problem)])
         if not blocks:
-            failure = run.extra.pop("last_failure", None)
+            failure, run.last_failure = run.last_failure, None
             if failure is not None:
                 note = (
                     "Your last code block failed:\n"
@@ -241,40 +243,36 @@ class CodeActAgent(BaseAgent):
             ToolCallRequest(id=f"{step.message_id}-exec{k}", name=EXECUTE, arguments={"code": code})
             for k, code in enumerate(blocks)
         ]
-        run.extra["skip_rest"] = False
+        run.skip_rest = False
         return AgentOutput(response=reply, tool_calls=calls)
+
+    def render_messages(self, messages: list[ChatMessage]) -> list[ChatMessage]:
+        """Each round of blocks as the reply, then one user message with every block's result
+        in order (``Execution result of block i:``)."""
+        return render_code_rounds(messages)
 
     def record_tool_round(
         self, run: RunState, output: AgentOutput, results: list[ToolCallResult]
     ) -> None:
-        """The reply, then one user message with every block's result in order."""
-        reply = ChatMessage.assistant(output.response.text)
-        reply.id = output.response.id
-        run.scratchpad.append(reply)
-        parts = []
-        for i, res in enumerate(results, 1):
-            label = "Execution result" if len(results) == 1 else f"Execution result of block {i}"
-            parts.append(f"{label}:\n{res.tool_output.content}")
-        run.scratchpad.append(ChatMessage.user("\n\n".join(parts)))
+        """The typed round (the reply's ``execute`` calls and their results); remembers the
+        first failed block for one nudge if the model then answers without fixing it."""
+        super().record_tool_round(run, output, results)
         failed = next((r for r in results if r.tool_output.is_error), None)
-        if failed is not None:
-            run.extra["last_failure"] = failed.tool_output.content[-1500:]
-        else:
-            run.extra.pop("last_failure", None)
+        run.last_failure = failed.tool_output.content[-1500:] if failed is not None else None
 
     def direct_output(self, run: RunState, result: ToolCallResult) -> AgentOutput:
         """``final_answer(value)`` ended the run: the value is returned as data."""
         execution = result.execution or {}
         value = execution.get("final_answer")
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        if isinstance(value, str):
+            text = value
+        else:
+            text = json.dumps(value, ensure_ascii=False, default=repr)
         return AgentOutput(
             response=ChatMessage.assistant(text),
             value=value,
             structured_response=value if isinstance(value, dict) else None,
         )
-
-    def final_messages(self, run: RunState, output: AgentOutput) -> list[ChatMessage]:
-        return [*run.scratchpad, output.response]
 
 
 class _ExecuteTool(BaseTool):
@@ -295,7 +293,7 @@ class _ExecuteTool(BaseTool):
     async def acall(self, arguments: dict[str, Any], *, ctx: Any = None) -> ToolOutput:
         scope = current_call()
         code = str(arguments.get("code", ""))
-        if scope is not None and scope.step.run.extra.get("skip_rest"):
+        if scope is not None and scope.step.run.skip_rest:
             return ToolOutput(
                 content="[Not run: an earlier block in this reply failed or ended the task.]",
                 tool_name=EXECUTE,
@@ -316,7 +314,7 @@ class _ExecuteTool(BaseTool):
         )
         failed = not result.ok
         if scope is not None and (failed or result.is_final_answer):
-            scope.step.run.extra["skip_rest"] = True
+            scope.step.run.skip_rest = True
         return ToolOutput(
             content=result.to_observation(self.agent.observation_max_chars),
             tool_name=EXECUTE,
@@ -325,13 +323,6 @@ class _ExecuteTool(BaseTool):
             return_direct=result.is_final_answer and not failed,
             execution=result.model_dump(),
         )
-
-
-class _Borrowed:
-    """Marks an executor the user owns: ``Context.aclose`` leaves it open."""
-
-    def __init__(self, inner: CodeExecutor) -> None:
-        self.inner = inner
 
 
 def _bound_handoff(tool: BaseTool, ctx: Context) -> BaseTool:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from codeact._messages import ChatMessage, ToolCallRequest
+from codeact.agents._render import render_code_rounds, render_react_rounds
 from codeact.agents.base import BaseAgent, RunState, StepContext
 from codeact.events import AgentOutput, ToolCallResult
 from codeact.tools import BaseTool
@@ -148,7 +149,7 @@ class ReActAgent(BaseAgent):
     ) -> AgentOutput:
         """Stream a reply and parse it; a parse failure becomes a retry message."""
         text = await self.stream_text(step, llm_input)
-        trace: list[dict[str, Any]] = step.run.extra.setdefault("reasoning", [])
+        trace = step.run.reasoning
         try:
             parsed = parse_react(text)
         except ReActParseError as exc:
@@ -170,13 +171,15 @@ class ReActAgent(BaseAgent):
         trace.append({"type": "answer", "thought": parsed.thought, "answer": parsed.answer})
         return AgentOutput(response=ChatMessage.assistant(parsed.answer or ""), raw=list(trace))
 
+    def render_messages(self, messages: list[ChatMessage]) -> list[ChatMessage]:
+        """Each tool round as the Thought/Action text, then ``Observation: ...`` as a user
+        message per result (rounds of code blocks as CodeAct's text)."""
+        return render_react_rounds(render_code_rounds(messages))
+
     def record_tool_round(
         self, run: RunState, output: AgentOutput, results: list[ToolCallResult]
     ) -> None:
-        """The Thought/Action text, then ``Observation: ...`` as a user message."""
-        run.scratchpad.append(ChatMessage.assistant(output.response.text))
+        """The typed round, and its observations in the reasoning trace."""
+        super().record_tool_round(run, output, results)
         for res in results:
-            run.scratchpad.append(ChatMessage.user(f"Observation: {res.tool_output.content}"))
-            run.extra.setdefault("reasoning", []).append(
-                {"type": "observation", "content": res.tool_output.content}
-            )
+            run.reasoning.append({"type": "observation", "content": res.tool_output.content})

@@ -177,12 +177,31 @@ class AgentWorkflow:
         instructions: Sequence[str] = (),
     ) -> RunHandler:
         """Start a run (same arguments as ``BaseAgent.run``)."""
+        config = self.run_config(
+            max_iterations=max_iterations,
+            early_stopping_method=early_stopping_method,
+            timeout=timeout,
+            client_tools=client_tools,
+            instructions=instructions,
+        )
+        return start_run(config, user_msg, chat_history=chat_history, memory=memory, ctx=ctx)
+
+    def run_config(
+        self,
+        *,
+        max_iterations: int | None = None,
+        early_stopping_method: EarlyStopping | None = None,
+        timeout: float | None = None,
+        client_tools: Sequence[BaseTool] = (),
+        instructions: Sequence[str] = (),
+    ) -> RunConfig:
+        """The ``RunConfig`` of a run of this workflow (``run`` starts one with it)."""
         extra: dict[str, list[BaseTool]] = {}
         for name in self.agents:
             tool = self._handoff_tool(name)
             if tool is not None:
                 extra[name] = [tool]
-        config = RunConfig(
+        return RunConfig(
             agents=self.agents,
             root=self.root_agent,
             max_iterations=max_iterations or self.max_iterations,
@@ -196,7 +215,6 @@ class AgentWorkflow:
             client_tools=list(client_tools),
             instructions=list(instructions),
         )
-        return start_run(config, user_msg, chat_history=chat_history, memory=memory, ctx=ctx)
 
     def run_sync(self, user_msg: str | ChatMessage | None = None, **kwargs: Any) -> AgentOutput:
         """Run to completion from plain code or from a running loop."""

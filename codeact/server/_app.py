@@ -6,7 +6,7 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import anyio.to_thread
@@ -15,8 +15,7 @@ from anyio.abc import TaskGroup
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
-from codeact.agents.base import BaseAgent
-from codeact.agents.workflow import AgentWorkflow
+from codeact.agents import Runnable as Runnable
 from codeact.errors import RunCancelledError
 from codeact.server import _http, _turns
 from codeact.server._auth import Principal, call_authenticate
@@ -26,7 +25,6 @@ from codeact.server._runs import LiveRun, drive, follow
 from codeact.server._sessions import Session, Sessions
 from codeact.server.store import RunStatus, SessionKey, SessionStore
 
-Runnable = BaseAgent | AgentWorkflow
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Connection": "keep-alive"}
 log = logging.getLogger("codeact.server")
 
@@ -37,7 +35,8 @@ class AGUIServer:
     def __init__(
         self, agent: Runnable | Callable[[], Runnable], store: SessionStore, config: ServerConfig
     ) -> None:
-        self.agent = agent if isinstance(agent, (BaseAgent, AgentWorkflow)) else agent()
+        served = isinstance(agent, Runnable) and not isinstance(agent, type)
+        self.agent = cast(Runnable, agent) if served else cast(Callable[[], Runnable], agent)()
         self.store = store
         self.config = config
         self.pool = Sessions(store, config, self._busy)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import re
 import uuid
 from typing import Any
 
@@ -13,6 +12,7 @@ from ag_ui.core import RunAgentInput
 from pydantic import ValidationError
 
 from codeact._messages import BinaryPart, ChatMessage, ContentPart, TextPart, ToolCallRequest
+from codeact.server.translator import result_message_id
 
 
 class BadRequest(Exception):
@@ -145,53 +145,13 @@ def _binary(mime: str, data: str | None, url: str | None, filename: str | None) 
         raise BadRequest(400, f"invalid content part: {exc.errors()[0]['msg']}") from None
 
 
-_RESULT = re.compile(r"^Execution result(?: of block (\d+))?:\n", re.MULTILINE)
-
-
-def _codeact_cells(
-    m: ChatMessage, nxt: ChatMessage | None, mid: str
-) -> list[dict[str, Any]] | None:
-    """A CodeAct step (reply with <execute> blocks + the "Execution result" message) as an
-    assistant message with ``execute`` tool calls and their tool results, as seen live."""
-    from codeact.agents.codeact import parse_blocks
-
-    blocks, _ = parse_blocks(m.text)
-    if not blocks or nxt is None or nxt.role != "user" or not _RESULT.match(nxt.text):
-        return None
-    outputs = [p.strip("\n") for p in _RESULT.split(nxt.text)[2::2]]
-    calls = [
-        {
-            "id": f"{mid}-exec{k}",  # as the live stream named them (CodeActAgent's call ids)
-            "type": "function",
-            "function": {"name": "execute", "arguments": json.dumps({"code": code})},
-        }
-        for k, code in enumerate(blocks)
-    ]
-    out: list[dict[str, Any]] = [
-        {"id": mid, "role": "assistant", "content": m.text, "toolCalls": calls}
-    ]
-    for k, call in enumerate(calls):
-        content = outputs[k] if k < len(outputs) else ""
-        result_id = f"tool-result-{call['id']}"
-        out.append({"id": result_id, "role": "tool", "content": content, "toolCallId": call["id"]})
-    return out
-
-
 def to_agui_messages(messages: list[ChatMessage]) -> list[dict[str, Any]]:
-    """The thread's messages as AG-UI wire messages (camelCase, no nulls), for history."""
+    """The thread's typed turns as AG-UI wire messages (camelCase, no nulls), for history:
+    the ids are the live stream's (assistant messages keep their ``message_id``, tool calls
+    their ids, a result is ``tool-result-<call id>`` as its live TOOL_CALL_RESULT)."""
     out: list[dict[str, Any]] = []
-    skip = False
     for i, m in enumerate(messages):
         mid = m.id or f"m{i}"
-        if skip:
-            skip = False
-            continue
-        if m.role == "assistant" and not m.tool_calls:
-            cells = _codeact_cells(m, messages[i + 1] if i + 1 < len(messages) else None, mid)
-            if cells is not None:
-                out.extend(cells)
-                skip = True
-                continue
         if m.role == "user":
             out.append({"id": mid, "role": "user", "content": m.text})
         elif m.role == "assistant":
@@ -209,7 +169,7 @@ def to_agui_messages(messages: list[ChatMessage]) -> list[dict[str, Any]]:
                 ]
             out.append(msg)
         elif m.role == "tool":
-            tid = m.id or f"tool-result-{m.tool_call_id}"  # the live TOOL_CALL_RESULT's id
+            tid = m.id or result_message_id(str(m.tool_call_id))
             out.append({"id": tid, "role": "tool", "content": m.text, "toolCallId": m.tool_call_id})
         else:
             out.append({"id": mid, "role": "system", "content": m.text})

@@ -14,7 +14,7 @@ import anyio
 from ag_ui.core import ActivityDeltaEvent, BaseEvent, RunErrorEvent, TextMessageContentEvent
 from starlette.requests import Request
 
-from codeact.agents._handler import RunHandler
+from codeact.agents import RunHandler
 from codeact.server.store import SessionKey
 from codeact.server.translator import Translator
 

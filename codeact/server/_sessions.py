@@ -48,8 +48,9 @@ class Sessions:
             if s is None:
                 await self._make_room(key)
                 state = self.config.resolve_initial_state(props if isinstance(props, dict) else {})
-                ctx = Context(memory=ChatMemory(history), state=state)
-                ctx._initialised = state is not None  # resolved state wins over the agent's own
+                ctx = Context(memory=ChatMemory(history))
+                if state is not None:  # resolved state wins over the agent's own
+                    ctx.set_state(state)
                 s = self.items[key] = Session(ctx)
         s.last_used = time.monotonic()
         return s

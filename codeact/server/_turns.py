@@ -19,9 +19,7 @@ from ag_ui.core import (
 )
 
 from codeact._messages import ChatMessage
-from codeact.agents._handler import RunHandler
-from codeact.agents.base import BaseAgent
-from codeact.agents.workflow import AgentWorkflow
+from codeact.agents import RunHandler, Runnable
 from codeact.context import Context
 from codeact.server._config import ServerConfig
 from codeact.server._input import BadRequest, to_agui_messages, to_chat_message
@@ -87,8 +85,7 @@ def apply_request_state(ctx: Context, run_input: RunAgentInput) -> None:
     wins: it is what the user sees); an empty one leaves the server's state alone."""
     state = run_input.state
     if isinstance(state, dict) and state:
-        ctx.state = json.loads(json.dumps(state))
-        ctx._initialised = True
+        ctx.set_state(json.loads(json.dumps(state)))
     elif state not in (None, {}) and not isinstance(state, dict):
         raise BadRequest(400, "state must be a JSON object")
 
@@ -124,7 +121,7 @@ Launch = Callable[[], RunHandler]
 
 
 def prepare(
-    agent: BaseAgent | AgentWorkflow,
+    agent: Runnable,
     ctx: Context,
     run_input: RunAgentInput,
     user_msg: ChatMessage | None,

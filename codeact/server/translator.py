@@ -69,6 +69,11 @@ class _Cell:
         self.closed = False  # the budget is spent or the cap reached: nothing more is sent
 
 
+def result_message_id(tool_call_id: str) -> str:
+    """The id of a tool call's result message: live (TOOL_CALL_RESULT) and in history."""
+    return f"tool-result-{tool_call_id}"
+
+
 BeforeHook = Callable[[ev.Event], "ev.Event | None"]
 AfterHook = Callable[[list[BaseEvent]], list[BaseEvent]]
 
@@ -156,7 +161,7 @@ class Translator:
             return self._code_output(e)
         if isinstance(e, ev.ToolCallResult):
             result = ToolCallResultEvent(
-                message_id=f"tool-result-{e.tool_id}",
+                message_id=result_message_id(e.tool_id),
                 tool_call_id=e.tool_id,
                 content=e.tool_output.content,
                 role="tool",

@@ -1,0 +1,54 @@
+"""Runnable: what can be run (and served): an agent, or an AgentWorkflow of several."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from codeact._messages import ChatMessage
+from codeact.agents._handler import RunHandler
+from codeact.context import Context
+from codeact.memory import ChatMemory
+from codeact.tools import BaseTool
+
+if TYPE_CHECKING:
+    from codeact.agents._loop import RunConfig
+    from codeact.agents.base import EarlyStopping
+
+
+@runtime_checkable
+class Runnable(Protocol):
+    """An agent or a workflow: what ``agent.run(...)`` and the server can run.
+
+    ``run(...)`` is ``start_run(self.run_config(...), user_msg, ...)``: the run-wide options
+    go through one builder, ``run_config``, for every kind of runnable (the server passes its
+    per-request options to ``run``, so a subclass that overrides ``run`` is honoured).
+    """
+
+    def run_config(
+        self,
+        *,
+        max_iterations: int | None = None,
+        early_stopping_method: EarlyStopping | None = None,
+        timeout: float | None = None,
+        client_tools: Sequence[BaseTool] = (),
+        instructions: Sequence[str] = (),
+    ) -> RunConfig:
+        """The configuration of one run (run-wide options override the runnable's own)."""
+        ...
+
+    def run(
+        self,
+        user_msg: str | ChatMessage | None = None,
+        *,
+        chat_history: Sequence[ChatMessage] | None = None,
+        memory: ChatMemory | None = None,
+        ctx: Context | None = None,
+        max_iterations: int | None = None,
+        early_stopping_method: EarlyStopping | None = None,
+        timeout: float | None = None,
+        client_tools: Sequence[BaseTool] = (),
+        instructions: Sequence[str] = (),
+    ) -> RunHandler:
+        """Start a run and return its handler."""
+        ...
