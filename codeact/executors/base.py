@@ -22,6 +22,8 @@ from codeact.tools import BaseTool, to_tool
 
 #: Called with ("stdout" | "stderr", text) while a cell runs.
 OutputCallback: TypeAlias = Callable[[Literal["stdout", "stderr"], str], None]
+#: What a sandbox needs to build its ``tools`` module: (name, parameter names, description).
+ToolSpec: TypeAlias = tuple[str, list[str], str]
 
 
 class ExecutionError(BaseModel):
@@ -117,6 +119,23 @@ class CodeExecutor(ABC):
                 self.tools.append(tool)
                 known.add(tool.name)
 
+    def check_tools(self) -> None:
+        """Refuse tools a cell cannot call (``UserError``): those taking a ``Context``, which
+        lives with the agent, not in the session. Backends call it in ``start()``."""
+        for tool in self.tools:
+            if tool.needs_context:
+                raise UserError(
+                    f"Tool {tool.name!r} takes a Context argument, so it cannot be called from "
+                    "sandboxed code. Give it to the agent as a normal tool instead."
+                )
+
+    def tool_specs(self) -> list[ToolSpec]:
+        """The tools as a session's ``tools`` module sees them (sent to workers and kernels)."""
+        return [
+            (t.name, list(t.metadata.parameters.get("properties", {})), t.metadata.description)
+            for t in self.tools
+        ]
+
     @abstractmethod
     async def start(self) -> None:
         """Start the session (idempotent). Constructors do no I/O; this does."""
@@ -200,6 +219,7 @@ __all__ = [
     "ExecutionError",
     "ExecutionResult",
     "OutputCallback",
+    "ToolSpec",
     "executor_class",
     "get_executor",
     "truncate_middle",

@@ -22,8 +22,13 @@ from typing import Any
 
 os.environ.setdefault("TESTCONTAINERS_RYUK_DISABLED", "true")
 
-from codeact.executors.docker._engine import LABEL, docker_client
-from codeact.executors.docker.executor import IMAGE, DockerExecutor
+from codeact.executors.docker import (
+    IMAGE,
+    DockerExecutor,
+    docker_client,
+    engine_problem,
+    remove_sandboxes,
+)
 
 
 class SandboxContainer:
@@ -82,11 +87,10 @@ class SandboxContainer:
 def cleanup_sandboxes() -> int:
     """Remove every codeact sandbox container on the engine; returns how many."""
     client = docker_client()
-    removed = 0
-    for info in client.api.containers(all=True, filters={"label": LABEL}):
-        client.api.remove_container(info["Id"], force=True)
-        removed += 1
-    return removed
+    try:
+        return remove_sandboxes(client)
+    finally:
+        client.close()
 
 
 #: The runtimes ``docker_runtime`` runs each test under.
@@ -129,11 +133,7 @@ def runtime_problem(runtime: str, docker_host: str | None = None) -> str | None:
 
 
 def _engine_problem() -> str | None:
-    try:
-        docker_client()
-    except Exception as exc:
-        return str(exc)
-    return None
+    return engine_problem()
 
 
 try:

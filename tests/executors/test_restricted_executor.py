@@ -20,14 +20,14 @@ from codeact.executors import (
     executor_class,
     get_executor,
 )
-from codeact.executors.base import truncate_middle
-from codeact.executors.restricted._protocol import (
+from codeact.executors._wire.frames import (
     HEADER,
     MAX_FRAME,
     ProtocolError,
     decode_worker_frame,
     frame_length,
 )
+from codeact.executors.base import truncate_middle
 
 pytestmark = pytest.mark.anyio
 BOTH = pytest.mark.parametrize("isolation", ["inline", "process"])
