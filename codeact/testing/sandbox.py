@@ -136,6 +136,23 @@ def _engine_problem() -> str | None:
     return engine_problem()
 
 
+def require_docker(runtime: str | None = None) -> None:
+    """In a test: skip when no Docker engine (or no ``runtime`` registered with it) can be
+    used, or fail with ``CODEACT_REQUIRE_DOCKER=1`` (CI), where a missing engine is a bug."""
+    import pytest
+
+    problem = _engine_problem()
+    if problem is not None:
+        problem = f"no Docker engine: {problem}"
+    elif runtime is not None:
+        problem = runtime_problem(runtime)
+    if problem is None:
+        return
+    if os.environ.get("CODEACT_REQUIRE_DOCKER") == "1":
+        pytest.fail(f"CODEACT_REQUIRE_DOCKER=1 but {problem}")
+    pytest.skip(problem)
+
+
 try:
     import pytest
 except ImportError:  # pragma: no cover - the plugin is only loaded by pytest
@@ -146,11 +163,7 @@ if pytest is not None:
     @pytest.fixture(scope="session")
     def sandbox_image() -> str:
         """The sandbox image, built if missing; skips (or fails in CI) without an engine."""
-        problem = _engine_problem()
-        if problem is not None:
-            if os.environ.get("CODEACT_REQUIRE_DOCKER") == "1":
-                pytest.fail(f"CODEACT_REQUIRE_DOCKER=1 but no Docker engine: {problem}")
-            pytest.skip(f"no Docker engine: {problem}")
+        require_docker()
         from codeact.executors.docker.image import build
 
         return build()
@@ -167,11 +180,7 @@ if pytest is not None:
         ``DockerExecutor(runtime=docker_runtime)``. A runtime the engine lacks skips (fails
         with ``CODEACT_REQUIRE_DOCKER=1``)."""
         runtime = str(request.param)
-        problem = runtime_problem(runtime)
-        if problem is not None:
-            if os.environ.get("CODEACT_REQUIRE_DOCKER") == "1":
-                pytest.fail(f"CODEACT_REQUIRE_DOCKER=1 but {problem}")
-            pytest.skip(problem)
+        require_docker(runtime)
         return runtime
 
     @pytest.fixture
