@@ -14,15 +14,15 @@ from codeact.tools import BaseTool
 
 
 class KernelSession(Protocol):
-    """What a backend writes: start a peer and hand ``client`` a stream to it; the rest is
+    """What a backend writes: start a peer and hand a ``KernelClient`` a stream to it; the rest is
     the same for every backend (``run_cell``)."""
 
     @property
-    def client(self) -> KernelClient:
+    def kernel(self) -> KernelClient:
         """The client of the running peer."""
 
     async def restart(self) -> None:
-        """Replace the peer with a fresh one (its state is lost) and a new ``client``."""
+        """Replace the peer with a fresh one (its state is lost) and a new ``kernel`` client."""
 
     async def death_reason(self) -> tuple[str, str]:
         """Why the peer went away: an error type (``SandboxCrashed``, ``MemoryError``...) and
@@ -46,7 +46,7 @@ async def run_cell(
     the way is replaced (``restarted`` in the result). When the caller is cancelled the cell is
     interrupted (``grace`` seconds to stop, else the peer is replaced) before the cancellation
     goes on, so the session is usable again."""
-    client = session.client
+    client = session.kernel
     try:
         return await client.execute(
             code,
@@ -74,5 +74,5 @@ async def interrupt_cell(session: KernelSession, grace: float) -> None:
     if not await session.interrupt():
         await session.restart()
         return
-    if await session.client.wait_for({"result"}, grace) is None:
+    if await session.kernel.wait_for({"result"}, grace) is None:
         await session.restart()

@@ -189,9 +189,7 @@ class DockerExecutor(CodeExecutor):
         """The docker SDK container of the running session (None when there is none)."""
         return None if self._box is None else self._box.container
 
-    @property
-    def client(self) -> KernelClient:
-        """The kernel client of the running container."""
+    def _kernel(self) -> KernelClient:
         if self._box is None:
             raise ExecutorError("the sandbox container is not running")
         return self._box.client
@@ -240,19 +238,19 @@ class DockerExecutor(CodeExecutor):
         if box is not None:
             await box.remove()
 
-    async def restart(self) -> None:
+    async def _restart(self) -> None:
         """Replace the container with a fresh one (variables and files are lost)."""
         await self._remove()
         await self._boot()
 
-    async def death_reason(self) -> tuple[str, str]:
+    async def _death_reason(self) -> tuple[str, str]:
         """Why the kernel went away: an error type and a message, from the engine's state."""
         if self._box is None:
             return "SandboxCrashed", "the container is gone; the session was restarted"
         kind, reason = await self._box.death_reason(self.memory)
         return kind, f"{reason}; the session was restarted"
 
-    async def interrupt(self) -> bool:
+    async def _interrupt(self) -> bool:
         """SIGINT to the kernel (through the container's init): the cell stops."""
         return self._box is not None and await self._box.signal("SIGINT")
 
@@ -261,8 +259,8 @@ class DockerExecutor(CodeExecutor):
         does not confirm within 10 s is replaced."""
         await self.start()
         async with self._lock:
-            if not await self.client.reset(timeout=10):
-                await self.restart()
+            if not await self._kernel().reset(timeout=10):
+                await self._restart()
 
     async def aclose(self) -> None:
         """Remove the container. Safe to call twice."""
@@ -289,7 +287,7 @@ class DockerExecutor(CodeExecutor):
             if self._box is None:
                 await self._boot()
             raw = await run_cell(
-                self,
+                _Lifecycle(self),
                 code,
                 limit=limit,
                 tools=self.tools,
@@ -317,7 +315,7 @@ class DockerExecutor(CodeExecutor):
         message = {"op": "put", "data": base64.b64encode(tar_bytes).decode()}
         async with self._lock:
             try:
-                msg = await self.client.request(message, {"file_done", "file_error"})
+                msg = await self._kernel().request(message, {"file_done", "file_error"})
             except ProtocolError as exc:  # raised before anything was sent
                 raise UserError(
                     f"Upload of {len(tar_bytes)} bytes is too large for one frame "
@@ -331,7 +329,7 @@ class DockerExecutor(CodeExecutor):
         _check_rel(path)
         await self.start()
         async with self._lock:
-            msg = await self.client.request({"op": "get", "path": path}, {"file", "file_error"})
+            msg = await self._kernel().request({"op": "get", "path": path}, {"file", "file_error"})
         if msg is None:
             raise ExecutorError("download failed: the sandbox died")
         if msg["op"] == "file_error":
@@ -344,6 +342,26 @@ class DockerExecutor(CodeExecutor):
                 assert f is not None
                 return f.read()
         return data
+
+
+class _Lifecycle:
+    """The executor's container as a ``KernelSession`` for ``run_cell``."""
+
+    def __init__(self, owner: DockerExecutor) -> None:
+        self.owner = owner
+
+    @property
+    def kernel(self) -> KernelClient:
+        return self.owner._kernel()
+
+    async def restart(self) -> None:
+        await self.owner._restart()
+
+    async def death_reason(self) -> tuple[str, str]:
+        return await self.owner._death_reason()
+
+    async def interrupt(self) -> bool:
+        return await self.owner._interrupt()
 
 
 def _check_rel(path: str) -> None:

@@ -197,7 +197,7 @@ class WorkerProcess:
         return ""
 
     @property
-    def client(self) -> KernelClient:
+    def kernel(self) -> KernelClient:
         """The client of the running worker."""
         if self._client is None:
             raise ExecutorError("the restricted worker is not running")
@@ -206,7 +206,7 @@ class WorkerProcess:
     # -- lifecycle -------------------------------------------------------------------------------
     async def reset(self) -> None:
         """Forget the variables; a worker that does not confirm within 10 s is replaced."""
-        if not await self.client.reset(timeout=10):
+        if not await self.kernel.reset(timeout=10):
             await self.restart()
 
     async def restart(self) -> None:
