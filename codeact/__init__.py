@@ -7,6 +7,7 @@ backends load when first used.
 from __future__ import annotations
 
 from codeact._messages import BinaryPart, ChatMessage, TextPart, ToolCallRequest
+from codeact._version import __version__
 from codeact.agents import (
     AgentWorkflow,
     BaseAgent,
@@ -21,8 +22,6 @@ from codeact.executors import CodeExecutor, ExecutionResult
 from codeact.executors.restricted import RestrictedExecutor
 from codeact.memory import ChatMemory
 from codeact.tools import BaseTool, FunctionTool, ToolOutput
-
-__version__ = "0.1.0"
 
 __all__ = [
     "AgentWorkflow",

@@ -22,6 +22,8 @@ from codeact.tools import BaseTool, to_tool
 
 #: Called with ("stdout" | "stderr", text) while a cell runs.
 OutputCallback: TypeAlias = Callable[[Literal["stdout", "stderr"], str], None]
+#: What a sandbox needs to build its ``tools`` module: (name, parameter names, description).
+ToolSpec: TypeAlias = tuple[str, list[str], str]
 
 
 class ExecutionError(BaseModel):
@@ -89,6 +91,19 @@ class ExecutionResult(BaseModel):
         return truncate_middle(text, max_chars)
 
 
+def check_cell_tools(
+    tools: Sequence[BaseTool], hint: str = "Give it to the agent as a normal tool instead."
+) -> None:
+    """``UserError`` for the first tool taking a ``Context``: code in a session cannot call it
+    (the context lives with the agent). ``hint`` ends the message."""
+    for tool in tools:
+        if tool.needs_context:
+            raise UserError(
+                f"Tool {tool.name!r} takes a Context argument, so it cannot be called from "
+                f"sandboxed code. {hint}"
+            )
+
+
 def truncate_middle(text: str, max_chars: int) -> str:
     """Keep the head and the tail of ``text`` when it is longer than ``max_chars``."""
     if len(text) <= max_chars:
@@ -116,6 +131,18 @@ class CodeExecutor(ABC):
             if tool.name not in known:
                 self.tools.append(tool)
                 known.add(tool.name)
+
+    def check_tools(self) -> None:
+        """Refuse tools a cell cannot call (``UserError``): those taking a ``Context``, which
+        lives with the agent, not in the session. Backends call it in ``start()``."""
+        check_cell_tools(self.tools)
+
+    def tool_specs(self) -> list[ToolSpec]:
+        """The tools as a session's ``tools`` module sees them (sent to workers and kernels)."""
+        return [
+            (t.name, list(t.metadata.parameters.get("properties", {})), t.metadata.description)
+            for t in self.tools
+        ]
 
     @abstractmethod
     async def start(self) -> None:
@@ -200,6 +227,8 @@ __all__ = [
     "ExecutionError",
     "ExecutionResult",
     "OutputCallback",
+    "ToolSpec",
+    "check_cell_tools",
     "executor_class",
     "get_executor",
     "truncate_middle",

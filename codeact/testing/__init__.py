@@ -4,6 +4,8 @@
 * ``SandboxContainer``, ``cleanup_sandboxes``, ``runsc_available`` and the pytest fixtures
   ``sandbox`` / ``sandbox_image`` / ``docker_runtime`` / ``runtime_sandbox`` (in
   ``codeact.testing.sandbox``, loaded lazily: they need the ``testing`` extra).
+* ``codeact.testing.contract.ExecutorContract`` — the executor contract as a pytest suite: an
+  executor's author subclasses it and provides an ``executor_factory`` fixture.
 """
 
 from __future__ import annotations

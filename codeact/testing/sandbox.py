@@ -22,8 +22,13 @@ from typing import Any
 
 os.environ.setdefault("TESTCONTAINERS_RYUK_DISABLED", "true")
 
-from codeact.executors.docker._engine import LABEL, docker_client
-from codeact.executors.docker.executor import IMAGE, DockerExecutor
+from codeact.executors.docker import (
+    IMAGE,
+    DockerExecutor,
+    docker_client,
+    engine_problem,
+    remove_sandboxes,
+)
 
 
 class SandboxContainer:
@@ -82,11 +87,10 @@ class SandboxContainer:
 def cleanup_sandboxes() -> int:
     """Remove every codeact sandbox container on the engine; returns how many."""
     client = docker_client()
-    removed = 0
-    for info in client.api.containers(all=True, filters={"label": LABEL}):
-        client.api.remove_container(info["Id"], force=True)
-        removed += 1
-    return removed
+    try:
+        return remove_sandboxes(client)
+    finally:
+        client.close()
 
 
 #: The runtimes ``docker_runtime`` runs each test under.
@@ -129,11 +133,24 @@ def runtime_problem(runtime: str, docker_host: str | None = None) -> str | None:
 
 
 def _engine_problem() -> str | None:
-    try:
-        docker_client()
-    except Exception as exc:
-        return str(exc)
-    return None
+    return engine_problem()
+
+
+def require_docker(runtime: str | None = None) -> None:
+    """In a test: skip when no Docker engine (or no ``runtime`` registered with it) can be
+    used, or fail with ``CODEACT_REQUIRE_DOCKER=1`` (CI), where a missing engine is a bug."""
+    import pytest
+
+    problem = _engine_problem()
+    if problem is not None:
+        problem = f"no Docker engine: {problem}"
+    elif runtime is not None:
+        problem = runtime_problem(runtime)
+    if problem is None:
+        return
+    if os.environ.get("CODEACT_REQUIRE_DOCKER") == "1":
+        pytest.fail(f"CODEACT_REQUIRE_DOCKER=1 but {problem}")
+    pytest.skip(problem)
 
 
 try:
@@ -146,11 +163,7 @@ if pytest is not None:
     @pytest.fixture(scope="session")
     def sandbox_image() -> str:
         """The sandbox image, built if missing; skips (or fails in CI) without an engine."""
-        problem = _engine_problem()
-        if problem is not None:
-            if os.environ.get("CODEACT_REQUIRE_DOCKER") == "1":
-                pytest.fail(f"CODEACT_REQUIRE_DOCKER=1 but no Docker engine: {problem}")
-            pytest.skip(f"no Docker engine: {problem}")
+        require_docker()
         from codeact.executors.docker.image import build
 
         return build()
@@ -167,11 +180,7 @@ if pytest is not None:
         ``DockerExecutor(runtime=docker_runtime)``. A runtime the engine lacks skips (fails
         with ``CODEACT_REQUIRE_DOCKER=1``)."""
         runtime = str(request.param)
-        problem = runtime_problem(runtime)
-        if problem is not None:
-            if os.environ.get("CODEACT_REQUIRE_DOCKER") == "1":
-                pytest.fail(f"CODEACT_REQUIRE_DOCKER=1 but {problem}")
-            pytest.skip(problem)
+        require_docker(runtime)
         return runtime
 
     @pytest.fixture

@@ -11,7 +11,6 @@ import anyio
 import pytest
 
 from codeact import UserError
-from codeact.context import Context
 from codeact.errors import ExecutorError
 from codeact.executors import (
     CodeExecutor,
@@ -20,14 +19,14 @@ from codeact.executors import (
     executor_class,
     get_executor,
 )
-from codeact.executors.base import truncate_middle
-from codeact.executors.restricted._protocol import (
+from codeact.executors._wire.frames import (
     HEADER,
     MAX_FRAME,
     ProtocolError,
     decode_worker_frame,
     frame_length,
 )
+from codeact.executors.base import truncate_middle
 
 pytestmark = pytest.mark.anyio
 BOTH = pytest.mark.parametrize("isolation", ["inline", "process"])
@@ -177,15 +176,6 @@ async def test_tools_errors_and_hanging_tools(isolation: str) -> None:
         t0 = time.monotonic()
         r = await ex.execute("tools.slow_tool(30)")
         assert r.timed_out and time.monotonic() - t0 < 3
-
-
-async def test_tools_that_need_the_context_are_refused() -> None:
-    def stateful(ctx: Context) -> None:
-        """Uses ctx."""
-
-    with pytest.raises(UserError, match="Context"):
-        async with RestrictedExecutor(tools=[stateful]):
-            pass
 
 
 @BOTH

@@ -1,14 +1,15 @@
-"""DockerExecutor: one hardened container per session with a long-lived kernel inside."""
+"""DockerExecutor: one hardened container per session with a long-lived kernel inside.
+
+This module is the container's lifecycle (options, start, replace, remove, files); the kernel
+protocol is ``codeact.executors._wire`` and the engine's errors are mapped in ``_engine``."""
 
 from __future__ import annotations
 
 import base64
-import contextlib
 import io
 import os
 import socket
 import tarfile
-import time
 import uuid
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -16,10 +17,13 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.to_thread
 
-from codeact import __version__
 from codeact.errors import ExecutorError, UserError
-from codeact.executors._remote import collect_result, lost_result, to_result
+from codeact.executors._wire.cells import to_result
+from codeact.executors._wire.client import KernelClient
+from codeact.executors._wire.frames import MAX_FRAME, ProtocolError
+from codeact.executors._wire.session import run_cell
 from codeact.executors.base import CodeExecutor, ExecutionResult, OutputCallback
+from codeact.executors.docker._container import RunningContainer
 from codeact.executors.docker._engine import (
     LABEL,
     LABEL_HOST,
@@ -27,21 +31,13 @@ from codeact.executors.docker._engine import (
     docker_client,
     reap_orphans,
 )
-from codeact.executors.docker._stream import ContainerStream
-from codeact.executors.kernel import BOOTSTRAP, KERNEL_SOURCE
-from codeact.executors.restricted._protocol import (
-    HEADER,
-    MAX_FRAME,
-    ProtocolError,
-    decode_worker_frame,
-    encode,
-)
+from codeact.executors.docker.image import IMAGE as IMAGE  # re-exported: the CLI imports it here
+from codeact.executors.kernel import BOOTSTRAP
+from codeact.tools import BaseTool
 
 if TYPE_CHECKING:
     from codeact.executors.docker.pool import SandboxPool
-from codeact.tools import BaseTool
 
-IMAGE = f"codeact-sandbox:{__version__}"
 KILL_GRACE_S = 2.0
 SANDBOX_USER = "10001:10001"
 #: Host threads a gVisor sandbox may use on top of ``pids_limit`` (its Sentry alone runs ~120).
@@ -123,9 +119,8 @@ class DockerExecutor(CodeExecutor):
         self.adopt_id = container_id
         self.pool = pool
         self.session_id = uuid.uuid4().hex[:12]
-        self.container: Any = None
-        self._client: Any = None
-        self._stream: ContainerStream | None = None
+        self._engine: Any = None
+        self._box: RunningContainer | None = None
         self._lock = anyio.Lock()
         self._closed = False
 
@@ -189,139 +184,93 @@ class DockerExecutor(CodeExecutor):
             )
         return opts
 
+    @property
+    def container(self) -> Any:
+        """The docker SDK container of the running session (None when there is none)."""
+        return None if self._box is None else self._box.container
+
+    def _kernel(self) -> KernelClient:
+        if self._box is None:
+            raise ExecutorError("the sandbox container is not running")
+        return self._box.client
+
     async def start(self) -> None:
         """Create and start the container and its kernel (idempotent)."""
         if self._closed:
             raise ExecutorError("This executor was closed; create a new one.")
-        if self.container is not None:
+        if self._box is not None:
             return
-        for tool in self.tools:
-            if tool.needs_context:
-                raise UserError(
-                    f"Tool {tool.name!r} takes a Context and cannot run from sandboxed code"
-                )
+        self.check_tools()
         if self.pool is not None:
-            donor = await self.pool.take()
-            self._client, self.container, self._stream = (
-                donor._client,
-                donor.container,
-                donor._stream,
-            )
-            donor._client = donor.container = donor._stream = None
-            await donor.aclose()
-            if self.tools:
-                await self._send_tools()
+            self._box = await self.pool.take()
+            self._engine = self._box.engine
+            if self.tools and not await self._box.client.set_tools(self.tool_specs()):
+                await self.aclose()
+                raise ExecutorError("the sandbox kernel did not accept the tools")
             return
-        if self._client is None:
-            self._client = await anyio.to_thread.run_sync(docker_client, self.docker_host)
-            await anyio.to_thread.run_sync(reap_orphans, self._client)
+        if self._engine is None:
+            self._engine = await anyio.to_thread.run_sync(docker_client, self.docker_host)
+            await anyio.to_thread.run_sync(reap_orphans, self._engine)
         await self._boot()
 
     async def _boot(self) -> None:
-        client = self._client
-
-        def create() -> tuple[Any, Any]:
-            if self.adopt_id is not None:
-                container = client.containers.get(self.adopt_id)
-                self.adopt_id = None
-                sock = client.api.attach_socket(
-                    container.id, params={"stdin": 1, "stdout": 1, "stream": 1}
-                )
-                return container, sock
-            try:
-                container = client.containers.create(self.image, **self.container_options())
-            except Exception as exc:
-                if "No such image" in str(exc) or "not found" in str(exc).lower():
-                    raise UserError(
-                        f"The sandbox image {self.image!r} is missing. Build it with "
-                        "`codeact sandbox build` (or sandbox-image/build.sh)."
-                    ) from exc
-                raise
-            sock = client.api.attach_socket(
-                container.id, params={"stdin": 1, "stdout": 1, "stream": 1}
-            )
-            container.start()
-            return container, sock
-
-        try:
-            self.container, sock = await anyio.to_thread.run_sync(create)
-        except UserError:
-            raise
-        except Exception as exc:
-            raise ExecutorError(f"Could not start the sandbox container: {exc}") from exc
-        raw = getattr(sock, "_sock", sock)
-        self._stream = ContainerStream(raw)
-        source = KERNEL_SOURCE.encode()
-        await self._stream.send_raw(HEADER.pack(len(source)) + source)
-        await self._stream.send(
-            {"op": "init", "tools": self._tool_specs(), "max_output": self.max_output_bytes}
+        adopt, self.adopt_id = self.adopt_id, None
+        self._box = await RunningContainer.launch(
+            self._engine,
+            image=self.image,
+            options=self.container_options(),
+            init={"tools": self.tool_specs(), "max_output": self.max_output_bytes},
+            start_timeout=self.start_timeout,
+            adopt_id=adopt,
         )
-        with anyio.move_on_after(self.start_timeout) as scope:
-            msg = await self._recv()
-        if scope.cancelled_caught or msg is None or msg["op"] != "ready":
-            _, detail = await self._death_reason()
-            await self._remove()
-            raise ExecutorError(f"The sandbox kernel did not start: {detail}")
 
-    def _tool_specs(self) -> list[tuple[str, list[str], str]]:
-        return [
-            (t.name, list(t.metadata.parameters.get("properties", {})), t.metadata.description)
-            for t in self.tools
-        ]
-
-    async def _send_tools(self) -> None:
-        assert self._stream is not None
-        await self._stream.send({"op": "tools", "tools": self._tool_specs()})
-        msg = await self._recv()
-        if msg is None or msg["op"] != "tools_done":
-            raise ExecutorError("the sandbox kernel did not accept the tools")
-
-    async def _recv(self) -> dict[str, Any] | None:
-        assert self._stream is not None
-        body = await self._stream.recv_body()
-        return None if body is None else decode_worker_frame(body)
+    def handover(self) -> RunningContainer:
+        """Give the running container to someone else (a ``SandboxPool``'s taker): this
+        executor is then closed without removing it, and the taker removes it."""
+        if self._box is None:
+            raise ExecutorError("Only a started executor can hand its container over")
+        box, self._box, self._engine = self._box, None, None
+        self._closed = True
+        return box
 
     async def _remove(self) -> None:
-        container, self.container = self.container, None
-        if self._stream is not None:
-            self._stream.close()
-            self._stream = None
-        if container is not None:
-
-            def rm() -> None:
-                with contextlib.suppress(Exception):  # already gone
-                    container.remove(force=True)
-
-            with anyio.CancelScope(shield=True):
-                await anyio.to_thread.run_sync(rm)
+        box, self._box = self._box, None
+        if box is not None:
+            await box.remove()
 
     async def _restart(self) -> None:
+        """Replace the container with a fresh one (variables and files are lost)."""
         await self._remove()
         await self._boot()
 
+    async def _death_reason(self) -> tuple[str, str]:
+        """Why the kernel went away: an error type and a message, from the engine's state."""
+        if self._box is None:
+            return "SandboxCrashed", "the container is gone; the session was restarted"
+        kind, reason = await self._box.death_reason(self.memory)
+        return kind, f"{reason}; the session was restarted"
+
+    async def _interrupt(self) -> bool:
+        """SIGINT to the kernel (through the container's init): the cell stops."""
+        return self._box is not None and await self._box.signal("SIGINT")
+
     async def reset(self) -> None:
-        """A fresh namespace in the same container (files in /workspace stay)."""
+        """A fresh namespace in the same container (files in /workspace stay); a kernel that
+        does not confirm within 10 s is replaced."""
         await self.start()
         async with self._lock:
-            assert self._stream is not None
-            await self._stream.send({"op": "reset"})
-            while True:
-                msg = await self._recv()
-                if msg is None:
-                    await self._restart()
-                    return
-                if msg["op"] == "reset_done":
-                    return
+            if not await self._kernel().reset(timeout=10):
+                await self._restart()
 
     async def aclose(self) -> None:
         """Remove the container. Safe to call twice."""
-        if self._closed:
+        if self._closed and self._box is None:
             return
         self._closed = True
         await self._remove()
-        if self._client is not None:
-            client, self._client = self._client, None
-            await anyio.to_thread.run_sync(client.close)
+        if self._engine is not None:
+            engine, self._engine = self._engine, None
+            await anyio.to_thread.run_sync(engine.close)
 
     # -- cells ---------------------------------------------------------------------------------
     async def execute(
@@ -335,82 +284,18 @@ class DockerExecutor(CodeExecutor):
         await self.start()
         limit = self.timeout if timeout is None else timeout
         async with self._lock:
-            if self.container is None:
+            if self._box is None:
                 await self._boot()
-            raw = await self._execute(code, limit, on_output)
-        return to_result(raw)
-
-    async def _execute(
-        self, code: str, limit: float, on_output: OutputCallback | None
-    ) -> dict[str, Any]:
-        assert self._stream is not None
-        deadline = time.monotonic() + limit
-        peer = _KernelPeer(self)
-        try:
-            await peer.send({"op": "exec", "code": code, "timeout": limit})
-        except ProtocolError as exc:  # nothing was sent: the session is untouched
-            message = f"the cell's code is too large to send to the sandbox ({exc})"
-            error = {"type": "FrameTooLarge", "message": message, "traceback": message}
-            return {"stdout": "", "stderr": "", "error": error}
-        except OSError:
-            kind, reason = await self._death_reason()
-            await self._restart()
-            return lost_result({"stdout": [], "stderr": []}, kind, reason)
-        try:
-            return await collect_result(
-                peer,
-                self.tools,
-                deadline,
-                KILL_GRACE_S,
-                on_output,
+            raw = await run_cell(
+                _Lifecycle(self),
+                code,
+                limit=limit,
+                tools=self.tools,
+                grace=KILL_GRACE_S,
+                on_output=on_output,
                 max_output=self.max_output_bytes,
             )
-        except anyio.get_cancelled_exc_class():
-            with anyio.CancelScope(shield=True):
-                await self._interrupt()
-            raise
-
-    async def _interrupt(self) -> None:
-        container = self.container
-        if container is None:
-            return
-        try:
-            await anyio.to_thread.run_sync(lambda: container.kill(signal="SIGINT"))
-        except Exception:
-            await self._restart()
-            return
-        with anyio.move_on_after(KILL_GRACE_S) as scope:
-            while True:
-                msg = await self._recv()
-                if msg is None or msg["op"] == "result":
-                    break
-        if scope.cancelled_caught or msg is None:
-            await self._restart()
-
-    async def _death_reason(self) -> tuple[str, str]:
-        """Why the kernel went away: an error type and a message, from the engine's state."""
-        container = self.container
-        if container is None:
-            return "SandboxCrashed", "the container is gone"
-
-        def inspect() -> tuple[str, str]:
-            try:
-                container.reload()
-            except Exception:
-                return "SandboxCrashed", "the container was removed from outside"
-            state = container.attrs.get("State", {})
-            if state.get("OOMKilled"):
-                return "MemoryError", (
-                    f"the sandbox ran out of memory (limit {self.memory}) and was killed"
-                )
-            return "SandboxCrashed", (
-                f"the sandbox kernel exited (status {state.get('Status')}, "
-                f"exit code {state.get('ExitCode')})"
-            )
-
-        await anyio.sleep(0.05)  # let the engine record the exit state
-        kind, reason = await anyio.to_thread.run_sync(inspect)
-        return kind, f"{reason}; the session was restarted"
+        return to_result(raw)
 
     # -- files ---------------------------------------------------------------------------------
     async def upload(self, path: str, data: bytes) -> None:
@@ -427,17 +312,15 @@ class DockerExecutor(CodeExecutor):
     async def upload_archive(self, tar_bytes: bytes) -> None:
         """Extract a tar archive (files and folders) into ``/workspace``."""
         await self.start()
-        try:
-            frame = encode({"op": "put", "data": base64.b64encode(tar_bytes).decode()})
-        except ProtocolError as exc:
-            raise UserError(
-                f"Upload of {len(tar_bytes)} bytes is too large for one frame "
-                f"(about {MAX_FRAME * 3 // 4 >> 20} MB at most): {exc}"
-            ) from None
+        message = {"op": "put", "data": base64.b64encode(tar_bytes).decode()}
         async with self._lock:
-            assert self._stream is not None
-            await self._stream.send_raw(frame)
-            msg = await self._recv()
+            try:
+                msg = await self._kernel().request(message, {"file_done", "file_error"})
+            except ProtocolError as exc:  # raised before anything was sent
+                raise UserError(
+                    f"Upload of {len(tar_bytes)} bytes is too large for one frame "
+                    f"(about {MAX_FRAME * 3 // 4 >> 20} MB at most): {exc}"
+                ) from None
         if msg is None or msg["op"] == "file_error":
             raise ExecutorError(f"upload failed: {msg['message'] if msg else 'the sandbox died'}")
 
@@ -446,9 +329,7 @@ class DockerExecutor(CodeExecutor):
         _check_rel(path)
         await self.start()
         async with self._lock:
-            assert self._stream is not None
-            await self._stream.send({"op": "get", "path": path})
-            msg = await self._recv()
+            msg = await self._kernel().request({"op": "get", "path": path}, {"file", "file_error"})
         if msg is None:
             raise ExecutorError("download failed: the sandbox died")
         if msg["op"] == "file_error":
@@ -463,27 +344,27 @@ class DockerExecutor(CodeExecutor):
         return data
 
 
-def _check_rel(path: str) -> None:
-    parts = path.replace("\\", "/").split("/")
-    if not path or path.startswith("/") or ".." in parts:
-        raise UserError(f"Paths must be relative to /workspace: {path!r}")
-
-
-class _KernelPeer:
-    """The executor's kernel as a ``FramePeer`` for ``collect_result``."""
+class _Lifecycle:
+    """The executor's container as a ``KernelSession`` for ``run_cell``."""
 
     def __init__(self, owner: DockerExecutor) -> None:
         self.owner = owner
 
-    async def recv(self) -> dict[str, Any] | None:
-        return await self.owner._recv()
-
-    async def send(self, message: dict[str, Any]) -> None:
-        assert self.owner._stream is not None
-        await self.owner._stream.send(message)
+    @property
+    def kernel(self) -> KernelClient:
+        return self.owner._kernel()
 
     async def restart(self) -> None:
         await self.owner._restart()
 
     async def death_reason(self) -> tuple[str, str]:
         return await self.owner._death_reason()
+
+    async def interrupt(self) -> bool:
+        return await self.owner._interrupt()
+
+
+def _check_rel(path: str) -> None:
+    parts = path.replace("\\", "/").split("/")
+    if not path or path.startswith("/") or ".." in parts:
+        raise UserError(f"Paths must be relative to /workspace: {path!r}")

@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from codeact import __version__
+from codeact._version import __version__
 from codeact.executors.kernel import KERNEL_SOURCE
 
 IMAGE = f"codeact-sandbox:{__version__}"

@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import anyio
+import anyio.to_thread
 
 from codeact.errors import ExecutorError, UserError
+from codeact.executors.docker._container import RunningContainer
 from codeact.executors.docker.executor import DockerExecutor
 
 
@@ -24,16 +26,19 @@ class SandboxPool:
         self.size = size
         self.executor_kwargs = executor_kwargs
         # A failed start travels to take() as the exception, so callers learn why.
-        self._send, self._recv = anyio.create_memory_object_stream[DockerExecutor | Exception](size)
+        # Unbuffered: each filler holds its one ready container until a taker comes, so exactly
+        # ``size`` are kept.
+        self._send, self._recv = anyio.create_memory_object_stream[RunningContainer | Exception]()
         self._tg: Any = None
 
     def executor(self, **kwargs: Any) -> DockerExecutor:
         """A new session that will start from this pool."""
         return DockerExecutor(pool=self, **{**self.executor_kwargs, **kwargs})
 
-    async def take(self) -> DockerExecutor:
-        """A started executor (waits for one when the pool is empty); raises ``ExecutorError``
-        when the pool could not start one (e.g. the image is missing)."""
+    async def take(self) -> RunningContainer:
+        """A started container (waits for one when the pool is empty), now the taker's to
+        remove; raises ``ExecutorError`` when the pool could not start one (e.g. the image is
+        missing)."""
         if self._tg is None:
             raise ExecutorError("Use the pool inside `async with SandboxPool(...)`")
         item = await self._recv.receive()
@@ -56,11 +61,11 @@ class SandboxPool:
                 with anyio.CancelScope(shield=True):
                     await ex.aclose()
                 raise
+            box = ex.handover()
             try:
-                await self._send.send(ex)
+                await self._send.send(box)
             except BaseException:  # cancelled while waiting for a taker
-                with anyio.CancelScope(shield=True):
-                    await ex.aclose()
+                await _discard(box)
                 raise
 
     async def __aenter__(self) -> SandboxPool:
@@ -81,5 +86,12 @@ class SandboxPool:
                     ex = self._recv.receive_nowait()
                 except (anyio.WouldBlock, anyio.EndOfStream, anyio.ClosedResourceError):
                     break
-                if isinstance(ex, DockerExecutor):
-                    await ex.aclose()
+                if isinstance(ex, RunningContainer):
+                    await _discard(ex)
+
+
+async def _discard(box: RunningContainer) -> None:
+    """Remove a container nobody took, and close its engine client."""
+    with anyio.CancelScope(shield=True):
+        await box.remove()
+        await anyio.to_thread.run_sync(box.engine.close)

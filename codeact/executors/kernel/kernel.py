@@ -387,14 +387,16 @@ def archive(path):
     return buf.getvalue()
 
 
-def result_frame(result):
-    """The result frame; past the frame limit, a slim result that says what was dropped."""
+def result_frame(result, nonce):
+    """The result frame (echoing the cell's nonce); past the frame limit, a slim result that
+    says what was dropped."""
     try:
-        return frame({"op": "result", **result})
+        return frame({"op": "result", **result, "nonce": nonce})
     except FrameTooLarge as exc:
         problem = f"the cell's result was too large to send ({exc})"
     slim = {
         "op": "result",
+        "nonce": nonce,
         "stdout": result["stdout"][-100_000:],
         "stderr": result["stderr"][-100_000:],
         "timed_out": result["timed_out"],
@@ -443,10 +445,11 @@ def main():
     while True:
         msg = channel.recv()
         op = msg.get("op")
+        nonce = msg.get("nonce")
         try:
             if op == "exec":
                 result = kernel.run(str(msg.get("code", "")), msg.get("timeout", 30))
-                channel.send_frame(result_frame(result))
+                channel.send_frame(result_frame(result, nonce))
             elif op == "reset":
                 kernel.reset()
                 channel.send({"op": "reset_done"})
@@ -464,6 +467,7 @@ def main():
             channel.send(
                 {
                     "op": "result",
+                    "nonce": nonce,
                     "stdout": "",
                     "stderr": "",
                     "timed_out": True,

@@ -1,29 +1,28 @@
 """The host side of one worker process of ``RestrictedExecutor(isolation="process")``: starting
-it (inside bubblewrap when the OS sandbox is on), speaking the frame protocol, interrupting,
-killing and restarting it."""
+it (inside bubblewrap when the OS sandbox is on) and handing ``KernelClient`` its stdin/stdout;
+interrupting, killing and restarting it (a ``KernelSession``)."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import os
-import secrets
 import signal
 import stat
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.to_thread
 from anyio.abc import Process
-from anyio.streams.buffered import BufferedByteReceiveStream
+from anyio.streams.stapled import StapledByteStream
 
 import codeact
 from codeact.errors import ExecutorError
-from codeact.executors._remote import collect_result
+from codeact.executors._wire.client import KernelClient
+from codeact.executors._wire.session import run_cell
 from codeact.executors.base import OutputCallback
 from codeact.executors.restricted._ossandbox import (
     NOBODY,
@@ -34,13 +33,6 @@ from codeact.executors.restricted._ossandbox import (
     bwrap_path,
     host_is_root,
     seccomp_fd,
-)
-from codeact.executors.restricted._protocol import (
-    HEADER,
-    ProtocolError,
-    decode_worker_frame,
-    encode,
-    frame_length,
 )
 
 if TYPE_CHECKING:
@@ -66,7 +58,7 @@ class WorkerProcess:
     def __init__(self, owner: RestrictedExecutor) -> None:
         self.owner = owner
         self.proc: Process | None = None
-        self.reader: BufferedByteReceiveStream | None = None
+        self._client: KernelClient | None = None
         #: The host pid of the Python worker itself (inside bubblewrap it is bwrap's child).
         self.worker_pid: int | None = None
 
@@ -110,6 +102,7 @@ class WorkerProcess:
         return argv, env, str(owner.workdir), []
 
     async def start(self) -> None:
+        """Spawn the worker and wait until it is ready (``ExecutorError`` if it is not)."""
         owner = self.owner
         argv, env, inner_workdir, fds = self._command()
         sandboxed = bool(fds)
@@ -129,24 +122,10 @@ class WorkerProcess:
                 os.close(fd)
         self.worker_pid = self.proc.pid
         sandbox_init = await self._read_child_pid() if sandboxed else None
-        assert self.proc.stdout is not None
-        self.reader = BufferedByteReceiveStream(self.proc.stdout)
-        await self.send(
-            {
-                "op": "init",
-                "workdir": inner_workdir,
-                "tools": owner._tool_specs(),
-                "allowed_modules": owner.allowed_modules,
-                "max_output_bytes": owner.max_output_bytes,
-                "limits": owner.limits,
-                "drop_to": NOBODY if host_is_root() and not self._as_root() else None,
-                "allow_root": self._as_root(),
-                "os_sandboxed": owner.os_sandboxed,
-            }
-        )
-        with anyio.move_on_after(60) as scope:
-            msg = await self.recv()
-        if scope.cancelled_caught or msg is None or msg["op"] != "ready":
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self._client = KernelClient(StapledByteStream(self.proc.stdin, self.proc.stdout))
+        ready = await self._client.handshake(self._init_frame(inner_workdir), timeout=60)
+        if ready is None:
             detail = await self._stderr_tail()
             await self.stop()
             raise ExecutorError(
@@ -162,6 +141,19 @@ class WorkerProcess:
             # process in it); the worker is its child, the one that gets SIGALRM. Never
             # bubblewrap itself: SIGALRM would kill it. Unknown pid: interrupts restart.
             self.worker_pid = None if sandbox_init is None else _child_of(sandbox_init)
+
+    def _init_frame(self, workdir: str) -> dict[str, Any]:
+        owner = self.owner
+        return {
+            "workdir": workdir,
+            "tools": owner.tool_specs(),
+            "allowed_modules": owner.allowed_modules,
+            "max_output_bytes": owner.max_output_bytes,
+            "limits": owner.limits,
+            "drop_to": NOBODY if host_is_root() and not self._as_root() else None,
+            "allow_root": self._as_root(),
+            "os_sandboxed": owner.os_sandboxed,
+        }
 
     def _as_root(self) -> bool:
         return not self.owner.os_sandboxed and _root_worker_allowed()
@@ -204,33 +196,18 @@ class WorkerProcess:
             return lines[-1][:300] if lines else ""
         return ""
 
-    # -- frames ----------------------------------------------------------------------------------
-    async def send(self, message: dict[str, Any]) -> None:
-        assert self.proc is not None and self.proc.stdin is not None
-        await self.proc.stdin.send(encode(message))
-
-    async def recv(self) -> dict[str, Any] | None:
-        """The next valid frame, or None when the worker is gone."""
-        assert self.reader is not None
-        try:
-            header = await self.reader.receive_exactly(HEADER.size)
-            body = await self.reader.receive_exactly(frame_length(header))
-        except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError):
-            return None
-        return decode_worker_frame(body)
+    @property
+    def kernel(self) -> KernelClient:
+        """The client of the running worker."""
+        if self._client is None:
+            raise ExecutorError("the restricted worker is not running")
+        return self._client
 
     # -- lifecycle -------------------------------------------------------------------------------
     async def reset(self) -> None:
         """Forget the variables; a worker that does not confirm within 10 s is replaced."""
-        await self.send({"op": "reset"})
-        with anyio.move_on_after(10):
-            try:
-                while (msg := await self.recv()) is not None:
-                    if msg["op"] == "reset_done":
-                        return
-            except ProtocolError:
-                pass
-        await self.restart()
+        if not await self.kernel.reset(timeout=10):
+            await self.restart()
 
     async def restart(self) -> None:
         await self.stop()
@@ -238,6 +215,7 @@ class WorkerProcess:
 
     async def stop(self) -> None:
         proc, self.proc = self.proc, None
+        self._client = None
         if proc is None:
             return
         if proc.returncode is None:
@@ -253,29 +231,16 @@ class WorkerProcess:
     async def execute(
         self, code: str, limit: float, on_output: OutputCallback | None
     ) -> dict[str, Any]:
-        deadline = time.monotonic() + limit
-        nonce = secrets.token_hex(8)  # the result must echo it: stale or forged ones do not
-        try:
-            frame = encode({"op": "exec", "code": code, "timeout": limit, "nonce": nonce})
-        except ProtocolError as exc:
-            message = f"the cell's code is too large to send to the sandbox ({exc})"
-            return {"error": {"type": "FrameTooLarge", "message": message, "traceback": message}}
-        try:
-            assert self.proc is not None and self.proc.stdin is not None
-            await self.proc.stdin.send(frame)
-            return await collect_result(
-                self,
-                self.owner.tools,
-                deadline,
-                KILL_GRACE_S,
-                on_output,
-                max_output=self.owner.max_output_bytes,
-                nonce=nonce,
-            )
-        except anyio.get_cancelled_exc_class():
-            with anyio.CancelScope(shield=True):
-                await self._interrupt()
-            raise
+        """Run one cell in the worker (replaced when lost; interrupted when cancelled)."""
+        return await run_cell(
+            self,
+            code,
+            limit=limit,
+            tools=self.owner.tools,
+            grace=KILL_GRACE_S,
+            on_output=on_output,
+            max_output=self.owner.max_output_bytes,
+        )
 
     async def death_reason(self) -> tuple[str, str]:
         """How the worker ended, from its exit status."""
@@ -287,24 +252,15 @@ class WorkerProcess:
             code = -(code - 128)  # bubblewrap reports a child killed by signal N as 128 + N
         return "SandboxCrashed", _death_reason(code)
 
-    async def _interrupt(self) -> None:
-        """Stop the running cell after a cancellation: SIGALRM, then kill if it does not stop."""
+    async def interrupt(self) -> bool:
+        """SIGALRM to the worker (the cell then times out); False when its pid is unknown."""
         if self.proc is None or self.proc.returncode is not None:
-            return
+            return True  # gone already: the client sees the end of the stream
         if self.worker_pid is None:  # cannot signal the worker alone: replace it
-            await self.restart()
-            return
-        try:
+            return False
+        with contextlib.suppress(ProcessLookupError):
             os.kill(self.worker_pid, signal.SIGALRM)
-        except ProcessLookupError:
-            return
-        with anyio.move_on_after(KILL_GRACE_S) as scope:
-            while True:
-                msg = await self.recv()
-                if msg is None or msg["op"] == "result":
-                    break
-        if scope.cancelled_caught:
-            await self.restart()
+        return True
 
 
 def _child_of(pid: int) -> int | None:

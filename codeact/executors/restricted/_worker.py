@@ -14,9 +14,9 @@ import sys
 import time
 from typing import Any, BinaryIO
 
+from codeact.executors._wire.frames import HEADER, ProtocolError, encode, frame_length
 from codeact.executors.restricted._guards import CellTimeout
 from codeact.executors.restricted._interrupt import SignalAlarm
-from codeact.executors.restricted._protocol import HEADER, ProtocolError, encode, frame_length
 from codeact.executors.restricted._session import Session, ToolError
 
 _BLOCK = {signal.SIGALRM}

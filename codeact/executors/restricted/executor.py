@@ -17,7 +17,7 @@ import anyio.from_thread
 import anyio.to_thread
 
 from codeact.errors import ExecutorError, UserError
-from codeact.executors._remote import run_host_tool, to_result
+from codeact.executors._wire.cells import run_host_tool, to_result
 from codeact.executors.base import CodeExecutor, ExecutionResult, OutputCallback
 from codeact.executors.restricted._allowed import check_allowed_modules, third_party
 from codeact.executors.restricted._files import read_beneath, write_beneath
@@ -116,12 +116,7 @@ class RestrictedExecutor(CodeExecutor):
             raise ExecutorError("This executor was closed; create a new one.")
         if self.workdir is not None:
             return
-        for tool in self.tools:
-            if tool.needs_context:
-                raise UserError(
-                    f"Tool {tool.name!r} takes a Context argument, so it cannot be called from "
-                    "sandboxed code. Give it to the agent as a normal tool instead."
-                )
+        self.check_tools()
         if self.isolation == "process":
             self.os_sandboxed = resolve_os_sandbox(self.os_sandbox)
         self._warn_unsandboxed_modules()
@@ -172,15 +167,9 @@ class RestrictedExecutor(CodeExecutor):
             stacklevel=3,
         )
 
-    def _tool_specs(self) -> list[tuple[str, list[str], str]]:
-        return [
-            (t.name, list(t.metadata.parameters.get("properties", {})), t.metadata.description)
-            for t in self.tools
-        ]
-
     def _new_session(self) -> Session:
         return Session(
-            tool_names=self._tool_specs(),
+            tool_names=self.tool_specs(),
             tool_bridge=self._inline_bridge,
             allowed_modules=self.allowed_modules,
             workdir=str(self.workdir),

@@ -1,4 +1,4 @@
-"""The framed JSON protocol between the host and a restricted worker process.
+"""Frames of the kernel protocol, spoken by process workers and container kernels alike.
 
 A frame is a 4-byte big-endian length followed by that many bytes of UTF-8 JSON (an object with
 an ``op``). JSON only, never pickle. Every frame read is checked (size, JSON, shape) before use.
@@ -35,6 +35,13 @@ class ProtocolError(Exception):
 def encode(message: dict[str, Any]) -> bytes:
     """One frame for ``message``."""
     body = json.dumps(message, separators=(",", ":"), default=str).encode("utf-8")
+    if len(body) > MAX_FRAME:
+        raise ProtocolError(f"frame of {len(body)} bytes exceeds the {MAX_FRAME}-byte limit")
+    return HEADER.pack(len(body)) + body
+
+
+def raw_frame(body: bytes) -> bytes:
+    """A frame around bytes that are not JSON (the kernel's source, sent to the bootstrap)."""
     if len(body) > MAX_FRAME:
         raise ProtocolError(f"frame of {len(body)} bytes exceeds the {MAX_FRAME}-byte limit")
     return HEADER.pack(len(body)) + body

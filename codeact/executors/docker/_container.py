@@ -1,0 +1,124 @@
+"""One started sandbox container with its kernel ready: the engine's handle on it and the
+``KernelClient`` speaking to the kernel over the container's attach socket."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+import anyio
+import anyio.to_thread
+
+from codeact.errors import ExecutorError
+from codeact.executors._wire.client import KernelClient
+from codeact.executors._wire.frames import raw_frame
+from codeact.executors.docker._engine import ContainerGone, engine_errors
+from codeact.executors.docker._stream import ContainerStream
+from codeact.executors.kernel import KERNEL_SOURCE
+
+_ATTACH = {"stdin": 1, "stdout": 1, "stream": 1}
+
+
+class RunningContainer:
+    """A container whose kernel answered ``ready``; ``remove()`` ends it."""
+
+    def __init__(self, engine: Any, container: Any, client: KernelClient) -> None:
+        #: The docker SDK client the container was made with.
+        self.engine = engine
+        #: The docker SDK container.
+        self.container = container
+        #: Speaks the kernel protocol to the kernel inside.
+        self.client = client
+
+    @classmethod
+    async def launch(
+        cls,
+        engine: Any,
+        *,
+        image: str,
+        options: dict[str, Any],
+        init: dict[str, Any],
+        start_timeout: float,
+        adopt_id: str | None = None,
+    ) -> RunningContainer:
+        """Create and start a container (or attach to the running ``adopt_id``), send it the
+        kernel and ``init``, and wait for ``ready``. ``UserError`` when the image is missing,
+        ``ExecutorError`` when the engine or the kernel fails."""
+
+        def create() -> tuple[Any, Any]:
+            with engine_errors("Could not start the sandbox container", image=image):
+                if adopt_id is not None:
+                    container = engine.containers.get(adopt_id)
+                    return container, engine.api.attach_socket(container.id, params=_ATTACH)
+                container = engine.containers.create(image, **options)
+                try:
+                    sock = engine.api.attach_socket(container.id, params=_ATTACH)
+                    container.start()
+                except BaseException:
+                    with contextlib.suppress(Exception):
+                        container.remove(force=True)
+                    raise
+                return container, sock
+
+        with anyio.CancelScope(shield=True):  # a cancellation must not lose the new container
+            container, sock = await anyio.to_thread.run_sync(create)
+        stream = ContainerStream(getattr(sock, "_sock", sock))
+        box = cls(engine, container, KernelClient(stream))
+        try:
+            preamble = raw_frame(KERNEL_SOURCE.encode())
+            ready = await box.client.handshake(init, timeout=start_timeout, preamble=preamble)
+            if ready is None:
+                _, detail = await box.death_reason(memory=str(options.get("mem_limit", "?")))
+                raise ExecutorError(f"The sandbox kernel did not start: {detail}")
+        except BaseException:
+            await box.remove()
+            raise
+        return box
+
+    async def signal(self, name: str) -> bool:
+        """Send a signal to the container's init (which passes it on); False if it failed."""
+        try:
+            await anyio.to_thread.run_sync(self._kill, name)
+        except ExecutorError:
+            return False
+        return True
+
+    def _kill(self, name: str) -> None:
+        with engine_errors(f"Could not send {name} to the sandbox"):
+            self.container.kill(signal=name)
+
+    async def death_reason(self, memory: str) -> tuple[str, str]:
+        """Why the kernel went away (an error type and a message), from the engine's state."""
+
+        def inspect() -> tuple[str, str]:
+            try:
+                with engine_errors("Could not inspect the sandbox"):
+                    self.container.reload()
+            except ContainerGone:
+                return "SandboxCrashed", "the container was removed from outside"
+            except ExecutorError as exc:
+                return "SandboxCrashed", str(exc)
+            state = self.container.attrs.get("State", {})
+            if state.get("OOMKilled"):
+                return (
+                    "MemoryError",
+                    f"the sandbox ran out of memory (limit {memory}) and was killed",
+                )
+            return "SandboxCrashed", (
+                f"the sandbox kernel exited (status {state.get('Status')}, "
+                f"exit code {state.get('ExitCode')})"
+            )
+
+        await anyio.sleep(0.05)  # let the engine record the exit state
+        return await anyio.to_thread.run_sync(inspect)
+
+    async def remove(self) -> None:
+        """Close the kernel's stream and remove the container (already gone is fine)."""
+        with anyio.CancelScope(shield=True):
+            await self.client.aclose()
+
+            def rm() -> None:
+                with contextlib.suppress(ExecutorError), engine_errors("Could not remove"):
+                    self.container.remove(force=True)
+
+            await anyio.to_thread.run_sync(rm)
