@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from codeact.executors.base import ExecutionResult
+from codeact._execution import ExecutionResult
 
 Role = Literal["system", "user", "assistant", "tool"]
 

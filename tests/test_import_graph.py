@@ -19,16 +19,6 @@ ACYCLIC = ("codeact.cli", "codeact.llms", "codeact.__main__")
 #: Cycles found elsewhere when this test was written (issue 15); a fix removes its entry. A cycle
 #: not inside one of these fails the test.
 KNOWN = [
-    {"codeact.agents._loop", "codeact.agents._structured", "codeact.agents.base"},
-    {
-        "codeact",
-        "codeact.executors",
-        "codeact.executors.restricted",
-        "codeact.executors.restricted._ossandbox",
-        "codeact.executors.restricted._process",
-        "codeact.executors.restricted._sitebinds",
-        "codeact.executors.restricted.executor",
-    },
     {"codeact.server._sqlite", "codeact.server.store"},
 ]
 

@@ -12,25 +12,22 @@ import warnings
 from collections.abc import Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.lowlevel
 
 from codeact._messages import ChatMessage, ToolCallRequest
 from codeact.agents._handler import RunHandler
-from codeact.agents.base import (
-    BaseAgent,
-    EarlyStopping,
-    RunState,
-    StepContext,
-    StructuredOutputFn,
-)
+from codeact.agents._state import EarlyStopping, RunState, StepContext, StructuredOutputFn
 from codeact.context import Context
 from codeact.errors import CodeActError, LLMError, MaxIterationsError, UserError
 from codeact.events import AgentInput, AgentOutput, AgentSetup, ToolCall, ToolCallResult
 from codeact.memory import ChatMemory
 from codeact.tools import BaseTool, ToolOutput
+
+if TYPE_CHECKING:
+    from codeact.agents.base import BaseAgent
 
 EARLY_STOP_PROMPT = (
     "You have reached the maximum number of iterations ({limit}). Do not call any more tools. "

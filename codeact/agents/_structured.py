@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from codeact._messages import ChatMessage
-from codeact.agents.base import StructuredOutputFn
+from codeact.agents._state import StructuredOutputFn
 from codeact.llms.base import LLM
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)

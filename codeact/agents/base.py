@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import uuid
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from pydantic import BaseModel
@@ -24,6 +22,10 @@ from pydantic_core import to_jsonable_python
 from codeact._messages import ChatMessage
 from codeact.agents._handler import RunHandler
 from codeact.agents._render import render_code_rounds
+from codeact.agents._state import EarlyStopping as EarlyStopping
+from codeact.agents._state import RunState as RunState
+from codeact.agents._state import StepContext as StepContext
+from codeact.agents._state import StructuredOutputFn as StructuredOutputFn
 from codeact.context import Context
 from codeact.errors import UserError
 from codeact.events import AgentOutput, AgentStream, TextBuffer, ToolCallResult
@@ -32,46 +34,11 @@ from codeact.llms.base import LLM
 from codeact.memory import ChatMemory
 from codeact.tools import BaseTool, to_tool
 
-EarlyStopping = Literal["force", "generate"]
-StructuredOutputFn = Callable[[list[ChatMessage]], "dict[str, Any] | BaseModel | Awaitable[Any]"]
-
 if TYPE_CHECKING:
     from codeact.agents._loop import RunConfig
 
 DEFAULT_STATE_PROMPT = "Current state:\n{state}\n\nCurrent message:\n{msg}\n"
 DEFAULT_NAME = "Agent"
-
-
-@dataclass
-class RunState:
-    """What one run of one agent accumulates (not persisted beyond the run)."""
-
-    user_msg: str
-    #: This run's complete tool rounds (typed turns), moved to memory when the run ends.
-    scratchpad: list[ChatMessage] = field(default_factory=list)
-    retry_messages: list[ChatMessage] = field(default_factory=list)
-    tool_results: list[ToolCallResult] = field(default_factory=list)
-    iterations: int = 0
-    #: CodeAct: the later blocks of the current reply are not run (one failed or ended the task).
-    skip_rest: bool = False
-    #: CodeAct: the tail of the last failed block's output, until the model has been told once.
-    last_failure: str | None = None
-    #: ReAct: the reasoning trace (actions, observations, answer), returned as the result's raw.
-    reasoning: list[dict[str, Any]] = field(default_factory=list)
-    #: Per-run data of agent styles defined outside codeact.
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class StepContext:
-    """Passed to ``take_step``: the run's handler (to emit events), context and state."""
-
-    handler: RunHandler
-    ctx: Context
-    run: RunState
-    agent: BaseAgent
-    #: The id of the assistant message this step produces (live stream and history share it).
-    message_id: str = field(default_factory=lambda: f"msg-{uuid.uuid4().hex[:12]}")
 
 
 class BaseAgent(ABC):

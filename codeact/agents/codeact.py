@@ -22,6 +22,7 @@ from codeact.executors.base import (
     ExecutionError,
     ExecutionResult,
     OutputCallback,
+    check_cell_tools,
     get_executor,
 )
 from codeact.tools import BaseTool, FunctionTool, ToolMetadata, ToolOutput
@@ -140,12 +141,9 @@ class CodeActAgent(BaseAgent):
         super().__init__(**kwargs)
         if executor is not None and code_execute_fn is not None:
             raise UserError("Pass either executor= or code_execute_fn=, not both")
-        for tool in self.tools:
-            if tool.needs_context:
-                raise UserError(
-                    f"Tool {tool.name!r} takes a Context argument, so it cannot be called from "
-                    "sandboxed code. CodeActAgent tools must be plain functions of plain data."
-                )
+        check_cell_tools(
+            self.tools, hint="CodeActAgent tools must be plain functions of plain data."
+        )
         template = code_act_system_prompt or CODEACT_INSTRUCTIONS
         if "{tools}" not in template:
             raise UserError("code_act_system_prompt must contain the placeholder {tools}")

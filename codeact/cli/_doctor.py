@@ -136,16 +136,16 @@ def _check_endpoint() -> tuple[str, str]:
 def _check_docker() -> tuple[str, str]:
     if importlib.util.find_spec("docker") is None:
         return "optional", "docker SDK missing: pip install 'codeact[docker]'"
-    # TODO(merge): use public docker names
-    from codeact.executors.docker._engine import docker_client
-    from codeact.executors.docker.executor import IMAGE
+    from codeact.executors.docker import IMAGE, docker_client, image_present
 
     try:
         client = docker_client()
     except CodeActError as exc:
         return "optional", f"{exc}"
     try:
-        client.images.get(IMAGE)
-    except Exception:
+        present = image_present(IMAGE, client)
+    except CodeActError:
+        present = False
+    if not present:
         return "optional", f"engine ok, image {IMAGE} missing: run `codeact sandbox build`"
     return "ok", f"engine reachable, image {IMAGE} present"

@@ -29,14 +29,14 @@ def sandbox_command(args: argparse.Namespace) -> int:
 
             print(build(args.base or DEFAULT_BASE, force=args.force))
             return EXIT_OK
-        # TODO(merge): use public docker names
-        from codeact.executors.docker._engine import LABEL, docker_client
+        from codeact.executors.docker import docker_client, remove_sandboxes
 
         client = docker_client()
-        found = client.api.containers(all=True, filters={"label": LABEL})
-        for info in found:
-            client.api.remove_container(info["Id"], force=True)
-        print(f"removed {len(found)} sandbox container(s)")
+        try:
+            removed = remove_sandboxes(client)
+        finally:
+            client.close()
+        print(f"removed {removed} sandbox container(s)")
         return EXIT_OK
     except (CodeActError, OSError, subprocess.CalledProcessError) as exc:
         print(f"error: {exc}", file=sys.stderr)

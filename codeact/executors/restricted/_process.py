@@ -19,7 +19,6 @@ import anyio.to_thread
 from anyio.abc import Process
 from anyio.streams.stapled import StapledByteStream
 
-import codeact
 from codeact.errors import ExecutorError
 from codeact.executors._wire.client import KernelClient
 from codeact.executors._wire.session import run_cell
@@ -34,6 +33,7 @@ from codeact.executors.restricted._ossandbox import (
     host_is_root,
     seccomp_fd,
 )
+from codeact.executors.restricted._sitebinds import PACKAGE_DIR
 
 if TYPE_CHECKING:
     from codeact.executors.restricted.executor import RestrictedExecutor
@@ -91,7 +91,7 @@ class WorkerProcess:
             return argv, env, SANDBOX_WORKDIR, fds
         if host_is_root() and not _root_worker_allowed():
             _check_readable_by_nobody()
-        package_root = str(Path(codeact.__file__).resolve().parent.parent)
+        package_root = str(PACKAGE_DIR.parent)
         env = {
             **_COMMON_ENV,
             "PYTHONPATH": package_root,
@@ -291,7 +291,7 @@ def _root_worker_allowed() -> bool:
 def _check_readable_by_nobody() -> None:
     """On a root host without bubblewrap the worker drops to uid 65534 itself, which must then
     be able to read the interpreter, its standard library and codeact."""
-    paths = [Path(sys.base_prefix), Path(sys.prefix), Path(codeact.__file__).resolve().parent]
+    paths = [Path(sys.base_prefix), Path(sys.prefix), PACKAGE_DIR]
     for path in paths:
         for parent in [path, *path.parents]:
             mode = parent.stat().st_mode

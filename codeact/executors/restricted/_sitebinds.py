@@ -10,7 +10,8 @@ import importlib.util
 import re
 from pathlib import Path
 
-import codeact
+#: The installed ``codeact`` package directory (what the worker imports codeact from).
+PACKAGE_DIR = Path(__file__).resolve().parents[2]
 
 #: What the worker itself imports (besides codeact): these distributions and their requirements.
 WORKER_DISTRIBUTIONS = ("RestrictedPython", "pydantic", "anyio")
@@ -68,7 +69,7 @@ def _distributions_for_modules(modules: tuple[str, ...]) -> list[str]:
 @functools.lru_cache(maxsize=32)
 def site_binds(modules: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     binds: dict[str, str] = {}
-    package = Path(codeact.__file__).resolve().parent
+    package = PACKAGE_DIR
     binds["codeact"] = str(package)
     wanted = [*WORKER_DISTRIBUTIONS, *_distributions_for_modules(modules)]
     for dist in _distribution_closure(wanted):
