@@ -176,6 +176,17 @@ class ToolCallResult(Event):
     execution: dict[str, Any] | None = None
 
 
+class AnswerRetry(Event):
+    """The agent did not accept a final answer and asked the model again: no code had run yet
+    (``reason="no_code"``, with ``require_execution``) or a validator refused it
+    (``reason="validator"``). ``message`` is what the model was told."""
+
+    type: Literal["answer_retry"] = "answer_retry"
+    reason: Literal["no_code", "validator"]
+    message: str
+    attempt: int = 1
+
+
 class TerminalEvent(Event):
     """Base of the events that end a run; exactly one is emitted, last."""
 
@@ -228,6 +239,7 @@ AnyEvent = Annotated[
 event_adapter: TypeAdapter[AnyEvent] = TypeAdapter(AnyEvent)
 
 __all__ = [
+    "AnswerRetry",
     "AgentInput",
     "AgentOutput",
     "AgentSetup",

@@ -160,7 +160,12 @@ class _Loop:
                     (r for r in results if r.return_direct and r.tool_name != "handoff"), None
                 )
                 if direct is not None:
-                    return await self._finish(step, agent.direct_output(run, direct))
+                    final = agent.check_final(step, agent.direct_output(run, direct))
+                    if not final.retry_messages:
+                        return await self._finish(step, final)
+                    run.retry_messages = list(final.retry_messages)
+                    if run.iterations >= self.config.max_iterations:
+                        return await self._early_stop(step, run)
                 next_agent = ctx.pending_handoff
                 if next_agent is not None:
                     ctx.pending_handoff = None

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from codeact._messages import ChatMessage
 from codeact.agents._handler import RunHandler
+from codeact.agents.validators import CellRun
 from codeact.context import Context
 from codeact.events import ToolCallResult
 
@@ -39,6 +40,12 @@ class RunState:
     skip_rest: bool = False
     #: CodeAct: the tail of the last failed block's output, until the model has been told once.
     last_failure: str | None = None
+    #: CodeAct: every cell run in this turn (code, output, error), for answer checks.
+    cells: list[CellRun] = field(default_factory=list)
+    #: CodeAct: how often the model was sent back for answering before any code ran.
+    execution_nudges: int = 0
+    #: CodeAct: how often a validator sent a final answer back.
+    answer_retries: int = 0
     #: ReAct: the reasoning trace (actions, observations, answer), returned as the result's raw.
     reasoning: list[dict[str, Any]] = field(default_factory=list)
     #: Per-run data of agent styles defined outside codeact.

@@ -134,6 +134,11 @@ class BaseAgent(ABC):
     async def on_activate(self, ctx: Context, tools: list[BaseTool]) -> None:
         """Called when the agent becomes active in a run (e.g. to start an executor session)."""
 
+    def check_final(self, step: StepContext, output: AgentOutput) -> AgentOutput:
+        """A last look at a final answer that a tool produced directly (``final_answer`` from
+        code): return it, or an output with ``retry_messages`` to send the model back."""
+        return output
+
     def direct_output(self, run: RunState, result: ToolCallResult) -> AgentOutput:
         """The run's result when a tool call ends it (``return_direct``)."""
         return AgentOutput(

@@ -11,9 +11,14 @@ from typing import Any, Literal
 import anyio.to_thread
 
 from codeact._messages import ChatMessage, ToolCallRequest
+from codeact.agents._answers import AnswerPolicy, record_cells
 from codeact.agents._loop import current_call
+from codeact.agents._prompts import CODEACT_INSTRUCTIONS as CODEACT_INSTRUCTIONS
+from codeact.agents._prompts import SMALL_MODEL_INSTRUCTIONS as SMALL_MODEL_INSTRUCTIONS
+from codeact.agents._prompts import TOOLS_SECTION
 from codeact.agents._render import EXECUTE, render_code_rounds
 from codeact.agents.base import BaseAgent, RunState, StepContext
+from codeact.agents.validators import AnswerValidator
 from codeact.context import Context
 from codeact.errors import UserError
 from codeact.events import AgentOutput, CodeOutputStream, ToolCallResult
@@ -33,35 +38,6 @@ ExecutorSpec = CodeExecutor | str | Callable[[], CodeExecutor]
 _BLOCK = re.compile(r"<execute>(.*?)</execute>", re.DOTALL)
 _FENCE = re.compile(r"^\s*```[a-zA-Z0-9_+-]*\s*\n(.*?)\n?\s*```\s*$", re.DOTALL)
 _SOLUTION = re.compile(r"</?solution>")
-
-CODEACT_INSTRUCTIONS = """\
-You solve tasks by writing Python code and reading what it prints.
-
-To run code, put it between <execute> and </execute>. It runs in a persistent Python session:
-variables, functions and imports stay available in later blocks. Print what you need to see
-(the value of a block's last expression is shown too). After each block you get its output or
-its error; if there is an error, read the traceback, fix the code and run it again.
-
-When you know the answer, reply WITHOUT an <execute> block: that reply is your final answer.
-The final answer must contain every value the question asks for. You can also end the task
-from code with final_answer(value), which returns the value to the user as data.
-{tools}
-Example:
-User: What is the sum of the squares of the numbers from 1 to 10?
-Assistant: <execute>
-total = sum(i * i for i in range(1, 11))
-print(total)
-</execute>
-User: Execution result:
-385
-Assistant: The sum of the squares of 1 to 10 is 385.
-"""
-
-TOOLS_SECTION = """
-These functions are available in the session; import them with `from tools import <name>`:
-{stubs}
-"""
-
 
 def render_tool_stubs(tools: Sequence[BaseTool]) -> str:
     """Each tool as a Python stub with its docstring, for the system prompt."""
@@ -124,6 +100,16 @@ class CodeActAgent(BaseAgent):
     ``code_execute_fn`` instead takes any sync or async callable ``code -> str | dict |
     ExecutionResult`` (LlamaIndex's style). Tools are made importable in the session
     (``from tools import name``); the agent binds them to the executor itself.
+
+    Answer options (off by default; ``codeact run`` turns them on when files are given):
+    ``require_execution`` accepts a final answer only after a cell of the turn ran without an
+    error, sending the model back up to ``execution_nudges`` times; ``answer_validators``
+    (see ``codeact.agents.validators``) check or normalise the answer, and a ``ModelRetry``
+    sends the model back up to ``max_answer_retries`` times (after that the last answer is
+    kept); ``lenient_code_blocks`` runs fenced Python blocks of a reply that has no
+    ``<execute>`` block, unless a cell of the turn already succeeded. Every send-back is an
+    ``AnswerRetry`` event. ``SMALL_MODEL_INSTRUCTIONS`` is a system prompt tuned for small
+    local models (pass it as ``code_act_system_prompt``).
     """
 
     tool_concurrency = 1  # blocks of one reply run in order, in the same session
@@ -136,9 +122,23 @@ class CodeActAgent(BaseAgent):
         code_act_system_prompt: str | None = None,
         cell_timeout: float | None = None,
         observation_max_chars: int = 4000,
+        require_execution: bool = False,
+        execution_nudges: int = 2,
+        answer_validators: Sequence[AnswerValidator] = (),
+        max_answer_retries: int = 2,
+        lenient_code_blocks: bool = False,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
+        if execution_nudges < 0 or max_answer_retries < 0:
+            raise UserError("execution_nudges and max_answer_retries must be 0 or more")
+        self.answers = AnswerPolicy(
+            require_execution=require_execution,
+            execution_nudges=execution_nudges,
+            validators=tuple(answer_validators),
+            max_answer_retries=max_answer_retries,
+            lenient_code_blocks=lenient_code_blocks,
+        )
         if executor is not None and code_execute_fn is not None:
             raise UserError("Pass either executor= or code_execute_fn=, not both")
         check_cell_tools(
@@ -227,6 +227,8 @@ class CodeActAgent(BaseAgent):
         if problem is not None:
             return AgentOutput(response=reply, retry_messages=[reply, ChatMessage.user(problem)])
         if not blocks:
+            blocks = self.answers.fenced_code(run, text)
+        if not blocks:
             failure, run.last_failure = run.last_failure, None
             if failure is not None:
                 note = (
@@ -236,7 +238,7 @@ class CodeActAgent(BaseAgent):
                 )
                 return AgentOutput(response=reply, retry_messages=[reply, ChatMessage.user(note)])
             answer = _SOLUTION.sub("", text).strip()
-            return AgentOutput(response=ChatMessage.assistant(answer))
+            return self.answers.final_or_retry(step, reply, answer)
         calls = [
             ToolCallRequest(id=f"{step.message_id}-exec{k}", name=EXECUTE, arguments={"code": code})
             for k, code in enumerate(blocks)
@@ -255,8 +257,13 @@ class CodeActAgent(BaseAgent):
         """The typed round (the reply's ``execute`` calls and their results); remembers the
         first failed block for one nudge if the model then answers without fixing it."""
         super().record_tool_round(run, output, results)
+        record_cells(run, output, results)
         failed = next((r for r in results if r.tool_output.is_error), None)
         run.last_failure = failed.tool_output.content[-1500:] if failed is not None else None
+
+    def check_final(self, step: StepContext, output: AgentOutput) -> AgentOutput:
+        """``final_answer(value)`` from code goes through the answer validators too."""
+        return self.answers.check_direct(step, output)
 
     def direct_output(self, run: RunState, result: ToolCallResult) -> AgentOutput:
         """``final_answer(value)`` ended the run: the value is returned as data."""

@@ -33,6 +33,7 @@ from codeact.events import (
     AgentInput,
     AgentOutput,
     AgentStream,
+    AnswerRetry,
     CodeOutputStream,
     Event,
     ToolCall,
@@ -79,6 +80,19 @@ def add_parser(sub: Any) -> None:
     run.add_argument("--timeout", type=float, default=600, help="seconds for the whole run")
     run.add_argument("--cell-timeout", type=float, default=60, help="seconds per code block")
     run.add_argument("--json", action="store_true", help="print one JSON object, no progress")
+    run.add_argument(
+        "--require-execution",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="accept an answer only after code ran without error (default: on with --file)",
+    )
+    run.add_argument(
+        "--lenient-code",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="run ```python fences when a reply has no <execute> block "
+        "(default: on for the embedded model)",
+    )
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -117,8 +131,34 @@ async def _run(args: argparse.Namespace) -> int:
         _fail_json(args, "usage", str(exc))
         return EXIT_USAGE
     async with llm:
-        agent = CodeActAgent(llm=llm, executor=lambda: executor, max_iterations=args.max_steps)
+        agent = CodeActAgent(
+            llm=llm,
+            executor=lambda: executor,
+            max_iterations=args.max_steps,
+            **answer_options(args, llm, files),
+        )
         return await _solve(args, console, agent, executor, files)
+
+
+def answer_options(args: argparse.Namespace, llm: Any, files: dict[str, bytes]) -> dict[str, Any]:
+    """CodeActAgent's answer options for a CLI run: code first when files are given, the
+    ``@name[...]`` format check always (a no-op for questions without one), and for the
+    embedded model lenient code blocks and the small-model prompt."""
+    from codeact.agents.codeact import SMALL_MODEL_INSTRUCTIONS
+    from codeact.agents.validators import placeholder_validator
+    from codeact.llms.local import LocalLLM
+
+    small = isinstance(llm, LocalLLM)
+    require = bool(files) if args.require_execution is None else args.require_execution
+    lenient = small if args.lenient_code is None else args.lenient_code
+    options: dict[str, Any] = {
+        "require_execution": require,
+        "answer_validators": [placeholder_validator()],
+        "lenient_code_blocks": lenient,
+    }
+    if small:
+        options["code_act_system_prompt"] = SMALL_MODEL_INSTRUCTIONS
+    return options
 
 
 async def _solve(
@@ -183,6 +223,7 @@ def _report(
                 "answer": result.response.text,
                 "value": result.value,
                 "steps": view.steps,
+                "computed": view.computed,
                 "timings": {
                     "total_s": total,
                     "llm_s": round(view.llm_s, 3),
@@ -194,6 +235,11 @@ def _report(
     else:
         console.rule("Answer")
         print(result.response.text)
+        if not view.computed:
+            console.print(
+                "[yellow]Note: no code ran without an error, so this answer was not computed "
+                "from the data; check it (or ask again).[/yellow]"
+            )
         console.print(
             f"[dim]{len(view.steps)} code step(s), {total:.1f} s total "
             f"(model {view.llm_s:.1f} s, code {view.code_s:.2f} s)[/dim]"
@@ -219,6 +265,8 @@ class _Progress:
         self._llm_start = 0.0
         self._code_start = 0.0
         self._tokens = 0
+        #: A code step ran without an error (the answer was computed, not guessed).
+        self.computed = False
 
     def show(self, ev: Event) -> None:
         from rich.syntax import Syntax
@@ -246,6 +294,9 @@ class _Progress:
                 highlight=False,
                 style="red" if ev.stream == "stderr" else None,
             )
+        elif isinstance(ev, AnswerRetry):
+            why = "no code had run yet" if ev.reason == "no_code" else "the answer's format"
+            self.console.print(f"[yellow]Asked the model again ({why}).[/yellow]")
         elif isinstance(ev, ToolCallResult) and ev.tool_name == "execute":
             took = time.perf_counter() - self._code_start
             self.code_s += took
@@ -260,6 +311,7 @@ class _Progress:
             if execution.get("timed_out"):
                 self.console.print("[red]timed out[/red]")
             self.console.print(f"[dim]({took:.2f} s)[/dim]")
+            self.computed = self.computed or not ev.tool_output.is_error
             self.steps.append(
                 {
                     "code": ev.tool_kwargs.get("code", ""),

@@ -167,6 +167,13 @@ class Translator:
                 role="tool",
             )
             return [*self._flush_cell(e.tool_id), result]
+        if isinstance(e, ev.AnswerRetry):  # the agent sent the model back (code first, format)
+            retry: dict[str, Any] = {
+                "reason": e.reason,
+                "message": e.message,
+                "attempt": e.attempt,
+            }
+            return [CustomEvent(name="codeact.answer_retry", value=retry)]
         if isinstance(e, ev.TerminalEvent):
             return self._terminal(e)
         return []

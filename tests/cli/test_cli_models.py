@@ -134,3 +134,44 @@ def test_doctor_reads_codeact_model_as_a_model_spec() -> None:
         "model q:7b at http://127.0.0.1:9/v1"
     )
     assert "names the 'local' provider" in endpoint_line("local")
+
+
+def test_run_with_files_wants_code_before_an_answer(tmp_path: Path) -> None:
+    """With --file, an answer given before any code ran is sent back once (the CLI says so),
+    and the JSON tells whether the answer was computed."""
+    from tests.cli.test_cli import DATA, codeact
+
+    code = (
+        "<execute>\nimport pandas as pd\nprint(pd.read_csv('sales.csv')['units'].sum())\n</execute>"
+    )
+    r = codeact(
+        "run",
+        "How many units?",
+        "--file",
+        str(DATA),
+        replies=["About 80 units.", code, "85 units."],
+        tmp=tmp_path,
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "85 units."
+    assert "Asked the model again (no code had run yet)" in r.stderr
+    r = codeact(
+        "run",
+        "How many units?",
+        "--file",
+        str(DATA),
+        "--no-require-execution",
+        "--json",
+        replies=["About 80 units."],
+        tmp=tmp_path,
+    )
+    out = json.loads(r.stdout)
+    assert out["answer"] == "About 80 units." and out["computed"] is False
+
+
+def test_run_without_code_says_the_answer_was_not_computed(tmp_path: Path) -> None:
+    from tests.cli.test_cli import codeact
+
+    r = codeact("run", "Capital of France?", replies=["Paris."], tmp=tmp_path)
+    assert r.returncode == 0 and r.stdout.strip() == "Paris."
+    assert "not computed" in r.stderr

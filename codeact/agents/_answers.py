@@ -1,0 +1,153 @@
+"""When CodeActAgent accepts a final answer: code first, validators, lenient code blocks.
+
+Small models often answer a data question with a plausible number without looking at the data,
+restate a computed answer in prose that drops the requested format, or write code in a Markdown
+fence instead of ``<execute>`` tags. The options here (all off by default in the library, on in
+``codeact run`` with files) make the agent compute instead of guess:
+
+- ``require_execution``: a final answer counts only after a cell of this turn ran without an
+  error; before that the model is sent back (at most ``execution_nudges`` times) with a short
+  note naming the files it has.
+- ``answer_validators``: callables that check (and may normalise) the answer; a ``ModelRetry``
+  sends the model back with its message, at most ``max_answer_retries`` times.
+- ``lenient_code_blocks``: a reply without ``<execute>`` whose fenced Python blocks are code runs
+  them — unless a cell of this turn already succeeded (then the fence is a quote in the answer).
+
+Each time the model is sent back, an ``AnswerRetry`` event says why.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from codeact._messages import ChatMessage
+from codeact.agents._state import RunState, StepContext
+from codeact.agents.validators import (
+    AnswerCandidate,
+    AnswerValidator,
+    CellRun,
+    ModelRetry,
+    apply_validators,
+)
+from codeact.events import AgentOutput, AnswerRetry, ToolCallResult
+
+_FENCED = re.compile(r"```[ \t]*(?:python3?|py)?[ \t]*\n(.*?)```", re.DOTALL | re.IGNORECASE)
+_FILE_LINE = re.compile(r"^- (\S+) \(", re.MULTILINE)
+
+NO_CODE_NUDGE = (
+    "You answered without running any code. Do not guess: compute the answer. Write Python "
+    "between <execute> and </execute> that {source} and prints the result; then give the final "
+    "answer in the format the question asks for."
+)
+
+
+@dataclass(frozen=True)
+class AnswerPolicy:
+    """The answer options of one CodeActAgent."""
+
+    require_execution: bool = False
+    execution_nudges: int = 2
+    validators: Sequence[AnswerValidator] = ()
+    max_answer_retries: int = 2
+    lenient_code_blocks: bool = False
+
+    def fenced_code(self, run: RunState, text: str) -> list[str]:
+        """Fenced Python blocks of a reply that has no ``<execute>`` block, when they are code
+        to run: lenient mode on and no cell of this turn succeeded yet."""
+        if not self.lenient_code_blocks or any(c.error is None for c in run.cells):
+            return []
+        return [b.strip("\n") for b in _FENCED.findall(text) if b.strip()]
+
+    def final_or_retry(self, step: StepContext, reply: ChatMessage, answer: str) -> AgentOutput:
+        """The final answer, or a retry (with an ``AnswerRetry`` event) when it is not
+        acceptable yet."""
+        run = step.run
+        computed = any(c.error is None for c in run.cells)
+        if self.require_execution and not computed and run.execution_nudges < self.execution_nudges:
+            run.execution_nudges += 1
+            note = NO_CODE_NUDGE.format(source=_source_hint(run.user_msg))
+            return _retry(step, reply, note, "no_code", run.execution_nudges)
+        candidate = AnswerCandidate(text=answer, question=run.user_msg, cells=tuple(run.cells))
+        try:
+            candidate = apply_validators(self.validators, candidate)
+        except ModelRetry as exc:
+            if run.answer_retries < self.max_answer_retries:
+                run.answer_retries += 1
+                return _retry(step, reply, str(exc), "validator", run.answer_retries)
+        return AgentOutput(
+            response=ChatMessage.assistant(candidate.text),
+            value=candidate.value,
+            structured_response=candidate.value if isinstance(candidate.value, dict) else None,
+        )
+
+    def check_direct(self, step: StepContext, output: AgentOutput) -> AgentOutput:
+        """``final_answer(value)`` from code goes through the validators too; a refusal turns
+        into a retry (the round's results are already in the run's scratchpad)."""
+        if not self.validators:
+            return output
+        run = step.run
+        candidate = AnswerCandidate(
+            text=output.response.text or "",
+            value=output.value,
+            question=run.user_msg,
+            cells=tuple(run.cells),
+        )
+        try:
+            candidate = apply_validators(self.validators, candidate)
+        except ModelRetry as exc:
+            if run.answer_retries >= self.max_answer_retries:
+                return output
+            run.answer_retries += 1
+            step.handler.emit(
+                AnswerRetry(reason="validator", message=str(exc), attempt=run.answer_retries)
+            )
+            return AgentOutput(
+                response=output.response,
+                retry_messages=[ChatMessage.user(f"final_answer was not accepted: {exc}")],
+            )
+        return output.model_copy(
+            update={
+                "response": ChatMessage.assistant(candidate.text),
+                "value": candidate.value,
+                "structured_response": candidate.value
+                if isinstance(candidate.value, dict)
+                else None,
+            }
+        )
+
+
+def record_cells(run: RunState, output: AgentOutput, results: Sequence[ToolCallResult]) -> None:
+    """Remember this round's cells (code, stdout, error, final answer) for the answer checks."""
+    code_of = {c.id: str(c.arguments.get("code", "")) for c in output.tool_calls}
+    for result in results:
+        if result.tool_name != "execute":
+            continue
+        execution: dict[str, Any] = result.execution or {}
+        error = execution.get("error")
+        failed = result.tool_output.is_error
+        message = (error or {}).get("message") if isinstance(error, dict) else None
+        run.cells.append(
+            CellRun(
+                code=code_of.get(result.tool_id, ""),
+                stdout=str(execution.get("stdout", "")),
+                error=(message or "failed") if failed else None,
+                final_answer=execution.get("final_answer"),
+            )
+        )
+
+
+def _source_hint(question: str) -> str:
+    files = _FILE_LINE.findall(question or "")
+    if files:
+        return "reads " + ", ".join(repr(f) for f in files)
+    return "works the answer out"
+
+
+def _retry(
+    step: StepContext, reply: ChatMessage, note: str, reason: Any, attempt: int
+) -> AgentOutput:
+    step.handler.emit(AnswerRetry(reason=reason, message=note, attempt=attempt))
+    return AgentOutput(response=reply, retry_messages=[reply, ChatMessage.user(note)])
