@@ -6,6 +6,8 @@ backends load when first used.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from codeact._messages import BinaryPart, ChatMessage, TextPart, ToolCallRequest
 from codeact._version import __version__
 from codeact.agents import (
@@ -17,11 +19,14 @@ from codeact.agents import (
     RunHandler,
 )
 from codeact.context import Context
-from codeact.errors import CodeActError, RunError, UserError
+from codeact.errors import CodeActError, ExecutorError, LLMError, RunError, UserError
 from codeact.executors import CodeExecutor, ExecutionResult
 from codeact.executors.restricted import RestrictedExecutor
 from codeact.memory import ChatMemory
 from codeact.tools import BaseTool, FunctionTool, ToolOutput
+
+if TYPE_CHECKING:
+    from codeact.executors.docker import DockerExecutor
 
 __all__ = [
     "AgentWorkflow",
@@ -34,9 +39,12 @@ __all__ = [
     "CodeActError",
     "CodeExecutor",
     "Context",
+    "DockerExecutor",
     "ExecutionResult",
+    "ExecutorError",
     "FunctionAgent",
     "FunctionTool",
+    "LLMError",
     "ReActAgent",
     "RestrictedExecutor",
     "RunError",
@@ -47,3 +55,11 @@ __all__ = [
     "UserError",
     "__version__",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "DockerExecutor":  # loaded on first use: no docker SDK at ``import codeact``
+        from codeact.executors.docker import DockerExecutor
+
+        return DockerExecutor
+    raise AttributeError(f"module 'codeact' has no attribute {name!r}")

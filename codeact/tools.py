@@ -305,6 +305,7 @@ __all__ = [
     "FunctionTool",
     "RESERVED_TOOL_NAMES",
     "ToolMetadata",
+    "from_plain_json",
     "ToolOutput",
     "render_output",
     "to_tool",

@@ -201,3 +201,15 @@ def apply_validators(
                 f"{type(result).__name__}; return an AnswerCandidate, a str, or None"
             )
     return candidate
+
+
+__all__ = [
+    "AnswerCandidate",
+    "AnswerValidator",
+    "CellRun",
+    "ModelRetry",
+    "apply_validators",
+    "format_validator",
+    "placeholder_validator",
+    "placeholders",
+]

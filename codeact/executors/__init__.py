@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from codeact.errors import ExecutorError
 from codeact.executors.base import (
     CodeExecutor,
     ExecutionError,
@@ -14,12 +15,15 @@ from codeact.executors.base import (
 )
 
 if TYPE_CHECKING:
+    from codeact.executors.docker import DockerExecutor
     from codeact.executors.restricted import RestrictedExecutor
 
 __all__ = [
     "CodeExecutor",
+    "DockerExecutor",
     "ExecutionError",
     "ExecutionResult",
+    "ExecutorError",
     "OutputCallback",
     "RestrictedExecutor",
     "executor_class",
@@ -32,4 +36,8 @@ def __getattr__(name: str) -> Any:
         from codeact.executors.restricted import RestrictedExecutor
 
         return RestrictedExecutor
+    if name == "DockerExecutor":
+        from codeact.executors.docker import DockerExecutor
+
+        return DockerExecutor
     raise AttributeError(f"module 'codeact.executors' has no attribute {name!r}")

@@ -8,6 +8,7 @@ Adapters for real models load lazily so ``import codeact.llms`` pulls in no prov
 
 from __future__ import annotations
 
+from codeact.errors import LLMError
 from codeact.llms._infer import LLMFactory, LLMSpec, infer_llm, llm_providers, parse_llm_spec
 from codeact.llms.base import (
     LLM,
@@ -24,6 +25,7 @@ __all__ = [
     "ChatResponse",
     "FunctionLLM",
     "LLM",
+    "LLMError",
     "LLMFactory",
     "LLMMetadata",
     "LLMRequest",
