@@ -256,7 +256,8 @@ class PostgresStore(SessionStore):
 
     async def load_events(self, key: SessionKey, run_id: str | None = None) -> list[dict[str, Any]]:
         if run_id is None:
-            rows = await self._fetch(f"SELECT event FROM codeact_events WHERE {KEY} ORDER BY id", key)
+            sql = f"SELECT event FROM codeact_events WHERE {KEY} ORDER BY id"
+            rows = await self._fetch(sql, key)
         else:
             sql = f"SELECT event FROM codeact_events WHERE {RUN} ORDER BY id"
             rows = await self._fetch(sql, (*key, run_id))

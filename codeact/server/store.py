@@ -156,7 +156,9 @@ class Coordinator(ABC):
         deliver cancels to ``hooks.cancel`` and retry ``hooks.retry``."""
 
     @abstractmethod
-    async def cancel(self, claim: tuple[str, ...], user: str | None) -> tuple[SessionKey, str] | None:
+    async def cancel(
+        self, claim: tuple[str, ...], user: str | None
+    ) -> tuple[SessionKey, str] | None:
         """Ask the replica that runs the live run on ``claim`` (of ``user`` when given) to cancel
         it: the run's key and id, or None when no replica has one."""
 
@@ -267,8 +269,8 @@ class MemoryStore(SessionStore):
         ]
 
 
-from codeact.server._sqlite import SQLiteStore  # noqa: E402  (it builds on SessionStore)
 from codeact.server._open import open_store  # noqa: E402
+from codeact.server._sqlite import SQLiteStore  # noqa: E402  (it builds on SessionStore)
 
 __all__ = [
     "Coordinator",

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -78,7 +77,7 @@ async def test_a_new_thread_has_no_messages_runs_or_events(store: SessionStore) 
 
 
 async def test_messages_round_trip_exactly_and_save_replaces(store: SessionStore) -> None:
-    first = msgs("héllo ✓ \U0001f600", "answer", "with\nnewlines and \"quotes\" and \\")
+    first = msgs("héllo ✓ \U0001f600", "answer", 'with\nnewlines and "quotes" and \\')
     first[1].tool_calls = [ToolCallRequest(id="c1", name="execute", arguments={"code": "1\n"})]
     await store.save_messages(KEY, first)
     loaded = await store.load_messages(KEY)
