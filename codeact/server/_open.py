@@ -3,6 +3,7 @@ takes). The PostgreSQL driver is imported only when a ``postgresql://`` URL is o
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
@@ -51,6 +52,31 @@ def open_store(url: str | Path, **options: Any) -> SessionStore:
         )
     _only(options, SQLITE_OPTIONS, "SQLiteStore")
     return SQLiteStore(text, **options)
+
+
+def check_store(make: Callable[[], SessionStore]) -> None:
+    """Open a store made by ``make`` once, before serving: ``StoreUnavailable`` or
+    ``SchemaError`` now rather than at the first request (the schema is migrated here)."""
+    import anyio
+
+    async def probe() -> None:
+        store = make()
+        try:
+            await store.ping()
+        finally:
+            await store.aclose()
+
+    anyio.run(probe)
+
+
+def redact(url: str | Path) -> str:
+    """The URL without its password (for logs and banners)."""
+    text = str(url)
+    parts = urlsplit(text) if "://" in text else None
+    if parts is None or parts.password is None:
+        return text
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return parts._replace(netloc=netloc).geturl()
 
 
 def _only(options: dict[str, Any], allowed: tuple[str, ...], name: str) -> None:
