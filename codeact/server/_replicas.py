@@ -47,8 +47,10 @@ class ReplicaState(ReplicaHooks):
         """A later turn of the thread ran on another replica: this replica's session of it
         (memory, sandbox variables) is stale, and the turn starts afresh from the store."""
         coordinator, server = self.server.coordinator, self.server
-        if coordinator is None or key not in server.sessions or key in server._busy():
+        if coordinator is None or key not in server.sessions:
             return
+        if any(live.key == key for live in server.unrecorded):
+            return  # (the previous turn's end is not stored yet: it ran here)
         try:
             with anyio.fail_after(server.config.store_timeout):
                 latest = await coordinator.latest_run(key)
