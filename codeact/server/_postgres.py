@@ -23,6 +23,7 @@ from typing import Any
 import anyio
 import psycopg
 from psycopg import errors as pg_errors
+from psycopg import pq
 from psycopg_pool import AsyncConnectionPool
 
 from codeact._messages import ChatMessage
@@ -45,6 +46,21 @@ RUN = KEY + " AND run_id=%s"
 def claim_text(claim: tuple[str, ...]) -> str:
     """How a claim (the thread the one-live-run rule applies to) is stored."""
     return json.dumps(list(claim), ensure_ascii=False, separators=(",", ":"))
+
+
+async def _still_connected(conn: psycopg.AsyncConnection[Any]) -> None:
+    """The pool's check of a connection it hands out, without a round trip: what the server
+    sent meanwhile is read (a restarted server closed the socket), and a broken connection
+    raises (the pool then opens another)."""
+    pgconn = conn.pgconn
+    for _ in range(2):  # (the server's goodbye, then the end of the stream)
+        if pgconn.status != pq.ConnStatus.OK:
+            break
+        with contextlib.suppress(psycopg.OperationalError):
+            pgconn.consume_input()
+            pgconn.is_busy()  # (parses what was read)
+    if conn.closed or pgconn.status != pq.ConnStatus.OK:
+        raise psycopg.OperationalError("the connection was lost")
 
 
 def _messages_json(messages: list[ChatMessage]) -> str:
@@ -111,7 +127,7 @@ class PostgresStore(SessionStore):
                     max_size=self.max_size,
                     timeout=self.timeout,
                     kwargs=self.conninfo_kwargs(),
-                    check=AsyncConnectionPool.check_connection,
+                    check=_still_connected,
                     name="codeact",
                     open=False,
                 )

@@ -191,7 +191,8 @@ def test_database_restarted_under_live_traffic(postgres: Any, db_url: str, tmp_p
         for r in (a, b):
             wait_for(lambda r=r: httpx.get(r.url + "/healthz", timeout=10).status_code == 200,
                      20, "healthz ok")  # fmt: skip
-        assert httpx.get(a.url + "/healthz").json()["database"]["replicas"] == 2
+        wait_for(lambda: httpx.get(a.url + "/healthz").json()["database"]["replicas"] == 2,
+                 10, "both leases renewed")  # fmt: skip
 
         def run_again() -> httpx.Response | None:
             r = b.post("/", body("outage", "r2", "again"))
