@@ -155,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"replica {i + 1}: http://127.0.0.1:{args.port + i}/", flush=True)
         print("Ctrl-C stops them all", flush=True)
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # (even if started in background)
         while all(proc.poll() is None for proc in procs):
             time.sleep(0.5)
         return 1
