@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +39,8 @@ class PostgresCoordinator(Coordinator):
 
     def __init__(self, store: PostgresStore) -> None:
         self.store = store
+        #: Since when this replica's lease rounds have worked (None: the last one failed).
+        self.healthy_since: float | None = time.monotonic()
 
     async def serve(self, hooks: ReplicaHooks) -> None:
         async with anyio.create_task_group() as tg:
@@ -47,13 +50,19 @@ class PostgresCoordinator(Coordinator):
                 await anyio.sleep(self.store.heartbeat_s)
 
     async def tick(self, hooks: ReplicaHooks) -> None:
-        """One round: renew the lease, retry unstored run ends, reap dead replicas' runs."""
+        """One round: renew the lease, retry unstored run ends, reap dead replicas' runs.
+        After a database outage the others' leases look expired too: runs are reaped only
+        once this replica has been connected for a whole lease (they had time to renew)."""
         try:
             await self.store.heartbeat()
+            now = time.monotonic()
+            self.healthy_since = self.healthy_since or now
             await hooks.retry()
-            await hooks.recover()
-            await self.store.forget_dead_replicas()
+            if now - self.healthy_since >= self.store.lease_s:
+                await hooks.recover()
+                await self.store.forget_dead_replicas()
         except Exception as exc:
+            self.healthy_since = None
             log.warning("replica %s: the lease round failed: %s", self.store.replica, exc)
 
     async def _listen(self, hooks: ReplicaHooks) -> None:
