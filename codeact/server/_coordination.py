@@ -9,7 +9,7 @@ import json
 import logging
 import time
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import anyio
 from ag_ui.core import RunErrorEvent
@@ -58,6 +58,8 @@ class PostgresCoordinator(Coordinator):
             now = time.monotonic()
             self.healthy_since = self.healthy_since or now
             await hooks.retry()
+            for claim, run_id in await self.requested_cancels():
+                await hooks.cancel(claim, run_id)
             if now - self.healthy_since >= self.store.lease_s:
                 await hooks.recover()
                 await self.store.forget_dead_replicas()
@@ -99,15 +101,22 @@ class PostgresCoordinator(Coordinator):
         from codeact.server._postgres import claim_text
 
         sql = (
-            "SELECT app, usr, thread, run_id, pg_notify(%s, json_build_object("
-            "'replica', replica, 'claim', claim, 'runId', run_id)::text) "
-            "FROM codeact_runs WHERE claim = %s AND status = 'running'"
+            "UPDATE codeact_runs SET cancel_requested = true "
+            "WHERE claim = %s AND status = 'running' AND (%s::text IS NULL OR usr = %s) "
+            "RETURNING app, usr, thread, run_id, pg_notify(%s, json_build_object("
+            "'replica', replica, 'claim', claim, 'runId', run_id)::text)"
         )
-        params: tuple[Any, ...] = (CHANNEL, claim_text(claim))
-        if user is not None:
-            sql, params = sql + " AND usr = %s", (*params, user)
-        rows = await self.store._fetch(sql, params)
+        rows = await self.store._fetch(sql, (claim_text(claim), user, user, CHANNEL))
         return ((rows[0][0], rows[0][1], rows[0][2]), rows[0][3]) if rows else None
+
+    async def requested_cancels(self) -> list[tuple[tuple[str, ...], str]]:
+        """Cancels asked of this replica's live runs (the slow path, polled every round)."""
+        rows = await self.store._fetch(
+            "SELECT claim, run_id FROM codeact_runs WHERE replica = %s AND status = 'running' "
+            "AND cancel_requested",
+            (self.store.replica,),
+        )
+        return [(tuple(json.loads(c)), str(r)) for c, r in rows]
 
     async def live_run(self, claim: tuple[str, ...]) -> tuple[SessionKey, str] | None:
         from codeact.server._postgres import claim_text

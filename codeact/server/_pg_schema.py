@@ -39,6 +39,11 @@ MIGRATIONS: list[str] = [
     CREATE UNIQUE INDEX codeact_runs_live ON codeact_runs (claim) WHERE status = 'running';
     CREATE INDEX codeact_runs_running ON codeact_runs (replica) WHERE status = 'running';
     """,
+    # 3: cancels also as a flag the owning replica polls (a NOTIFY sent while its listener
+    # was reconnecting is not lost)
+    """
+    ALTER TABLE codeact_runs ADD COLUMN cancel_requested boolean NOT NULL DEFAULT false;
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 #: The unique index that makes a second live run on a claim fail.

@@ -327,7 +327,8 @@ _PUT_THREAD = (
 _START_RUN = (
     "WITH r AS (INSERT INTO codeact_runs (app, usr, thread, run_id, status, claim, replica) "
     "VALUES (%s, %s, %s, %s, 'running', %s, %s) ON CONFLICT (app, usr, thread, run_id) DO UPDATE "
-    "SET status = 'running', ended = NULL, claim = excluded.claim, replica = excluded.replica "
+    "SET status = 'running', ended = NULL, claim = excluded.claim, replica = excluded.replica, "
+    "cancel_requested = false "
     "RETURNING 1) " + _PUT_THREAD
 )
 _FINISH_RUN = (

@@ -6,6 +6,7 @@ With a store of one process (SQLite, memory) each of these is a no-op."""
 from __future__ import annotations
 
 import logging
+import weakref
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
@@ -37,6 +38,8 @@ class ReplicaState(ReplicaHooks):
         self.lost: set[LiveRun] = set()
         #: Run ends the store did not take: stored by ``retry`` once it is back.
         self.unstored: dict[tuple[SessionKey, str], tuple[RunStatus, list[ChatMessage]]] = {}
+        #: Live runs a cancel from another replica was delivered to.
+        self.cancelling: weakref.WeakSet[LiveRun] = weakref.WeakSet()
 
     async def serve(self) -> None:
         """Forever (with a shared store): the coordinator's lease loop and cancel listener."""
@@ -105,10 +108,13 @@ class ReplicaState(ReplicaHooks):
 
     # -- ReplicaHooks --------------------------------------------------------------------------
     async def cancel(self, claim: tuple[str, ...], run_id: str) -> None:
-        live = self.server.live.get(claim)
-        if live is not None and live.run_id == run_id and live.handler is not None:
+        live, tg = self.server.live.get(claim), self.server.tg
+        if live is None or live.run_id != run_id or live.handler is None or tg is None:
+            return
+        if live not in self.cancelling:  # (asked by NOTIFY and by the polled flag: once)
             log.info("run %r cancelled from another replica", run_id)
-            await live.handler.cancel()
+            self.cancelling.add(live)
+            tg.start_soon(live.handler.cancel)
 
     async def retry(self) -> None:
         for (key, run_id), (status, messages) in list(self.unstored.items()):

@@ -211,3 +211,33 @@ async def test_health_reports_the_database(url: str) -> None:
     assert health["engine"] == "postgresql" and health["replicas"] == 1
     assert health["replica"] == store.replica and health["pool"]["size"] >= 1
     await store.aclose()
+
+
+@pytest.mark.anyio
+async def test_a_cancel_reaches_the_owner_by_notify_and_by_the_polled_flag(url: str) -> None:
+    import json
+
+    import psycopg
+
+    owner, other = pg_store(url), pg_store(url)
+    await owner.start_run(KEY, "r1", MSG, claim=("app", "t1"))
+    await other.ping()
+    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as listener:
+        await listener.execute("LISTEN codeact_cancel")
+        assert await other.coordinator().cancel(("app", "t1"), "bob") is None  # not bob's run
+        assert await owner.coordinator().requested_cancels() == []
+        found = await other.coordinator().cancel(("app", "t1"), "alice")
+        assert found == (KEY, "r1")
+        note = await anext(listener.notifies(timeout=5))
+        payload = json.loads(note.payload)
+        assert payload["replica"] == owner.replica and payload["runId"] == "r1"
+        assert json.loads(payload["claim"]) == ["app", "t1"]
+    assert await owner.coordinator().requested_cancels() == [(("app", "t1"), "r1")]
+    assert await other.coordinator().requested_cancels() == []  # only the owner's runs
+    await owner.finish_run(KEY, "r1", "cancelled", MSG)
+    assert await owner.coordinator().requested_cancels() == []
+    assert await other.coordinator().cancel(("app", "t1"), None) is None  # nothing live
+    await owner.start_run(KEY, "r1", MSG, claim=("app", "t1"))  # the same id, started again
+    assert await owner.coordinator().requested_cancels() == []
+    for s in (owner, other):
+        await s.aclose()
