@@ -24,13 +24,7 @@ from codeact.server._config import ServerConfig
 from codeact.server._input import BadRequest, to_chat_message, validate_run_input
 from codeact.server._runs import LiveRun, drive, follow
 from codeact.server._sessions import Session, Sessions
-from codeact.server.store import (
-    RunStatus,
-    SessionKey,
-    SessionStore,
-    StoreUnavailable,
-    ThreadBusy,
-)
+from codeact.server.store import RunStatus, SessionKey, SessionStore, StoreUnavailable, ThreadBusy
 
 Runnable = BaseAgent | AgentWorkflow
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Connection": "keep-alive"}
@@ -133,9 +127,7 @@ class AGUIServer:
         if who is not None and (known or (current and current.owner)) not in (None, who.id):
             raise BadRequest(403, f"thread {thread!r} belongs to another user")
         if current is not None:
-            raise BadRequest(
-                409, f"thread {thread!r} already has a run in progress; wait for it or POST /cancel"
-            )
+            raise _thread_busy(thread)
         live = LiveRun(key, thread, run_input.run_id, who.id if who else None)
         live.max_frames = self.config.live_frames
         self.live[ck] = live
@@ -184,12 +176,8 @@ class AGUIServer:
             async with session.writes:  # the previous run's end is written first
                 with anyio.fail_after(self.config.store_timeout):
                     await self.store.start_run(key, live.run_id, start, claim=self.claim_key(key))
-        except ThreadBusy:
-            raise BadRequest(
-                409,
-                f"thread {live.thread_id!r} already has a run in progress; wait for it or POST "
-                "/cancel",
-            ) from None
+        except ThreadBusy:  # (on another replica)
+            raise _thread_busy(live.thread_id) from None
         except Exception as exc:
             log.exception("the store refused the start of run %r", live.run_id)
             raise BadRequest(
@@ -342,10 +330,7 @@ class AGUIServer:
         live = self.live.get(self.claim_key(key))
         if live is not None and (who is None or live.owner == who.id):
             return self._stream(live, start, request)
-        if run_id is None and self.coordinator is not None:  # live on another replica?
-            elsewhere = await self.coordinator.live_run(self.claim_key(key))
-            if elsewhere is not None and elsewhere[0] == key:
-                run_id = elsewhere[1]
+        run_id = run_id or await self.replicas.live_elsewhere(key)
         if run_id is not None:
             replay = await self._replay(request, key, run_id, start, who)
             if replay is not None:
@@ -379,9 +364,9 @@ class AGUIServer:
         if who is not None and await self.owner_of(key) not in (None, who.id):
             raise BadRequest(404, f"no thread {thread_id!r}")
         session = self.sessions.get(key)
-        if session is not None and self.store.shared and not self._busy() & {key}:
-            session = None  # (another replica may have run a later turn: the store knows)
-        messages = session.ctx.memory.get_all() if session else await self.store.load_messages(key)
+        # (with replicas, another one may have run a later turn: the store knows)
+        current = session if not self.store.shared or key in self._busy() else None
+        messages = current.ctx.memory.get_all() if current else await self.store.load_messages(key)
         state = session.ctx.state if session else None
         runs = await self.store.list_runs(key)
         frames = _turns.history_frames(thread_id, data.get("runId"), messages, state, runs)
@@ -433,3 +418,9 @@ class AGUIServer:
     async def close_idle(self) -> None:
         """Close the executor sessions of threads idle for ``idle_close_s``."""
         await self.pool.close_idle(lambda key: self.owners.pop((key[0], key[2]), None))
+
+
+def _thread_busy(thread: str) -> BadRequest:
+    return BadRequest(
+        409, f"thread {thread!r} already has a run in progress; wait for it or POST /cancel"
+    )

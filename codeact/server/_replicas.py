@@ -91,6 +91,14 @@ class ReplicaState(ReplicaHooks):
             return None
         return follow_stored(self.server.store, key, run_id, start)
 
+    async def live_elsewhere(self, key: SessionKey) -> str | None:
+        """The id of the thread's run live on another replica (None: none, or not shared)."""
+        coordinator = self.server.coordinator
+        if coordinator is None:
+            return None
+        found = await coordinator.live_run(self.server.claim_key(key))
+        return found[1] if found is not None and found[0] == key else None
+
     async def cancel_elsewhere(self, key: SessionKey, who: Principal | None) -> bool:
         """Cancel the thread's run on the replica running it; True once it has ended (False:
         no replica runs one)."""
