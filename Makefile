@@ -6,7 +6,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 
-.PHONY: setup setup-local demo test lint bench clean
+.PHONY: setup setup-local demo test lint bench replicas clean
 
 setup: $(VENV)/.installed
 
@@ -33,6 +33,11 @@ lint: setup
 
 test: lint
 	$(VENV)/bin/pytest -q
+
+# Three `codeact serve` replicas on ports 8001-8003 sharing a throwaway PostgreSQL (Debian's
+# postgresql package); Ctrl-C stops them all. Another agent: make replicas ARGS='-- --model ...'
+replicas: setup
+	$(PY) -m codeact.testing.postgres --replicas 3 $(ARGS)
 
 bench: setup
 	$(PY) benchmarks/loop_overhead.py

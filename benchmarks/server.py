@@ -6,6 +6,11 @@ Run by hand: ``.venv/bin/python benchmarks/server.py``. The server runs in its o
 it, so the client's cost stays out of the server's numbers. ``--code DIR`` serves the codeact
 package found in DIR instead (e.g. an older checkout: ``git archive <rev> | tar -x -C DIR``), to
 compare before and after on the same machine.
+
+``--db postgresql://...`` (or ``--db temp-postgres``: a throwaway server from the Debian
+binaries) measures replicas instead: runs/s and p99 time to first event of short scripted runs
+with 1 and 3 replicas sharing the database, the same against MemoryStore, and the database's
+cost per run start (see ``benchmarks/replicas.py``).
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 # -- the server process -------------------------------------------------------------------------
-def serve(port: int, big_mb: int, delay: float) -> None:
+def serve(port: int, big_mb: int, delay: float, db: str = "", chunks: int = CHUNKS) -> None:
     from codeact import FunctionAgent
     from codeact.llms import Reply, ScriptedLLM
     from codeact.server import MemoryStore, create_app
@@ -35,9 +40,15 @@ def serve(port: int, big_mb: int, delay: float) -> None:
         chunk = "x" * 1023 + "\n"
         replies: list[object] = [Reply(chunks=[chunk] * (1024 * big_mb))]
     else:
-        words = [f"w{i} " for i in range(CHUNKS)]
-        replies = [Reply(chunks=words, chunk_delay=delay)] * 5000
-    app = create_app(FunctionAgent(llm=ScriptedLLM(replies)), store=MemoryStore())  # type: ignore[arg-type]
+        words = [f"w{i} " for i in range(chunks)]
+        replies = [Reply(chunks=words, chunk_delay=delay)] * 20000
+    if db:
+        from codeact.server import open_store
+
+        store = open_store(db, max_size=20)
+    else:
+        store = MemoryStore()
+    app = create_app(FunctionAgent(llm=ScriptedLLM(replies)), store=store)  # type: ignore[arg-type]
     try:
         from codeact.server._uvicorn import make_server
 
@@ -127,7 +138,7 @@ async def concurrent(port: int, pid: int, n: int, tag: str) -> dict[str, float]:
 
 
 def start_server(
-    code: Path, big_mb: int = 0, delay: float = 0.0
+    code: Path, big_mb: int = 0, delay: float = 0.0, db: str = "", chunks: int = CHUNKS
 ) -> tuple[subprocess.Popen[bytes], int]:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
@@ -135,7 +146,7 @@ def start_server(
     sock.close()
     env = dict(os.environ, PYTHONPATH=str(code))
     cmd = [sys.executable, __file__, "--serve", str(port), "--big-mb", str(big_mb)]
-    cmd += ["--chunk-delay", str(delay)]
+    cmd += ["--chunk-delay", str(delay), "--db", db, "--chunks", str(chunks)]
     proc = subprocess.Popen(cmd, env=env, cwd=code)
     deadline = time.monotonic() + 60
     while True:
@@ -159,10 +170,18 @@ def main() -> None:
         default=0.01,
         help="seconds between the LLM's chunks (0: every answer is ready at once)",
     )
+    p.add_argument("--db", default="", help="postgresql://... or temp-postgres: replicas")
+    p.add_argument("--replicas", default="1,3", help="replica counts (with --db)")
+    p.add_argument("--chunks", type=int, default=CHUNKS, help=argparse.SUPPRESS)
     p.add_argument("--serve", type=int, default=None, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.serve is not None:
-        serve(args.serve, args.big_mb, args.chunk_delay)
+        serve(args.serve, args.big_mb, args.chunk_delay, args.db, args.chunks)
+        return
+    if args.db:
+        from replicas import bench_replicas  # (benchmarks/replicas.py)
+
+        bench_replicas(args)
         return
     code = Path(args.code).resolve()
     print(f"serving codeact from {code}; {CHUNKS} chunks per answer, {args.chunk_delay} s apart")

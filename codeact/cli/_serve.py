@@ -45,7 +45,12 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
     add_os_sandbox_option(
         serve, "OS sandbox around the default agent's sandbox worker, as for `codeact run`"
     )
-    serve.add_argument("--db", default="codeact-sessions.db", help="SQLite file for sessions")
+    serve.add_argument(
+        "--db",
+        default="codeact-sessions.db",
+        help="where sessions are kept: a SQLite file (or sqlite:///path), or postgresql://... "
+        "shared by several replicas",
+    )
     serve.add_argument("--path", default="/", help="the run route (others hang below it)")
     serve.add_argument("--cors", default="", help="allowed origins, comma-separated")
     serve.add_argument(
@@ -61,6 +66,37 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
         help="a Host header name to accept (repeatable; default: loopback names and --host)",
     )
     _add_run_options(serve)
+    _add_db_options(serve)
+
+
+# -- store options (PostgreSQL pool and replica lease) -------------------------------------------
+def _add_db_options(serve: argparse.ArgumentParser) -> None:
+    db = serve.add_argument_group("PostgreSQL store (--db postgresql://...)")
+    db.add_argument("--db-pool-min", type=int, default=None, help="pooled connections kept open")
+    db.add_argument("--db-pool-max", type=int, default=None, help="pooled connections at most")
+    db.add_argument(
+        "--db-timeout", type=float, default=None, help="seconds to wait for a pooled connection"
+    )
+    db.add_argument(
+        "--replica-lease",
+        type=float,
+        default=None,
+        help="seconds without a heartbeat after which a replica counts as dead (its live runs "
+        "are marked interrupted by the others)",
+    )
+
+
+def open_serve_store(args: argparse.Namespace) -> Any:
+    """The store ``--db`` names, with the pool options given (for PostgreSQL)."""
+    from codeact.server import open_store
+
+    pg = {
+        "min_size": args.db_pool_min,
+        "max_size": args.db_pool_max,
+        "timeout": args.db_timeout,
+        "lease_s": args.replica_lease,
+    }
+    return open_store(args.db, **pg)
 
 
 def serve_command(args: argparse.Namespace) -> int:
@@ -178,9 +214,11 @@ def _bind_host(host: str, token: str | None) -> str:
 
 def serve_app(args: argparse.Namespace, factory: Any) -> int:
     """Build the app from the options and run it until SIGTERM/SIGINT (then drain)."""
+    from codeact.errors import UserError
     from codeact.server import SQLiteStore, bearer_token, create_app
+    from codeact.server._open import check_store, redact
     from codeact.server._uvicorn import make_server
-    from codeact.server.store import StoreLocked
+    from codeact.server.store import SchemaError, StoreLocked, StoreUnavailable
 
     logging.basicConfig(
         level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -194,10 +232,13 @@ def serve_app(args: argparse.Namespace, factory: Any) -> int:
     hosts = [*LOOPBACK, *args.allowed_host]
     if host not in ("0.0.0.0", "::"):
         hosts.append(host)
-    store = SQLiteStore(args.db)
     try:
-        store.acquire()  # one server per database file
-    except (StoreLocked, OSError) as exc:
+        store = open_serve_store(args)
+        if isinstance(store, SQLiteStore):
+            store.acquire()  # one server per database file
+        else:
+            check_store(lambda: open_serve_store(args))  # reachable, schema usable
+    except (StoreLocked, OSError, UserError, StoreUnavailable, SchemaError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     app = create_app(
@@ -223,7 +264,7 @@ def serve_app(args: argparse.Namespace, factory: Any) -> int:
     auth = "bearer token required" if token else "no authentication (loopback only)"
     print(
         f"codeact AG-UI server on http://{host}:{args.port}{args.path} "
-        f"(POST to run; /connect, /cancel, /history, GET /healthz; sessions in {args.db}; "
+        f"(POST to run; /connect, /cancel, /history, GET /healthz; sessions in {redact(args.db)}; "
         f"{auth})",
         flush=True,
     )

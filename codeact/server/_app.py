@@ -17,13 +17,13 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from codeact.agents import Runnable as Runnable
 from codeact.errors import RunCancelledError
-from codeact.server import _http, _turns
+from codeact.server import _http, _replicas, _turns
 from codeact.server._auth import Principal, call_authenticate
 from codeact.server._config import ServerConfig
 from codeact.server._input import BadRequest, to_chat_message, validate_run_input
 from codeact.server._runs import LiveRun, drive, follow
 from codeact.server._sessions import Session, Sessions
-from codeact.server.store import RunStatus, SessionKey, SessionStore
+from codeact.server.store import RunStatus, SessionKey, SessionStore, StoreUnavailable, ThreadBusy
 
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Connection": "keep-alive"}
 log = logging.getLogger("codeact.server")
@@ -48,6 +48,9 @@ class AGUIServer:
         self.owners: dict[tuple[str, str], str] = {}
         self.draining = False
         self.tg: TaskGroup | None = None
+        #: Replicas share the store: cancels, replays and the one-live-run rule go through it.
+        self.coordinator = store.coordinator()
+        self.replicas = _replicas.ReplicaState(self)
 
     # -- identity and keys ---------------------------------------------------------------------
     async def principal(self, request: Request) -> Principal | None:
@@ -123,9 +126,7 @@ class AGUIServer:
         if who is not None and (known or (current and current.owner)) not in (None, who.id):
             raise BadRequest(403, f"thread {thread!r} belongs to another user")
         if current is not None:
-            raise BadRequest(
-                409, f"thread {thread!r} already has a run in progress; wait for it or POST /cancel"
-            )
+            raise _thread_busy(thread)
         live = LiveRun(key, thread, run_input.run_id, who.id if who else None)
         live.max_frames = self.config.live_frames
         self.live[ck] = live
@@ -158,6 +159,7 @@ class AGUIServer:
                 "(or Last-Event-ID / POST /connect to re-attach to it)",
                 "run_id_taken",
             )
+        await self.replicas.forget_stale(key)
         session = await self.pool.get(key, run_input.forwarded_props)
         tail = run_input.messages[-1]
         user_msg = to_chat_message(tail) if tail.role == "user" else None
@@ -172,7 +174,9 @@ class AGUIServer:
         try:
             async with session.writes:  # the previous run's end is written first
                 with anyio.fail_after(self.config.store_timeout):
-                    await self.store.start_run(key, live.run_id, start)
+                    await self.store.start_run(key, live.run_id, start, claim=self.claim_key(key))
+        except ThreadBusy:  # (on another replica)
+            raise _thread_busy(live.thread_id) from None
         except Exception as exc:
             log.exception("the store refused the start of run %r", live.run_id)
             raise BadRequest(
@@ -187,6 +191,7 @@ class AGUIServer:
                 await self._abort(live, session)
             raise BadRequest(500, "the run could not be started (logged by the server)") from None
         assert self.tg is not None
+        self.replicas.last_runs[key] = live.run_id
         live.on_finished = lambda: self._release(live)  # the thread is free at the terminal event
         self.unrecorded.add(live)
         self.tg.start_soon(self._run, live, session)
@@ -214,11 +219,15 @@ class AGUIServer:
                 await self._finish(live, session)
 
     async def _flush(self, live: LiveRun, batch: list[str], start: int) -> None:
-        with anyio.fail_after(self.config.store_timeout):
-            if live.retry:  # an earlier write may have landed after it was given up on
-                await self.store.append_event_json_at(live.key, live.run_id, start, batch)
-            else:
-                await self.store.append_event_json(live.key, live.run_id, batch)
+        try:
+            with anyio.fail_after(self.config.store_timeout):
+                if live.retry:  # an earlier write may have landed after it was given up on
+                    await self.store.append_event_json_at(live.key, live.run_id, start, batch)
+                else:
+                    await self.store.append_event_json(live.key, live.run_id, batch)
+        except StoreUnavailable as exc:
+            self.replicas.store_lost(live, exc)
+            raise
 
     async def _finish(self, live: LiveRun, session: Session) -> None:
         handler = live.handler
@@ -227,6 +236,8 @@ class AGUIServer:
             status = "finished"
         elif handler is not None and isinstance(handler.error, RunCancelledError):
             status = "cancelled"
+        if live in self.replicas.lost:
+            status = "error"
         self._release(live)
         messages = session.ctx.memory.get_all()
         try:
@@ -235,6 +246,8 @@ class AGUIServer:
                     await self.store.finish_run(live.key, live.run_id, status, messages)
         except Exception:
             log.exception("storing the end of run %r failed", live.run_id)
+            self.replicas.unstored_end(live, status, messages)
+        self.replicas.lost.discard(live)
         session.last_used = time.monotonic()
         self.unrecorded.discard(live)
         live.done.set()
@@ -294,6 +307,9 @@ class AGUIServer:
             return self._stream(live, start, request)
         if run_id is None or await self.owner_of(key) not in (None, key[1]):
             return None
+        remote = await self.replicas.follow(key, run_id, start)
+        if remote is not None:
+            return StreamingResponse(remote, media_type="text/event-stream", headers=SSE_HEADERS)
         frames = await _turns.open_replay(self.store, key, run_id, start)
         if frames is None:
             return None
@@ -313,6 +329,7 @@ class AGUIServer:
         live = self.live.get(self.claim_key(key))
         if live is not None and (who is None or live.owner == who.id):
             return self._stream(live, start, request)
+        run_id = run_id or await self.replicas.live_elsewhere(key)
         if run_id is not None:
             replay = await self._replay(request, key, run_id, start, who)
             if replay is not None:
@@ -324,6 +341,8 @@ class AGUIServer:
         data, thread_id = _turns.thread_request(await self._json(request))
         key = self.key(data.get("forwardedProps"), thread_id, who)
         live = self.live.get(self.claim_key(key))
+        if live is None and await self.replicas.cancel_elsewhere(key, who):
+            return JSONResponse({"status": "cancelled", "threadId": thread_id})
         if live is None or live.handler is None or (who is not None and live.owner != who.id):
             raise BadRequest(404, f"no run in progress for thread {thread_id!r}")
         await live.handler.cancel()
@@ -344,7 +363,9 @@ class AGUIServer:
         if who is not None and await self.owner_of(key) not in (None, who.id):
             raise BadRequest(404, f"no thread {thread_id!r}")
         session = self.sessions.get(key)
-        messages = session.ctx.memory.get_all() if session else await self.store.load_messages(key)
+        # (with replicas, another one may have run a later turn: the store knows)
+        current = session if not self.store.shared or key in self._busy() else None
+        messages = current.ctx.memory.get_all() if current else await self.store.load_messages(key)
         state = session.ctx.state if session else None
         runs = await self.store.list_runs(key)
         frames = _turns.history_frames(thread_id, data.get("runId"), messages, state, runs)
@@ -356,12 +377,14 @@ class AGUIServer:
         try:
             with anyio.fail_after(5):
                 await self.store.ping()
+                database = await self.store.health()
         except Exception as exc:
             log.warning("health check: the store is unreachable: %r", exc)
             body = {"status": "degraded", "store": "unreachable", "liveRuns": len(self.live)}
             return JSONResponse(body, status_code=503)
         status = "draining" if self.draining else "ok"
-        return JSONResponse({"status": status, "store": "ok", "liveRuns": len(self.live)})
+        body = {"status": status, "store": "ok", "liveRuns": len(self.live)}
+        return JSONResponse({**body, "database": database} if database else body)
 
     # -- lifecycle -----------------------------------------------------------------------------
     async def recover(self) -> None:
@@ -394,3 +417,9 @@ class AGUIServer:
     async def close_idle(self) -> None:
         """Close the executor sessions of threads idle for ``idle_close_s``."""
         await self.pool.close_idle(lambda key: self.owners.pop((key[0], key[2]), None))
+
+
+def _thread_busy(thread: str) -> BadRequest:
+    return BadRequest(
+        409, f"thread {thread!r} already has a run in progress; wait for it or POST /cancel"
+    )

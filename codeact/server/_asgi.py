@@ -40,6 +40,7 @@ def create_app(
             async with anyio.create_task_group() as tg:
                 server.tg = tg
                 tg.start_soon(server.close_idle)
+                tg.start_soon(server.replicas.serve)  # (replicas sharing the store)
                 try:
                     yield
                 finally:

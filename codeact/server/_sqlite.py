@@ -109,7 +109,14 @@ class SQLiteStore(SessionStore):
             (*key, data),
         )
 
-    async def start_run(self, key: SessionKey, run_id: str, messages: list[ChatMessage]) -> None:
+    async def start_run(
+        self,
+        key: SessionKey,
+        run_id: str,
+        messages: list[ChatMessage],
+        *,
+        claim: tuple[str, ...] | None = None,
+    ) -> None:
         def q(db: sqlite3.Connection) -> None:
             with db:
                 self._put_messages(db, key, messages)

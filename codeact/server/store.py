@@ -1,7 +1,8 @@
 """SessionStore: where threads' messages and runs' events are kept.
 
 ``SQLiteStore`` (a file in WAL mode; survives restarts) is the default; ``MemoryStore`` is for
-tests. A session is keyed by (app name, user id, thread id).
+tests; ``PostgresStore`` (the ``postgres`` extra) is shared by several server replicas.
+A session is keyed by (app name, user id, thread id). ``open_store(url)`` picks one by URL.
 """
 
 from __future__ import annotations
@@ -19,6 +20,19 @@ log = logging.getLogger("codeact.server")
 
 class StoreLocked(RuntimeError):
     """Another process serves from this SQLite file (it holds ``<db>.lock``)."""
+
+
+class StoreUnavailable(RuntimeError):
+    """The store's database cannot be reached (connection lost, refused or timed out). A live
+    run whose writes fail this way is stopped with a ``store_unavailable`` error."""
+
+
+class ThreadBusy(RuntimeError):
+    """Another process (a replica sharing the store) has a live run on this thread."""
+
+
+class SchemaError(RuntimeError):
+    """The database's schema cannot be used (e.g. written by a newer codeact)."""
 
 
 #: A run's status in the store: live, or how it ended.
@@ -46,10 +60,22 @@ class SessionStore(ABC):
     async def load_events(self, key: SessionKey, run_id: str | None = None) -> list[dict[str, Any]]:
         """Recorded events of the thread (or of one run), in order."""
 
+    #: Other server processes serve from this store at the same time (replicas): the live-run
+    #: rule, cancels and replays then go through the store (see ``coordinator``).
+    shared: bool = False
+
     # -- durable turns (the defaults keep a minimal store working, without the guarantees) ---
-    async def start_run(self, key: SessionKey, run_id: str, messages: list[ChatMessage]) -> None:
+    async def start_run(
+        self,
+        key: SessionKey,
+        run_id: str,
+        messages: list[ChatMessage],
+        *,
+        claim: tuple[str, ...] | None = None,
+    ) -> None:
         """A run starts: store the thread's messages (with the new user message) and mark the
-        run ``running``, before the agent does anything."""
+        run ``running``, before the agent does anything. A shared store raises ``ThreadBusy``
+        when another process has a live run on ``claim`` (default: the key)."""
         await self.save_messages(key, messages)
 
     async def finish_run(
@@ -97,7 +123,9 @@ class SessionStore(ABC):
         ]
 
     async def running_runs(self) -> list[tuple[SessionKey, str]]:
-        """Runs marked ``running`` (after a crash: the ones that were interrupted)."""
+        """Runs marked ``running`` that no live process runs (left by a process that died or
+        closed the store: the ones that were interrupted). A shared store hands each such run
+        to one caller only."""
         return []
 
     async def thread_owner(self, app: str, thread: str) -> str | None:
@@ -107,8 +135,56 @@ class SessionStore(ABC):
     async def ping(self) -> None:
         """Raise if the store cannot be reached (for ``/healthz``)."""
 
+    async def health(self) -> dict[str, Any]:
+        """What ``/healthz`` reports about the store once ``ping`` worked (JSON)."""
+        return {}
+
+    def coordinator(self) -> Coordinator | None:
+        """How replicas sharing this store coordinate (None: one process serves it)."""
+        return None
+
     async def aclose(self) -> None:
         """Release resources."""
+
+
+class Coordinator(ABC):
+    """Coordination of the replicas that share a store: leases, cancels, live runs elsewhere."""
+
+    @abstractmethod
+    async def serve(self, hooks: ReplicaHooks) -> None:
+        """Forever: renew this replica's lease, reap the runs of replicas that lost theirs,
+        deliver cancels to ``hooks.cancel`` and retry ``hooks.retry``."""
+
+    @abstractmethod
+    async def cancel(
+        self, claim: tuple[str, ...], user: str | None
+    ) -> tuple[SessionKey, str] | None:
+        """Ask the replica that runs the live run on ``claim`` (of ``user`` when given) to cancel
+        it: the run's key and id, or None when no replica has one."""
+
+    @abstractmethod
+    async def live_run(self, claim: tuple[str, ...]) -> tuple[SessionKey, str] | None:
+        """The live run on ``claim`` in any replica (key and run id), or None."""
+
+    @abstractmethod
+    async def latest_run(self, key: SessionKey) -> str | None:
+        """The id of the thread's most recently started run (by any replica)."""
+
+
+class ReplicaHooks(ABC):
+    """What a coordinator calls back into the server with."""
+
+    @abstractmethod
+    async def cancel(self, claim: tuple[str, ...], run_id: str) -> None:
+        """Cancel the local live run ``run_id`` on ``claim`` (if it is still live here)."""
+
+    @abstractmethod
+    async def retry(self) -> None:
+        """Retry storing the ends of runs the store did not take."""
+
+    @abstractmethod
+    async def recover(self) -> None:
+        """Mark the orphaned runs (``SessionStore.running_runs``) interrupted."""
 
 
 class MemoryStore(SessionStore):
@@ -119,7 +195,14 @@ class MemoryStore(SessionStore):
         self._events: dict[SessionKey, list[tuple[str, dict[str, Any] | str]]] = {}
         self._runs: dict[SessionKey, dict[str, RunStatus]] = {}
 
-    async def start_run(self, key: SessionKey, run_id: str, messages: list[ChatMessage]) -> None:
+    async def start_run(
+        self,
+        key: SessionKey,
+        run_id: str,
+        messages: list[ChatMessage],
+        *,
+        claim: tuple[str, ...] | None = None,
+    ) -> None:
         await self.save_messages(key, messages)
         self._runs.setdefault(key, {})[run_id] = "running"
 
@@ -186,13 +269,20 @@ class MemoryStore(SessionStore):
         ]
 
 
+from codeact.server._open import open_store  # noqa: E402
 from codeact.server._sqlite import SQLiteStore  # noqa: E402  (it builds on SessionStore)
 
 __all__ = [
+    "Coordinator",
     "MemoryStore",
+    "ReplicaHooks",
     "RunStatus",
     "SQLiteStore",
+    "SchemaError",
     "SessionKey",
     "SessionStore",
     "StoreLocked",
+    "StoreUnavailable",
+    "ThreadBusy",
+    "open_store",
 ]

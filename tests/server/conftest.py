@@ -52,3 +52,13 @@ def serve() -> Iterator[Callable[..., LiveServer]]:
     yield start
     for s in started:
         s.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[Any]:
+    """A real PostgreSQL server for the session (see ``tests/server/pg.py``)."""
+    from tests.server.pg import start_or_skip
+
+    server = start_or_skip()
+    yield server
+    server.close()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from codeact import FunctionAgent
 from codeact.llms import ScriptedLLM
 
@@ -27,3 +29,20 @@ def big() -> FunctionAgent:
 
     chunk = "x" * 1023 + "\n"
     return FunctionAgent(llm=ScriptedLLM([Reply(chunks=[chunk] * 4096)] * 3))
+
+
+def code() -> object:
+    """A CodeAct agent: "set" runs ``x = 41`` in the thread's sandbox, "get" prints ``x + 1``;
+    the answer is the cell's output (so a test sees whether the variable survived)."""
+    from codeact import CodeActAgent
+    from codeact.llms import FunctionLLM
+
+    cells = {"set": "x = 41\nprint('set')", "get": "print(x + 1)"}
+
+    def reply(messages: list[Any], tools: list[Any]) -> str:
+        last = messages[-1].text.strip()
+        if last in cells:
+            return f"<execute>\n{cells[last]}\n</execute>"
+        return "result: " + last[-300:]
+
+    return CodeActAgent(llm=FunctionLLM(reply, function_calling=False))

@@ -1,0 +1,350 @@
+"""``PostgresStore``: sessions in PostgreSQL, shared by any number of server replicas (psycopg 3
+with ``psycopg-pool``; the ``postgres`` extra).
+
+It keeps what ``SQLiteStore`` keeps, with the same semantics (messages and events as opaque JSON
+text), plus what replicas coordinate by: each replica holds a lease (a heartbeat row in
+``codeact_replicas``); a run row carries its claim (the thread) and the replica running it, and a
+unique index on the claims of ``running`` runs makes a second live run on a thread fail at
+``start_run`` (``ThreadBusy``), whichever replica it lands on. A replica whose lease expired
+has its ``running`` runs adopted by a survivor (``running_runs``), which marks them interrupted.
+Connection failures are raised as ``StoreUnavailable``."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import socket
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+import psycopg
+from psycopg import errors as pg_errors
+from psycopg import pq
+from psycopg_pool import AsyncConnectionPool
+
+from codeact._messages import ChatMessage
+from codeact.errors import UserError
+from codeact.server._pg_schema import LIVE_INDEX, SCHEMA_VERSION, migrate
+from codeact.server.store import (
+    Coordinator,
+    RunStatus,
+    SessionKey,
+    SessionStore,
+    StoreUnavailable,
+    ThreadBusy,
+)
+
+log = logging.getLogger("codeact.server")
+KEY = "app=%s AND usr=%s AND thread=%s"
+RUN = KEY + " AND run_id=%s"
+
+
+def claim_text(claim: tuple[str, ...]) -> str:
+    """How a claim (the thread the one-live-run rule applies to) is stored."""
+    return json.dumps(list(claim), ensure_ascii=False, separators=(",", ":"))
+
+
+async def _still_connected(conn: psycopg.AsyncConnection[Any]) -> None:
+    """The pool's check of a connection it hands out, without a round trip: what the server
+    sent meanwhile is read (a restarted server closed the socket), and a broken connection
+    raises (the pool then opens another)."""
+    pgconn = conn.pgconn
+    for _ in range(2):  # (the server's goodbye, then the end of the stream)
+        if pgconn.status != pq.ConnStatus.OK:
+            break
+        with contextlib.suppress(psycopg.OperationalError):
+            pgconn.consume_input()
+            pgconn.is_busy()  # (parses what was read)
+    if conn.closed or pgconn.status != pq.ConnStatus.OK:
+        raise psycopg.OperationalError("the connection was lost")
+
+
+def _messages_json(messages: list[ChatMessage]) -> str:
+    return json.dumps([m.model_dump(mode="json") for m in messages])
+
+
+class PostgresStore(SessionStore):
+    """A PostgreSQL database shared by the replicas of one service (``postgresql://`` URL).
+
+    ``min_size``/``max_size``: the connection pool; ``timeout``: seconds to wait for a pooled
+    connection; ``connect_timeout``: seconds to open one; ``lease_s``: a replica that has not
+    renewed its lease for this long is taken as dead (its live runs are marked interrupted);
+    ``heartbeat_s``: how often the lease is renewed and dead replicas are looked for."""
+
+    shared = True
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        min_size: int = 1,
+        max_size: int = 10,
+        timeout: float = 5.0,
+        connect_timeout: float = 5.0,
+        lease_s: float = 10.0,
+        heartbeat_s: float | None = None,
+        replica_id: str | None = None,
+    ) -> None:
+        if not 0 < min_size <= max_size:
+            raise UserError(f"the pool needs 0 < min_size <= max_size ({min_size}, {max_size})")
+        if lease_s <= 0 or timeout <= 0 or connect_timeout <= 0:
+            raise UserError("lease_s, timeout and connect_timeout must be positive")
+        self.url = url
+        self.min_size, self.max_size = min_size, max_size
+        self.timeout, self.connect_timeout = timeout, connect_timeout
+        self.lease_s = lease_s
+        self.heartbeat_s = heartbeat_s if heartbeat_s is not None else min(1.0, lease_s / 3)
+        self.replica = replica_id or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self._pool: AsyncConnectionPool | None = None
+        self._ready = False
+        self._closed = False
+        self._lock = anyio.Lock()
+        self._coordinator: Coordinator | None = None
+
+    # -- connections ---------------------------------------------------------------------------
+    def conninfo_kwargs(self) -> dict[str, Any]:
+        """Options of every connection (pooled or the cancel listener's)."""
+        return {
+            "autocommit": True,
+            "connect_timeout": max(1, round(self.connect_timeout)),
+            "application_name": "codeact",
+        }
+
+    async def _ensure(self) -> AsyncConnectionPool:
+        if self._closed:
+            raise RuntimeError("the PostgresStore is closed")
+        if self._pool is not None and self._ready:
+            return self._pool
+        async with self._lock:
+            if self._pool is None:
+                pool = AsyncConnectionPool(
+                    self.url,
+                    min_size=self.min_size,
+                    max_size=self.max_size,
+                    timeout=self.timeout,
+                    kwargs=self.conninfo_kwargs(),
+                    check=_still_connected,
+                    name="codeact",
+                    open=False,
+                )
+                await pool.open(wait=False)
+                self._pool = pool
+            if not self._ready:
+                async with self._pool.connection() as conn:
+                    await migrate(conn)
+                    await self._heartbeat(conn)
+                self._ready = True
+        return self._pool
+
+    @contextlib.asynccontextmanager
+    async def connection(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+        """A pooled connection (autocommit); connection failures as ``StoreUnavailable``."""
+        try:
+            pool = await self._ensure()
+            async with pool.connection() as conn:
+                yield conn
+        except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+            raise StoreUnavailable(f"the PostgreSQL database is unreachable: {exc}") from exc
+
+    async def _fetch(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        async with self.connection() as conn:
+            cur = await conn.execute(sql, params)
+            return await cur.fetchall() if cur.description else []
+
+    async def _heartbeat(self, conn: psycopg.AsyncConnection[Any]) -> None:
+        await conn.execute(
+            "INSERT INTO codeact_replicas (id, host, pid, heartbeat) VALUES (%s, %s, %s, now()) "
+            "ON CONFLICT (id) DO UPDATE SET heartbeat = now()",
+            (self.replica, socket.gethostname(), os.getpid()),
+        )
+
+    async def heartbeat(self) -> None:
+        """Renew this replica's lease."""
+        async with self.connection() as conn:
+            await self._heartbeat(conn)
+
+    # -- threads and messages ------------------------------------------------------------------
+    async def load_messages(self, key: SessionKey) -> list[ChatMessage]:
+        rows = await self._fetch(f"SELECT messages FROM codeact_threads WHERE {KEY}", key)
+        return [ChatMessage.model_validate(m) for m in json.loads(rows[0][0])] if rows else []
+
+    async def save_messages(self, key: SessionKey, messages: list[ChatMessage]) -> None:
+        await self._fetch(_PUT_THREAD, (*key, _messages_json(messages)))
+
+    async def thread_owner(self, app: str, thread: str) -> str | None:
+        rows = await self._fetch(
+            "SELECT usr FROM codeact_threads WHERE app=%s AND thread=%s LIMIT 1", (app, thread)
+        )
+        return str(rows[0][0]) if rows else None
+
+    # -- runs ----------------------------------------------------------------------------------
+    async def start_run(
+        self,
+        key: SessionKey,
+        run_id: str,
+        messages: list[ChatMessage],
+        *,
+        claim: tuple[str, ...] | None = None,
+    ) -> None:
+        params = (*key, run_id, claim_text(claim or key), self.replica)
+        try:
+            await self._fetch(_START_RUN, (*params, *key, _messages_json(messages)))
+        except pg_errors.UniqueViolation as exc:
+            if exc.diag.constraint_name != LIVE_INDEX:
+                raise
+            raise ThreadBusy(f"thread {key[2]!r} has a live run on another replica") from None
+
+    async def finish_run(
+        self, key: SessionKey, run_id: str, status: RunStatus, messages: list[ChatMessage]
+    ) -> None:
+        await self._fetch(_FINISH_RUN, (*key, run_id, status, *key, _messages_json(messages)))
+
+    async def run_status(self, key: SessionKey, run_id: str) -> RunStatus | None:
+        rows = await self._fetch(f"SELECT status FROM codeact_runs WHERE {RUN}", (*key, run_id))
+        status: RunStatus | None = rows[0][0] if rows else None
+        return status
+
+    async def list_runs(self, key: SessionKey) -> list[dict[str, Any]]:
+        rows = await self._fetch(
+            f"SELECT run_id, status FROM codeact_runs WHERE {KEY} ORDER BY seq", key
+        )
+        return [{"runId": r, "status": s} for r, s in rows]
+
+    async def running_runs(self) -> list[tuple[SessionKey, str]]:
+        """Adopts the ``running`` runs of replicas whose lease expired (atomically: each is
+        adopted by one survivor) and returns them, for the caller to mark interrupted."""
+        rows = await self._fetch(_ADOPT, (self.replica, self.lease_s))
+        return [((a, u, t), r) for a, u, t, r in rows]
+
+    async def forget_dead_replicas(self) -> None:
+        """Drop the rows of replicas whose lease expired long ago."""
+        await self._fetch(
+            "DELETE FROM codeact_replicas WHERE heartbeat < now() - make_interval(secs => %s)",
+            (self.lease_s * 10,),
+        )
+
+    # -- events --------------------------------------------------------------------------------
+    async def append_events(
+        self, key: SessionKey, run_id: str, events: list[dict[str, Any]]
+    ) -> None:
+        await self.append_event_json(key, run_id, [json.dumps(e) for e in events])
+
+    async def append_event_json(self, key: SessionKey, run_id: str, events: list[str]) -> None:
+        if events:
+            async with self.connection() as conn:
+                await self._append(conn, key, run_id, events)
+
+    async def append_event_json_at(
+        self, key: SessionKey, run_id: str, first: int, events: list[str]
+    ) -> None:
+        async with self.connection() as conn, conn.transaction():
+            cur = await conn.execute(
+                f"SELECT count(*) FROM codeact_events WHERE {RUN}", (*key, run_id)
+            )
+            row = await cur.fetchone()
+            have = int(row[0]) if row else 0
+            rest = events[max(0, have - first) :]
+            if rest:
+                await self._append(conn, key, run_id, rest)
+
+    @staticmethod
+    async def _append(
+        conn: psycopg.AsyncConnection[Any], key: SessionKey, run_id: str, events: list[str]
+    ) -> None:
+        """Events of a run, unless it has ended (nothing is stored after its terminal event)."""
+        cur = await conn.execute(_APPEND, (*key, run_id, events, *key, run_id))
+        if cur.rowcount == 0:
+            log.warning("run %r has ended: %d late events not stored", run_id, len(events))
+
+    async def event_page(
+        self, key: SessionKey, run_id: str, *, after: int, skip: int, limit: int
+    ) -> list[tuple[int, str]]:
+        rows = await self._fetch(
+            f"SELECT id, event FROM codeact_events WHERE {RUN} AND id > %s "
+            "ORDER BY id LIMIT %s OFFSET %s",
+            (*key, run_id, after, limit, skip),
+        )
+        return [(int(i), str(e)) for i, e in rows]
+
+    async def load_events(self, key: SessionKey, run_id: str | None = None) -> list[dict[str, Any]]:
+        if run_id is None:
+            sql = f"SELECT event FROM codeact_events WHERE {KEY} ORDER BY id"
+            rows = await self._fetch(sql, key)
+        else:
+            sql = f"SELECT event FROM codeact_events WHERE {RUN} ORDER BY id"
+            rows = await self._fetch(sql, (*key, run_id))
+        return [json.loads(e) for (e,) in rows]
+
+    # -- operations ----------------------------------------------------------------------------
+    async def ping(self) -> None:
+        await self._fetch("SELECT 1")
+
+    async def health(self) -> dict[str, Any]:
+        rows = await self._fetch(
+            "SELECT count(*) FROM codeact_replicas WHERE heartbeat > now() - "
+            "make_interval(secs => %s)",
+            (self.lease_s,),
+        )
+        stats = self._pool.get_stats() if self._pool is not None else {}
+        return {
+            "engine": "postgresql",
+            "schema": SCHEMA_VERSION,
+            "replica": self.replica,
+            "replicas": int(rows[0][0]),
+            "pool": {"size": stats.get("pool_size", 0), "idle": stats.get("pool_available", 0)},
+        }
+
+    def coordinator(self) -> Coordinator:
+        if self._coordinator is None:
+            from codeact.server._coordination import PostgresCoordinator
+
+            self._coordinator = PostgresCoordinator(self)
+        return self._coordinator
+
+    async def aclose(self) -> None:
+        """Give up this replica's lease (its leftover live runs become orphans that another
+        replica marks interrupted) and close the pool; closing twice is fine."""
+        pool, self._pool = self._pool, None
+        self._closed = True
+        if pool is None:
+            return
+        if self._ready:
+            with contextlib.suppress(Exception), anyio.move_on_after(2):
+                async with pool.connection(timeout=1) as conn:
+                    await conn.execute("DELETE FROM codeact_replicas WHERE id=%s", (self.replica,))
+        await pool.close()
+
+
+_PUT_THREAD = (
+    "INSERT INTO codeact_threads (app, usr, thread, messages) VALUES (%s, %s, %s, %s) "
+    "ON CONFLICT (app, usr, thread) DO UPDATE SET messages = excluded.messages, updated = now()"
+)
+# The claim first: a second live run on the claim fails before the messages are touched.
+_START_RUN = (
+    "WITH r AS (INSERT INTO codeact_runs (app, usr, thread, run_id, status, claim, replica) "
+    "VALUES (%s, %s, %s, %s, 'running', %s, %s) ON CONFLICT (app, usr, thread, run_id) DO UPDATE "
+    "SET status = 'running', ended = NULL, claim = excluded.claim, replica = excluded.replica, "
+    "cancel_requested = false "
+    "RETURNING 1) " + _PUT_THREAD
+)
+_FINISH_RUN = (
+    "WITH r AS (INSERT INTO codeact_runs (app, usr, thread, run_id, status, ended) "
+    "VALUES (%s, %s, %s, %s, %s, now()) ON CONFLICT (app, usr, thread, run_id) DO UPDATE "
+    "SET status = excluded.status, ended = excluded.ended RETURNING 1) " + _PUT_THREAD
+)
+_APPEND = (
+    "INSERT INTO codeact_events (app, usr, thread, run_id, event) "
+    "SELECT %s, %s, %s, %s, e FROM unnest(%s::text[]) WITH ORDINALITY AS t(e, n) "
+    f"WHERE NOT EXISTS (SELECT 1 FROM codeact_runs WHERE {RUN} AND status <> 'running') "
+    "ORDER BY n"
+)
+_ADOPT = (
+    "UPDATE codeact_runs SET replica = %s WHERE status = 'running' AND (replica IS NULL OR "
+    "replica NOT IN (SELECT id FROM codeact_replicas "
+    "WHERE heartbeat > now() - make_interval(secs => %s))) "
+    "RETURNING app, usr, thread, run_id"
+)

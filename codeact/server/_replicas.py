@@ -1,0 +1,134 @@
+"""What one server process does when replicas share its store (``SessionStore.shared``):
+sessions made stale by a turn that ran elsewhere, cancels and re-attaches that reach the replica
+running the turn, runs stopped by a lost database, and run ends stored once it is back.
+With a store of one process (SQLite, memory) each of these is a no-op."""
+
+from __future__ import annotations
+
+import logging
+import weakref
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
+
+import anyio
+
+from codeact._messages import ChatMessage
+from codeact.server._auth import Principal
+from codeact.server._coordination import close_record, follow_stored
+from codeact.server._input import BadRequest
+from codeact.server._runs import LiveRun
+from codeact.server.store import ReplicaHooks, RunStatus, SessionKey
+
+if TYPE_CHECKING:
+    from codeact.server._app import AGUIServer
+
+log = logging.getLogger("codeact.server")
+#: Seconds a cancel on one replica waits for the run on another to end.
+CANCEL_WAIT_S = 10.0
+
+
+class ReplicaState(ReplicaHooks):
+    """The server's side of replica coordination (its ``ReplicaHooks`` too)."""
+
+    def __init__(self, server: AGUIServer) -> None:
+        self.server = server
+        #: The last run this replica started on a thread (its session is current after it).
+        self.last_runs: dict[SessionKey, str] = {}
+        #: Live runs stopped because the store became unreachable (they end as ``error``).
+        self.lost: set[LiveRun] = set()
+        #: Run ends the store did not take: stored by ``retry`` once it is back.
+        self.unstored: dict[tuple[SessionKey, str], tuple[RunStatus, list[ChatMessage]]] = {}
+        #: Live runs a cancel from another replica was delivered to.
+        self.cancelling: weakref.WeakSet[LiveRun] = weakref.WeakSet()
+
+    async def serve(self) -> None:
+        """Forever (with a shared store): the coordinator's lease loop and cancel listener."""
+        if self.server.coordinator is not None:
+            await self.server.coordinator.serve(self)
+
+    async def forget_stale(self, key: SessionKey) -> None:
+        """A later turn of the thread ran on another replica: this replica's session of it
+        (memory, sandbox variables) is stale, and the turn starts afresh from the store."""
+        coordinator, server = self.server.coordinator, self.server
+        if coordinator is None or key not in server.sessions:
+            return
+        if any(live.key == key for live in server.unrecorded):
+            return  # (the previous turn's end is not stored yet: it ran here)
+        try:
+            with anyio.fail_after(server.config.store_timeout):
+                latest = await coordinator.latest_run(key)
+        except Exception as exc:
+            log.exception("the store could not be asked about thread %r", key[2])
+            raise BadRequest(
+                503, "the session store is unavailable; the run was not started"
+            ) from exc
+        if latest != self.last_runs.get(key):
+            log.info("thread %r ran elsewhere since: a fresh session here", key[2])
+            await server.pool.close(key)
+
+    def store_lost(self, live: LiveRun, exc: Exception) -> None:
+        """The store is unreachable: the run stops now, with a clear terminal error."""
+        if live.finished or live in self.lost:
+            return
+        log.error("run %r stopped: the session store is unreachable (%s)", live.run_id, exc)
+        self.lost.add(live)
+        live.publish_error(
+            "the session store became unreachable; the run was stopped", "store_unavailable"
+        )
+        handler, tg = live.handler, self.server.tg
+        if handler is not None and tg is not None:
+            tg.start_soon(handler.cancel)
+
+    def unstored_end(self, live: LiveRun, status: RunStatus, messages: list[ChatMessage]) -> None:
+        if self.server.store.shared:  # (the thread's claim stays taken until it is stored)
+            self.unstored[(live.key, live.run_id)] = (status, messages)
+
+    async def follow(self, key: SessionKey, run_id: str, start: int) -> AsyncIterator[bytes] | None:
+        """A run live on another replica, followed from the store (None: not such a run)."""
+        if self.server.coordinator is None:
+            return None
+        if await self.server.store.run_status(key, run_id) != "running":
+            return None
+        return follow_stored(self.server.store, key, run_id, start)
+
+    async def live_elsewhere(self, key: SessionKey) -> str | None:
+        """The id of the thread's run live on another replica (None: none, or not shared)."""
+        coordinator = self.server.coordinator
+        if coordinator is None:
+            return None
+        found = await coordinator.live_run(self.server.claim_key(key))
+        return found[1] if found is not None and found[0] == key else None
+
+    async def cancel_elsewhere(self, key: SessionKey, who: Principal | None) -> bool:
+        """Cancel the thread's run on the replica running it; True once it has ended (False:
+        no replica runs one)."""
+        server = self.server
+        if server.coordinator is None:
+            return False
+        found = await server.coordinator.cancel(server.claim_key(key), who.id if who else None)
+        if found is None:
+            return False
+        run_key, run_id = found
+        with anyio.move_on_after(CANCEL_WAIT_S):
+            while await server.store.run_status(run_key, run_id) == "running":  # noqa: ASYNC110
+                await anyio.sleep(0.05)  # (it ends in another process: polled)
+        return True
+
+    # -- ReplicaHooks --------------------------------------------------------------------------
+    async def cancel(self, claim: tuple[str, ...], run_id: str) -> None:
+        live, tg = self.server.live.get(claim), self.server.tg
+        if live is None or live.run_id != run_id or live.handler is None or tg is None:
+            return
+        if live not in self.cancelling:  # (asked by NOTIFY and by the polled flag: once)
+            log.info("run %r cancelled from another replica", run_id)
+            self.cancelling.add(live)
+            tg.start_soon(live.handler.cancel)
+
+    async def retry(self) -> None:
+        for (key, run_id), (status, messages) in list(self.unstored.items()):
+            await close_record(self.server.store, key, run_id, status, messages)
+            del self.unstored[(key, run_id)]
+            log.warning("the end of run %r is stored now (%s)", run_id, status)
+
+    async def recover(self) -> None:
+        await self.server.recover()
