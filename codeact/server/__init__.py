@@ -10,7 +10,9 @@ from codeact.server._asgi import create_app
 from codeact.server._auth import Authenticate, Principal, bearer_token
 from codeact.server._config import ServerConfig
 from codeact.server._input import BadRequest
-from codeact.server.store import MemoryStore, SessionStore, SQLiteStore, open_store
+from codeact.server._open import open_store
+from codeact.server._sqlite import SQLiteStore
+from codeact.server.store import MemoryStore, SessionStore
 from codeact.server.translator import Translator
 
 if TYPE_CHECKING:

@@ -17,7 +17,8 @@ from codeact.server import _http
 from codeact.server._app import AGUIServer, Runnable
 from codeact.server._config import ServerConfig
 from codeact.server._input import BadRequest
-from codeact.server.store import SessionStore, SQLiteStore
+from codeact.server._sqlite import SQLiteStore
+from codeact.server.store import SessionStore
 
 
 def create_app(

@@ -23,6 +23,7 @@ from codeact.server.store import (
     RunStatus,
     SessionKey,
     SessionStore,
+    claim_text,
 )
 
 if TYPE_CHECKING:
@@ -98,7 +99,6 @@ class PostgresCoordinator(Coordinator):
     async def cancel(
         self, claim: tuple[str, ...], user: str | None
     ) -> tuple[SessionKey, str] | None:
-        from codeact.server._postgres import claim_text
 
         sql = (
             "UPDATE codeact_runs SET cancel_requested = true "
@@ -119,7 +119,6 @@ class PostgresCoordinator(Coordinator):
         return [(tuple(json.loads(c)), str(r)) for c, r in rows]
 
     async def live_run(self, claim: tuple[str, ...]) -> tuple[SessionKey, str] | None:
-        from codeact.server._postgres import claim_text
 
         rows = await self.store._fetch(
             "SELECT app, usr, thread, run_id FROM codeact_runs "

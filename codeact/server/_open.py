@@ -23,7 +23,8 @@ def open_store(url: str | Path, **options: Any) -> SessionStore:
     (``PostgresStore``; options are its pool and lease settings: ``min_size``, ``max_size``,
     ``timeout``, ``lease_s``, ...). Options that do not apply to the chosen store are refused
     with ``UserError``, except ``None`` values (left at their defaults)."""
-    from codeact.server.store import MemoryStore, SQLiteStore
+    from codeact.server._sqlite import SQLiteStore
+    from codeact.server.store import MemoryStore
 
     options = {k: v for k, v in options.items() if v is not None}
     text = str(url)

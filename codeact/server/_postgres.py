@@ -36,16 +36,12 @@ from codeact.server.store import (
     SessionStore,
     StoreUnavailable,
     ThreadBusy,
+    claim_text,
 )
 
 log = logging.getLogger("codeact.server")
 KEY = "app=%s AND usr=%s AND thread=%s"
 RUN = KEY + " AND run_id=%s"
-
-
-def claim_text(claim: tuple[str, ...]) -> str:
-    """How a claim (the thread the one-live-run rule applies to) is stored."""
-    return json.dumps(list(claim), ensure_ascii=False, separators=(",", ":"))
 
 
 async def _still_connected(conn: psycopg.AsyncConnection[Any]) -> None:

@@ -187,6 +187,11 @@ class ReplicaHooks(ABC):
         """Mark the orphaned runs (``SessionStore.running_runs``) interrupted."""
 
 
+def claim_text(claim: tuple[str, ...]) -> str:
+    """How a claim (the thread the one-live-run rule applies to) is stored."""
+    return json.dumps(list(claim), ensure_ascii=False, separators=(",", ":"))
+
+
 class MemoryStore(SessionStore):
     """Keeps everything in memory (tests, throwaway servers)."""
 
@@ -269,20 +274,16 @@ class MemoryStore(SessionStore):
         ]
 
 
-from codeact.server._open import open_store  # noqa: E402
-from codeact.server._sqlite import SQLiteStore  # noqa: E402  (it builds on SessionStore)
-
 __all__ = [
     "Coordinator",
     "MemoryStore",
     "ReplicaHooks",
     "RunStatus",
-    "SQLiteStore",
     "SchemaError",
     "SessionKey",
     "SessionStore",
     "StoreLocked",
     "StoreUnavailable",
     "ThreadBusy",
-    "open_store",
+    "claim_text",
 ]
