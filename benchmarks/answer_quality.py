@@ -50,12 +50,13 @@ ConfigFn = Callable[[Question], dict[str, Any]]
 def _options(question: Question, **flags: bool) -> dict[str, Any]:
     """Agent keyword options for one configuration (only options the agent knows)."""
     from codeact.agents import codeact as module
+    from codeact.agents.validators import placeholder_validator
 
     out: dict[str, Any] = {}
     if flags.get("code_first"):
         out["require_execution"] = True
     if flags.get("validators"):
-        out["answer_validators"] = [module.placeholder_validator(question.text)]
+        out["answer_validators"] = [placeholder_validator(question.text)]
     if flags.get("lenient"):
         out["lenient_code_blocks"] = True
     if flags.get("prompt"):
