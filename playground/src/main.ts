@@ -85,6 +85,7 @@ class App {
   }
 
   private remember(): void {
+    this.showInUrl();
     if (!this.threads.some((t) => t.id === this.thread.id)) this.threads.unshift(this.thread);
     localStorage.setItem(THREADS_KEY, JSON.stringify(this.threads.slice(0, 50)));
     this.renderThreads();
@@ -94,6 +95,9 @@ class App {
     if (this.running) return;
     this.thread = { id: newId("thread"), title: "New thread" };
     this.title.textContent = this.thread.title;
+    const url = new URL(window.location.href);
+    url.searchParams.delete("thread");
+    history.replaceState(null, "", url.pathname + url.search);
     this.view.clear();
     this.agentLabel.textContent = "";
     this.setState("idle");
@@ -101,9 +105,17 @@ class App {
     this.prompt.focus();
   }
 
+  /** The open thread in the address (``?thread=``), so a reload shows it again. */
+  private showInUrl(): void {
+    const url = new URL(window.location.href);
+    url.searchParams.set("thread", this.thread.id);
+    history.replaceState(null, "", url.pathname + url.search);
+  }
+
   private async open(t: ThreadInfo): Promise<void> {
     if (this.running) return;
     this.thread = t;
+    this.showInUrl();
     this.title.textContent = t.title;
     this.view.clear();
     this.renderThreads();

@@ -44,10 +44,20 @@ CELLS = {
 }
 
 
+#: User-role messages the CodeAct agent writes itself (cell results, a failure reminder).
+_AGENT_NOTES = ("Execution result", "Your last code block failed")
+
+
 def _reply(messages: list[Any], tools: list[Any]) -> Reply:
-    human = [m for m in messages if m.role == "user" and not m.text.startswith("Execution result")]
-    asked = human[-1].text.lower() if human else ""
-    in_cell_round = messages[-1].role == "user" and messages[-1].text.startswith("Execution")
+    human = [
+        i
+        for i, m in enumerate(messages)
+        if m.role == "user" and not m.text.startswith(_AGENT_NOTES)
+    ]
+    last = human[-1] if human else 0
+    asked = messages[last].text.lower() if human else ""
+    # after the cell's result (or the agent's note about its failure): the closing answer
+    in_cell_round = any(m.role == "assistant" for m in messages[last:])
     for keyword, (first, second) in CELLS.items():
         if keyword in asked:
             return Reply(text=second if in_cell_round else first)
