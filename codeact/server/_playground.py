@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import mimetypes
 from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
@@ -146,14 +145,12 @@ class _FileRoutes:
             raise BadRequest(404, f"no file {path!r} in the thread's sandbox ({exc})") from None
         if len(content) > MAX_DOWNLOAD_BYTES:
             raise BadRequest(413, f"the file is larger than {MAX_DOWNLOAD_BYTES} bytes")
-        mime = mimetypes.guess_type(path)[0] or "application/octet-stream"
         filename = PurePosixPath(path).name.replace('"', "")
         return Response(
             content,
             media_type="application/octet-stream",
             headers={
                 "Content-Disposition": f'attachment; filename="{filename}"',
-                "X-Content-Type": mime,
                 "X-Content-Type-Options": "nosniff",
             },
         )

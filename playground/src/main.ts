@@ -191,6 +191,8 @@ class App {
       },
     });
     await done;
+    if (outcome !== "done") this.view.settle(outcome === "cancelled" ? "stopped" : "not finished");
+    if (outcome === "cancelled") this.view.notice("The run was stopped.");
     this.setState(outcome);
   }
 

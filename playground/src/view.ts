@@ -90,6 +90,14 @@ class Cell {
     this.code.replaceChildren(this.name === "execute" ? highlightPython(code) : code);
   }
 
+  /** The run ended before this cell's result (cancelled, failed): say so. */
+  settle(label: string): void {
+    if (this.finished || this.toolResult) return;
+    this.finished = true;
+    this.meta.textContent = label;
+    this.root.classList.add("stopped");
+  }
+
   setLive(text: string): void {
     if (this.finished) return;
     this.live.hidden = !text;
@@ -141,6 +149,7 @@ class Cell {
 }
 
 function formatSeconds(s: number): string {
+  if (s < 0.001) return "<1 ms";
   return s < 1 ? `${Math.round(s * 1000)} ms` : `${s.toFixed(2)} s`;
 }
 
@@ -273,6 +282,11 @@ export class Conversation {
     }
     cell.setResult(r);
     if (r.finalAnswer !== undefined) this.assistant(r.finalAnswer);
+  }
+
+  /** The run is over: cells still waiting for a result are marked with ``label``. */
+  settle(label: string): void {
+    for (const cell of this.cells.values()) cell.settle(label);
   }
 
   notice(text: string, kind = "notice"): void {

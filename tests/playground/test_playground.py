@@ -105,6 +105,8 @@ def test_stop_cancels_a_long_run(page: Any, server: Served) -> None:
     expect(page.locator("#run-state")).to_have_text("running")
     page.click("#stop")
     expect(page.locator("#run-state")).to_have_text("cancelled", timeout=15_000)
+    expect(page.locator(".cell .cell-meta")).to_have_text("stopped")
+    expect(page.locator(".banner")).to_have_text("The run was stopped.")
     expect(page.locator("#send")).to_be_enabled()
     send(page, "hello again")
     expect(page.locator(".msg.assistant .body").last).to_have_text(
