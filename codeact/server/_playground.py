@@ -5,6 +5,7 @@ Routes (below the run path's base, like ``/history``):
 
 - ``GET /ui/`` — the page (static, bundled: nothing is fetched from the internet). It carries no
   secret: with a bearer token the page asks for it and sends it like any client.
+  ``GET /ui/config.json`` tells it the run path and whether a token is needed.
 - ``POST {base}/files/upload`` — ``{"threadId", "name", "data": <base64>, "forwardedProps"?}``
   writes the file into the thread's sandbox (``name`` relative to its working directory).
   At most ``max_upload_bytes`` decoded (413 past it). Answers ``{"name", "size"}``.
@@ -25,7 +26,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -73,8 +74,15 @@ def playground_routes(server: AGUIServer, ui: bool) -> list[BaseRoute]:
         async def to_page(request: Request) -> Response:
             return RedirectResponse(UI_PATH + "/", status_code=307)
 
+        async def config(request: Request) -> Response:
+            """What the page needs before its first request: the run path, and whether it
+            must ask for a token (so it never learns it from a 401)."""
+            auth = server.config.authenticate is not None
+            return JSONResponse({"path": server.config.path, "auth": auth})
+
         routes += [
             Route(UI_PATH, to_page, methods=["GET"]),
+            Route(f"{UI_PATH}/config.json", config, methods=["GET"]),
             Mount(UI_PATH, app=_Page(directory=static, html=True), name="playground"),
         ]
     return routes
@@ -131,8 +139,6 @@ class _FileRoutes:
             await executor.upload(name, content)
         except (OSError, ValueError, CodeActError) as exc:
             raise BadRequest(400, f"the file could not be written: {exc}") from None
-        from starlette.responses import JSONResponse
-
         return JSONResponse({"name": name, "size": len(content)})
 
     async def download(self, request: Request) -> Response:

@@ -22,21 +22,36 @@ export function newId(prefix: string): string {
 }
 
 export class Api {
-  /** The run route, e.g. "/" (from `?api=` on the page's URL; other routes hang below it). */
-  readonly runUrl: string;
-  readonly base: string;
+  /** The run route, e.g. "/" (other routes hang below it): from the server's config.json,
+   * or `?api=` on the page's URL. */
+  runUrl: string;
+  base: string;
+  /** The server wants a bearer token. */
+  auth = false;
 
-  constructor(loc: Location) {
-    const params = new URLSearchParams(loc.search);
-    const path = params.get("api") ?? "/";
-    this.runUrl = new URL(path, loc.origin).toString();
-    this.base = this.runUrl.replace(/\/$/, "");
+  constructor(private readonly loc: Location) {
+    this.runUrl = this.base = "";
+    this.setPath(new URLSearchParams(loc.search).get("api") ?? "/");
     const fragment = new URLSearchParams(loc.hash.slice(1));
     const token = fragment.get("token");
     if (token) {
       sessionStorage.setItem(TOKEN_KEY, token);
       history.replaceState(null, "", loc.pathname + loc.search);
     }
+  }
+
+  private setPath(path: string): void {
+    this.runUrl = new URL(path, this.loc.origin).toString();
+    this.base = this.runUrl.replace(/\/$/, "");
+  }
+
+  /** Reads ``config.json`` next to the page (the run path, whether a token is needed). */
+  async configure(): Promise<void> {
+    const r = await fetch(new URL("config.json", this.loc.href).toString());
+    if (!r.ok) return;
+    const config = (await r.json()) as { path?: string; auth?: boolean };
+    if (config.path && !new URLSearchParams(this.loc.search).get("api")) this.setPath(config.path);
+    this.auth = Boolean(config.auth);
   }
 
   get token(): string | null {

@@ -36,7 +36,13 @@ class App {
   private uploaded: string[] = [];
   private running = false;
 
-  start(): void {
+  async start(): Promise<void> {
+    await this.api.configure();
+    if (this.api.auth && !this.api.token) this.api.token = await askToken();
+    this.wire();
+  }
+
+  private wire(): void {
     try {
       this.threads = JSON.parse(localStorage.getItem(THREADS_KEY) ?? "[]") as ThreadInfo[];
     } catch {
@@ -362,4 +368,4 @@ function askToken(): Promise<string> {
   });
 }
 
-new App().start();
+void new App().start();

@@ -217,3 +217,34 @@ def test_handoff_shows_the_new_agent(page: Any, tmp_path: Path) -> None:
         expect(page.locator("#run-state")).to_have_text("done")
     finally:
         served.stop()
+
+
+def test_token_is_asked_for_and_sent(page: Any, tmp_path: Path) -> None:
+    """Against a server with a bearer token the page asks for it first (config.json says so:
+    no 401 is ever seen), then runs; a ``#token=`` link works without the dialog and leaves no
+    token in the address."""
+    token = tmp_path / "token"
+    token.write_text("s3cret-token\n")
+    served = Served(tmp_path, "codeact", "--token-file", str(token))
+    try:
+        page.goto(served.url + "/ui/")
+        expect(page.locator("#token-dialog")).to_be_visible(timeout=TIMEOUT)
+        page.fill("#token", "s3cret-token")
+        page.keyboard.press("Enter")
+        expect(page.locator("#token-dialog")).to_be_hidden()
+        send(page, "hello with a token")
+        expect(page.locator(".msg.assistant .body")).to_have_text(
+            "Hello from the scripted agent.", timeout=TIMEOUT
+        )
+        fresh = page.context.new_page()
+        fresh.goto(served.url + "/ui/#token=s3cret-token")
+        assert "token" not in fresh.url
+        expect(fresh.locator("#run-state")).to_have_text("idle")
+        fresh.fill("#prompt", "hello again")
+        fresh.click("#send")
+        expect(fresh.locator(".msg.assistant .body")).to_have_text(
+            "Hello from the scripted agent.", timeout=TIMEOUT
+        )
+        expect(fresh.locator("#token-dialog")).to_be_hidden()
+    finally:
+        served.stop()

@@ -55,6 +55,10 @@ def test_page_is_served_only_with_ui(serve: Any) -> None:
     assert "http" not in page.text.replace("http-equiv", "")  # nothing from the internet
     script = httpx.get(srv.url + "/ui/assets/playground.js")
     assert script.status_code == 200 and "javascript" in script.headers["content-type"]
+    config = httpx.get(srv.url + "/ui/config.json").json()
+    assert config == {"path": "/", "auth": False}
+    guarded = serve(create_app(agent, store=MemoryStore(), ui=True, authenticate=by_name))
+    assert httpx.get(guarded.url + "/ui/config.json").json()["auth"] is True
     plain = serve(create_app(agent, store=MemoryStore()))
     assert httpx.get(plain.url + "/ui/").status_code == 404
 
