@@ -43,6 +43,16 @@ def _need_browser() -> None:
         pytest.skip("needs " + " and ".join(missing))
 
 
+def playwright_expect() -> Any:
+    """Playwright's ``expect`` (the module is skipped without Playwright, or fails when
+    ``CODEACT_REQUIRE_BROWSER=1``)."""
+    if os.environ.get("CODEACT_REQUIRE_BROWSER") == "1":
+        from playwright.sync_api import expect
+
+        return expect
+    return pytest.importorskip("playwright.sync_api").expect
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -16,9 +16,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.playground.conftest import ROOT, SHOTS, _free_port, copy_screenshot
+from tests.playground.conftest import ROOT, SHOTS, _free_port, copy_screenshot, playwright_expect
 
-expect = pytest.importorskip("playwright.sync_api").expect
+expect = playwright_expect()
 QUESTION = (
     "Which city sold the most units, and how many units did it sell? "
     "Draw a bar chart of the units per city."

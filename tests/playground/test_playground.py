@@ -8,11 +8,9 @@ import base64
 from pathlib import Path
 from typing import Any
 
-import pytest
+from tests.playground.conftest import ROOT, SHOTS, Served, playwright_expect
 
-from tests.playground.conftest import ROOT, SHOTS, Served
-
-expect = pytest.importorskip("playwright.sync_api").expect
+expect = playwright_expect()
 
 TIMEOUT = 30_000
 
