@@ -1,7 +1,8 @@
 """Fixtures for the playground tests: a real ``codeact serve --ui`` process on loopback with a
 scripted agent, and a page in Debian's Chromium driven by Playwright (launched by its path; no
 browser is downloaded). Each test saves a screenshot under ``CODEACT_SCREENSHOTS`` (default: a
-``codeact-playground`` folder in the temp dir) and fails on any console error of the page.
+``codeact-playground`` folder in the temp dir) and fails on any console error of the page, or
+any request to somewhere other than the server.
 
 Skipped when Chromium or Playwright is missing, unless ``CODEACT_REQUIRE_BROWSER=1``.
 """
@@ -24,6 +25,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CODEACT_CHROMIUM", "/usr/bin/chromium")
+LOCAL = ("http://127.0.0.1:", "data:", "blob:")
 SHOTS = Path(
     os.environ.get("CODEACT_SCREENSHOTS", Path(tempfile.gettempdir()) / "codeact-playground")
 )
@@ -127,6 +129,11 @@ def page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
         lambda m: errors.append(f"console.{m.type}: {m.text}") if m.type == "error" else None,
     )
     pg.on("pageerror", lambda exc: errors.append(f"uncaught: {exc}"))
+    outside: list[str] = []  # nothing may be fetched from anywhere but the server
+    context.on(
+        "request",
+        lambda r: None if r.url.startswith(LOCAL) else outside.append(r.url),
+    )
     pg.errors = errors
     yield pg
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -136,6 +143,7 @@ def page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
     finally:
         context.close()
     assert not errors, f"the page logged errors: {errors}"
+    assert not outside, f"the page fetched from outside the server: {outside}"
 
 
 def copy_screenshot(source: Path, target: Path) -> None:
