@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 import anyio.to_thread
 
-from codeact._messages import ChatMessage, ToolCallRequest
+from codeact._messages import BinaryPart, ChatMessage, ContentPart, TextPart, ToolCallRequest
 from codeact.agents._loop import current_call
 from codeact.agents.base import BaseAgent, RunState, StepContext
 from codeact.context import Context
@@ -135,9 +135,13 @@ class CodeActAgent(BaseAgent):
         code_act_system_prompt: str | None = None,
         cell_timeout: float | None = None,
         observation_max_chars: int = 4000,
+        images_to_llm: bool = False,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
+        #: Send the cells' figures to the model as image parts (for multimodal models; text
+        #: models see only the "[N image(s) produced]" placeholder of the observation).
+        self.images_to_llm = images_to_llm
         if executor is not None and code_execute_fn is not None:
             raise UserError("Pass either executor= or code_execute_fn=, not both")
         for tool in self.tools:
@@ -255,7 +259,10 @@ class CodeActAgent(BaseAgent):
         for i, res in enumerate(results, 1):
             label = "Execution result" if len(results) == 1 else f"Execution result of block {i}"
             parts.append(f"{label}:\n{res.tool_output.content}")
-        run.scratchpad.append(ChatMessage.user("\n\n".join(parts)))
+        observation = ChatMessage.user("\n\n".join(parts))
+        if self.images_to_llm:
+            observation = _with_images(observation, results)
+        run.scratchpad.append(observation)
         failed = next((r for r in results if r.tool_output.is_error), None)
         if failed is not None:
             run.extra["last_failure"] = failed.tool_output.content[-1500:]
@@ -275,6 +282,16 @@ class CodeActAgent(BaseAgent):
 
     def final_messages(self, run: RunState, output: AgentOutput) -> list[ChatMessage]:
         return [*run.scratchpad, output.response]
+
+
+def _with_images(message: ChatMessage, results: list[ToolCallResult]) -> ChatMessage:
+    """``message`` with the cells' PNG figures as image parts after its text."""
+    images = [i for r in results for i in (r.execution or {}).get("images") or []]
+    if not images:
+        return message
+    parts: list[ContentPart] = [TextPart(text=message.text)]
+    parts += [BinaryPart(mime_type="image/png", data=i) for i in images if isinstance(i, str)]
+    return message.model_copy(update={"content": parts})
 
 
 class _ExecuteTool(BaseTool):

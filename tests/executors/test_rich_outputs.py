@@ -1,6 +1,7 @@
 """Rich outputs of restricted cells (``_rich.py``): matplotlib figures as PNG (Agg, in the
 process worker under its OS sandbox when available), a trailing DataFrame as a table, and the
-files a cell wrote; the ``codeact.cell`` event built from them."""
+files a cell wrote; the ``codeact.cell`` event built from them; figures sent to a multimodal
+model only when asked."""
 
 from __future__ import annotations
 
@@ -10,7 +11,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from codeact import CodeActAgent
+from codeact._messages import BinaryPart
 from codeact.executors.restricted import RestrictedExecutor
+from codeact.llms import ScriptedLLM
 from codeact.server._cells import MAX_IMAGE_CHARS, MAX_STREAM_CHARS, cell_value
 
 pytest.importorskip("matplotlib")
@@ -110,3 +114,30 @@ def test_cell_value_shape_and_caps() -> None:
     assert value["error"] == {"type": "ValueError", "message": "bad", "traceback": "Traceback..."}
     assert json.loads(value["finalAnswer"]) == {"city": "Paris"}
     assert "value" not in value
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("images_to_llm", [False, True])
+async def test_figures_reach_a_multimodal_model_only_when_asked(images_to_llm: bool) -> None:
+    """With ``images_to_llm=True`` the cell's PNG goes to the model as an image part after
+    the observation; by default the model sees only the text placeholder."""
+    llm = ScriptedLLM(
+        ["<execute>\nimport matplotlib.pyplot as plt\nplt.plot([1, 2])\n</execute>", "done"],
+        function_calling=False,
+    )
+    agent = CodeActAgent(
+        llm=llm,
+        images_to_llm=images_to_llm,
+        executor=lambda: RestrictedExecutor(
+            isolation="process", allowed_modules=["matplotlib", "numpy"], timeout=60
+        ),
+    )
+    await agent.run("draw")
+    observation = llm.requests[1].messages[-1]
+    assert "[1 image(s) produced]" in observation.text
+    images = [p for p in observation.content if isinstance(p, BinaryPart)]
+    if images_to_llm:
+        assert [p.mime_type for p in images] == ["image/png"]
+        assert images[0].as_bytes()[:8] == PNG
+    else:
+        assert isinstance(observation.content, str)
