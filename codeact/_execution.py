@@ -38,6 +38,11 @@ class ExecutionResult(BaseModel):
     final_answer: Any = None
     #: PNG images (base64) produced by the cell, e.g. matplotlib figures.
     images: list[str] = Field(default_factory=list)
+    #: Tables the cell showed (a trailing DataFrame): ``{"columns", "index", "rows", "shape",
+    #: "truncated"}``, every cell as text.
+    tables: list[dict[str, Any]] = Field(default_factory=list)
+    #: Files the cell wrote, relative to the session's working directory (when known).
+    files: list[str] = Field(default_factory=list)
 
     @property
     def ok(self) -> bool:

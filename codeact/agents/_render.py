@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from codeact._messages import ChatMessage
+from codeact._messages import BinaryPart, ChatMessage, ContentPart, TextPart
 
 #: The name of CodeAct's code-running pseudo-tool (one call per ``<execute>`` block).
 EXECUTE = "execute"
@@ -54,8 +54,11 @@ def execution_feedback(results: Sequence[ChatMessage]) -> str:
     return "\n\n".join(parts)
 
 
-def render_code_rounds(messages: Sequence[ChatMessage]) -> list[ChatMessage]:
-    """Rounds of ``execute`` calls as CodeAct's text protocol; everything else unchanged."""
+def render_code_rounds(
+    messages: Sequence[ChatMessage], *, images: bool = False
+) -> list[ChatMessage]:
+    """Rounds of ``execute`` calls as CodeAct's text protocol; everything else unchanged.
+    With ``images``, the cells' PNG figures follow the feedback text as image parts."""
     out: list[ChatMessage] = []
     for item in split_rounds(messages):
         if isinstance(item, ChatMessage):
@@ -67,8 +70,19 @@ def render_code_rounds(messages: Sequence[ChatMessage]) -> list[ChatMessage]:
             continue
         out.append(ChatMessage(role="assistant", content=reply.content, id=reply.id))
         if results:
-            out.append(ChatMessage.user(execution_feedback(results)))
+            feedback = ChatMessage.user(execution_feedback(results))
+            out.append(_with_images(feedback, results) if images else feedback)
     return out
+
+
+def _with_images(message: ChatMessage, results: Sequence[ChatMessage]) -> ChatMessage:
+    """``message`` with the cells' PNG figures as image parts after its text."""
+    pngs = [i for r in results if r.execution is not None for i in r.execution.images]
+    if not pngs:
+        return message
+    parts: list[ContentPart] = [TextPart(text=message.text)]
+    parts += [BinaryPart(mime_type="image/png", data=i) for i in pngs]
+    return message.model_copy(update={"content": parts})
 
 
 def render_react_rounds(messages: Sequence[ChatMessage]) -> list[ChatMessage]:

@@ -127,6 +127,7 @@ class CodeActAgent(BaseAgent):
         answer_validators: Sequence[AnswerValidator] = (),
         max_answer_retries: int = 2,
         lenient_code_blocks: bool = False,
+        images_to_llm: bool = False,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -139,6 +140,9 @@ class CodeActAgent(BaseAgent):
             max_answer_retries=max_answer_retries,
             lenient_code_blocks=lenient_code_blocks,
         )
+        #: Send the cells' figures to the model as image parts (for multimodal models; text
+        #: models see only the "[N image(s) produced]" placeholder of the observation).
+        self.images_to_llm = images_to_llm
         if executor is not None and code_execute_fn is not None:
             raise UserError("Pass either executor= or code_execute_fn=, not both")
         check_cell_tools(
@@ -249,7 +253,7 @@ class CodeActAgent(BaseAgent):
     def render_messages(self, messages: list[ChatMessage]) -> list[ChatMessage]:
         """Each round of blocks as the reply, then one user message with every block's result
         in order (``Execution result of block i:``)."""
-        return render_code_rounds(messages)
+        return render_code_rounds(messages, images=self.images_to_llm)
 
     def record_tool_round(
         self, run: RunState, output: AgentOutput, results: list[ToolCallResult]

@@ -189,6 +189,9 @@ def _add_run_options(serve: argparse.ArgumentParser) -> None:
         help="system/developer messages sent by callers: use them for the run, or refuse (400)",
     )
     serve.add_argument("--access-log", action="store_true", help="log every request")
+    serve.add_argument(
+        "--ui", action="store_true", help="also serve the playground page at /ui (open it)"
+    )
 
 
 def read_token(args: argparse.Namespace) -> str | None:
@@ -258,8 +261,9 @@ def serve_app(args: argparse.Namespace, factory: Any) -> int:
         idle_close_s=args.idle_close,
         max_sessions=args.max_sessions,
         reasoning=args.reasoning,
-        activity=args.activity,
+        activity=args.activity or args.ui,  # the playground shows output live
         system_messages=args.system_messages,
+        ui=args.ui,
     )
     auth = "bearer token required" if token else "no authentication (loopback only)"
     print(
@@ -268,6 +272,8 @@ def serve_app(args: argparse.Namespace, factory: Any) -> int:
         f"{auth})",
         flush=True,
     )
+    if args.ui:
+        print(f"playground: open http://{host}:{args.port}/ui/", flush=True)
     server = make_server(
         app,
         host=host,

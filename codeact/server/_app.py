@@ -17,7 +17,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from codeact.agents import Runnable as Runnable
 from codeact.errors import RunCancelledError
-from codeact.server import _http, _replicas, _turns
+from codeact.server import _cells, _http, _replicas, _turns
 from codeact.server._auth import Principal, call_authenticate
 from codeact.server._config import ServerConfig
 from codeact.server._input import BadRequest, to_chat_message, validate_run_input
@@ -369,6 +369,7 @@ class AGUIServer:
         state = session.ctx.state if session else None
         runs = await self.store.list_runs(key)
         frames = _turns.history_frames(thread_id, data.get("runId"), messages, state, runs)
+        frames = _cells.with_cells(frames, await _cells.stored_cells(self.store, key, runs))
         return StreamingResponse(
             _turns.iterate(frames), media_type="text/event-stream", headers=SSE_HEADERS
         )

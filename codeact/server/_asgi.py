@@ -11,12 +11,13 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 
 from codeact.server import _http
 from codeact.server._app import AGUIServer, Runnable
 from codeact.server._config import ServerConfig
 from codeact.server._input import BadRequest
+from codeact.server._playground import playground_routes
 from codeact.server._sqlite import SQLiteStore
 from codeact.server.store import SessionStore
 
@@ -29,7 +30,9 @@ def create_app(
     **options: Any,
 ) -> Starlette:
     """An ASGI app serving ``agent`` over AG-UI: ``POST {path}`` runs (SSE), ``POST /connect``,
-    ``POST /cancel``, ``POST /history``, ``GET /healthz``. Options are ``ServerConfig`` fields.
+    ``POST /cancel``, ``POST /history``, ``POST /files/upload`` and ``/files/download``,
+    ``GET /healthz`` (and the playground page at ``/ui`` with ``ui=True``). Options are
+    ``ServerConfig`` fields.
     The default store is a SQLite file ``codeact-sessions.db`` in the working directory."""
     config = ServerConfig(**options)
     server = AGUIServer(agent, store or SQLiteStore("codeact-sessions.db"), config)
@@ -67,10 +70,11 @@ def create_app(
     return app
 
 
-def _routes(server: AGUIServer) -> list[Route]:
+def _routes(server: AGUIServer) -> list[BaseRoute]:
     path = server.config.path
     base = path.rstrip("/")
     return [
+        *playground_routes(server, server.config.ui),  # /files/*, and /ui: _playground.py
         Route(path, server.run_route, methods=["POST"]),
         Route(f"{base}/connect", server.connect_route, methods=["POST"]),
         Route(f"{base}/cancel", server.cancel_route, methods=["POST"]),

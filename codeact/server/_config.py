@@ -55,5 +55,7 @@ class ServerConfig:
     resolve_run_options: Callable[[dict[str, Any]], dict[str, Any]] = lambda props: {}
     #: May rewrite the request before the run, or raise ``BadRequest`` to refuse it.
     input_hook: Callable[[RunAgentInput], RunAgentInput] | None = None
+    #: Serve the playground page at ``/ui`` (``codeact serve --ui``).
+    ui: bool = False
     before: list[BeforeHook] = field(default_factory=list)
     after: list[AfterHook] = field(default_factory=list)

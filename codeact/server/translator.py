@@ -39,6 +39,7 @@ from ag_ui.core import (
 )
 
 from codeact import events as ev
+from codeact.server._cells import cell_event
 
 #: Live cell output shown in ACTIVITY events is capped (every ACTIVITY_DELTA carries all of
 #: it, so an uncapped stream would cost O(n²)); the TOOL_CALL_RESULT has the real result.
@@ -166,7 +167,7 @@ class Translator:
                 content=e.tool_output.content,
                 role="tool",
             )
-            return [*self._flush_cell(e.tool_id), result]
+            return [*self._flush_cell(e.tool_id), result, *cell_event(e)]  # rich cell: _cells.py
         if isinstance(e, ev.AnswerRetry):  # the agent sent the model back (code first, format)
             retry: dict[str, Any] = {
                 "reason": e.reason,

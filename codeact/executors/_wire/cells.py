@@ -122,4 +122,14 @@ def to_result(raw: dict[str, Any]) -> ExecutionResult:
         is_final_answer=bool(raw.get("is_final_answer", False)),
         final_answer=raw.get("final_answer"),
         images=[i for i in images if isinstance(i, str)] if isinstance(images, list) else [],
+        **rich_fields(raw),
     )
+
+
+def rich_fields(raw: dict[str, Any]) -> dict[str, Any]:
+    """``tables`` (dicts) and ``files`` (strings) of a result frame, when well typed."""
+    tables, files = raw.get("tables"), raw.get("files")
+    return {
+        "tables": [t for t in tables if isinstance(t, dict)] if isinstance(tables, list) else [],
+        "files": [f for f in files if isinstance(f, str)] if isinstance(files, list) else [],
+    }

@@ -26,6 +26,7 @@ from codeact.executors.restricted._policy import (
     CellSyntaxError,
     compile_cell,
 )
+from codeact.executors.restricted._rich import RichCapture
 
 ToolBridge = Callable[[str, dict[str, Any]], Any]
 OutputSink = Callable[[str, str], None]
@@ -104,6 +105,7 @@ class Session:
         self.builtins = self._builtins()
         self._hooks = self._hook_names()
         self.globals: dict[str, Any] = {}
+        self.rich = RichCapture(self.workdir)  # figures, tables, files written (_rich.py)
         self.reset()
 
     # -- namespace -------------------------------------------------------------------------------
@@ -286,6 +288,7 @@ class Session:
         self.truncated = False
         self.final = None
         result: dict[str, Any] = {"value": None, "error": None, "timed_out": False}
+        self.rich.begin()
         start = time.perf_counter()
         try:
             compiled = compile_cell(source)
@@ -304,6 +307,7 @@ class Session:
                     value = self.globals.pop(VALUE_NAME, None)
                     if value is not None:
                         result["value"] = _bounded_repr(value)
+                        self.rich.value(value)
             except g.FinalAnswerSignal:
                 pass
             except g.CellTimeout:
@@ -324,6 +328,7 @@ class Session:
         result["duration_s"] = time.perf_counter() - start
         result["is_final_answer"] = self.final is not None
         result["final_answer"] = self.final[0] if self.final is not None else None
+        result.update(self.rich.end())
         return result
 
 

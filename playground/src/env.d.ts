@@ -1,0 +1,2 @@
+// Vite turns CSS imports into the bundle's stylesheet.
+declare module "*.css";
