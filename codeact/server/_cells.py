@@ -30,6 +30,7 @@ from typing import Any
 from ag_ui.core import BaseEvent, CustomEvent
 
 from codeact import events as ev
+from codeact.server._sse import frame
 from codeact.server.store import SessionKey, SessionStore
 
 CELL_EVENT = "codeact.cell"
@@ -128,8 +129,6 @@ def with_cells(frames: list[bytes], cells: list[dict[str, Any]]) -> list[bytes]:
     the terminal RUN_FINISHED frame, ids renumbered."""
     if not cells or not frames:
         return frames
-    from codeact.server._runs import frame
-
     event = CustomEvent(name=HISTORY_EVENT, value=cells)
     extra = event.model_dump_json(by_alias=True, exclude_none=True)
     last = frames[-1]

@@ -15,6 +15,7 @@ from ag_ui.core import ActivityDeltaEvent, BaseEvent, RunErrorEvent, TextMessage
 from starlette.requests import Request
 
 from codeact.agents import RunHandler
+from codeact.server._sse import frame as frame
 from codeact.server.store import SessionKey
 from codeact.server.translator import Translator
 
@@ -40,12 +41,6 @@ Flush = Callable[["LiveRun", list[str], int], Awaitable[None]]
 #: Frames ``[start, end)`` of a run read back from the store (for readers far behind), as
 #: writes of at most about ``MAX_WRITE_BYTES``.
 Backfill = Callable[[int, int], AsyncIterator[bytes]]
-
-
-def frame(seq: int, data: str) -> bytes:
-    """One SSE frame with its id (for ``Last-Event-ID``): LF framing, one event per data.
-    A lone surrogate (which UTF-8 cannot carry) becomes ``?`` rather than failing the run."""
-    return b"id: %d\ndata: %s\n\n" % (seq, data.encode("utf-8", "replace"))
 
 
 def chunks(frames: list[bytes], limit: int = MAX_WRITE_BYTES) -> list[bytes]:
