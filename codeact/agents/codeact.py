@@ -12,6 +12,9 @@ import anyio.to_thread
 
 from codeact._messages import ChatMessage, ToolCallRequest
 from codeact.agents._answers import AnswerPolicy, record_cells
+from codeact.agents._blocks import PREVIEW_LINES as PREVIEW_LINES
+from codeact.agents._blocks import describe_files as describe_files
+from codeact.agents._blocks import parse_blocks as parse_blocks
 from codeact.agents._loop import current_call
 from codeact.agents._prompts import CODEACT_INSTRUCTIONS as CODEACT_INSTRUCTIONS
 from codeact.agents._prompts import SMALL_MODEL_INSTRUCTIONS as SMALL_MODEL_INSTRUCTIONS
@@ -35,8 +38,6 @@ from codeact.tools import BaseTool, FunctionTool, ToolMetadata, ToolOutput
 CodeExecuteFn = Callable[[str], "str | dict[str, Any] | ExecutionResult | Awaitable[Any]"]
 ExecutorSpec = CodeExecutor | str | Callable[[], CodeExecutor]
 
-_BLOCK = re.compile(r"<execute>(.*?)</execute>", re.DOTALL)
-_FENCE = re.compile(r"^\s*```[a-zA-Z0-9_+-]*\s*\n(.*?)\n?\s*```\s*$", re.DOTALL)
 _SOLUTION = re.compile(r"</?solution>")
 
 def render_tool_stubs(tools: Sequence[BaseTool]) -> str:
@@ -51,43 +52,6 @@ def render_tool_stubs(tools: Sequence[BaseTool]) -> str:
         doc = tool.metadata.description.replace('"""', "'''")
         out.append(f'{head}:\n    """{doc}"""')
     return "\n".join(out)
-
-
-PREVIEW_LINES = 5
-
-
-def describe_files(files: dict[str, bytes]) -> str:
-    """A note for the model listing the uploaded files with the first lines of text files."""
-    if not files:
-        return ""
-    out = ["Files in the working directory (open them with relative paths):"]
-    for name, data in files.items():
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            out.append(f"- {name} ({len(data)} bytes, binary)")
-            continue
-        head = "\n".join(text.splitlines()[:PREVIEW_LINES])
-        out.append(f"- {name} ({len(text.splitlines())} lines). First lines:\n```\n{head}\n```")
-    return "\n".join(out)
-
-
-def parse_blocks(text: str) -> tuple[list[str], str | None]:
-    """``(code blocks, format error)`` found in a reply; fences inside the tags are tolerated."""
-    blocks = []
-    for raw in _BLOCK.findall(text):
-        fenced = _FENCE.match(raw)
-        code = fenced.group(1) if fenced else raw
-        code = code.strip("\n")
-        if code.strip():
-            blocks.append(code)
-    rest = _BLOCK.sub("", text)
-    if "<execute>" in rest:
-        return blocks, (
-            "Your reply opened an <execute> block without closing it. Put the code between "
-            "<execute> and </execute>, or reply without the tag if this is your final answer."
-        )
-    return blocks, None
 
 
 class CodeActAgent(BaseAgent):

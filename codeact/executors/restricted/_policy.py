@@ -32,7 +32,16 @@ from RestrictedPython.transformer import (
     copy_locations,
 )
 
-from codeact.executors.restricted._sizes import MAX_WIDTH, percent_template_ok
+from codeact.executors.restricted._nodes import (
+    bounded,
+    hook_call,
+    hook_stmt,
+    int_fast_path,
+    literal_format_template,
+    simple,
+    write_guard,
+)
+from codeact.executors.restricted._sizes import MAX_WIDTH
 
 VALUE_NAME = "_codeact_value_"
 _DIGIT_RUNS = re.compile(r"\d+")
@@ -132,10 +141,10 @@ class CellPolicy(RestrictingNodeTransformer):
         self._check_attr(node, store=store)
         node = self.node_contents_visit(node)
         if store:
-            node.value = _write_guard(node.value)
+            node.value = write_guard(node.value)
             return node
         if node.attr.startswith("_") or node.attr in RUNTIME_ATTRS:
-            return _call("_getattr_", [node.value, ast.Constant(node.attr)], node)
+            return hook_call("_getattr_", [node.value, ast.Constant(node.attr)], node)
         return node
 
     def visit_Subscript(self, node: ast.Subscript) -> Any:
@@ -157,7 +166,7 @@ class CellPolicy(RestrictingNodeTransformer):
     def visit_Call(self, node: ast.Call) -> Any:
         if isinstance(node.func, ast.Name) and node.func.id in ("exec", "eval"):
             self.error(node, f"{node.func.id}() calls are not allowed.")
-        template = _literal_format_template(node)
+        template = literal_format_template(node)
         node = self.node_contents_visit(node)
         if template is not None:  # 'literal {}'.format(...): one direct call, no bound method
             node.func = ast.Name("_format_", ast.Load())
@@ -174,18 +183,18 @@ class CellPolicy(RestrictingNodeTransformer):
         if all(isinstance(v, ast.Constant) for v in spec.values):
             text = "".join(str(v.value) for v in spec.values if isinstance(v, ast.Constant))
             if any(len(d) > 9 or int(d) > MAX_WIDTH for d in _DIGIT_RUNS.findall(text)):
-                node.value = _call("_refuse_width_", [node.value], node)
+                node.value = hook_call("_refuse_width_", [node.value], node)
             return node
         for part in spec.values:  # f'{x:{width}}': the nested values are checked at run time
             if isinstance(part, ast.FormattedValue):
-                part.value = _call("_spec_", [part.value], part)
+                part.value = hook_call("_spec_", [part.value], part)
         return node
 
     def visit_AugAssign(self, node: ast.AugAssign) -> Any:
         if isinstance(node.target, ast.Attribute):
             self._check_attr(node.target, store=True)
             node.target.value = self.visit(node.target.value)
-            node.target.value = _write_guard(node.target.value)
+            node.target.value = write_guard(node.target.value)
         else:
             node.target = self.visit(node.target)
         node.value = self.visit(node.value)
@@ -194,11 +203,11 @@ class CellPolicy(RestrictingNodeTransformer):
     def visit_BinOp(self, node: ast.BinOp) -> Any:
         node = self.node_contents_visit(node)
         hook = GUARDED_OPS.get(type(node.op))
-        if hook is None or _bounded(node):
+        if hook is None or bounded(node):
             return node
-        call = _call(hook, [node.left, node.right], node)
-        if isinstance(node.op, (ast.Mult, ast.Mod)) and _simple(node.left) and _simple(node.right):
-            return _int_fast_path(node, call)
+        call = hook_call(hook, [node.left, node.right], node)
+        if isinstance(node.op, (ast.Mult, ast.Mod)) and simple(node.left) and simple(node.right):
+            return int_fast_path(node, call)
         return call
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> Any:
@@ -213,7 +222,7 @@ class CellPolicy(RestrictingNodeTransformer):
         node = self.node_contents_visit(node)
         self.check_name(node, node.name)
         # A timed-out cell cannot be kept alive by catching the timeout.
-        node.body.insert(0, _stmt_call("_check_timeout_", node))
+        node.body.insert(0, hook_stmt("_check_timeout_", node))
         return node
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> Any:
@@ -226,7 +235,7 @@ class CellPolicy(RestrictingNodeTransformer):
         finally:
             self._class_depth = depth
         if in_class and node.name == "__exit__":
-            node.body.insert(0, _stmt_call("_check_timeout_", node))
+            node.body.insert(0, hook_stmt("_check_timeout_", node))
         return node
 
     def visit_ClassDef(self, node: ast.ClassDef) -> Any:
@@ -279,116 +288,6 @@ class CellPolicy(RestrictingNodeTransformer):
 
     def visit_MatchOr(self, node: ast.AST) -> Any:
         return self.node_contents_visit(node)
-
-
-def _small_number(node: ast.expr, limit: int) -> bool:
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        node = node.operand
-    if not isinstance(node, ast.Constant):
-        return False
-    value = node.value
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) <= limit
-
-
-def _bounded(node: ast.BinOp) -> bool:
-    """True when the operation cannot blow up: ``x * 3``, ``x ** 2``, ``x << 4``, ``7 % x``,
-    ``'%d-%s' % args``...
-
-    A product with a small literal is at most that many times an object that already exists;
-    a power or shift by a small literal grows an integer by a bounded factor; a %-format with a
-    literal template is bounded when none of its widths is huge.
-    """
-    if isinstance(node.op, ast.Mod):
-        left = node.left
-        if isinstance(left, ast.Constant):
-            value = left.value
-            if isinstance(value, (str, bytes)):
-                return percent_template_ok(value)
-            return isinstance(value, (int, float)) and not isinstance(value, bool)
-        return False
-    if isinstance(node.op, ast.Mult):
-        return _small_number(node.left, 1000) or _small_number(node.right, 1000)
-    return _small_number(node.right, 64)
-
-
-def _simple(node: ast.expr) -> bool:
-    """A name or a literal: evaluating it twice is the same as once."""
-    return isinstance(node, (ast.Name, ast.Constant))
-
-
-def _int_fast_path(node: ast.BinOp, call: ast.Call) -> ast.expr:
-    """``(a * b if _type_(a) is _int_ is _type_(b) else _mul_(a, b))`` (``%``: the left operand
-    only): the operation on plain ints runs as native bytecode (a membership test that also
-    admits floats measured slower for ints); anything else goes through the guard.
-
-    A product of two integers can only be huge if its operands were built by a chain
-    of products, each slower than all before it, so the cell's deadline ends such a chain."""
-
-    def fresh(operand: ast.expr) -> ast.expr:
-        if not isinstance(operand, ast.Name):
-            return operand  # a literal: the same node may appear twice
-        copy = ast.Name(operand.id, ast.Load())
-        copy_locations(copy, operand)
-        return copy
-
-    def type_of(operand: ast.expr) -> ast.expr:
-        return _call("_type_", [fresh(operand)], operand)
-
-    comparators: list[ast.expr] = [ast.Name("_int_", ast.Load())]
-    ops: list[ast.cmpop] = [ast.Is()]
-    if isinstance(node.op, ast.Mult):
-        comparators.append(type_of(node.right))
-        ops.append(ast.Is())
-    test = ast.Compare(left=type_of(node.left), ops=ops, comparators=comparators)
-    native = ast.BinOp(left=fresh(node.left), op=node.op, right=fresh(node.right))
-    result = ast.IfExp(test=test, body=native, orelse=call)
-    copy_locations(result, node)
-    ast.fix_missing_locations(result)
-    return result
-
-
-def _literal_format_template(node: ast.Call) -> str | None:
-    """The template of ``'literal {}'.format(...)`` (no ``*args``/``**kwargs`` needed)."""
-    func = node.func
-    if (
-        isinstance(func, ast.Attribute)
-        and func.attr == "format"
-        and isinstance(func.value, ast.Constant)
-        and isinstance(func.value.value, str)
-    ):
-        return func.value.value
-    return None
-
-
-def _write_guard(target: ast.expr) -> ast.expr:
-    """``_write_(x)``; for a plain name, with an inline fast path for sandbox-made objects:
-    ``(x if _type_(x) in _sandbox_classes_ else _write_(x))`` avoids a Python call per write."""
-    call = _call("_write_", [target], target)
-    if not isinstance(target, ast.Name):
-        return call
-    name = ast.Name(target.id, ast.Load())
-    test = ast.Compare(
-        left=_call("_type_", [ast.Name(target.id, ast.Load())], target),
-        ops=[ast.In()],
-        comparators=[ast.Name("_sandbox_classes_", ast.Load())],
-    )
-    node = ast.IfExp(test=test, body=name, orelse=call)
-    copy_locations(node, target)
-    ast.fix_missing_locations(node)
-    return node
-
-
-def _call(name: str, args: list[ast.expr], loc: Any) -> ast.Call:
-    node = ast.Call(func=ast.Name(name, ast.Load()), args=args, keywords=[])
-    copy_locations(node, loc)
-    ast.fix_missing_locations(node)
-    return node
-
-
-def _stmt_call(name: str, loc: Any) -> ast.Expr:
-    stmt = ast.Expr(_call(name, [], loc))
-    copy_locations(stmt, loc)
-    return stmt
 
 
 class CellSyntaxError(Exception):

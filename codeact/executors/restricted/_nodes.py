@@ -1,0 +1,123 @@
+"""AST builders of the compile-time policy: guard calls, the inline fast paths and the static
+checks that let bounded operations compile to plain bytecode."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from RestrictedPython.transformer import copy_locations
+
+from codeact.executors.restricted._sizes import percent_template_ok
+
+
+def small_number(node: ast.expr, limit: int) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    if not isinstance(node, ast.Constant):
+        return False
+    value = node.value
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) <= limit
+
+
+def bounded(node: ast.BinOp) -> bool:
+    """True when the operation cannot blow up: ``x * 3``, ``x ** 2``, ``x << 4``, ``7 % x``,
+    ``'%d-%s' % args``...
+
+    A product with a small literal is at most that many times an object that already exists;
+    a power or shift by a small literal grows an integer by a bounded factor; a %-format with a
+    literal template is bounded when none of its widths is huge.
+    """
+    if isinstance(node.op, ast.Mod):
+        left = node.left
+        if isinstance(left, ast.Constant):
+            value = left.value
+            if isinstance(value, (str, bytes)):
+                return percent_template_ok(value)
+            return isinstance(value, (int, float)) and not isinstance(value, bool)
+        return False
+    if isinstance(node.op, ast.Mult):
+        return small_number(node.left, 1000) or small_number(node.right, 1000)
+    return small_number(node.right, 64)
+
+
+def simple(node: ast.expr) -> bool:
+    """A name or a literal: evaluating it twice is the same as once."""
+    return isinstance(node, (ast.Name, ast.Constant))
+
+
+def int_fast_path(node: ast.BinOp, call: ast.Call) -> ast.expr:
+    """``(a * b if _type_(a) is _int_ is _type_(b) else _mul_(a, b))`` (``%``: the left operand
+    only): the operation on plain ints runs as native bytecode (a membership test that also
+    admits floats measured slower for ints); anything else goes through the guard.
+
+    A product of two integers can only be huge if its operands were built by a chain
+    of products, each slower than all before it, so the cell's deadline ends such a chain."""
+
+    def fresh(operand: ast.expr) -> ast.expr:
+        if not isinstance(operand, ast.Name):
+            return operand  # a literal: the same node may appear twice
+        copy = ast.Name(operand.id, ast.Load())
+        copy_locations(copy, operand)
+        return copy
+
+    def type_of(operand: ast.expr) -> ast.expr:
+        return hook_call("_type_", [fresh(operand)], operand)
+
+    comparators: list[ast.expr] = [ast.Name("_int_", ast.Load())]
+    ops: list[ast.cmpop] = [ast.Is()]
+    if isinstance(node.op, ast.Mult):
+        comparators.append(type_of(node.right))
+        ops.append(ast.Is())
+    test = ast.Compare(left=type_of(node.left), ops=ops, comparators=comparators)
+    native = ast.BinOp(left=fresh(node.left), op=node.op, right=fresh(node.right))
+    result = ast.IfExp(test=test, body=native, orelse=call)
+    copy_locations(result, node)
+    ast.fix_missing_locations(result)
+    return result
+
+
+def literal_format_template(node: ast.Call) -> str | None:
+    """The template of ``'literal {}'.format(...)`` (no ``*args``/``**kwargs`` needed)."""
+    func = node.func
+    if (
+        isinstance(func, ast.Attribute)
+        and func.attr == "format"
+        and isinstance(func.value, ast.Constant)
+        and isinstance(func.value.value, str)
+    ):
+        return func.value.value
+    return None
+
+
+def write_guard(target: ast.expr) -> ast.expr:
+    """``_write_(x)``; for a plain name, with an inline fast path for sandbox-made objects:
+    ``(x if _type_(x) in _sandbox_classes_ else _write_(x))`` avoids a Python call per write."""
+    call = hook_call("_write_", [target], target)
+    if not isinstance(target, ast.Name):
+        return call
+    name = ast.Name(target.id, ast.Load())
+    test = ast.Compare(
+        left=hook_call("_type_", [ast.Name(target.id, ast.Load())], target),
+        ops=[ast.In()],
+        comparators=[ast.Name("_sandbox_classes_", ast.Load())],
+    )
+    node = ast.IfExp(test=test, body=name, orelse=call)
+    copy_locations(node, target)
+    ast.fix_missing_locations(node)
+    return node
+
+
+def hook_call(name: str, args: list[ast.expr], loc: Any) -> ast.Call:
+    """``name(*args)`` at ``loc``'s position: a call of one of the cell's guard hooks."""
+    node = ast.Call(func=ast.Name(name, ast.Load()), args=args, keywords=[])
+    copy_locations(node, loc)
+    ast.fix_missing_locations(node)
+    return node
+
+
+def hook_stmt(name: str, loc: Any) -> ast.Expr:
+    """``name()`` as a statement at ``loc``'s position."""
+    stmt = ast.Expr(hook_call(name, [], loc))
+    copy_locations(stmt, loc)
+    return stmt
