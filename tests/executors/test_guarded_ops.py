@@ -80,6 +80,14 @@ SAME_AS_PYTHON = [
     "def f(a, b):\n    return a * b, a % b\n[f(6, 4), f(2.0, 0.5), f(3, 1.5)]",
     "def g(t, v):\n    return t % v\n[g('%s!', 'x'), g(b'%d', 4), g(9, 4)]",
     "[[i * j % 5 for j in range(4)] for i in range(3)]",
+    # operands that are not plain names, inside a def (evaluated once each, left first)
+    "class P:\n    def __init__(s, x, y):\n        s.x, s.y = x, y\n    def n(s):\n"
+    "        return s.x * s.x + s.y * s.y, s.x % s.y, s.x * 1.5\nP(3, 4).n()",
+    "calls = []\ndef g(v):\n    calls.append(v)\n    return v\ndef f():\n"
+    "    return g(2) * g(3), g(7) % g(4), g('ab') * g(2), g('%s') % g(5)\n(f(), calls)",
+    "def f(l, d):\n    return l[0] * l[1], d['a'] % d['b'], (l[0] + 1) * (l[1] - 1)\nf([7, 3], {'a': 9, 'b': 4})",
+    "def f(o, n=len('abc') * len('de')):\n    return o.real * n\nf(2)",
+    "class C:\n    k = 3\n    v = k * len('ab')\nC.v",
     "import numpy as np\nx = np.arange(4)\nk = 2\n((x * k).tolist(), (x % k).tolist())",
 ]
 
@@ -111,6 +119,13 @@ async def test_guards_refuse_the_same_operations_inside_functions() -> None:
         r = await ex.execute("n = 10**12\nz = [s * n for s in ['a']]")
         assert r.error is not None and r.error.type == "MemoryError"
         r = await ex.execute("t = '%300000000d'\nz = [t % i for i in [1]]")
+        assert r.error is not None and r.error.type == "MemoryError"
+        r = await ex.execute("def f(l):\n    return l[0] * l[1]\nf(['a', 10**12])")
+        assert r.error is not None and r.error.type == "MemoryError"
+        r = await ex.execute("class O:\n    s = 'a'\n    n = 10**12\n"
+                             "    def m(self):\n        return self.s * self.n\nO().m()")
+        assert r.error is not None and r.error.type == "MemoryError"
+        r = await ex.execute("def f(d):\n    return d['t'] % d['v']\nf({'t': '%300000000d', 'v': 1})")
         assert r.error is not None and r.error.type == "MemoryError"
 
 

@@ -77,6 +77,36 @@ def int_fast_path(node: ast.BinOp, call: ast.Call) -> ast.expr:
     return result
 
 
+def int_fast_path_with_temps(node: ast.BinOp, hook: str, left: str, right: str) -> ast.expr:
+    """The fast path for operands that must be evaluated once (``self.x * self.y`` in a def):
+    ``(_t1_ * _t2_ if _type_(_t1_ := L) is _type_(_t2_ := R) is _int_ else _mul_(_t1_, _t2_))``.
+    Both operands are evaluated exactly once, left first, before either branch runs (the
+    chained ``is`` evaluates its first two terms before comparing); for ``%`` too, both must be
+    ints for the native path."""
+
+    def name(ident: str, ctx: ast.expr_context) -> ast.Name:
+        n = ast.Name(ident, ctx)
+        copy_locations(n, node)
+        return n
+
+    def stored(ident: str, value: ast.expr) -> ast.expr:
+        walrus = ast.NamedExpr(target=name(ident, ast.Store()), value=value)
+        copy_locations(walrus, value)
+        return hook_call("_type_", [walrus], value)
+
+    test = ast.Compare(
+        left=stored(left, node.left),
+        ops=[ast.Is(), ast.Is()],
+        comparators=[stored(right, node.right), name("_int_", ast.Load())],
+    )
+    native = ast.BinOp(left=name(left, ast.Load()), op=node.op, right=name(right, ast.Load()))
+    guarded = hook_call(hook, [name(left, ast.Load()), name(right, ast.Load())], node)
+    result = ast.IfExp(test=test, body=native, orelse=guarded)
+    copy_locations(result, node)
+    ast.fix_missing_locations(result)
+    return result
+
+
 def literal_format_template(node: ast.Call) -> str | None:
     """The template of ``'literal {}'.format(...)`` (no ``*args``/``**kwargs`` needed)."""
     func = node.func

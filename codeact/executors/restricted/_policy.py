@@ -37,6 +37,7 @@ from codeact.executors.restricted._nodes import (
     hook_call,
     hook_stmt,
     int_fast_path,
+    int_fast_path_with_temps,
     literal_format_template,
     simple,
     write_guard,
@@ -89,6 +90,42 @@ class CellPolicy(RestrictingNodeTransformer):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._class_depth = 0
+        #: Innermost scope kinds: "module", "function" (a def's body), "class", "lambda",
+        #: "comprehension". Temporaries (``_tN_ := ...``) are only used in a def's body.
+        self._scopes = ["module"]
+        self._temps = 0
+
+    def _temp(self) -> str | None:
+        """A fresh local name for a walrus temporary, or None outside a def's own body."""
+        if self._scopes[-1] != "function":
+            return None
+        self._temps += 1
+        return f"_t{self._temps}_"
+
+    def _in_scope(self, kind: str, visit: Any, node: Any) -> Any:
+        self._scopes.append(kind)
+        try:
+            return visit(node)
+        finally:
+            self._scopes.pop()
+
+    def _visit_children(self, node: ast.AST) -> Any:
+        return ast.NodeTransformer.generic_visit(self, node)
+
+    def visit_Lambda(self, node: ast.Lambda) -> Any:
+        return self._in_scope("lambda", super().visit_Lambda, node)
+
+    def visit_ListComp(self, node: ast.ListComp) -> Any:
+        return self._in_scope("comprehension", super().visit_ListComp, node)
+
+    def visit_SetComp(self, node: ast.SetComp) -> Any:
+        return self._in_scope("comprehension", super().visit_SetComp, node)
+
+    def visit_DictComp(self, node: ast.DictComp) -> Any:
+        return self._in_scope("comprehension", super().visit_DictComp, node)
+
+    def visit_GeneratorExp(self, node: ast.GeneratorExp) -> Any:
+        return self._in_scope("comprehension", super().visit_GeneratorExp, node)
 
     # -- names ---------------------------------------------------------------------------------
     def gen_tmp_name(self) -> str:
@@ -206,8 +243,13 @@ class CellPolicy(RestrictingNodeTransformer):
         if hook is None or bounded(node):
             return node
         call = hook_call(hook, [node.left, node.right], node)
-        if isinstance(node.op, (ast.Mult, ast.Mod)) and simple(node.left) and simple(node.right):
+        if not isinstance(node.op, (ast.Mult, ast.Mod)):
+            return call
+        if simple(node.left) and simple(node.right):
             return int_fast_path(node, call)
+        temps = (self._temp(), self._temp())
+        if temps[0] is not None and temps[1] is not None:
+            return int_fast_path_with_temps(node, hook, temps[0], temps[1])
         return call
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> Any:
@@ -230,8 +272,11 @@ class CellPolicy(RestrictingNodeTransformer):
         self.check_name(node, node.name, allow_magic_methods=in_class)
         self.check_function_argument_names(node)
         depth, self._class_depth = self._class_depth, 0
+        body, node.body = node.body, []
         try:
-            node = self.node_contents_visit(node)
+            node = self.node_contents_visit(node)  # decorators, defaults: the enclosing scope
+            holder = ast.Module(body=body, type_ignores=[])
+            node.body = self._in_scope("function", self._visit_children, holder).body
         finally:
             self._class_depth = depth
         if in_class and node.name == "__exit__":
@@ -242,7 +287,7 @@ class CellPolicy(RestrictingNodeTransformer):
         self.check_name(node, node.name)
         self._class_depth += 1
         try:
-            node = self.node_contents_visit(node)
+            node = self._in_scope("class", self.node_contents_visit, node)
         finally:
             self._class_depth -= 1
         # Outermost decorator: marks the class (after e.g. @dataclass) as made by the sandbox.
