@@ -86,9 +86,17 @@ def _answer_text(candidate: AnswerCandidate) -> str:
     return f"{candidate.text}\n{extra}"
 
 
-def _filled(text: str) -> dict[str, str]:
-    """``@name[value]`` tokens with a value (not the template's own ``@name[value]``)."""
-    return {n: v for n, v in _TOKEN.findall(text) if v.strip() and v.strip() != "value"}
+def _filled(text: str, templates: dict[str, str] | None = None) -> dict[str, str]:
+    """``@name[value]`` tokens with a value: not empty, not ``value``, and not the question's
+    own placeholder text (``@city[name]``, ``@date[YYYY-MM-DD]``)."""
+    unfilled = {"value"}
+    out = {}
+    for name, value in _TOKEN.findall(text):
+        v = value.strip()
+        template = (templates or {}).get(name, "").strip().lower()
+        if v and v.lower() not in unfilled and v.lower() != template:
+            out[name] = v
+    return out
 
 
 def placeholder_validator(question: str | None = None, *, carry: bool = True) -> AnswerValidator:
@@ -102,17 +110,19 @@ def placeholder_validator(question: str | None = None, *, carry: bool = True) ->
     """
 
     def validate(candidate: AnswerCandidate) -> AnswerCandidate | None:
-        wanted = placeholders(question if question is not None else candidate.question)
+        asked = question if question is not None else candidate.question
+        wanted = placeholders(asked)
         if not wanted:
             return None
-        given = _filled(_answer_text(candidate))
+        templates = dict(_TOKEN.findall(asked or ""))
+        given = _filled(_answer_text(candidate), templates)
         missing = [n for n in wanted if n not in given]
         if not missing:
             return None
         if carry:
             printed: dict[str, str] = {}
             for cell in candidate.ok_cells:
-                printed.update(_filled(cell.stdout))
+                printed.update(_filled(cell.stdout, templates))
             if all(n in printed for n in missing):
                 tokens = " ".join(f"@{n}[{printed[n]}]" for n in missing)
                 return candidate.replace(text=f"{candidate.text.rstrip()}\n{tokens}".strip())

@@ -105,3 +105,15 @@ def test_validators_compose_and_a_wrong_return_type_is_a_clear_error() -> None:
     assert apply_validators([upper, lambda c: None], AnswerCandidate(text="ab")).text == "AB"
     with pytest.raises(TypeError, match="return an AnswerCandidate, a str, or None"):
         apply_validators([lambda c: 3], AnswerCandidate(text="x"))  # type: ignore[list-item,return-value]
+
+
+def test_the_questions_own_placeholder_words_are_not_answers() -> None:
+    q = "Which city? Answer as @city[name] @date[YYYY-MM-DD] @n[value]."
+    with pytest.raises(ModelRetry) as err:
+        apply_validators(
+            [placeholder_validator(carry=False)],
+            AnswerCandidate(text="@city[name] @date[YYYY-MM-DD] @n[value]", question=q),
+        )
+    assert "@city[...]" in str(err.value) and "@date[...]" in str(err.value)
+    ok = AnswerCandidate(text="@city[Graz] @date[2023-08-06] @n[3]", question=q)
+    assert apply_validators([placeholder_validator()], ok) is ok
