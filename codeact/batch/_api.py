@@ -140,7 +140,7 @@ async def _apply_score(score: ScoreFn, task: Task, result: TaskResult) -> None:
         got = score(task, result)
         if inspect.isawaitable(got):
             got = await got
-        result.score = float(got)
+        result.score = None if got is None else float(got)
     except Exception as exc:
         result.score_error = f"{type(exc).__name__}: {exc}"
 

@@ -8,6 +8,7 @@ back to the driver, which writes them. Ray is imported only here, only when this
 
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -133,10 +134,8 @@ class _Pool:
     def close(self) -> None:
         """Stop every node worker."""
         for slot in self.slots:
-            try:
+            with contextlib.suppress(Exception):  # already gone with its node
                 self.ray.kill(slot.handle, no_restart=True)
-            except Exception:  # already gone with its node
-                pass
 
 
 async def run_ray(
@@ -211,12 +210,11 @@ async def _attempt(
         return TaskResult(id=task.id, status="timeout", error=error, expected=task.expected,
                           metadata=task.metadata, node=slot.node_id, attempts=attempt), None
     except anyio.get_cancelled_exc_class():
-        ray.cancel(ref)
+        with contextlib.suppress(Exception):
+            ray.cancel(ref)
         with anyio.CancelScope(shield=True), anyio.move_on_after(30):
-            try:
+            with contextlib.suppress(Exception):  # TaskCancelledError, or the node is gone
                 await ref
-            except Exception:  # TaskCancelledError, or the node is gone
-                pass
         raise
     except ray.exceptions.RayTaskError as exc:  # raised inside the worker: not the node's fault
         error = TaskError(kind="failed", type=type(exc.cause).__name__, message=str(exc.cause))

@@ -19,31 +19,33 @@ class Summary(BaseModel):
     scored: int = 0
     accuracy: float | None = None
     elapsed_s: float = 0.0
-    skipped: int = 0
+    #: Tasks run this time (the others came from an earlier run's results).
+    ran: int = 0
 
     @property
     def rate(self) -> float:
         """Tasks finished per second in this run."""
-        return self.total / self.elapsed_s if self.elapsed_s > 0 else 0.0
+        return self.ran / self.elapsed_s if self.elapsed_s > 0 else 0.0
 
     def lines(self) -> list[str]:
         """The summary as short lines for a terminal."""
-        out = [
-            f"{self.total} task(s) run in {self.elapsed_s:.1f} s ({self.rate:.2f}/s): "
-            f"{self.ok} ok, {self.failed} failed, {self.timeout} timed out"
-        ]
-        if self.skipped:
-            out.append(f"{self.skipped} already in the results file (skipped)")
+        out = [f"{self.ran} task(s) run in {self.elapsed_s:.1f} s ({self.rate:.2f}/s)"]
+        if self.ran != self.total:
+            out.append(f"{self.total - self.ran} from an earlier run (resumed)")
+        out.append(
+            f"{self.total} task(s): {self.ok} ok, {self.failed} failed, {self.timeout} timed out"
+        )
         if self.accuracy is not None:
             out.append(f"accuracy: {self.accuracy:.1%} over {self.scored} scored task(s)")
         return out
 
 
 def summarize(
-    results: Iterable[TaskResult], *, elapsed_s: float = 0.0, skipped: int = 0
+    results: Iterable[TaskResult], *, elapsed_s: float = 0.0, ran: int | None = None
 ) -> Summary:
-    """Count ``results`` (and average their scores)."""
-    s = Summary(elapsed_s=round(elapsed_s, 3), skipped=skipped)
+    """Count ``results`` (and average their scores); ``ran`` of them ran this time (all when
+    not given)."""
+    s = Summary(elapsed_s=round(elapsed_s, 3))
     scores: list[float] = []
     for r in results:
         s.total += 1
@@ -55,6 +57,7 @@ def summarize(
             s.failed += 1
         if r.score is not None:
             scores.append(r.score)
+    s.ran = s.total if ran is None else ran
     if scores:
         s.scored = len(scores)
         s.accuracy = sum(scores) / len(scores)

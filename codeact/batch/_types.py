@@ -115,8 +115,11 @@ class TaskResult(BaseModel):
 AgentFactory: TypeAlias = "Callable[[LLM], BaseAgent]"
 #: Builds the LLM; called once per worker (once per process locally, once per Ray node).
 LLMFactory: TypeAlias = "Callable[[], LLM]"
-#: ``score(task, result)``: a number or a bool (True = 1.0). May be async.
-ScoreFn: TypeAlias = Callable[[Task, TaskResult], "float | bool | Awaitable[float | bool]"]
+#: ``score(task, result)``: a number or a bool (True = 1.0); None leaves the task unscored.
+#: May be async.
+ScoreFn: TypeAlias = Callable[
+    [Task, TaskResult], "float | bool | Awaitable[float | bool | None] | None"
+]
 LLMScope = Literal["worker", "task"]
 
 
