@@ -42,6 +42,8 @@ def main(argv: list[str] | None = None) -> int:
             return sandbox_command(args)
         if args.command == "serve":
             return serve_command(args)
+        if args.command == "batch":  # TEMP: batch CLI hook
+            return int(__import__("codeact.batch._cli", fromlist=["main"]).main(args))
         return doctor(args)
     except KeyboardInterrupt:
         print("\nInterrupted.", file=sys.stderr)
@@ -98,6 +100,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--cell-timeout", type=float, default=60, help="seconds per code block")
     run.add_argument("--json", action="store_true", help="print one JSON object, no progress")
     sub.add_parser("doctor", help="check what is installed and usable")
+    __import__("codeact.batch._cli", fromlist=["add_parser"]).add_parser(sub)  # TEMP: batch hook
     serve = sub.add_parser("serve", help="serve an agent to front ends over AG-UI (SSE)")
     serve.add_argument(
         "--agent",
