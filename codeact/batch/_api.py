@@ -126,11 +126,22 @@ class BatchRun:
                 if self.backend == "ray":
                     from codeact.batch._ray import run_ray
 
-                    await run_ray(self.tasks, self.spec, send, self._started,
-                                  per_node=self.concurrency, **self.options)
+                    await run_ray(
+                        self.tasks,
+                        self.spec,
+                        send,
+                        self._started,
+                        per_node=self.concurrency,
+                        **self.options,
+                    )
                 else:
-                    await run_local(self.tasks, self.spec, send, self._started,
-                                    concurrency=self.concurrency or 4)
+                    await run_local(
+                        self.tasks,
+                        self.spec,
+                        send,
+                        self._started,
+                        concurrency=self.concurrency or 4,
+                    )
             except Exception as exc:  # the batch itself could not run: re-raised to the reader
                 self._error = exc
 
@@ -223,8 +234,9 @@ def run_batch(
     options: dict[str, Any] = {}
     if backend == "ray":
         options = {"address": ray_address, "max_retries": max_retries, "ray_init": ray_init}
-    return BatchRun(todo, spec, backend=backend, concurrency=concurrency, score=score,
-                    options=options)
+    return BatchRun(
+        todo, spec, backend=backend, concurrency=concurrency, score=score, options=options
+    )
 
 
 async def collect_batch(*args: Any, **kwargs: Any) -> list[TaskResult]:

@@ -35,26 +35,53 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("tasks", help="tasks.jsonl, or a folder (one task per file, with --prompt)")
     p.add_argument("--out", "-o", required=True, metavar="PATH", help="results file (JSON lines)")
     p.add_argument("--prompt", default=None, help="the question for each file of a folder")
-    p.add_argument("--concurrency", "-j", type=int, default=None,
-                   help="tasks at once (default 4; with --ray: per node, default its CPUs)")
+    p.add_argument(
+        "--concurrency",
+        "-j",
+        type=int,
+        default=None,
+        help="tasks at once (default 4; with --ray: per node, default its CPUs)",
+    )
     p.add_argument("--timeout", type=float, default=600, help="seconds per task (default 600)")
-    p.add_argument("--ray", default=None, metavar="auto|ADDRESS|local",
-                   help="run on a Ray cluster (auto: the one `ray start` made; local: start one)")
-    p.add_argument("--retries", type=int, default=2,
-                   help="times a task whose Ray node died is retried elsewhere (default 2)")
-    p.add_argument("--score", default=None, metavar="exact|contains|MODULE:FN",
-                   help="score each answer against the task's 'expected' and report accuracy")
-    p.add_argument("--retry-failed", action="store_true",
-                   help="also rerun tasks whose earlier result failed or timed out")
+    p.add_argument(
+        "--ray",
+        default=None,
+        metavar="auto|ADDRESS|local",
+        help="run on a Ray cluster (auto: the one `ray start` made; local: start one)",
+    )
+    p.add_argument(
+        "--retries",
+        type=int,
+        default=2,
+        help="times a task whose Ray node died is retried elsewhere (default 2)",
+    )
+    p.add_argument(
+        "--score",
+        default=None,
+        metavar="exact|contains|MODULE:FN",
+        help="score each answer against the task's 'expected' and report accuracy",
+    )
+    p.add_argument(
+        "--retry-failed",
+        action="store_true",
+        help="also rerun tasks whose earlier result failed or timed out",
+    )
     p.add_argument("--quiet", "-q", action="store_true", help="only the summary")
-    p.add_argument("--model", default=None,
-                   help="'local' (embedded model), a model name on an OpenAI-compatible server "
-                   "(OPENAI_BASE_URL), or scripted:FILE.json. Default: CODEACT_MODEL, else local")
+    p.add_argument(
+        "--model",
+        default=None,
+        help="'local' (embedded model), a model name on an OpenAI-compatible server "
+        "(OPENAI_BASE_URL), or scripted:FILE.json. Default: CODEACT_MODEL, else local",
+    )
     p.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint (/v1 URL)")
     p.add_argument("--executor", default="restricted", help="restricted (default) or docker")
     p.add_argument("--isolation", choices=["process", "inline"], default="process")
-    p.add_argument("--allow", default=None, metavar="MODULES",
-                   help="extra modules the restricted sandbox may import, comma-separated")
+    p.add_argument(
+        "--allow",
+        default=None,
+        metavar="MODULES",
+        help="extra modules the restricted sandbox may import, comma-separated",
+    )
     p.add_argument("--os-sandbox", choices=["auto", "bwrap", "none"], default="auto")
     p.add_argument("--max-steps", type=int, default=10, help="LLM steps per task (default 10)")
     p.add_argument("--cell-timeout", type=float, default=60, help="seconds per code block")
@@ -86,8 +113,9 @@ def _agent_factory(args: argparse.Namespace) -> Any:
     allow = None
     if args.allow is not None:
         allow = tuple(m.strip() for m in args.allow.split(",") if m.strip())
-    executor = ExecutorFactory(args.executor, args.isolation, allow, args.os_sandbox,
-                               args.cell_timeout)
+    executor = ExecutorFactory(
+        args.executor, args.isolation, allow, args.os_sandbox, args.cell_timeout
+    )
     return AgentFactory(executor, args.max_steps)
 
 
@@ -128,8 +156,15 @@ def main(args: argparse.Namespace) -> int:
 
 
 class _Plan:
-    def __init__(self, tasks: list[Any], skip: set[str], llm_factory: Any, scope: str,
-                 agent_factory: Any, score: Any) -> None:
+    def __init__(
+        self,
+        tasks: list[Any],
+        skip: set[str],
+        llm_factory: Any,
+        scope: str,
+        agent_factory: Any,
+        score: Any,
+    ) -> None:
         self.tasks, self.skip = tasks, skip
         self.llm_factory, self.scope = llm_factory, scope
         self.agent_factory, self.score = agent_factory, score
@@ -143,10 +178,16 @@ async def _run(args: argparse.Namespace, plan: _Plan, console: Any) -> int:
     from codeact.batch._summary import summarize
 
     batch = run_batch(
-        plan.tasks, plan.agent_factory, plan.llm_factory,
-        backend="ray" if args.ray else "local", concurrency=args.concurrency,
-        timeout=args.timeout, llm_scope=plan.scope,  # type: ignore[arg-type]
-        score=plan.score, skip=plan.skip, max_retries=args.retries,
+        plan.tasks,
+        plan.agent_factory,
+        plan.llm_factory,
+        backend="ray" if args.ray else "local",
+        concurrency=args.concurrency,
+        timeout=args.timeout,
+        llm_scope=plan.scope,  # type: ignore[arg-type]
+        score=plan.score,
+        skip=plan.skip,
+        max_retries=args.retries,
         ray_address=None if args.ray in (None, "local") else args.ray,
     )
     got: list[Any] = []
@@ -155,9 +196,10 @@ async def _run(args: argparse.Namespace, plan: _Plan, console: Any) -> int:
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(_watch_signals, tg.cancel_scope, interrupted)
-            with ResultsWriter(args.out) as out, BatchProgress(
-                batch.total, console=console, quiet=args.quiet
-            ) as view:
+            with (
+                ResultsWriter(args.out) as out,
+                BatchProgress(batch.total, console=console, quiet=args.quiet) as view,
+            ):
                 tg.start_soon(_tick, batch, view)
                 async with batch:
                     async for result in batch:
@@ -173,8 +215,10 @@ async def _run(args: argparse.Namespace, plan: _Plan, console: Any) -> int:
     summary = summarize(merged.values(), elapsed_s=time.perf_counter() - t0, ran=len(got))
     if interrupted:
         left = batch.total - len(got)
-        console.print(f"Interrupted: {left} task(s) not finished (run again to resume); "
-                      "their sandboxes were removed.")
+        console.print(
+            f"Interrupted: {left} task(s) not finished (run again to resume); "
+            "their sandboxes were removed."
+        )
     for line in summary.lines():
         console.print(line, highlight=False)
     if interrupted:

@@ -43,8 +43,10 @@ class BatchProgress:
                 TextColumn("[bold]batch"),
                 BarColumn(),
                 MofNCompleteColumn(),
-                TextColumn("[green]{task.fields[ok]} ok[/] [red]{task.fields[failed]} failed[/]"
-                           " [cyan]{task.fields[running]} running[/]"),
+                TextColumn(
+                    "[green]{task.fields[ok]} ok[/] [red]{task.fields[failed]} failed[/]"
+                    " [cyan]{task.fields[running]} running[/]"
+                ),
                 TextColumn("{task.fields[rate]}"),
                 TimeElapsedColumn(),
                 TextColumn("ETA"),

@@ -33,9 +33,7 @@ def import_ray() -> Any:
     try:
         import ray
     except ImportError as exc:
-        raise UserError(
-            "The ray backend needs Ray: pip install 'codeact[ray]'"
-        ) from exc
+        raise UserError("The ray backend needs Ray: pip install 'codeact[ray]'") from exc
     return ray
 
 
@@ -182,10 +180,20 @@ async def _run_with_retries(
         if result is not None:
             break
         if attempt > max_retries:
-            error = TaskError(kind="worker_lost", type=type(lost).__name__,
-                              message=f"the node running it died {attempt} time(s): {lost}")
-            result = TaskResult(id=task.id, status="failed", error=error, expected=task.expected,
-                                metadata=task.metadata, node=slot.node_id, attempts=attempt)
+            error = TaskError(
+                kind="worker_lost",
+                type=type(lost).__name__,
+                message=f"the node running it died {attempt} time(s): {lost}",
+            )
+            result = TaskResult(
+                id=task.id,
+                status="failed",
+                error=error,
+                expected=task.expected,
+                metadata=task.metadata,
+                node=slot.node_id,
+                attempts=attempt,
+            )
             break
         attempt += 1
         slot = await pool.acquire()
@@ -205,21 +213,42 @@ async def _attempt(
         with anyio.move_on_after(limit):
             return await ref, None
         ray.cancel(ref)
-        error = TaskError(kind="timeout", type="TimeoutError",
-                          message=f"no answer from node {slot.node_id} after {limit:g} s")
-        return TaskResult(id=task.id, status="timeout", error=error, expected=task.expected,
-                          metadata=task.metadata, node=slot.node_id, attempts=attempt), None
+        error = TaskError(
+            kind="timeout",
+            type="TimeoutError",
+            message=f"no answer from node {slot.node_id} after {limit:g} s",
+        )
+        return TaskResult(
+            id=task.id,
+            status="timeout",
+            error=error,
+            expected=task.expected,
+            metadata=task.metadata,
+            node=slot.node_id,
+            attempts=attempt,
+        ), None
     except anyio.get_cancelled_exc_class():
         with contextlib.suppress(Exception):
             ray.cancel(ref)
-        with anyio.CancelScope(shield=True), anyio.move_on_after(30):
-            with contextlib.suppress(Exception):  # TaskCancelledError, or the node is gone
-                await ref
+        # TaskCancelledError, or the node is gone: either way the sandbox is closed
+        with (
+            anyio.CancelScope(shield=True),
+            anyio.move_on_after(30),
+            contextlib.suppress(Exception),
+        ):
+            await ref
         raise
     except ray.exceptions.RayTaskError as exc:  # raised inside the worker: not the node's fault
         error = TaskError(kind="failed", type=type(exc.cause).__name__, message=str(exc.cause))
-        return TaskResult(id=task.id, status="failed", error=error, expected=task.expected,
-                          metadata=task.metadata, node=slot.node_id, attempts=attempt), None
+        return TaskResult(
+            id=task.id,
+            status="failed",
+            error=error,
+            expected=task.expected,
+            metadata=task.metadata,
+            node=slot.node_id,
+            attempts=attempt,
+        ), None
     except ray.exceptions.RayError as exc:  # the actor or its node died
         pool.lost(slot)
         return None, exc

@@ -135,8 +135,9 @@ async def run_task(
 
     def failed(kind: ErrorKind, exc: BaseException) -> TaskResult:
         status = "timeout" if kind == "timeout" else "failed"
-        return done(status=status, error=TaskError(kind=kind, type=type(exc).__name__,
-                                                   message=str(exc)))
+        return done(
+            status=status, error=TaskError(kind=kind, type=type(exc).__name__, message=str(exc))
+        )
 
     ctx = Context()
     try:
