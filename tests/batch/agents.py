@@ -38,7 +38,7 @@ class TaskModel:
             return "done"
         for prefix in ("code:", "tag:"):
             if prompt.startswith(prefix):
-                code = prompt[len(prefix):].split("\n\nFiles in the working directory")[0]
+                code = prompt[len(prefix) :].split("\n\nFiles in the working directory")[0]
                 code = code.replace("TAG", self.tag) if prefix == "tag:" else code
                 return f"<execute>\n{code}\n</execute>"
         return f"plain answer to {prompt}"

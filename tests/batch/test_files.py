@@ -27,7 +27,10 @@ def test_tasks_file_fields_files_and_defaults(tmp_path: Path) -> None:
     )
     first, second = load_tasks(path)
     assert first == Task(
-        id="q1", prompt="Sum?", files={"x.csv": b"a,b\n1,2\n"}, expected=3,
+        id="q1",
+        prompt="Sum?",
+        files={"x.csv": b"a,b\n1,2\n"},
+        expected=3,
         metadata={"level": "easy"},
     )
     assert second.id == "3" and second.prompt == "Second?" and second.expected == "yes"
@@ -65,7 +68,10 @@ def test_a_folder_is_one_task_per_file(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("A")
     (tmp_path / ".hidden").write_text("no")
     tasks = load_tasks(tmp_path, prompt="What is in it?")
-    assert [(t.id, t.files) for t in tasks] == [("a.txt", {"a.txt": b"A"}), ("b.txt", {"b.txt": b"B"})]
+    assert [(t.id, t.files) for t in tasks] == [
+        ("a.txt", {"a.txt": b"A"}),
+        ("b.txt", {"b.txt": b"B"}),
+    ]
     assert {t.prompt for t in tasks} == {"What is in it?"}
     with pytest.raises(UserError, match="--prompt"):
         load_tasks(tmp_path)

@@ -7,6 +7,7 @@ import os
 import time
 
 import anyio
+import anyio.lowlevel
 import pytest
 from pydantic import ValidationError
 
@@ -58,7 +59,10 @@ async def test_a_failing_task_never_stops_the_batch() -> None:
 
 
 async def test_a_task_that_runs_too_long_times_out_alone() -> None:
-    tasks = [code_task("slow", "import time\ntime.sleep(30)"), code_task("quick", "final_answer(1)")]
+    tasks = [
+        code_task("slow", "import time\ntime.sleep(30)"),
+        code_task("quick", "final_answer(1)"),
+    ]
     t0 = time.perf_counter()
     got = {r.id: r for r in await collect_batch(tasks, make_agent, make_llm, timeout=3)}
     assert time.perf_counter() - t0 < 20
@@ -120,7 +124,7 @@ async def test_scoring_hook_and_summary() -> None:
         raise RuntimeError("scorer bug")
 
     async def async_score(task: Task, result: TaskResult) -> bool:
-        await anyio.sleep(0)
+        await anyio.lowlevel.checkpoint()
         return result.value == 42
 
     r = (await collect_batch(tasks[:1], make_agent, make_llm, score=broken))[0]
