@@ -49,3 +49,16 @@ def wait_gone(pids: set[int], timeout: float = 15.0) -> set[int]:
         time.sleep(0.2)
         left = alive(left)
     return left
+
+
+def sandboxes(pids: set[int]) -> set[int]:
+    """Those of ``pids`` that are sandbox processes (bubblewrap or the restricted worker)."""
+    out = set()
+    for pid in pids:
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+        except OSError:
+            continue
+        if b"bwrap" in cmd or b"codeact.executors.restricted._worker" in cmd:
+            out.add(pid)
+    return out
