@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import anyio
+import anyio.to_thread
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from codeact.batch._types import (
@@ -45,6 +46,15 @@ class LLMHolder:
     def __init__(self, spec: WorkerSpec) -> None:
         self.spec = spec
         self._llm: LLM | None = None
+
+    async def prepare(self) -> None:
+        """Make the worker's LLM now and load its weights if it has any (``load()``, as the
+        embedded model has), so that a model that cannot load fails before any task."""
+        if self.spec.llm_scope != "worker":
+            return
+        load = getattr(self.get(), "load", None)
+        if callable(load):
+            await anyio.to_thread.run_sync(load)
 
     def get(self) -> LLM:
         """The LLM for the next task."""
@@ -168,8 +178,7 @@ async def run_local(
     from codeact.batch._runone import run_task
 
     holder = LLMHolder(spec)
-    if spec.llm_scope == "worker":
-        holder.get()  # a model that cannot load fails the batch before any task starts
+    await holder.prepare()
     slots = anyio.Semaphore(concurrency)
 
     async def one(task: Task) -> None:
@@ -220,6 +229,19 @@ def run_batch(
     check_unique(todo)
     skipped = set(skip)
     todo = [t for t in todo if t.id not in skipped]
+    _check(backend, concurrency, timeout, llm_scope, max_retries)
+    spec = WorkerSpec(agent_factory, llm_factory, llm_scope, timeout)
+    options: dict[str, Any] = {}
+    if backend == "ray":
+        options = {"address": ray_address, "max_retries": max_retries, "ray_init": ray_init}
+    return BatchRun(
+        todo, spec, backend=backend, concurrency=concurrency, score=score, options=options
+    )
+
+
+def _check(
+    backend: str, concurrency: int | None, timeout: float | None, llm_scope: str, retries: int
+) -> None:
     if backend not in ("local", "ray"):
         raise UserError(f"backend must be 'local' or 'ray', got {backend!r}")
     if concurrency is not None and concurrency < 1:
@@ -228,15 +250,8 @@ def run_batch(
         raise UserError(f"timeout must be positive, got {timeout}")
     if llm_scope not in ("worker", "task"):
         raise UserError(f"llm_scope must be 'worker' or 'task', got {llm_scope!r}")
-    if max_retries < 0:
-        raise UserError(f"max_retries must be 0 or more, got {max_retries}")
-    spec = WorkerSpec(agent_factory, llm_factory, llm_scope, timeout)
-    options: dict[str, Any] = {}
-    if backend == "ray":
-        options = {"address": ray_address, "max_retries": max_retries, "ray_init": ray_init}
-    return BatchRun(
-        todo, spec, backend=backend, concurrency=concurrency, score=score, options=options
-    )
+    if retries < 0:
+        raise UserError(f"max_retries must be 0 or more, got {retries}")
 
 
 async def collect_batch(*args: Any, **kwargs: Any) -> list[TaskResult]:

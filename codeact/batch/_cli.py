@@ -67,6 +67,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="also rerun tasks whose earlier result failed or timed out",
     )
     p.add_argument("--quiet", "-q", action="store_true", help="only the summary")
+    _add_agent_options(p)
+    return p
+
+
+def _add_agent_options(p: argparse.ArgumentParser) -> None:
+    """The model and sandbox options, as in ``codeact run``."""
     p.add_argument(
         "--model",
         default=None,
@@ -85,7 +91,6 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--os-sandbox", choices=["auto", "bwrap", "none"], default="auto")
     p.add_argument("--max-steps", type=int, default=10, help="LLM steps per task (default 10)")
     p.add_argument("--cell-timeout", type=float, default=60, help="seconds per code block")
-    return p
 
 
 def _llm_factory(args: argparse.Namespace) -> tuple[Any, str]:
@@ -172,12 +177,25 @@ class _Plan:
 
 
 async def _run(args: argparse.Namespace, plan: _Plan, console: Any) -> int:
-    from codeact.batch._api import run_batch
-    from codeact.batch._files import ResultsWriter
-    from codeact.batch._progress import BatchProgress
-    from codeact.batch._summary import summarize
+    if not args.ray:
+        return await _run_batch(args, plan, console)
+    from codeact.batch._ray import connect
 
-    batch = run_batch(
+    try:
+        ray = connect(None if args.ray == "local" else args.ray)
+    except UserError as exc:
+        console.print(f"[red]error: {exc}[/red]", highlight=False)
+        return EXIT_USAGE
+    try:
+        return await _run_batch(args, plan, console)
+    finally:
+        ray.shutdown()
+
+
+def _make_batch(args: argparse.Namespace, plan: _Plan) -> Any:
+    from codeact.batch._api import run_batch
+
+    return run_batch(
         plan.tasks,
         plan.agent_factory,
         plan.llm_factory,
@@ -190,33 +208,50 @@ async def _run(args: argparse.Namespace, plan: _Plan, console: Any) -> int:
         max_retries=args.retries,
         ray_address=None if args.ray in (None, "local") else args.ray,
     )
+
+
+async def _run_batch(args: argparse.Namespace, plan: _Plan, console: Any) -> int:
+    from codeact.batch._files import ResultsWriter
+    from codeact.batch._progress import BatchProgress
+
+    batch = _make_batch(args, plan)
     got: list[Any] = []
     interrupted: list[int] = []
+    failure: list[BaseException] = []
     t0 = time.perf_counter()
-    try:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(_watch_signals, tg.cancel_scope, interrupted)
-            with (
-                ResultsWriter(args.out) as out,
-                BatchProgress(batch.total, console=console, quiet=args.quiet) as view,
-            ):
-                tg.start_soon(_tick, batch, view)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(_watch_signals, tg.cancel_scope, interrupted)
+        with (
+            ResultsWriter(args.out) as out,
+            BatchProgress(batch.total, console=console, quiet=args.quiet) as view,
+        ):
+            tg.start_soon(_tick, batch, view)
+            try:
                 async with batch:
                     async for result in batch:
                         out.write(result)
                         got.append(result)
                         view.finished(result, len(batch.running))
-            tg.cancel_scope.cancel()
-    except UserError as exc:
-        console.print(f"[red]error: {exc}[/red]", highlight=False)
+            except Exception as exc:  # the batch could not run (no model, no Ray node...)
+                failure.append(exc)
+        tg.cancel_scope.cancel()
+    if failure:
+        console.print(f"[red]error: {failure[0]}[/red]", highlight=False)
         return EXIT_USAGE
+    return _finish(plan, got, bool(interrupted), batch.total, time.perf_counter() - t0, console)
+
+
+def _finish(
+    plan: _Plan, got: list[Any], interrupted: bool, total: int, took: float, console: Any
+) -> int:
+    from codeact.batch._summary import summarize
+
     merged = {t.id: plan.previous[t.id] for t in plan.tasks if t.id in plan.previous}
     merged.update((r.id, r) for r in got)
-    summary = summarize(merged.values(), elapsed_s=time.perf_counter() - t0, ran=len(got))
+    summary = summarize(merged.values(), elapsed_s=took, ran=len(got))
     if interrupted:
-        left = batch.total - len(got)
         console.print(
-            f"Interrupted: {left} task(s) not finished (run again to resume); "
+            f"Interrupted: {total - len(got)} task(s) not finished (run again to resume); "
             "their sandboxes were removed."
         )
     for line in summary.lines():

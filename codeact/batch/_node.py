@@ -9,8 +9,6 @@ from __future__ import annotations
 import os
 import socket
 
-import anyio.to_thread
-
 from codeact.batch._api import LLMHolder, WorkerSpec
 from codeact.batch._runone import run_task
 from codeact.batch._types import Task, TaskResult
@@ -29,11 +27,7 @@ class NodeWorker:
     async def ready(self) -> tuple[str, str, str | None]:
         """``(node id, host name, error)``: the error is why the LLM could not be made."""
         try:
-            if self.spec.llm_scope == "worker":
-                llm = self.holder.get()
-                load = getattr(llm, "load", None)  # the embedded model: load the weights now
-                if callable(load):
-                    await anyio.to_thread.run_sync(load)
+            await self.holder.prepare()
         except Exception as exc:
             return self.node_id, socket.gethostname(), f"{type(exc).__name__}: {exc}"
         return self.node_id, socket.gethostname(), None

@@ -37,6 +37,21 @@ def import_ray() -> Any:
     return ray
 
 
+def connect(address: str | None, ray_init: dict[str, Any] | None = None) -> Any:
+    """Connect this process to a Ray cluster (``None``: start a local one); returns ``ray``.
+    Call it before installing signal handlers: ``ray.init`` replaces the SIGTERM handler."""
+    ray = import_ray()
+    if ray.is_initialized():
+        return ray
+    try:
+        ray.init(address=address, **(ray_init or {}))
+    except (ConnectionError, ValueError, RuntimeError) as exc:
+        raise UserError(
+            f"Cannot connect to the Ray cluster at {address or 'local'}: {exc}"
+        ) from exc
+    return ray
+
+
 @dataclass
 class _Slot:
     handle: Any
@@ -148,10 +163,8 @@ async def run_ray(
     ray_init: dict[str, Any] | None,
 ) -> None:
     """The Ray backend (see the module docstring)."""
-    ray = import_ray()
-    owns = not ray.is_initialized()
-    if owns:
-        ray.init(address=address, **(ray_init or {}))
+    owns = not import_ray().is_initialized()
+    ray = connect(address, ray_init)
     pool = _Pool(ray, spec, per_node)
     try:
         await pool.grow()
@@ -185,19 +198,24 @@ async def _run_with_retries(
                 type=type(lost).__name__,
                 message=f"the node running it died {attempt} time(s): {lost}",
             )
-            result = TaskResult(
-                id=task.id,
-                status="failed",
-                error=error,
-                expected=task.expected,
-                metadata=task.metadata,
-                node=slot.node_id,
-                attempts=attempt,
-            )
+            result = _failed(task, slot, attempt, error)
             break
         attempt += 1
         slot = await pool.acquire()
     await send.send(result)
+
+
+def _failed(task: Task, slot: _Slot, attempt: int, error: TaskError) -> TaskResult:
+    status = "timeout" if error.kind == "timeout" else "failed"
+    return TaskResult(
+        id=task.id,
+        status=status,
+        error=error,
+        expected=task.expected,
+        metadata=task.metadata,
+        node=slot.node_id,
+        attempts=attempt,
+    )
 
 
 async def _attempt(
@@ -213,20 +231,9 @@ async def _attempt(
         with anyio.move_on_after(limit):
             return await ref, None
         ray.cancel(ref)
-        error = TaskError(
-            kind="timeout",
-            type="TimeoutError",
-            message=f"no answer from node {slot.node_id} after {limit:g} s",
-        )
-        return TaskResult(
-            id=task.id,
-            status="timeout",
-            error=error,
-            expected=task.expected,
-            metadata=task.metadata,
-            node=slot.node_id,
-            attempts=attempt,
-        ), None
+        message = f"no answer from node {slot.node_id} after {limit:g} s"
+        error = TaskError(kind="timeout", type="TimeoutError", message=message)
+        return _failed(task, slot, attempt, error), None
     except anyio.get_cancelled_exc_class():
         with contextlib.suppress(Exception):
             ray.cancel(ref)
@@ -240,15 +247,7 @@ async def _attempt(
         raise
     except ray.exceptions.RayTaskError as exc:  # raised inside the worker: not the node's fault
         error = TaskError(kind="failed", type=type(exc.cause).__name__, message=str(exc.cause))
-        return TaskResult(
-            id=task.id,
-            status="failed",
-            error=error,
-            expected=task.expected,
-            metadata=task.metadata,
-            node=slot.node_id,
-            attempts=attempt,
-        ), None
+        return _failed(task, slot, attempt, error), None
     except ray.exceptions.RayError as exc:  # the actor or its node died
         pool.lost(slot)
         return None, exc

@@ -106,6 +106,35 @@ async def _upload(agent: Any, ctx: Context, task: Task) -> None:
         await executor.upload(name, data)
 
 
+def _result(
+    task: Task, fold: _Fold, t0: float, node: str, attempt: int, **fields: Any
+) -> TaskResult:
+    timings = Timings(
+        total_s=round(time.perf_counter() - t0, 4),
+        llm_s=round(fold.llm_s, 4),
+        code_s=round(fold.code_s, 4),
+    )
+    return TaskResult(
+        id=task.id,
+        expected=task.expected,
+        metadata=task.metadata,
+        node=node,
+        attempts=attempt,
+        cells=fold.cells,
+        timings=timings,
+        usage=fold.usage,
+        **fields,
+    )
+
+
+def _error(kind: ErrorKind, exc: BaseException) -> dict[str, Any]:
+    status = "timeout" if kind == "timeout" else "failed"
+    return {
+        "status": status,
+        "error": TaskError(kind=kind, type=type(exc).__name__, message=str(exc)),
+    }
+
+
 async def run_task(
     task: Task,
     agent_factory: AgentFactory,
@@ -122,30 +151,13 @@ async def run_task(
     """
     t0 = time.perf_counter()
     fold = _Fold()
-    base = {"id": task.id, "expected": task.expected, "metadata": task.metadata}
-    base |= {"node": node, "attempts": attempt}
-
-    def done(**fields: Any) -> TaskResult:
-        timings = Timings(
-            total_s=round(time.perf_counter() - t0, 4),
-            llm_s=round(fold.llm_s, 4),
-            code_s=round(fold.code_s, 4),
-        )
-        return TaskResult(**base, cells=fold.cells, timings=timings, usage=fold.usage, **fields)
-
-    def failed(kind: ErrorKind, exc: BaseException) -> TaskResult:
-        status = "timeout" if kind == "timeout" else "failed"
-        return done(
-            status=status, error=TaskError(kind=kind, type=type(exc).__name__, message=str(exc))
-        )
-
     ctx = Context()
     try:
         try:
             agent = agent_factory(llm)
             await _upload(agent, ctx, task)
         except Exception as exc:
-            return failed("setup", exc)
+            return _result(task, fold, t0, node, attempt, **_error("setup", exc))
         handler = agent.run(_prompt(agent, task), ctx=ctx, timeout=timeout)
         try:
             async for ev in handler.stream_events():
@@ -156,10 +168,11 @@ async def run_task(
                 await handler.cancel()
             raise
         except RunTimeoutError as exc:
-            return failed("timeout", exc)
+            return _result(task, fold, t0, node, attempt, **_error("timeout", exc))
         except Exception as exc:
-            return failed("failed", exc)
-        return done(status="ok", answer=out.response.text, value=_jsonable(out.value))
+            return _result(task, fold, t0, node, attempt, **_error("failed", exc))
+        answer, value = out.response.text, _jsonable(out.value)
+        return _result(task, fold, t0, node, attempt, status="ok", answer=answer, value=value)
     finally:
         with anyio.CancelScope(shield=True), anyio.move_on_after(CLOSE_GRACE_S):
             await ctx.aclose()

@@ -192,3 +192,30 @@ def test_interrupted_batch_resumes_losing_at_most_the_running_tasks(
     assert len(ids) == 10, "a task finished before the interruption was run again"
     assert f"{10 - len(before)} task(s) run" in r.stderr
     assert all(x["value"] == int(str(x["id"])[1:]) ** 2 for x in final)
+
+
+def test_a_model_that_cannot_load_stops_before_any_task(tmp_path: Path) -> None:
+    tasks, _ = make_tasks(tmp_path, 2)
+    out = tmp_path / "o.jsonl"
+    args = [
+        sys.executable,
+        "-m",
+        "codeact.cli",
+        "batch",
+        str(tasks),
+        "--out",
+        str(out),
+        "--model",
+        "local",
+    ]
+    r = subprocess.run(
+        args,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env=dict(env(), CODEACT_MODEL_PATH=str(tmp_path / "missing.gguf")),
+    )
+    assert r.returncode == 2, r.stderr
+    assert "missing.gguf does not exist" in r.stderr
+    assert not out.exists() or out.read_text() == ""
