@@ -51,7 +51,7 @@ def wait_gone(pids: set[int], timeout: float = 15.0) -> set[int]:
     return left
 
 
-def sandboxes(pids: set[int]) -> set[int]:
+def sandboxes(pids: set[int], only_bwrap: bool = False) -> set[int]:
     """Those of ``pids`` that are sandbox processes (bubblewrap or the restricted worker)."""
     out = set()
     for pid in pids:
@@ -59,6 +59,6 @@ def sandboxes(pids: set[int]) -> set[int]:
             cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
         except OSError:
             continue
-        if b"bwrap" in cmd or b"codeact.executors.restricted._worker" in cmd:
+        if b"bwrap" in cmd or (not only_bwrap and b"codeact.executors.restricted._worker" in cmd):
             out.add(pid)
     return out

@@ -189,3 +189,39 @@ def test_importing_codeact_batch_does_not_import_ray() -> None:
         timeout=60,
     )
     assert json.loads(r.stdout) == [], r.stderr
+
+
+def test_ctrl_c_on_the_command_leaves_no_sandbox_on_the_nodes(
+    cluster: LocalCluster, tmp_path: Path
+) -> None:
+    import signal
+    import time
+
+    before = descendants(os.getpid())
+    tasks, replies = make_tasks(tmp_path, 8, sleep=30)
+    out = tmp_path / "results.jsonl"
+    proc = subprocess.Popen(
+        argv(tasks, out, replies, "--ray", cluster.cluster.address, "-j", "1"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env(),
+        cwd=ROOT,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        running: set[int] = set()
+        while time.monotonic() < deadline and not running:
+            time.sleep(0.5)
+            running = sandboxes(descendants(os.getpid()) - before, only_bwrap=True)
+        time.sleep(1.0)  # both nodes have started their task
+        running = sandboxes(descendants(os.getpid()) - before, only_bwrap=True)
+        assert running, "sandboxes should be running on the nodes"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert "Interrupted: 8 task(s) not finished" in err
+    assert not wait_gone(running, timeout=30), "a sandbox outlived the interrupted batch"
