@@ -153,6 +153,8 @@ class BatchRun:
                         concurrency=self.concurrency or 4,
                     )
             except Exception as exc:  # the batch itself could not run: re-raised to the reader
+                while isinstance(exc, ExceptionGroup) and len(exc.exceptions) == 1:
+                    exc = exc.exceptions[0]
                 self._error = exc
 
 

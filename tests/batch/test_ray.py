@@ -225,3 +225,13 @@ def test_ctrl_c_on_the_command_leaves_no_sandbox_on_the_nodes(
     assert proc.returncode == 130, err
     assert "Interrupted: 8 task(s) not finished" in err
     assert not wait_gone(running, timeout=30), "a sandbox outlived the interrupted batch"
+
+
+async def test_a_model_that_cannot_be_made_on_the_nodes_fails_the_batch(
+    cluster: LocalCluster,
+) -> None:
+    from codeact.errors import UserError
+    from tests.batch.agents import failing_llm
+
+    with pytest.raises(UserError, match="could not be made on node .*no weights"):
+        await collect_batch([Task(id="a", prompt="x")], make_agent, failing_llm, backend="ray")
