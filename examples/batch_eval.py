@@ -88,7 +88,8 @@ async def main() -> None:
         async for r in results:
             got.append(r)
             mark = "right" if r.score else "wrong"
-            print(f"{r.id:<10} {r.status:<8} {mark:<6} {r.value!r}")
+            said = r.value if r.value is not None else (r.answer or "")[:60]
+            print(f"{r.id:<10} {r.status:<8} {mark:<6} {said!r}")
     for line in summarize(got, elapsed_s=time.perf_counter() - t0).lines():
         print(line)
 
