@@ -71,10 +71,11 @@ def score(task: Task, result: TaskResult) -> bool:
     """Right when final_answer's value equals the expected answer, or the reply says it."""
     if result.value is not None and str(result.value).strip() == str(task.expected):
         return True
-    return (
-        re.search(rf"(?<![\w.]){re.escape(str(task.expected))}(?![\w.])", result.answer or "")
-        is not None
-    )
+    # The expected answer as a whole word of the reply ("... is 385." counts, "3850" does not);
+    # numbers may be written with thousands separators.
+    text = re.sub(r"(?<=\d),(?=\d{3})", "", result.answer or "")
+    word = re.escape(str(task.expected))
+    return re.search(rf"(?<![\w.]){word}(?!\w|\.\d)", text, re.IGNORECASE) is not None
 
 
 async def main() -> None:
