@@ -8,7 +8,7 @@ the ``ray`` extra and imports Ray only when it runs.
 
 from __future__ import annotations
 
-from codeact.batch._api import Backend, BatchRun, WorkerSpec, collect_batch, run_batch
+from codeact.batch._api import Backend, BatchRun, collect_batch, run_batch
 from codeact.batch._files import ResultsWriter, load_tasks, read_results
 from codeact.batch._summary import Summary, summarize
 from codeact.batch._types import (
@@ -23,6 +23,7 @@ from codeact.batch._types import (
     Timings,
     Usage,
 )
+from codeact.batch._worker import WorkerSpec
 
 __all__ = [
     "AgentFactory",

@@ -9,9 +9,9 @@ from __future__ import annotations
 import os
 import socket
 
-from codeact.batch._api import LLMHolder, WorkerSpec
 from codeact.batch._runone import run_task
 from codeact.batch._types import Task, TaskResult
+from codeact.batch._worker import LLMHolder, WorkerSpec
 
 
 class NodeWorker:

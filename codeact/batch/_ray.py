@@ -16,8 +16,8 @@ from typing import Any
 import anyio
 from anyio.streams.memory import MemoryObjectSendStream
 
-from codeact.batch._api import Started, WorkerSpec
 from codeact.batch._types import Task, TaskError, TaskResult
+from codeact.batch._worker import Started, WorkerSpec
 from codeact.errors import UserError
 
 #: Seconds to wait for a node's worker to start and load its LLM.
