@@ -12,6 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 EXPECTED = {
+    "batch_eval.py": "accuracy: 100.0% over 8 scored task(s)",
     "data_task.py": "value: {'Lyon': 24, 'Nice': 28, 'Paris': 33}",
     "docker_sandbox.py": "answer: The best-selling product is coffee.",
     "custom_executor.py": "cells seen by the custom executor: ['a = 1\\nb = 2']",

@@ -14,6 +14,7 @@ PUBLIC_MODULES = [
     "codeact",
     "codeact.agents",
     "codeact.agents.validators",
+    "codeact.batch",
     "codeact.errors",
     "codeact.events",
     "codeact.executors",

@@ -1,5 +1,5 @@
-"""The ``codeact`` command: ``run`` a data task, ``serve`` an agent, ``sandbox build|prune``,
-``doctor`` to check the installation.
+"""The ``codeact`` command: ``run`` a data task, ``batch`` many of them, ``serve`` an agent,
+``sandbox build|prune``, ``doctor`` to check the installation.
 
 Exit codes: 0 answered; 1 the run failed (model error, step limit); 2 usage or setup error;
 3 timed out; 130 interrupted (Ctrl-C).
@@ -15,6 +15,7 @@ import argparse
 import sys
 
 from codeact import __version__
+from codeact.batch import _cli as _batch
 from codeact.cli import _doctor, _run, _sandbox, _serve
 from codeact.cli._common import (
     EXIT_FAILED,
@@ -34,6 +35,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     commands = {
         "run": _run.run_command,
+        "batch": _batch.main,
         "sandbox": _sandbox.sandbox_command,
         "serve": _serve.serve_command,
         "doctor": _doctor.doctor,
@@ -51,7 +53,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"codeact {__version__}")
     sub = p.add_subparsers(dest="command")
-    for command in (_run, _doctor, _serve, _sandbox):  # the order --help lists them in
+    for command in (_run, _batch, _doctor, _serve, _sandbox):  # the order --help lists them in
         command.add_parser(sub)
     return p
 

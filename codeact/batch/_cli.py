@@ -1,0 +1,303 @@
+"""``codeact batch TASKS --out RESULTS``: run many tasks with progress, resume and a summary.
+
+Self-contained: the ``codeact`` command registers it with ``add_parser(subparsers)`` and calls
+``main(args)``. Exit codes: 0 every task answered; 1 some failed or timed out; 2 usage or setup
+error; 130 interrupted (Ctrl-C / SIGTERM: running tasks are cancelled, their sandboxes removed,
+and finished results are kept for the next run to resume from).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from codeact.errors import UserError
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``batch`` command to an ``argparse`` subparsers object."""
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "batch",
+        help="run many tasks (a JSON-lines file or a folder) with progress and resume",
+        description="Run every task of a JSON-lines file (or one task per file of a folder) "
+        "with a fresh agent and sandbox each; results are appended to --out as they finish, "
+        "and tasks already there are skipped (resume).",
+    )
+    p.add_argument("tasks", help="tasks.jsonl, or a folder (one task per file, with --prompt)")
+    p.add_argument("--out", "-o", required=True, metavar="PATH", help="results file (JSON lines)")
+    p.add_argument("--prompt", default=None, help="the question for each file of a folder")
+    p.add_argument(
+        "--concurrency",
+        "-j",
+        type=int,
+        default=None,
+        help="tasks at once (default 4; with --ray: per node, default its CPUs)",
+    )
+    p.add_argument("--timeout", type=float, default=600, help="seconds per task (default 600)")
+    p.add_argument(
+        "--ray",
+        default=None,
+        metavar="auto|ADDRESS|local",
+        help="run on a Ray cluster (auto: the one `ray start` made; local: start one)",
+    )
+    p.add_argument(
+        "--retries",
+        type=int,
+        default=2,
+        help="times a task whose Ray node died is retried elsewhere (default 2)",
+    )
+    p.add_argument(
+        "--score",
+        default=None,
+        metavar="exact|contains|MODULE:FN",
+        help="score each answer against the task's 'expected' and report accuracy",
+    )
+    p.add_argument(
+        "--retry-failed",
+        action="store_true",
+        help="also rerun tasks whose earlier result failed or timed out",
+    )
+    p.add_argument("--quiet", "-q", action="store_true", help="only the summary")
+    _add_agent_options(p)
+    return p
+
+
+def _add_agent_options(p: argparse.ArgumentParser) -> None:
+    """The model and sandbox options, as in ``codeact run``."""
+    p.add_argument(
+        "--model",
+        default=None,
+        help="'local' (embedded model), a model name on an OpenAI-compatible server "
+        "(OPENAI_BASE_URL), or scripted:FILE.json. Default: CODEACT_MODEL, else local",
+    )
+    p.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint (/v1 URL)")
+    p.add_argument("--executor", default="restricted", help="restricted (default) or docker")
+    p.add_argument("--isolation", choices=["process", "inline"], default="process")
+    p.add_argument(
+        "--allow",
+        default=None,
+        metavar="MODULES",
+        help="extra modules the restricted sandbox may import, comma-separated",
+    )
+    p.add_argument("--os-sandbox", choices=["auto", "bwrap", "none"], default="auto")
+    p.add_argument("--max-steps", type=int, default=10, help="LLM steps per task (default 10)")
+    p.add_argument("--cell-timeout", type=float, default=60, help="seconds per code block")
+    p.add_argument(
+        "--require-execution",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="accept an answer only after code ran without error "
+        "(default: on when the tasks carry files)",
+    )
+    p.add_argument(
+        "--lenient-code",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="run ```python fences when a reply has no <execute> block "
+        "(default: on for the embedded model)",
+    )
+
+
+def _llm_factory(args: argparse.Namespace) -> tuple[Any, str]:
+    """``(factory, scope)`` for ``--model``. Scripted replies are read here, on the driver."""
+    import os
+
+    from codeact.batch._factories import ModelFactory, ScriptedFactory
+
+    name = args.model or os.environ.get("CODEACT_MODEL") or "local"
+    if name.startswith("scripted:"):
+        path = Path(name.split(":", 1)[1])
+        try:
+            replies = json.loads(path.read_text())
+        except (OSError, json.JSONDecodeError) as exc:
+            raise UserError(f"Cannot read scripted replies from {path}: {exc}") from exc
+        if not isinstance(replies, list):
+            raise UserError(f"{path}: scripted replies must be a JSON list")
+        return ScriptedFactory(tuple(replies), name=f"scripted:{path.name}"), "task"
+    return ModelFactory(name, args.base_url), "worker"
+
+
+def _agent_factory(args: argparse.Namespace, tasks: list[Any] | None = None) -> Any:
+    from codeact.batch._factories import AgentFactory, ExecutorFactory
+
+    allow = None
+    if args.allow is not None:
+        allow = tuple(m.strip() for m in args.allow.split(",") if m.strip())
+    executor = ExecutorFactory(
+        args.executor, args.isolation, allow, args.os_sandbox, args.cell_timeout
+    )
+    require = args.require_execution
+    if require is None:
+        require = any(t.files for t in tasks or [])
+    return AgentFactory(executor, args.max_steps, require, args.lenient_code)
+
+
+def main(args: argparse.Namespace) -> int:
+    """Run ``codeact batch``; returns the exit code."""
+    from rich.console import Console
+
+    from codeact.batch._files import load_tasks, read_results
+    from codeact.batch._scoring import load_score
+
+    console = Console(stderr=True, soft_wrap=True)
+    try:
+        if args.concurrency is not None and args.concurrency < 1:
+            raise UserError("--concurrency must be at least 1")
+        tasks = load_tasks(args.tasks, prompt=args.prompt)
+        previous = read_results(args.out)
+        done = {i for i, r in previous.items() if r.ok or not args.retry_failed}
+        score = load_score(args.score) if args.score else None
+        llm_factory, scope = _llm_factory(args)
+        agent_factory = _agent_factory(args, tasks)
+        if args.executor == "restricted" and not args.quiet:
+            choice = agent_factory.executor.choice()
+            console.print(f"[dim]{choice.summary}[/dim]", highlight=False)
+            if choice.warning:
+                console.print(f"[yellow]warning: {choice.warning}[/yellow]", highlight=False)
+    except UserError as exc:
+        console.print(f"[red]error: {exc}[/red]", highlight=False)
+        return EXIT_USAGE
+    known = {t.id for t in tasks}
+    skip = done & known
+    plan = _Plan(tasks, skip, llm_factory, scope, agent_factory, score)
+    plan.previous = previous
+    try:
+        return anyio.run(_run, args, plan, console)
+    except KeyboardInterrupt:  # a second Ctrl-C during the clean-up
+        console.print("Interrupted.")
+        return EXIT_INTERRUPTED
+
+
+class _Plan:
+    def __init__(
+        self,
+        tasks: list[Any],
+        skip: set[str],
+        llm_factory: Any,
+        scope: str,
+        agent_factory: Any,
+        score: Any,
+    ) -> None:
+        self.tasks, self.skip = tasks, skip
+        self.llm_factory, self.scope = llm_factory, scope
+        self.agent_factory, self.score = agent_factory, score
+        self.previous: dict[str, Any] = {}
+
+
+async def _run(args: argparse.Namespace, plan: _Plan, console: Any) -> int:
+    if not args.ray:
+        return await _run_batch(args, plan, console)
+    from codeact.batch._ray import connect
+
+    try:
+        ray = connect(None if args.ray == "local" else args.ray)
+    except UserError as exc:
+        console.print(f"[red]error: {exc}[/red]", highlight=False)
+        return EXIT_USAGE
+    try:
+        return await _run_batch(args, plan, console)
+    finally:
+        ray.shutdown()
+
+
+def _make_batch(args: argparse.Namespace, plan: _Plan) -> Any:
+    from codeact.batch._api import run_batch
+
+    return run_batch(
+        plan.tasks,
+        plan.agent_factory,
+        plan.llm_factory,
+        backend="ray" if args.ray else "local",
+        concurrency=args.concurrency,
+        timeout=args.timeout,
+        llm_scope=plan.scope,  # type: ignore[arg-type]
+        score=plan.score,
+        skip=plan.skip,
+        max_retries=args.retries,
+        ray_address=None if args.ray in (None, "local") else args.ray,
+    )
+
+
+async def _run_batch(args: argparse.Namespace, plan: _Plan, console: Any) -> int:
+    from codeact.batch._files import ResultsWriter
+    from codeact.batch._progress import BatchProgress
+
+    batch = _make_batch(args, plan)
+    got: list[Any] = []
+    interrupted: list[int] = []
+    failure: list[BaseException] = []
+    t0 = time.perf_counter()
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(_watch_signals, tg.cancel_scope, interrupted)
+        with (
+            ResultsWriter(args.out) as out,
+            BatchProgress(batch.total, console=console, quiet=args.quiet) as view,
+        ):
+            tg.start_soon(_tick, batch, view)
+            try:
+                async with batch:
+                    async for result in batch:
+                        out.write(result)
+                        got.append(result)
+                        view.finished(result, len(batch.running))
+            except Exception as exc:  # the batch could not run (no model, no Ray node...)
+                failure.append(exc)
+        tg.cancel_scope.cancel()
+    if failure:
+        console.print(f"[red]error: {failure[0]}[/red]", highlight=False)
+        return EXIT_USAGE
+    return _finish(plan, got, bool(interrupted), batch.total, time.perf_counter() - t0, console)
+
+
+def _finish(
+    plan: _Plan, got: list[Any], interrupted: bool, total: int, took: float, console: Any
+) -> int:
+    from codeact.batch._summary import summarize
+
+    merged = {t.id: plan.previous[t.id] for t in plan.tasks if t.id in plan.previous}
+    merged.update((r.id, r) for r in got)
+    summary = summarize(merged.values(), elapsed_s=took, ran=len(got))
+    if interrupted:
+        console.print(
+            f"Interrupted: {total - len(got)} task(s) not finished (run again to resume); "
+            "their sandboxes were removed."
+        )
+    for line in summary.lines():
+        console.print(line, highlight=False)
+    if interrupted:
+        return EXIT_INTERRUPTED
+    return EXIT_OK if all(r.ok for r in got) else EXIT_FAILED
+
+
+async def _watch_signals(scope: anyio.CancelScope, flag: list[int]) -> None:
+    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for signum in signals:
+            flag.append(signum)
+            scope.cancel()
+            return
+
+
+async def _tick(batch: Any, view: Any) -> None:
+    while True:
+        view.running(len(batch.running))
+        await anyio.sleep(0.5)
+
+
+def run(argv: list[str] | None = None) -> int:
+    """``python -m codeact.batch._cli ...``: the command on its own (for tests and scripts)."""
+    parser = argparse.ArgumentParser(prog="codeact")
+    add_parser(parser.add_subparsers(dest="command", required=True))
+    return main(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(run())

@@ -1,0 +1,108 @@
+"""The live progress of ``codeact batch``: a rich bar with done/failed/running, rate and ETA.
+
+On a terminal it redraws in place; otherwise (a log file, CI) it prints one line per finished
+task instead.
+"""
+
+from __future__ import annotations
+
+import time
+from types import TracebackType
+from typing import Any
+
+from codeact.batch._types import TaskResult
+
+
+class BatchProgress:
+    """Shows how far the batch is. ``finished(result)`` after each task, ``running(n)`` often."""
+
+    def __init__(self, total: int, *, console: Any, quiet: bool = False) -> None:
+        self.total = total
+        self.console = console
+        self.quiet = quiet
+        self.live = console.is_terminal and not quiet
+        self.done = self.failed = 0
+        self.t0 = time.perf_counter()
+        self._progress: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> BatchProgress:
+        if self.live:
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                SpinnerColumn,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+
+            self._progress = Progress(
+                SpinnerColumn(),
+                TextColumn("[bold]batch"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn(
+                    "[green]{task.fields[ok]} ok[/] [red]{task.fields[failed]} failed[/]"
+                    " [cyan]{task.fields[running]} running[/]"
+                ),
+                TextColumn("{task.fields[rate]}"),
+                TimeElapsedColumn(),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
+                console=self.console,
+            )
+            self._progress.start()
+            self._task = self._progress.add_task(
+                "batch", total=self.total, ok=0, failed=0, running=0, rate="-"
+            )
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+    def _rate(self) -> str:
+        took = time.perf_counter() - self.t0
+        return f"{self.done / took:.2f}/s" if took > 0 and self.done else "-"
+
+    def running(self, count: int) -> None:
+        """How many tasks are running now."""
+        if self._progress is not None:
+            self._progress.update(self._task, running=count, rate=self._rate())
+
+    def finished(self, result: TaskResult, running: int) -> None:
+        """One more task finished."""
+        self.done += 1
+        self.failed += 0 if result.ok else 1
+        if self._progress is not None:
+            self._progress.update(
+                self._task,
+                advance=1,
+                ok=self.done - self.failed,
+                failed=self.failed,
+                running=running,
+                rate=self._rate(),
+            )
+        if self.quiet:
+            return
+        if not result.ok and result.error is not None:
+            self.console.print(
+                f"[red]{result.id}: {result.status} ({result.error.kind}): "
+                f"{result.error.message[:200]}[/red]",
+                markup=True,
+                highlight=False,
+            )
+        elif not self.live:
+            self.console.print(
+                f"[{self.done}/{self.total}] {result.id}: {result.status} "
+                f"({result.timings.total_s:.2f} s)",
+                markup=False,
+                highlight=False,
+            )
