@@ -17,8 +17,9 @@ Configurations (agent options; see the CodeActAgent docstring):
   code_first  require_execution: an answer is accepted only after a cell ran without error
   validators  the @name[...] placeholder validator (retry with a reason; carry computed values)
   lenient     fenced ```python blocks run when a reply has no <execute> block
-  prompt      the system prompt for small models
-  all         everything above together (what ``codeact run`` uses with files)
+  prompt      the system prompt for small models (SMALL_MODEL_INSTRUCTIONS)
+  all         code_first + validators + lenient: what ``codeact run`` uses with files
+  all_prompt  all of it plus the small-model prompt
 """
 
 from __future__ import annotations
@@ -70,7 +71,10 @@ CONFIGS: dict[str, ConfigFn] = {
     "validators": lambda q: _options(q, validators=True),
     "lenient": lambda q: _options(q, lenient=True),
     "prompt": lambda q: _options(q, prompt=True),
-    "all": lambda q: _options(q, code_first=True, validators=True, lenient=True, prompt=True),
+    "all": lambda q: _options(q, code_first=True, validators=True, lenient=True),
+    "all_prompt": lambda q: _options(
+        q, code_first=True, validators=True, lenient=True, prompt=True
+    ),
 }
 
 

@@ -101,9 +101,8 @@ class AgentFactory:
 
     def __call__(self, llm: LLM) -> BaseAgent:
         """The agent, with ``codeact run``'s answer options: code first (when asked), the
-        ``@name[...]`` format check, and for the embedded model lenient code blocks and the
-        small-model prompt."""
-        from codeact.agents.codeact import SMALL_MODEL_INSTRUCTIONS, CodeActAgent
+        ``@name[...]`` format check, and lenient code blocks for the embedded model."""
+        from codeact.agents.codeact import CodeActAgent
         from codeact.agents.validators import placeholder_validator
         from codeact.llms.local import LocalLLM
 
@@ -113,8 +112,6 @@ class AgentFactory:
             "answer_validators": [placeholder_validator()],
             "lenient_code_blocks": small if self.lenient_code is None else self.lenient_code,
         }
-        if small:
-            options["code_act_system_prompt"] = SMALL_MODEL_INSTRUCTIONS
         return CodeActAgent(
             llm=llm, executor=self.executor, max_iterations=self.max_steps, **options
         )

@@ -142,9 +142,9 @@ async def _run(args: argparse.Namespace) -> int:
 
 def answer_options(args: argparse.Namespace, llm: Any, files: dict[str, bytes]) -> dict[str, Any]:
     """CodeActAgent's answer options for a CLI run: code first when files are given, the
-    ``@name[...]`` format check always (a no-op for questions without one), and for the
-    embedded model lenient code blocks and the small-model prompt."""
-    from codeact.agents.codeact import SMALL_MODEL_INSTRUCTIONS
+    ``@name[...]`` format check always (a no-op for questions without one), and lenient code
+    blocks for the embedded model. The default system prompt stays: the small-model prompt
+    measured worse on the demo question (it counted rows instead of summing units)."""
     from codeact.agents.validators import placeholder_validator
     from codeact.llms.local import LocalLLM
 
@@ -156,8 +156,6 @@ def answer_options(args: argparse.Namespace, llm: Any, files: dict[str, bytes]) 
         "answer_validators": [placeholder_validator()],
         "lenient_code_blocks": lenient,
     }
-    if small:
-        options["code_act_system_prompt"] = SMALL_MODEL_INSTRUCTIONS
     return options
 
 
