@@ -52,3 +52,50 @@ class Runnable(Protocol):
     ) -> RunHandler:
         """Start a run and return its handler."""
         ...
+
+
+class RunsWithConfig:
+    """``run()`` written once for every runnable: ``start_run(self.run_config(...), ...)``.
+    A class mixing it in provides ``run_config``."""
+
+    def run_config(
+        self,
+        *,
+        max_iterations: int | None = None,
+        early_stopping_method: EarlyStopping | None = None,
+        timeout: float | None = None,
+        client_tools: Sequence[BaseTool] = (),
+        instructions: Sequence[str] = (),
+    ) -> RunConfig:
+        """The configuration of one run (run-wide options override the runnable's own)."""
+        raise NotImplementedError(f"{type(self).__name__} must define run_config")
+
+    def run(
+        self,
+        user_msg: str | ChatMessage | None = None,
+        *,
+        chat_history: Sequence[ChatMessage] | None = None,
+        memory: ChatMemory | None = None,
+        ctx: Context | None = None,
+        max_iterations: int | None = None,
+        early_stopping_method: EarlyStopping | None = None,
+        timeout: float | None = None,
+        client_tools: Sequence[BaseTool] = (),
+        instructions: Sequence[str] = (),
+    ) -> RunHandler:
+        """Start a run and return its ``RunHandler``.
+
+        Pass ``ctx`` (or the same ``memory``) again to continue a conversation. ``client_tools``
+        are tools the caller executes (see ``ClientTool``); ``instructions`` are extra system
+        messages for this run only (sent after the system prompt, never stored).
+        """
+        from codeact.agents._loop import start_run
+
+        config = self.run_config(
+            max_iterations=max_iterations,
+            early_stopping_method=early_stopping_method,
+            timeout=timeout,
+            client_tools=client_tools,
+            instructions=instructions,
+        )
+        return start_run(config, user_msg, chat_history=chat_history, memory=memory, ctx=ctx)

@@ -22,6 +22,7 @@ from pydantic_core import to_jsonable_python
 from codeact._messages import ChatMessage
 from codeact.agents._handler import RunHandler
 from codeact.agents._render import render_code_rounds
+from codeact.agents._runnable import RunsWithConfig
 from codeact.agents._state import EarlyStopping as EarlyStopping
 from codeact.agents._state import RunState as RunState
 from codeact.agents._state import StepContext as StepContext
@@ -31,7 +32,6 @@ from codeact.errors import UserError
 from codeact.events import AgentOutput, AgentStream, TextBuffer, ToolCallResult
 from codeact.executors.base import ExecutionResult
 from codeact.llms.base import LLM
-from codeact.memory import ChatMemory
 from codeact.tools import BaseTool, to_tool
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ DEFAULT_STATE_PROMPT = "Current state:\n{state}\n\nCurrent message:\n{msg}\n"
 DEFAULT_NAME = "Agent"
 
 
-class BaseAgent(ABC):
+class BaseAgent(RunsWithConfig, ABC):
     """Common configuration of all agents and the hooks the shared loop calls."""
 
     #: How many tool calls of one step may run at once (1 = one after another, in order).
@@ -166,36 +166,6 @@ class BaseAgent(ABC):
         return text.text()
 
     # -- running -------------------------------------------------------------------------------
-    def run(
-        self,
-        user_msg: str | ChatMessage | None = None,
-        *,
-        chat_history: Sequence[ChatMessage] | None = None,
-        memory: ChatMemory | None = None,
-        ctx: Context | None = None,
-        max_iterations: int | None = None,
-        early_stopping_method: EarlyStopping | None = None,
-        timeout: float | None = None,
-        client_tools: Sequence[BaseTool] = (),
-        instructions: Sequence[str] = (),
-    ) -> RunHandler:
-        """Start a run and return its ``RunHandler``.
-
-        Pass ``ctx`` (or the same ``memory``) again to continue a conversation. ``client_tools``
-        are tools the caller executes (see ``ClientTool``); ``instructions`` are extra system
-        messages for this run only (sent after the system prompt, never stored).
-        """
-        from codeact.agents._loop import start_run
-
-        config = self.run_config(
-            max_iterations=max_iterations,
-            early_stopping_method=early_stopping_method,
-            timeout=timeout,
-            client_tools=client_tools,
-            instructions=instructions,
-        )
-        return start_run(config, user_msg, chat_history=chat_history, memory=memory, ctx=ctx)
-
     def run_config(
         self,
         *,

@@ -8,8 +8,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from codeact._messages import ChatMessage
-from codeact.agents._handler import RunHandler
-from codeact.agents._loop import RunConfig, start_run
+from codeact.agents._loop import RunConfig
+from codeact.agents._runnable import RunsWithConfig
 from codeact.agents.base import (
     DEFAULT_NAME,
     DEFAULT_STATE_PROMPT,
@@ -24,7 +24,6 @@ from codeact.context import Context
 from codeact.errors import UserError
 from codeact.events import AgentOutput
 from codeact.llms.base import LLM
-from codeact.memory import ChatMemory
 from codeact.tools import BaseTool, FunctionTool
 
 HANDOFF_PROMPT = (
@@ -37,7 +36,7 @@ HANDOFF_OUTPUT_PROMPT = (
 )
 
 
-class AgentWorkflow:
+class AgentWorkflow(RunsWithConfig):
     """Runs several agents on one conversation, starting with ``root_agent``.
 
     Each agent may call ``handoff(to_agent, reason)`` to pass the conversation on (restricted by
@@ -162,29 +161,6 @@ class AgentWorkflow:
             handoff, name="handoff", description=description, _allow_reserved=True
         )
         return tool
-
-    def run(
-        self,
-        user_msg: str | ChatMessage | None = None,
-        *,
-        chat_history: Sequence[ChatMessage] | None = None,
-        memory: ChatMemory | None = None,
-        ctx: Context | None = None,
-        max_iterations: int | None = None,
-        early_stopping_method: EarlyStopping | None = None,
-        timeout: float | None = None,
-        client_tools: Sequence[BaseTool] = (),
-        instructions: Sequence[str] = (),
-    ) -> RunHandler:
-        """Start a run (same arguments as ``BaseAgent.run``)."""
-        config = self.run_config(
-            max_iterations=max_iterations,
-            early_stopping_method=early_stopping_method,
-            timeout=timeout,
-            client_tools=client_tools,
-            instructions=instructions,
-        )
-        return start_run(config, user_msg, chat_history=chat_history, memory=memory, ctx=ctx)
 
     def run_config(
         self,
