@@ -119,6 +119,24 @@ class AnswerPolicy:
         )
 
 
+def command_line_options(
+    llm: Any, *, require_execution: bool, lenient_code: bool | None = None
+) -> dict[str, Any]:
+    """CodeActAgent's answer options as ``codeact run`` and ``codeact batch`` use them: code
+    first as asked, the ``@name[...]`` format check always (a no-op for questions without
+    one), and lenient code blocks for the embedded model unless ``lenient_code`` says
+    otherwise. The default system prompt stays: the small-model prompt measured worse on the
+    demo question (it counted rows instead of summing units)."""
+    from codeact.agents.validators import placeholder_validator
+    from codeact.llms.local import LocalLLM
+
+    return {
+        "require_execution": require_execution,
+        "answer_validators": [placeholder_validator()],
+        "lenient_code_blocks": isinstance(llm, LocalLLM) if lenient_code is None else lenient_code,
+    }
+
+
 def record_cells(run: RunState, output: AgentOutput, results: Sequence[ToolCallResult]) -> None:
     """Remember this round's cells (code, stdout, error, final answer) for the answer checks."""
     code_of = {c.id: str(c.arguments.get("code", "")) for c in output.tool_calls}

@@ -102,16 +102,12 @@ class AgentFactory:
     def __call__(self, llm: LLM) -> BaseAgent:
         """The agent, with ``codeact run``'s answer options: code first (when asked), the
         ``@name[...]`` format check, and lenient code blocks for the embedded model."""
+        from codeact.agents._answers import command_line_options
         from codeact.agents.codeact import CodeActAgent
-        from codeact.agents.validators import placeholder_validator
-        from codeact.llms.local import LocalLLM
 
-        small = isinstance(llm, LocalLLM)
-        options: dict[str, Any] = {
-            "require_execution": self.require_execution,
-            "answer_validators": [placeholder_validator()],
-            "lenient_code_blocks": small if self.lenient_code is None else self.lenient_code,
-        }
+        options = command_line_options(
+            llm, require_execution=self.require_execution, lenient_code=self.lenient_code
+        )
         return CodeActAgent(
             llm=llm, executor=self.executor, max_iterations=self.max_steps, **options
         )

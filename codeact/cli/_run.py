@@ -141,22 +141,11 @@ async def _run(args: argparse.Namespace) -> int:
 
 
 def answer_options(args: argparse.Namespace, llm: Any, files: dict[str, bytes]) -> dict[str, Any]:
-    """CodeActAgent's answer options for a CLI run: code first when files are given, the
-    ``@name[...]`` format check always (a no-op for questions without one), and lenient code
-    blocks for the embedded model. The default system prompt stays: the small-model prompt
-    measured worse on the demo question (it counted rows instead of summing units)."""
-    from codeact.agents.validators import placeholder_validator
-    from codeact.llms.local import LocalLLM
+    """CodeActAgent's answer options for a CLI run (code first when files are given)."""
+    from codeact.agents._answers import command_line_options
 
-    small = isinstance(llm, LocalLLM)
     require = bool(files) if args.require_execution is None else args.require_execution
-    lenient = small if args.lenient_code is None else args.lenient_code
-    options: dict[str, Any] = {
-        "require_execution": require,
-        "answer_validators": [placeholder_validator()],
-        "lenient_code_blocks": lenient,
-    }
-    return options
+    return command_line_options(llm, require_execution=require, lenient_code=args.lenient_code)
 
 
 async def _solve(
