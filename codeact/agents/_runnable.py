@@ -23,40 +23,9 @@ class Runnable(Protocol):
     ``run(...)`` is ``start_run(self.run_config(...), user_msg, ...)``: the run-wide options
     go through one builder, ``run_config``, for every kind of runnable (the server passes its
     per-request options to ``run``, so a subclass that overrides ``run`` is honoured).
+    ``BaseAgent`` and ``AgentWorkflow`` subclass it and inherit ``run`` as written here; they
+    define ``run_config``.
     """
-
-    def run_config(
-        self,
-        *,
-        max_iterations: int | None = None,
-        early_stopping_method: EarlyStopping | None = None,
-        timeout: float | None = None,
-        client_tools: Sequence[BaseTool] = (),
-        instructions: Sequence[str] = (),
-    ) -> RunConfig:
-        """The configuration of one run (run-wide options override the runnable's own)."""
-        ...
-
-    def run(
-        self,
-        user_msg: str | ChatMessage | None = None,
-        *,
-        chat_history: Sequence[ChatMessage] | None = None,
-        memory: ChatMemory | None = None,
-        ctx: Context | None = None,
-        max_iterations: int | None = None,
-        early_stopping_method: EarlyStopping | None = None,
-        timeout: float | None = None,
-        client_tools: Sequence[BaseTool] = (),
-        instructions: Sequence[str] = (),
-    ) -> RunHandler:
-        """Start a run and return its handler."""
-        ...
-
-
-class RunsWithConfig:
-    """``run()`` written once for every runnable: ``start_run(self.run_config(...), ...)``.
-    A class mixing it in provides ``run_config``."""
 
     def run_config(
         self,

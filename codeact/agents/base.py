@@ -22,7 +22,7 @@ from pydantic_core import to_jsonable_python
 from codeact._messages import ChatMessage
 from codeact.agents._handler import RunHandler
 from codeact.agents._render import render_code_rounds
-from codeact.agents._runnable import RunsWithConfig
+from codeact.agents._runnable import Runnable
 from codeact.agents._state import EarlyStopping as EarlyStopping
 from codeact.agents._state import RunState as RunState
 from codeact.agents._state import StepContext as StepContext
@@ -41,7 +41,7 @@ DEFAULT_STATE_PROMPT = "Current state:\n{state}\n\nCurrent message:\n{msg}\n"
 DEFAULT_NAME = "Agent"
 
 
-class BaseAgent(RunsWithConfig, ABC):
+class BaseAgent(Runnable, ABC):
     """Common configuration of all agents and the hooks the shared loop calls."""
 
     #: How many tool calls of one step may run at once (1 = one after another, in order).

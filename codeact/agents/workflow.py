@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from codeact._messages import ChatMessage
 from codeact.agents._loop import RunConfig
-from codeact.agents._runnable import RunsWithConfig
+from codeact.agents._runnable import Runnable
 from codeact.agents.base import (
     DEFAULT_NAME,
     DEFAULT_STATE_PROMPT,
@@ -36,7 +36,7 @@ HANDOFF_OUTPUT_PROMPT = (
 )
 
 
-class AgentWorkflow(RunsWithConfig):
+class AgentWorkflow(Runnable):
     """Runs several agents on one conversation, starting with ``root_agent``.
 
     Each agent may call ``handoff(to_agent, reason)`` to pass the conversation on (restricted by
