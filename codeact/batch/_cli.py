@@ -18,6 +18,7 @@ from typing import Any
 
 import anyio
 
+from codeact.cli._common import add_session_limit_options, reap_crashed_sessions, session_limits
 from codeact.errors import UserError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -89,6 +90,7 @@ def _add_agent_options(p: argparse.ArgumentParser) -> None:
         help="extra modules the restricted sandbox may import, comma-separated",
     )
     p.add_argument("--os-sandbox", choices=["auto", "bwrap", "none"], default="auto")
+    add_session_limit_options(p)
     p.add_argument("--max-steps", type=int, default=10, help="LLM steps per task (default 10)")
     p.add_argument("--cell-timeout", type=float, default=60, help="seconds per code block")
     p.add_argument(
@@ -133,7 +135,12 @@ def _agent_factory(args: argparse.Namespace, tasks: list[Any] | None = None) -> 
     if args.allow is not None:
         allow = tuple(m.strip() for m in args.allow.split(",") if m.strip())
     executor = ExecutorFactory(
-        args.executor, args.isolation, allow, args.os_sandbox, args.cell_timeout
+        args.executor,
+        args.isolation,
+        allow,
+        args.os_sandbox,
+        args.cell_timeout,
+        **session_limits(args),
     )
     require = args.require_execution
     if require is None:
@@ -149,6 +156,7 @@ def main(args: argparse.Namespace) -> int:
     from codeact.batch._scoring import load_score
 
     console = Console(stderr=True, soft_wrap=True)
+    reap_crashed_sessions(lambda msg: console.print(f"[dim]{msg}[/dim]", highlight=False))
     try:
         if args.concurrency is not None and args.concurrency < 1:
             raise UserError("--concurrency must be at least 1")

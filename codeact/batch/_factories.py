@@ -58,6 +58,9 @@ class ExecutorFactory:
     allow: tuple[str, ...] | None = None
     os_sandbox: str = "auto"
     cell_timeout: float = 60.0
+    memory_mb: int = 2048
+    disk_mb: int = 1024
+    cpus: float | None = 1.0
 
     def choice(self) -> SandboxChoice:
         """What the restricted sandbox will be on this machine (options and a sentence)."""
@@ -85,6 +88,9 @@ class ExecutorFactory:
                 os_sandbox=choice.os_sandbox,
                 allowed_modules=choice.allowed_modules,
                 timeout=self.cell_timeout,
+                memory_limit_mb=self.memory_mb,
+                disk_limit_mb=self.disk_mb,
+                cpus=self.cpus,
             )
 
 

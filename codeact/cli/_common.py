@@ -39,6 +39,74 @@ def add_os_sandbox_option(parser: argparse.ArgumentParser, help: str) -> None:
     )
 
 
+SESSION_MEMORY_MB, SESSION_DISK_MB, SESSION_CPUS = 2048, 1024, 1.0
+
+
+def add_session_limit_options(parser: argparse.ArgumentParser) -> None:
+    """``--session-memory``, ``--session-disk`` and ``--session-cpus`` (the process sandbox's
+    per-session limits) of ``run``, ``serve`` and ``batch``."""
+    group = parser.add_argument_group("per-session limits (restricted executor, process mode)")
+    group.add_argument(
+        "--session-memory",
+        type=int,
+        default=SESSION_MEMORY_MB,
+        metavar="MB",
+        help=f"memory a session may hold, files it wrote included (default {SESSION_MEMORY_MB})",
+    )
+    group.add_argument(
+        "--session-disk",
+        type=int,
+        default=SESSION_DISK_MB,
+        metavar="MB",
+        help=f"disk quota of a session's working directory and /tmp (default {SESSION_DISK_MB})",
+    )
+    group.add_argument(
+        "--session-cpus",
+        type=float,
+        default=SESSION_CPUS,
+        metavar="N",
+        help=f"CPUs a session may use at once (default {SESSION_CPUS:g}; 0 = no quota)",
+    )
+
+
+def reap_crashed_sessions(say: Callable[[str], Any]) -> None:
+    """Remove what a crashed earlier codeact process left on this host (session folders,
+    control groups and the workers in them, Docker sandbox containers), and say so."""
+    from codeact.executors.restricted import reap_leftovers
+
+    reaped = reap_leftovers()
+    containers = _reap_containers()
+    parts = [
+        f"{n} {what}"
+        for n, what in (
+            (reaped.folders, "session folder(s)"),
+            (reaped.cgroups, "control group(s)"),
+            (containers, "sandbox container(s)"),
+        )
+        if n
+    ]
+    if parts:
+        say(f"Removed {', '.join(parts)} left by a codeact process that no longer runs.")
+
+
+def _reap_containers() -> int:
+    """Docker sandboxes of dead owners, when an engine answers (quietly nothing otherwise)."""
+    if not (os.environ.get("DOCKER_HOST") or os.path.exists("/var/run/docker.sock")):
+        return 0
+    try:
+        from codeact.executors.docker import docker_client, reap_orphans
+
+        client = docker_client()
+    except Exception:  # no SDK, no engine: nothing of ours can be there
+        return 0
+    try:
+        return reap_orphans(client)
+    except Exception:
+        return 0
+    finally:
+        client.close()
+
+
 def model_spec(arg: str | None) -> str:
     """The model the command line names: ``--model``, else ``$CODEACT_MODEL``, else local."""
     return arg or os.environ.get(MODEL_ENV) or "local"
@@ -58,6 +126,9 @@ class SandboxOptions:
     allow: str | None = None
     os_sandbox: OsSandbox = "auto"
     cell_timeout: float = 60
+    memory_mb: int = SESSION_MEMORY_MB
+    disk_mb: int = SESSION_DISK_MB
+    cpus: float | None = SESSION_CPUS
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> SandboxOptions:
@@ -68,7 +139,18 @@ class SandboxOptions:
             allow=args.allow,
             os_sandbox=args.os_sandbox,
             cell_timeout=args.cell_timeout,
+            **session_limits(args),
         )
+
+
+def session_limits(args: argparse.Namespace) -> dict[str, Any]:
+    """``memory_mb``, ``disk_mb`` and ``cpus`` from ``add_session_limit_options``' options."""
+    cpus = getattr(args, "session_cpus", SESSION_CPUS)
+    return {
+        "memory_mb": getattr(args, "session_memory", SESSION_MEMORY_MB),
+        "disk_mb": getattr(args, "session_disk", SESSION_DISK_MB),
+        "cpus": cpus if cpus else None,
+    }
 
 
 def sandbox_choice(opts: SandboxOptions) -> SandboxChoice | None:
@@ -100,6 +182,9 @@ def make_executor(opts: SandboxOptions) -> CodeExecutor:
             os_sandbox=choice.os_sandbox,
             allowed_modules=choice.allowed_modules,
             timeout=opts.cell_timeout,
+            memory_limit_mb=opts.memory_mb,
+            disk_limit_mb=opts.disk_mb,
+            cpus=opts.cpus,
         )
 
 

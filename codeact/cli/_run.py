@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.to_thread
 
 from codeact.agents.codeact import CodeActAgent, describe_files
 from codeact.cli._common import (
@@ -21,10 +22,12 @@ from codeact.cli._common import (
     MODEL_HELP,
     SandboxOptions,
     add_os_sandbox_option,
+    add_session_limit_options,
     elapsed,
     make_executor,
     make_llm,
     print_json,
+    reap_crashed_sessions,
     sandbox_choice,
 )
 from codeact.context import Context
@@ -80,6 +83,7 @@ def add_parser(sub: Any) -> None:
     run.add_argument("--timeout", type=float, default=600, help="seconds for the whole run")
     run.add_argument("--cell-timeout", type=float, default=60, help="seconds per code block")
     run.add_argument("--json", action="store_true", help="print one JSON object, no progress")
+    add_session_limit_options(run)
     run.add_argument(
         "--require-execution",
         action=argparse.BooleanOptionalAction,
@@ -118,6 +122,7 @@ async def _run(args: argparse.Namespace) -> int:
         files[path.name] = path.read_bytes()
     try:
         say = lambda msg: console.print(f"[dim]{msg}[/dim]")  # noqa: E731
+        await anyio.to_thread.run_sync(reap_crashed_sessions, say)
         llm = make_llm(args.model, base_url=args.base_url, say=say)
         opts = SandboxOptions.from_args(args)
         choice = sandbox_choice(opts)

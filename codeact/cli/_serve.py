@@ -14,9 +14,12 @@ from codeact.cli._common import (
     EXIT_USAGE,
     SandboxOptions,
     add_os_sandbox_option,
+    add_session_limit_options,
     make_executor,
     make_llm,
+    reap_crashed_sessions,
     sandbox_choice,
+    session_limits,
 )
 from codeact.errors import UserError
 
@@ -99,6 +102,48 @@ def open_serve_store(args: argparse.Namespace) -> Any:
     return open_store(args.db, **pg)
 
 
+def machine_memory_mb() -> int:
+    """The memory this server may use: the machine's, or its cgroup's limit when lower."""
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    files = []
+    try:
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            _, controllers, group = line.split(":", 2)
+            if controllers == "":
+                files.append(f"/sys/fs/cgroup{group.rstrip('/')}/memory.max")
+            elif "memory" in controllers.split(","):
+                files.append(f"/sys/fs/cgroup/memory{group.rstrip('/')}/memory.limit_in_bytes")
+    except (OSError, ValueError):
+        pass
+    for limit_file in files:
+        try:
+            text = Path(limit_file).read_text().strip()
+        except OSError:
+            continue
+        if text.isdigit():
+            total = min(total, int(text))
+    return total >> 20
+
+
+def session_budget(args: argparse.Namespace, say: Any) -> int:
+    """How many live sessions fit: ``--max-sessions`` if given, else the memory budget (75 %
+    of the machine's memory unless ``--memory-budget``) over what one session may hold
+    (``--session-memory`` + ``--session-disk``: its files live in memory), at most 64."""
+    if args.max_sessions is not None:
+        return int(args.max_sessions)
+    machine = machine_memory_mb()
+    budget = int(args.memory_budget or machine * 3 // 4)
+    per_session = int(args.session_memory + args.session_disk)
+    sessions: int = max(1, min(64, budget // per_session))
+    say(
+        f"sessions: at most {sessions} live at once ({per_session} MB each: "
+        f"{args.session_memory} MB memory + {args.session_disk} MB disk, within a "
+        f"{budget} MB budget of this machine's {machine} MB; --max-sessions, --memory-budget "
+        "and --session-memory/--session-disk change it)"
+    )
+    return sessions
+
+
 def serve_command(args: argparse.Namespace) -> int:
     """``codeact serve``: run the AG-UI server with uvicorn."""
     try:
@@ -125,6 +170,7 @@ def serve_command(args: argparse.Namespace) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return EXIT_USAGE
         factory = _default_factory(args)
+    reap_crashed_sessions(say=print)
     return serve_app(args, factory)
 
 
@@ -133,7 +179,7 @@ def _default_factory(args: argparse.Namespace) -> Any:
     (a new model adapter for each agent, as the model spec describes)."""
     from codeact.agents.codeact import CodeActAgent
 
-    opts = SandboxOptions(os_sandbox=args.os_sandbox)
+    opts = SandboxOptions(os_sandbox=args.os_sandbox, **session_limits(args))
     choice = sandbox_choice(opts)
     if choice is not None:
         print(choice.summary, flush=True)
@@ -176,10 +222,20 @@ def _add_run_options(serve: argparse.ArgumentParser) -> None:
     serve.add_argument(
         "--max-sessions",
         type=int,
-        default=64,
+        default=None,
         help="threads holding a live session (sandbox) at once; the oldest idle one makes room, "
-        "and a new run gets 429 when all are busy (0 = no limit)",
+        "and a new run gets 429 (Retry-After) when all are busy (0 = no limit). Default: as "
+        "many as fit in --memory-budget, at most 64",
     )
+    serve.add_argument(
+        "--memory-budget",
+        type=int,
+        default=None,
+        metavar="MB",
+        help="memory all sessions together may hold; each counts --session-memory plus "
+        "--session-disk. Default: 75%% of this machine's memory (or of the server's cgroup limit)",
+    )
+    add_session_limit_options(serve)
     serve.add_argument("--reasoning", action="store_true", help="stream REASONING_* events")
     serve.add_argument("--activity", action="store_true", help="stream code output as ACTIVITY")
     serve.add_argument(
@@ -259,7 +315,7 @@ def serve_app(args: argparse.Namespace, factory: Any) -> int:
         store_timeout=args.store_timeout,
         body_timeout=args.body_timeout or None,
         idle_close_s=args.idle_close,
-        max_sessions=args.max_sessions,
+        max_sessions=session_budget(args, say=print),
         reasoning=args.reasoning,
         activity=args.activity or args.ui,  # the playground shows output live
         system_messages=args.system_messages,

@@ -48,6 +48,8 @@ def error_body(status: int, message: str, code: str | None = None) -> dict[str, 
 
 def error_response(status: int, message: str, code: str | None = None) -> JSONResponse:
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    if status in (429, 503):  # busy or unavailable: say when to come back
+        headers = {"Retry-After": "5"}
     return JSONResponse(error_body(status, message, code), status_code=status, headers=headers)
 
 

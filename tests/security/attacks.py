@@ -128,7 +128,7 @@ DATA = [
     data(
         "pd_fill_tmp",
         "big = np.zeros(40 * 1024 * 1024 // 8)\n"
-        "for i in range(8):\n    np.save(f'/tmp/fill{{i}}.npy', big)",
+        "for i in range(30):\n    np.save(f'/tmp/fill{{i}}.npy', big)",  # past the 1 GiB quota
         "fails",
     ),
     # -- network: loopback, the server itself, external -------------------------------------------

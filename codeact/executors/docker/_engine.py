@@ -10,10 +10,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from codeact.errors import ExecutorError, UserError
+from codeact.executors._owner import owner_alive
 
 LABEL = "org.codeact.session"
 LABEL_PID = "org.codeact.host-pid"
 LABEL_HOST = "org.codeact.host"
+#: ``<pid>.<start time>`` of the owning process: a reused pid does not keep orphans alive.
+LABEL_OWNER = "org.codeact.owner"
 
 
 class ContainerGone(ExecutorError):
@@ -92,7 +95,8 @@ def remove_sandboxes(client: Any) -> int:
 
 
 def reap_orphans(client: Any) -> int:
-    """Remove codeact containers left by processes of this host that no longer exist."""
+    """Remove codeact containers left by processes of this host that no longer exist (same
+    pid and start time; another live service's containers are never touched)."""
     removed = 0
     host = socket.gethostname()
     with engine_errors("Cannot list the sandbox containers"):
@@ -101,12 +105,17 @@ def reap_orphans(client: Any) -> int:
         labels = info.get("Labels") or {}
         if labels.get(LABEL_HOST) != host:
             continue
-        try:
-            pid = int(labels.get(LABEL_PID, "0"))
-        except ValueError:
-            pid = 0
-        if pid and _alive(pid):
-            continue
+        owner = labels.get(LABEL_OWNER)
+        if owner is not None:
+            if owner_alive(owner):
+                continue
+        else:  # made by an older codeact: the pid alone
+            try:
+                pid = int(labels.get(LABEL_PID, "0"))
+            except ValueError:
+                pid = 0
+            if pid and _alive(pid):
+                continue
         with contextlib.suppress(ExecutorError), engine_errors("Cannot remove a container"):
             client.api.remove_container(info["Id"], force=True)  # already gone: ContainerGone
             removed += 1

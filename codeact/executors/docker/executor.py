@@ -18,6 +18,7 @@ import anyio
 import anyio.to_thread
 
 from codeact.errors import ExecutorError, UserError
+from codeact.executors._owner import owner_id
 from codeact.executors._wire.cells import to_result
 from codeact.executors._wire.client import KernelClient
 from codeact.executors._wire.frames import MAX_FRAME, ProtocolError
@@ -27,6 +28,7 @@ from codeact.executors.docker._container import RunningContainer
 from codeact.executors.docker._engine import (
     LABEL,
     LABEL_HOST,
+    LABEL_OWNER,
     LABEL_PID,
     docker_client,
     reap_orphans,
@@ -132,6 +134,7 @@ class DockerExecutor(CodeExecutor):
         labels = {
             LABEL: self.session_id,
             LABEL_PID: str(os.getpid()),
+            LABEL_OWNER: owner_id(),
             LABEL_HOST: socket.gethostname(),
             **self.extra_labels,
         }
@@ -141,8 +144,10 @@ class DockerExecutor(CodeExecutor):
         opts: dict[str, Any] = {
             "command": ["python3", "-u", "-c", BOOTSTRAP],
             "stdin_open": True,
+            # Not detached: the engine then closes the container's stdin once our attach stream
+            # ends (StdinOnce), and the kernel exits when it sees that (no orphan keeps running).
+            "detach": False,
             "tty": False,
-            "detach": True,
             "network_mode": "bridge" if self.network else "none",
             "read_only": True,
             "tmpfs": {

@@ -12,6 +12,7 @@ import codecs
 import io
 import json
 import os
+import select
 import signal
 import struct
 import sys
@@ -420,8 +421,25 @@ def on_alarm(_signum, _frame):
     raise CellTimeout()
 
 
+def exit_when_host_gone(fd):
+    """The host's side of our stdin closed (its attach stream ended: the host process died or
+    dropped us): exit at once, even in the middle of a busy cell, so that no container keeps
+    running after its owner is gone. ``poll`` with no events wakes only on hang-up or error."""
+
+    def watch():
+        poller = select.poll()
+        poller.register(fd, 0)
+        while True:
+            for _fd, events in poller.poll():
+                if events & (select.POLLHUP | select.POLLERR | select.POLLNVAL):
+                    os._exit(0)
+
+    threading.Thread(target=watch, name="codeact-host-watch", daemon=True).start()
+
+
 def main():
     rfile = os.fdopen(os.dup(0), "rb", 0)
+    exit_when_host_gone(rfile.fileno())
     wfd = os.dup(1)
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)

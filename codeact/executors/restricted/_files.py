@@ -10,6 +10,7 @@ and writes an upload under a fresh name (``O_EXCL``) that it renames into place.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 import uuid
@@ -71,8 +72,17 @@ def write_beneath(root: Path, path: str, data: bytes, uid: int | None = None) ->
         )
         try:
             view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
+            try:
+                while view:
+                    view = view[os.write(fd, view) :]
+            except OSError as exc:
+                if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+                    raise
+                raise UserError(
+                    f"Cannot upload {path!r}: the session's disk quota is full "
+                    f"({exc.strerror}). Delete files in the sandbox, or give the executor a "
+                    "larger disk_limit_mb (codeact: --session-disk)."
+                ) from None
             if uid is not None:
                 os.fchown(fd, uid, uid)
         finally:

@@ -238,6 +238,7 @@ class SandboxPlan:
         workdir: Path | None,
         info_fd: int | None,
         seccomp_fd: int | None = None,
+        tmpdir: Path | None = None,
     ) -> list[str]:
         """bubblewrap's options (passed through ``--args FD`` by ``bwrap_argv``, so that the
         sandbox's ``/proc/1/cmdline`` does not show host paths)."""
@@ -263,18 +264,11 @@ class SandboxPlan:
                 str(NOBODY),
                 "--disable-userns",
             ]
-        args += [
-            "--proc",
-            "/proc",
-            "--dev",
-            "/dev",
-            "--perms",
-            "1777",
-            "--size",
-            str(self.tmp_bytes),
-            "--tmpfs",
-            "/tmp",
-        ]
+        args += ["--proc", "/proc", "--dev", "/dev"]
+        if tmpdir is not None:  # the session's quota'd folder
+            args += ["--bind", str(tmpdir), "/tmp"]
+        else:
+            args += ["--perms", "1777", "--size", str(self.tmp_bytes), "--tmpfs", "/tmp"]
         made: set[str] = set()
         for target, link in self.symlinks:
             args += ["--symlink", target, link]

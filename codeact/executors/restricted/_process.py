@@ -23,6 +23,7 @@ from codeact.errors import ExecutorError
 from codeact.executors._wire.client import KernelClient
 from codeact.executors._wire.session import run_cell
 from codeact.executors.base import OutputCallback
+from codeact.executors.restricted._cgroups import join_command
 from codeact.executors.restricted._ossandbox import (
     NOBODY,
     SANDBOX_SITE,
@@ -61,6 +62,7 @@ class WorkerProcess:
         self._client: KernelClient | None = None
         #: The host pid of the Python worker itself (inside bubblewrap it is bwrap's child).
         self.worker_pid: int | None = None
+        self._oom_kills = 0
 
     # -- starting --------------------------------------------------------------------------------
     def _command(self) -> tuple[list[str], dict[str, str], str, list[int]]:
@@ -77,9 +79,13 @@ class WorkerProcess:
             os.set_inheritable(write_end, True)
             self._info_read = read_end
             filter_fd = seccomp_fd()
-            options = plan.options(workdir=owner.workdir, info_fd=write_end, seccomp_fd=filter_fd)
+            tmpdir = None if owner.workspace is None else owner.workspace.tmpdir
+            options = plan.options(
+                workdir=owner.workdir, info_fd=write_end, seccomp_fd=filter_fd, tmpdir=tmpdir
+            )
             command = [plan.python, "-s", "-P", "-m", "codeact.executors.restricted._worker"]
             argv, args_fd = bwrap_argv(binary, options, command)
+            argv = self._in_cgroup(argv)
             fds = [write_end, args_fd] + ([] if filter_fd is None else [filter_fd])
             env = {
                 **_COMMON_ENV,
@@ -98,8 +104,15 @@ class WorkerProcess:
             "HOME": str(owner.workdir),
             "MPLCONFIGDIR": str(owner.workdir / ".matplotlib"),
         }
+        if owner.workspace is not None:
+            env["TMPDIR"] = str(owner.workspace.tmpdir)
         argv = [sys.executable, "-s", "-P", "-m", "codeact.executors.restricted._worker"]
-        return argv, env, str(owner.workdir), []
+        return self._in_cgroup(argv), env, str(owner.workdir), []
+
+    def _in_cgroup(self, argv: list[str]) -> list[str]:
+        """``argv`` started inside the session's control group, when it has one."""
+        group = self.owner.cgroup
+        return argv if group is None else join_command(group.procs_files(), argv)
 
     async def start(self) -> None:
         """Spawn the worker and wait until it is ready (``ExecutorError`` if it is not)."""
@@ -121,6 +134,7 @@ class WorkerProcess:
             for fd in fds:
                 os.close(fd)
         self.worker_pid = self.proc.pid
+        self._oom_kills = 0 if owner.cgroup is None else owner.cgroup.oom_kills()
         sandbox_init = await self._read_child_pid() if sandboxed else None
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self._client = KernelClient(StapledByteStream(self.proc.stdin, self.proc.stdout))
@@ -250,6 +264,13 @@ class WorkerProcess:
                 code = await self.proc.wait()
         if code is not None and code > 128 and self.owner.os_sandboxed:
             code = -(code - 128)  # bubblewrap reports a child killed by signal N as 128 + N
+        group = self.owner.cgroup
+        if group is not None and group.oom_kills() > self._oom_kills:
+            limit = group.memory_limit() >> 20
+            return "MemoryError", (
+                f"the session reached its memory limit ({limit} MB, counting the files it wrote) "
+                "and was stopped; the session was restarted (files kept, variables lost)"
+            )
         return "SandboxCrashed", _death_reason(code)
 
     async def interrupt(self) -> bool:

@@ -1,129 +1,152 @@
-"""A small seccomp filter for the bubblewrap sandbox: the kernel interfaces a data-processing
-worker never needs and that kernel exploits usually start from.
+"""The system-call filter of the bubblewrap sandbox: an allow-list built with libseccomp.
 
-Denied with ``EPERM``: new namespaces (``unshare``, ``setns`` — on a root host bubblewrap runs
-without a user namespace, so this is what keeps new user namespaces out), mounts and the new
-mount API, ``chroot``/``pivot_root``, ``ptrace`` and ``process_vm_*``, kernel modules and
-``kexec``, ``bpf``, ``perf_event_open``, ``userfaultfd``, the keyring, ``io_uring``, file-handle
-opens, ``memfd_create`` (memory outside ``RLIMIT_AS``), ``inotify``/``fanotify`` (per-user
-instances every session shares), ``clone`` with namespace flags, and sockets of families a data
-worker has no use for (``AF_VSOCK`` reaches the VM host whatever the network namespace,
-``AF_ALG``, ``AF_PACKET``, ``AF_XDP``...). ``clone3`` gets ``ENOSYS`` (its flags cannot be
-inspected; libc falls back to ``clone``, which ``RLIMIT_NPROC=0`` refuses anyway). Other ABIs
-than the native one (i386 and x32 on x86-64, arm32 on arm64) are refused whole. A deny-list of
-a few dozen stable syscall numbers for two architectures: cheap to keep; on other architectures
-no filter is installed.
+It starts from Docker's default profile for a container with no capabilities (the most-run
+seccomp profile there is: moby's ``profiles/seccomp/default.json``) and narrows it to what a
+data-processing worker needs. Everything not listed is refused with ``ENOSYS`` (so C libraries
+that probe a newer call fall back to an older one); the calls below that kernel exploits
+usually start from are refused with ``EPERM``, by name, so that a test can tell them apart.
+
+Taken out of Docker's list, with the reason:
+
+* ``io_uring_*`` — a large, often-exploited kernel surface no data library needs;
+* ``memfd_create``/``memfd_secret`` — anonymous files (counted by the session's cgroup, but not
+  needed), ``userfaultfd`` is not in Docker's list either;
+* ``inotify_*``/``fanotify_mark`` — per-user instances shared by every session;
+* SysV and POSIX message queues, semaphores and shared memory (``msg*``, ``mq_*``, ``sem*``,
+  ``shm*``, ``ipc``) — a worker cannot start processes to talk to;
+* ``ptrace``/``process_vm_*``/``pidfd_*``/``process_mrelease``/``kcmp`` — other processes;
+* ``fork``/``vfork`` — the worker never starts a process (``RLIMIT_NPROC=0`` refuses it too);
+* ``name_to_handle_at``, ``remap_file_pages``, ``vmsplice``, ``personality`` with flags;
+* ``socket`` only for ``AF_UNIX``, ``AF_INET``, ``AF_INET6`` and ``AF_NETLINK`` (inside a network
+  namespace with only loopback): not ``AF_VSOCK`` (reaches a VM's host whatever the namespace),
+  ``AF_PACKET``, ``AF_ALG``...;
+* ``clone`` only without namespace flags (threads), ``clone3`` → ``ENOSYS`` (its flags cannot
+  be inspected; libc falls back to ``clone``), as in Docker's profile.
+
+Added beyond Docker's list: nothing. Calls of other ABIs (i386 and x32 on x86-64, arm32 on arm64)
+are refused whole. Where libseccomp cannot be loaded the hand-written deny-list of
+``_seccomp_denylist`` is used instead, and ``filter_kind()`` says so (``codeact doctor``).
 """
 
 from __future__ import annotations
 
-import platform
-import struct
+import errno
+import functools
+import os
+import tempfile
+from typing import Any
 
-#: (syscall, x86-64 number, arm64 number; None where the architecture has no such call).
-_DENIED: tuple[tuple[str, int | None, int | None], ...] = (
-    ("unshare", 272, 97),
-    ("setns", 308, 268),
-    ("mount", 165, 40),
-    ("umount2", 166, 39),
-    ("pivot_root", 155, 41),
-    ("chroot", 161, 51),
-    ("ptrace", 101, 117),
-    ("process_vm_readv", 310, 270),
-    ("process_vm_writev", 311, 271),
-    ("kexec_load", 246, 104),
-    ("kexec_file_load", 320, 294),
-    ("init_module", 175, 105),
-    ("finit_module", 313, 273),
-    ("delete_module", 176, 106),
-    ("bpf", 321, 280),
-    ("perf_event_open", 298, 241),
-    ("userfaultfd", 323, 282),
-    ("keyctl", 250, 219),
-    ("add_key", 248, 217),
-    ("request_key", 249, 218),
-    ("io_uring_setup", 425, 425),
-    ("io_uring_enter", 426, 426),
-    ("io_uring_register", 427, 427),
-    ("open_by_handle_at", 304, 265),
-    ("name_to_handle_at", 303, 264),
-    ("open_tree", 428, 428),
-    ("move_mount", 429, 429),
-    ("fsopen", 430, 430),
-    ("fsconfig", 431, 431),
-    ("fsmount", 432, 432),
-    ("fspick", 433, 433),
-    ("mount_setattr", 442, 442),
-    ("acct", 163, 89),
-    ("swapon", 167, 224),
-    ("swapoff", 168, 225),
-    ("reboot", 169, 142),
-    ("quotactl", 179, 60),
-    ("memfd_create", 319, 279),
-    ("inotify_init", 253, None),
-    ("inotify_init1", 294, 26),
-    ("fanotify_init", 300, 262),
-)
-_SOCKET = {"x86_64": 41, "aarch64": 198}
-_CLONE = {"x86_64": 56, "aarch64": 220}
-_CLONE3 = 435
-#: AF_KEY, AF_PACKET, AF_RDS, AF_LLC, AF_CAN, AF_TIPC, AF_BLUETOOTH, AF_ALG, AF_NFC, AF_VSOCK,
-#: AF_QIPCRTR, AF_SMC, AF_XDP.
-_DENIED_FAMILIES = (15, 17, 21, 26, 29, 30, 31, 38, 39, 40, 42, 43, 44)
-#: CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET
-_CLONE_NAMESPACES = 0x7E020000
-_AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
-_X32_BIT = 0x40000000
+from codeact.executors.restricted._seccomp_denylist import denylist_program
 
-# classic BPF
-_LD_W_ABS = 0x20
-_JEQ_K = 0x15
-_JGE_K = 0x35
-_JSET_K = 0x45
-_RET_K = 0x06
-_ALLOW = 0x7FFF0000
-_ERRNO = 0x00050000
-_EPERM, _ENOSYS = 1, 38
-_NR, _ARCH, _ARG0 = 0, 4, 16  # offsets in struct seccomp_data (arg0's low 32 bits)
+#: Docker's default allow-list (no capabilities), less what is taken out above.
+ALLOWED = """
+accept accept4 access adjtimex alarm bind brk capget capset chdir chmod chown chown32
+clock_adjtime clock_adjtime64 clock_getres clock_getres_time64 clock_gettime clock_gettime64
+clock_nanosleep clock_nanosleep_time64 close close_range connect copy_file_range creat dup dup2
+dup3 epoll_create epoll_create1 epoll_ctl epoll_ctl_old epoll_pwait epoll_pwait2 epoll_wait
+epoll_wait_old eventfd eventfd2 execve execveat exit exit_group faccessat faccessat2 fadvise64
+fadvise64_64 fallocate fchdir fchmod fchmodat fchown fchown32 fchownat fcntl fcntl64 fdatasync
+fgetxattr flistxattr flock fremovexattr fsetxattr fstat fstat64 fstatat64 fstatfs fstatfs64
+fsync ftruncate ftruncate64 futex futex_time64 futex_waitv futimesat getcpu getcwd getdents
+getdents64 getegid getegid32 geteuid geteuid32 getgid getgid32 getgroups getgroups32 getitimer
+getpeername getpgid getpgrp getpid getppid getpriority getrandom getresgid getresgid32
+getresuid getresuid32 getrlimit get_robust_list getrusage getsid getsockname getsockopt
+get_thread_area gettid gettimeofday getuid getuid32 getxattr io_cancel ioctl io_destroy
+io_getevents io_pgetevents io_pgetevents_time64 ioprio_get ioprio_set io_setup io_submit kill
+landlock_add_rule landlock_create_ruleset landlock_restrict_self lchown lchown32 lgetxattr link
+linkat listen listxattr llistxattr _llseek lremovexattr lseek lsetxattr lstat lstat64 madvise
+membarrier mincore mkdir mkdirat mknod mknodat mlock mlock2 mlockall mmap mmap2 mprotect mremap
+msync munlock munlockall munmap nanosleep newfstatat _newselect open openat openat2 pause pipe
+pipe2 pkey_alloc pkey_free pkey_mprotect poll ppoll ppoll_time64 prctl pread64 preadv preadv2
+prlimit64 pselect6 pselect6_time64 pwrite64 pwritev pwritev2 read readahead readlink readlinkat
+readv recv recvfrom recvmmsg recvmmsg_time64 recvmsg removexattr rename renameat renameat2
+restart_syscall rmdir rseq rt_sigaction rt_sigpending rt_sigprocmask rt_sigqueueinfo
+rt_sigreturn rt_sigsuspend rt_sigtimedwait rt_sigtimedwait_time64 rt_tgsigqueueinfo
+sched_getaffinity sched_getattr sched_getparam sched_get_priority_max sched_get_priority_min
+sched_getscheduler sched_rr_get_interval sched_rr_get_interval_time64 sched_setaffinity
+sched_setattr sched_setparam sched_setscheduler sched_yield seccomp select send sendfile
+sendfile64 sendmmsg sendmsg sendto setfsgid setfsgid32 setfsuid setfsuid32 setgid setgid32
+setgroups setgroups32 setitimer setpgid setpriority setregid setregid32 setresgid setresgid32
+setresuid setresuid32 setreuid setreuid32 setrlimit set_robust_list setsid setsockopt
+set_thread_area set_tid_address setuid setuid32 setxattr shutdown sigaltstack signalfd
+signalfd4 sigprocmask sigreturn socketcall socketpair splice stat stat64 statfs statfs64 statx
+symlink symlinkat sync sync_file_range syncfs sysinfo tee tgkill time timer_create timer_delete
+timer_getoverrun timer_gettime timer_gettime64 timer_settime timer_settime64 timerfd_create
+timerfd_gettime timerfd_gettime64 timerfd_settime timerfd_settime64 times tkill truncate
+truncate64 ugetrlimit umask uname unlink unlinkat utime utimensat utimensat_time64 utimes wait4
+waitid waitpid write writev arch_prctl modify_ldt
+""".split()
 
+#: Refused with EPERM by name (everything else not allowed gets ENOSYS).
+DENIED = """
+unshare setns mount umount2 pivot_root chroot ptrace process_vm_readv process_vm_writev
+kexec_load kexec_file_load init_module finit_module delete_module bpf perf_event_open
+userfaultfd keyctl add_key request_key io_uring_setup io_uring_enter io_uring_register
+open_by_handle_at name_to_handle_at open_tree move_mount fsopen fsconfig fsmount fspick
+mount_setattr acct swapon swapoff reboot quotactl memfd_create memfd_secret inotify_init
+inotify_init1 inotify_add_watch fanotify_init fanotify_mark fork vfork pidfd_open
+pidfd_send_signal pidfd_getfd kcmp process_madvise process_mrelease vmsplice
+remap_file_pages msgget msgsnd msgrcv msgctl semget semop semtimedop semctl shmget shmat shmdt
+shmctl mq_open mq_unlink mq_timedsend mq_timedreceive mq_notify mq_getsetattr ipc syslog
+sethostname setdomainname settimeofday clock_settime iopl ioperm lookup_dcookie
+""".split()
 
-def _insn(code: int, jt: int, jf: int, k: int) -> bytes:
-    return struct.pack("=HBBI", code, jt, jf, k)
+#: AF_UNIX, AF_INET, AF_INET6, AF_NETLINK.
+SOCKET_FAMILIES = (1, 2, 10, 16)
+#: CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET (Docker's mask).
+CLONE_NAMESPACES = 0x7E020000
+#: personality(2) values Docker allows: PER_LINUX, UNAME26, ADDR_NO_RANDOMIZE combos, query.
+PERSONALITIES = (0, 8, 0x20000, 0x20008, 0xFFFFFFFF)
 
 
-def _refuse(errno: int = _EPERM) -> bytes:
-    return _insn(_RET_K, 0, 0, _ERRNO | errno)
+def _build(sc: Any) -> Any:
+    f = sc.SyscallFilter(sc.ERRNO(errno.ENOSYS))
+    f.set_attr(sc.Attr.ACT_BADARCH, sc.ERRNO(errno.EPERM))
+    for names, action in ((ALLOWED, sc.ALLOW), (DENIED, sc.ERRNO(errno.EPERM))):
+        for name in names:
+            try:
+                f.add_rule(action, name)
+            except (OSError, ValueError, RuntimeError):
+                continue  # not a call of this architecture, or unknown to this libseccomp
+    for family in SOCKET_FAMILIES:
+        f.add_rule(sc.ALLOW, "socket", sc.Arg(0, sc.EQ, family))
+    f.add_rule(sc.ALLOW, "clone", sc.Arg(0, sc.MASKED_EQ, CLONE_NAMESPACES, 0))
+    # clone3 is refused with ENOSYS by the default action (libseccomp rejects a rule that
+    # repeats the default)
+    for value in PERSONALITIES:
+        f.add_rule(sc.ALLOW, "personality", sc.Arg(0, sc.EQ, value))
+    return f
 
 
-def seccomp_program(machine: str | None = None) -> bytes | None:
-    """The compiled filter for this machine (``struct sock_filter[]``), or None when its
-    architecture has no table here."""
-    machine = machine or platform.machine()
-    if machine not in _AUDIT_ARCH:
+@functools.lru_cache(maxsize=1)
+def _allowlist_program() -> bytes | None:
+    try:
+        import pyseccomp as sc
+    except (ImportError, OSError):  # the package, or libseccomp.so.2, is missing
         return None
-    column = 1 if machine == "x86_64" else 2
-    denied = sorted({nr for row in _DENIED if isinstance(nr := row[column], int)})
-    prog = [
-        _insn(_LD_W_ABS, 0, 0, _ARCH),
-        _insn(_JEQ_K, 1, 0, _AUDIT_ARCH[machine]),
-        _refuse(),  # another ABI (i386, x32, arm32): refused whole
-        _insn(_LD_W_ABS, 0, 0, _NR),
-    ]
-    if machine == "x86_64":
-        prog += [_insn(_JGE_K, 0, 1, _X32_BIT), _refuse()]
-    prog += [_insn(_JEQ_K, 0, 1, _CLONE3), _refuse(_ENOSYS)]
-    for nr in denied:
-        prog += [_insn(_JEQ_K, 0, 1, nr), _refuse()]
-    # socket(family, ...): refuse the families in _DENIED_FAMILIES
-    families = [b for fam in _DENIED_FAMILIES for b in (_insn(_JEQ_K, 0, 1, fam), _refuse())]
-    prog += [_insn(_JEQ_K, 0, len(families) + 2, _SOCKET[machine]), _insn(_LD_W_ABS, 0, 0, _ARG0)]
-    prog += [*families, _insn(_RET_K, 0, 0, _ALLOW)]
-    # clone(flags, ...): refuse new namespaces
-    prog += [
-        _insn(_JEQ_K, 0, 3, _CLONE[machine]),
-        _insn(_LD_W_ABS, 0, 0, _ARG0),
-        _insn(_JSET_K, 0, 1, _CLONE_NAMESPACES),
-        _refuse(),
-    ]
-    prog.append(_insn(_RET_K, 0, 0, _ALLOW))
-    return b"".join(prog)
+    try:
+        program = _build(sc)
+        with tempfile.TemporaryFile() as out:
+            program.export_bpf(out)
+            out.seek(0)
+            return out.read()
+    except (OSError, ValueError, RuntimeError):
+        return None
+
+
+def filter_kind() -> str:
+    """Which filter the sandbox gets: ``"allow-list (libseccomp)"``, the fallback
+    ``"deny-list"`` or ``"none"`` (no table for this architecture)."""
+    if os.environ.get("CODEACT_SECCOMP") != "denylist" and _allowlist_program() is not None:
+        return "allow-list (libseccomp)"
+    return "deny-list" if denylist_program() is not None else "none"
+
+
+def seccomp_program() -> bytes | None:
+    """The compiled filter (``struct sock_filter[]``) for bubblewrap's ``--seccomp``: the
+    libseccomp allow-list, else the hand-written deny-list, else None."""
+    if os.environ.get("CODEACT_SECCOMP") != "denylist":
+        program = _allowlist_program()
+        if program is not None:
+            return program
+    return denylist_program()

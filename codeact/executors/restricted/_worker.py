@@ -85,8 +85,27 @@ def _drop_privileges(uid: int | None, allow_root: bool) -> None:
         raise SystemExit("could not drop root privileges")
 
 
+def _exit_when_host_gone(fd: int) -> None:
+    """End this worker as soon as the host's end of its stdin closes (the host process died),
+    even in the middle of a busy cell: no worker outlives its owner. Started before the limits
+    (``RLIMIT_NPROC=0`` refuses new threads)."""
+    import select
+    import threading
+
+    def watch() -> None:
+        poller = select.poll()
+        poller.register(fd, 0)  # no events asked: wakes only on hang-up or error
+        while True:
+            for _fd, events in poller.poll():
+                if events & (select.POLLHUP | select.POLLERR | select.POLLNVAL):
+                    os._exit(0)
+
+    threading.Thread(target=watch, name="codeact-host-watch", daemon=True).start()
+
+
 def main() -> None:
     rfile = os.fdopen(os.dup(0), "rb", buffering=0)
+    _exit_when_host_gone(rfile.fileno())
     wfile = os.fdopen(os.dup(1), "wb", buffering=0)
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)

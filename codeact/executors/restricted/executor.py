@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
-import shutil
-import tempfile
 import threading
 import time
 import warnings
@@ -20,6 +19,7 @@ from codeact.errors import ExecutorError, UserError
 from codeact.executors._wire.cells import run_host_tool, to_result
 from codeact.executors.base import CodeExecutor, ExecutionResult, OutputCallback
 from codeact.executors.restricted._allowed import check_allowed_modules, third_party
+from codeact.executors.restricted._cgroups import CgroupLimits, SessionCgroup, cgroup_support
 from codeact.executors.restricted._files import read_beneath, write_beneath
 from codeact.executors.restricted._guards import CellTimeout
 from codeact.executors.restricted._interrupt import WATCHDOG
@@ -32,7 +32,14 @@ from codeact.executors.restricted._ossandbox import (
     resolve_os_sandbox,
 )
 from codeact.executors.restricted._process import WorkerProcess
+from codeact.executors.restricted._reaping import (
+    NO_CGROUP_WARNING,
+    NO_QUOTA_WARNING,
+    reap_once,
+    warn_once,
+)
 from codeact.executors.restricted._session import Session
+from codeact.executors.restricted._workspace import Workspace
 from codeact.tools import BaseTool
 
 Isolation = Literal["inline", "process"]
@@ -79,6 +86,10 @@ class RestrictedExecutor(CodeExecutor):
         cpu_limit_s: int = 3600,
         file_size_limit_mb: int = 64,
         os_sandbox: OsSandbox = "auto",
+        disk_limit_mb: int = 1024,
+        max_files: int = 50_000,
+        cpus: float | None = 1.0,
+        pids_limit: int = 64,
     ) -> None:
         super().__init__(tools=tools)
         if isolation not in ("inline", "process"):
@@ -102,6 +113,19 @@ class RestrictedExecutor(CodeExecutor):
             "open_files": 256,
             "processes": 0,
         }
+        if disk_limit_mb <= 0 or max_files <= 0 or pids_limit <= 0 or memory_limit_mb <= 0:
+            raise UserError(
+                "memory_limit_mb, disk_limit_mb, max_files and pids_limit must be positive"
+            )
+        if cpus is not None and not cpus > 0:
+            raise UserError(f"cpus must be a positive number of CPUs or None, got {cpus!r}")
+        self.cgroup_limits = CgroupLimits(memory_limit_mb << 20, cpus, pids_limit)
+        self.disk_limit_mb = disk_limit_mb
+        self.max_files = max_files
+        #: The session's control group (process mode, where the host allows one).
+        self.cgroup: SessionCgroup | None = None
+        #: The session's folder (with its disk quota) when this executor made it.
+        self.workspace: Workspace | None = None
         self.workdir: Path | None = None
         self._owns_workdir = False
         self._session: Session | None = None
@@ -120,25 +144,61 @@ class RestrictedExecutor(CodeExecutor):
         if self.isolation == "process":
             self.os_sandboxed = resolve_os_sandbox(self.os_sandbox)
         self._warn_unsandboxed_modules()
+        await reap_once()
+        try:
+            await self._make_room()
+            if self.isolation == "inline":
+                self._session = self._new_session()
+            else:
+                self._worker = WorkerProcess(self)
+                await self._worker.start()
+        except BaseException:
+            self._worker = None
+            with anyio.CancelScope(shield=True):
+                await self._release()
+            raise
+
+    async def _make_room(self) -> None:
+        """The working directory (a quota'd session folder unless ``workdir=`` was given) and,
+        in process mode, the session's control group."""
+        sandbox_uid = NOBODY if self.isolation == "process" and host_is_root() else None
         if self._workdir_arg is not None:
             self._workdir_arg.mkdir(parents=True, exist_ok=True)
             self.workdir = self._workdir_arg.resolve()
+            if sandbox_uid is not None:
+                give_to_sandbox(self.workdir)
         else:
-            self.workdir = Path(tempfile.mkdtemp(prefix="codeact-session-")).resolve()
+            self.workspace = await anyio.to_thread.run_sync(
+                Workspace.create, self.disk_limit_mb << 20, self.max_files, sandbox_uid
+            )
+            self.workdir = self.workspace.workdir
             self._owns_workdir = True
-        if self.isolation == "inline":
-            self._session = self._new_session()
-        else:
-            give_to_sandbox(self.workdir)
-            self._worker = WorkerProcess(self)
-            try:
-                await self._worker.start()
-            except BaseException:
-                self._worker = None
-                if self._owns_workdir:
-                    shutil.rmtree(self.workdir, ignore_errors=True)
-                self.workdir = None
-                raise
+            if not self.workspace.quota:
+                warn_once("quota", NO_QUOTA_WARNING)
+        if self.isolation == "process":
+            support = cgroup_support()
+            if support.version is None:
+                warn_once("cgroup", NO_CGROUP_WARNING.format(why=support.detail))
+            else:
+                limits = self.cgroup_limits
+                if self.workspace is not None and self.workspace.quota:
+                    # its files are memory too: the group holds heap (RLIMIT_AS) plus quota
+                    limits = dataclasses.replace(
+                        limits, memory_bytes=limits.memory_bytes + (self.disk_limit_mb << 20)
+                    )
+                self.cgroup = await anyio.to_thread.run_sync(
+                    SessionCgroup.create, limits, support
+                )
+
+    async def _release(self) -> None:
+        """Delete the control group and the session folder (in a thread: never on the loop)."""
+        cgroup, self.cgroup = self.cgroup, None
+        if cgroup is not None:
+            await anyio.to_thread.run_sync(cgroup.remove)
+        space, self.workspace = self.workspace, None
+        if space is not None:
+            await anyio.to_thread.run_sync(space.remove)
+        self.workdir = None
 
     @property
     def isolation_level(self) -> str:
@@ -195,8 +255,8 @@ class RestrictedExecutor(CodeExecutor):
                 await self._worker.stop()
             self._worker = None
         self._session = None
-        if self._owns_workdir and self.workdir is not None:
-            shutil.rmtree(self.workdir, ignore_errors=True)
+        with anyio.CancelScope(shield=True):
+            await self._release()
 
     # -- files -----------------------------------------------------------------------------------
     def _root(self) -> Path:
