@@ -328,7 +328,7 @@ async def test_reaping_never_touches_a_live_sessions_files() -> None:
         assert ex.workspace is not None
         await ex.upload("data.csv", b"a,b\n1,2\n")
         # another process's reaper runs while this session lives
-        subprocess.run(
+        await anyio.run_process(
             [
                 sys.executable,
                 "-c",
@@ -336,7 +336,6 @@ async def test_reaping_never_touches_a_live_sessions_files() -> None:
             ],
             check=True,
             cwd=Path(__file__).parents[2],
-            timeout=60,
         )
         assert await ex.download("data.csv") == b"a,b\n1,2\n"
         assert ex.cgroup is None or all(d.exists() for d in ex.cgroup.dirs.values())
