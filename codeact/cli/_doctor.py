@@ -31,6 +31,7 @@ def doctor(args: argparse.Namespace) -> int:
         ("restricted executor (inline)", lambda: _check_restricted("inline")),
         ("restricted executor (process)", lambda: _check_restricted("process")),
         ("OS sandbox (bubblewrap)", _check_os_sandbox),
+        ("per-session limits", _check_session_limits),
         ("data libraries", _check_data),
         ("local model", _check_local_model),
         ("OpenAI-compatible endpoint", _check_endpoint),
@@ -84,6 +85,27 @@ def _check_os_sandbox() -> tuple[str, str]:
         f"{status.detail}: the process worker would run without an OS sandbox and data "
         f"libraries are not offered by default. Fix: {status.fix}"
     )
+
+
+def _check_session_limits() -> tuple[str, str]:
+    from codeact.executors.restricted import host_containment
+
+    facts = host_containment()
+    quota = (
+        "disk quota per session (tmpfs)"
+        if facts.disk_quota_ok
+        else "no disk quota (mounting a tmpfs needs root)"
+    )
+    cgroups = (
+        f"memory/CPU/pids per session ({facts.cgroups})"
+        if facts.cgroups_ok
+        else f"no per-session cgroup: {facts.cgroups}"
+    )
+    detail = f"{cgroups}; {quota}; system calls: {facts.seccomp}"
+    if facts.cgroups_ok and facts.disk_quota_ok and facts.seccomp.startswith("allow"):
+        return "ok", detail
+    fix = "" if facts.seccomp.startswith("allow") else " (libseccomp: apt-get install libseccomp2)"
+    return "missing", detail + fix + "; run `codeact serve` as root for per-session limits"
 
 
 def _check_data() -> tuple[str, str]:

@@ -135,3 +135,21 @@ def test_doctor_reports_each_part() -> None:
     assert "restricted executor (process)" in r.stdout and "runs cells" in r.stdout
     assert "local model" in r.stdout and "docker executor" in r.stdout
     assert r.returncode == 0, r.stdout
+
+
+def test_serve_derives_its_session_budget_from_the_machine() -> None:
+    import argparse
+
+    from codeact.cli._serve import machine_memory_mb, session_budget
+
+    said: list[str] = []
+    args = argparse.Namespace(
+        max_sessions=None, memory_budget=None, session_memory=2048, session_disk=1024
+    )
+    n = session_budget(args, said.append)
+    assert n == max(1, min(64, machine_memory_mb() * 3 // 4 // 3072))
+    assert f"at most {n} live at once" in said[0] and "3072 MB each" in said[0]
+    args.memory_budget = 7000  # two sessions of 3072 MB fit, not three
+    assert session_budget(args, said.append) == 2
+    args.max_sessions = 5  # an explicit number wins, silently
+    assert session_budget(args, said.append) == 5 and len(said) == 2

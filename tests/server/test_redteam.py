@@ -321,6 +321,7 @@ def test_max_sessions_closes_the_oldest_idle_then_refuses_when_all_are_busy(serv
         time.sleep(0.02)
     refused = post(srv.url, body("d"))
     assert refused.status_code == 429 and refused.json()["code"] == "too_many_sessions"
+    assert int(refused.headers["retry-after"]) > 0  # says when to come back
     gate.set()
     for t in busy:
         t.join(60)

@@ -206,7 +206,18 @@ class RestrictedExecutor(CodeExecutor):
         if self.isolation == "inline":
             return "in-process (language guards only)"
         if self.os_sandboxed:
-            return "process in an OS sandbox (bubblewrap: no network, private files, uid 65534)"
+            extra = "".join(
+                part
+                for part, on in (
+                    (", own cgroup", self.cgroup is not None),
+                    (", disk quota", self.workspace is not None and self.workspace.quota),
+                )
+                if on
+            )
+            return (
+                "process in an OS sandbox (bubblewrap: no network, private files, uid 65534"
+                f"{extra})"
+            )
         return "process without an OS sandbox (language guards and resource limits)"
 
     def _warn_unsandboxed_modules(self) -> None:
