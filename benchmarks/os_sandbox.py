@@ -123,25 +123,24 @@ async def fifth_session(cells: int) -> dict[str, list[float]]:
         ("4 spinning, cpus=0.25", 0.25),
     ):
         _containment(quota != 0)
-        async with (
-            RestrictedExecutor(isolation="process") as probe,
-            anyio.create_task_group() as tg,
-        ):
-            spinners = []
-            if quota is not None:
-                for _ in range(4):
-                    ex = RestrictedExecutor(isolation="process", cpus=quota or None, timeout=600)
-                    await ex.start()
-                    spinners.append(ex)
-                    tg.start_soon(ex.execute, spin)
-                await anyio.sleep(1)
-            for _ in range(10):
-                await probe.execute("x = 1")
-            out[label] = [await timed(lambda: probe.execute("x = 1")) for _ in range(cells)]
-            tg.cancel_scope.cancel()
-            for ex in spinners:
-                with anyio.CancelScope(shield=True):
-                    await ex.aclose()
+        spinners: list[RestrictedExecutor] = []
+        async with RestrictedExecutor(isolation="process") as probe:
+            async with anyio.create_task_group() as tg:
+                if quota is not None:
+                    for _ in range(4):
+                        ex = RestrictedExecutor(
+                            isolation="process", cpus=quota or None, timeout=600
+                        )
+                        await ex.start()
+                        spinners.append(ex)
+                        tg.start_soon(ex.execute, spin)
+                    await anyio.sleep(1)
+                for _ in range(10):
+                    await probe.execute("x = 1")
+                out[label] = [await timed(lambda: probe.execute("x = 1")) for _ in range(cells)]
+                tg.cancel_scope.cancel()
+            for ex in spinners:  # after their cells were interrupted
+                await ex.aclose()
     return out
 
 

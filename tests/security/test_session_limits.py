@@ -453,3 +453,34 @@ def test_calls_outside_the_allow_list_are_refused_in_the_worker_sandbox(tmp_path
     allowed = {name: code for name, code in seen.items() if code not in (errno.EPERM, errno.ENOSYS)}
     assert not allowed, f"calls outside the allow-list were not refused: {allowed}"
     assert len(seen) == len(REFUSED)
+
+
+async def test_sessions_each_stopped_at_their_limit_and_the_host_keeps_its_headroom() -> None:
+    def available() -> int:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) << 10
+        return 0
+
+    before = available()
+    sessions = [_process(memory_limit_mb=300, allowed_modules=["numpy"]) for _ in range(3)]
+    results = []
+
+    async def greedy(ex: RestrictedExecutor) -> None:
+        async with ex:
+            results.append(
+                await ex.execute(
+                    "import numpy as np\nheld = []\n"
+                    "for i in range(100):\n    held.append(np.ones(16 << 20, dtype=np.uint8))\n",
+                    timeout=120,
+                )
+            )
+
+    async with anyio.create_task_group() as tg:
+        for ex in sessions:
+            tg.start_soon(greedy, ex)
+    assert len(results) == 3
+    for r in results:
+        assert r.error is not None and r.error.type == "MemoryError", r
+    # what they held is gone again (nothing kept beyond their own limits meanwhile)
+    assert before - available() < 600 << 20

@@ -54,7 +54,12 @@ def is_gvisor(runtime: str | None) -> bool:
 class DockerExecutor(CodeExecutor):
     """Runs cells in a container: no network, read-only root, non-root, all caps dropped,
     ``no-new-privileges``, memory (= swap), CPU, pids, open-file and file-size limits, an init
-    process. Every limit is a constructor argument; ``network=True`` opts into networking.
+    process, and size- and inode-capped tmpfs for ``/workspace`` and ``/tmp`` (``max_files``;
+    gVisor's tmpfs ignores the inode cap, its files count against ``memory``). Every limit is a
+    constructor argument; ``network=True`` opts into networking. The kernel exits by itself when
+    this process's attach stream closes (e.g. the host process was killed), and the next
+    executor, ``codeact serve``/``run``/``batch`` or ``codeact sandbox prune`` removes
+    containers whose owning process is gone.
 
     A cell past its timeout is interrupted (state kept); a kernel that does not stop, dies, runs
     out of memory or whose container disappears is replaced (``restarted=True``, state lost).
@@ -87,6 +92,7 @@ class DockerExecutor(CodeExecutor):
         network: bool = False,
         tmp_size: str = "64m",
         workspace_size: str = "256m",
+        max_files: int = 50_000,
         open_files: int = 256,
         file_size_mb: int = 64,
         user: str | None = None,
@@ -107,6 +113,7 @@ class DockerExecutor(CodeExecutor):
         self.network = network
         self.tmp_size = tmp_size
         self.workspace_size = workspace_size
+        self.max_files = max_files
         self.open_files = open_files
         self.file_size_mb = file_size_mb
         self.user = user
@@ -151,8 +158,10 @@ class DockerExecutor(CodeExecutor):
             "network_mode": "bridge" if self.network else "none",
             "read_only": True,
             "tmpfs": {
-                "/tmp": f"rw,nosuid,nodev,noexec,size={self.tmp_size}",
-                "/workspace": f"rw,nosuid,nodev,size={self.workspace_size}{owner}",
+                "/tmp": f"rw,nosuid,nodev,noexec,size={self.tmp_size},nr_inodes={self.max_files}",
+                "/workspace": (
+                    f"rw,nosuid,nodev,size={self.workspace_size},nr_inodes={self.max_files}{owner}"
+                ),
             },
             "user": user,
             "cap_drop": ["ALL"],

@@ -275,9 +275,10 @@ def reap_cgroups(support: CgroupSupport | None = None) -> int:
             continue
         sessions: dict[str, list[Path]] = {}
         for folder in folders:
-            for entry in folder.iterdir():
-                if entry.is_dir():
-                    sessions.setdefault(entry.name, []).append(entry)
+            with contextlib.suppress(OSError):  # another reaper got there first
+                for entry in folder.iterdir():
+                    if entry.is_dir():
+                        sessions.setdefault(entry.name, []).append(entry)
         for dirs in sessions.values():
             _kill_and_remove(dirs, 5.0)
             removed += 1

@@ -4,6 +4,7 @@ once per process, which containment this host cannot give."""
 
 from __future__ import annotations
 
+import threading
 import warnings
 from dataclasses import dataclass
 
@@ -52,10 +53,20 @@ def reap_leftovers() -> Reaped:
     return Reaped(folders=reap_workspaces(), cgroups=cgroups)
 
 
+_REAP_LOCK = threading.Lock()
+
+
+def _reap_first_time() -> None:
+    with _REAP_LOCK:
+        if not _REAPED:
+            reap_leftovers()
+
+
 async def reap_once() -> None:
-    """``reap_leftovers`` in a thread, the first time a session starts in this process."""
+    """``reap_leftovers`` in a thread, the first time a session starts in this process (other
+    sessions starting meanwhile wait for it)."""
     if not _REAPED:
-        await anyio.to_thread.run_sync(reap_leftovers)
+        await anyio.to_thread.run_sync(_reap_first_time)
 
 
 @dataclass(frozen=True)
