@@ -170,7 +170,7 @@ def serve_command(args: argparse.Namespace) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return EXIT_USAGE
         factory = _default_factory(args)
-    reap_crashed_sessions(say=print)
+    reap_crashed_sessions(say=lambda msg: print(msg, file=sys.stderr, flush=True))
     return serve_app(args, factory)
 
 
@@ -300,6 +300,7 @@ def serve_app(args: argparse.Namespace, factory: Any) -> int:
     except (StoreLocked, OSError, UserError, StoreUnavailable, SchemaError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    budget_lines: list[str] = []
     app = create_app(
         factory,
         store=store,
@@ -315,7 +316,7 @@ def serve_app(args: argparse.Namespace, factory: Any) -> int:
         store_timeout=args.store_timeout,
         body_timeout=args.body_timeout or None,
         idle_close_s=args.idle_close,
-        max_sessions=session_budget(args, say=print),
+        max_sessions=session_budget(args, say=budget_lines.append),
         reasoning=args.reasoning,
         activity=args.activity or args.ui,  # the playground shows output live
         system_messages=args.system_messages,
@@ -328,6 +329,8 @@ def serve_app(args: argparse.Namespace, factory: Any) -> int:
         f"{auth})",
         flush=True,
     )
+    for line in budget_lines:  # after the address line, which tools read first
+        print(line, flush=True)
     if args.ui:
         print(f"playground: open http://{host}:{args.port}/ui/", flush=True)
     server = make_server(
