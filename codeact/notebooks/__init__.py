@@ -1,0 +1,127 @@
+"""Notebooks out: a run, a thread or a batch task as a Jupyter notebook (nbformat 4) that re-runs.
+
+The question and the agents' prose become markdown cells; every code block the agent ran
+becomes a code cell with its outputs as Jupyter shows them (stdout/stderr streams, the trailing
+value, tables as ``text/html`` + ``text/plain``, figures as ``image/png``, errors); the files the
+run uploaded are listed at the top with a cell that finds them; what existed only in the
+sandbox (``final_answer``, host tools) gets stand-ins in a set-up cell and a comment on the
+cells that used it. Failed cells are tagged ``raises-exception`` so "Run all" goes on past them.
+The notebook's metadata (``metadata.codeact``) records codeact's version, the model and the
+executor::
+
+    from codeact.notebooks import write_notebook
+
+    handler = agent.run("Which city sold the most units?", ctx=ctx)
+    await handler
+    write_notebook(handler, "analysis.ipynb", files={"sales.csv": data}, model="qwen")
+
+Needs the ``nbformat`` package (``pip install 'codeact[notebooks]'``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+from codeact._messages import ChatMessage
+from codeact.errors import UserError
+
+if TYPE_CHECKING:
+    from codeact.agents import RunHandler
+    from codeact.batch import TaskResult
+    from codeact.context import Context
+    from codeact.memory import ChatMemory
+
+#: What can become a notebook: the messages of a conversation, or what holds them.
+NotebookSource: TypeAlias = "Sequence[ChatMessage] | ChatMemory | Context | RunHandler | TaskResult"
+#: Uploaded files: name -> bytes (sizes are recorded, and the CLI's files note is recognised),
+#: or just their names.
+NotebookFiles: TypeAlias = "Mapping[str, bytes] | Iterable[str]"
+
+__all__ = ["NotebookFiles", "NotebookSource", "notebook_messages", "to_notebook", "write_notebook"]
+
+
+def _nbformat() -> Any:
+    try:
+        import nbformat
+    except ImportError as exc:
+        raise UserError(
+            "Exporting notebooks needs the nbformat package: pip install 'codeact[notebooks]'"
+        ) from exc
+    return nbformat
+
+
+def notebook_messages(source: Any) -> list[ChatMessage]:
+    """The messages of ``source`` (see ``NotebookSource``); ``UserError`` for anything else."""
+    from codeact.context import Context
+    from codeact.memory import ChatMemory
+
+    if isinstance(source, Context):
+        return source.memory.get_all()
+    if isinstance(source, ChatMemory):
+        return source.get_all()
+    ctx = getattr(source, "ctx", None)
+    if isinstance(ctx, Context):  # a RunHandler
+        return ctx.memory.get_all()
+    if type(source).__name__ == "AgentOutput":
+        raise UserError(
+            "An AgentOutput holds the answer, not the cells: pass the RunHandler (or its ctx) "
+            "to export the run as a notebook"
+        )
+    messages = getattr(source, "messages", source)  # a TaskResult keeps them when asked to
+    if isinstance(messages, Sequence) and all(isinstance(m, ChatMessage) for m in messages):
+        if not messages and type(source).__name__ == "TaskResult":
+            raise UserError(
+                "This TaskResult kept no messages: run the batch with keep_messages=True"
+            )
+        return list(messages)
+    raise UserError(
+        f"Cannot make a notebook from {type(source).__name__}: give a list of ChatMessage, a "
+        "ChatMemory, a Context, a RunHandler or a TaskResult"
+    )
+
+
+def to_notebook(
+    source: NotebookSource,
+    *,
+    files: Mapping[str, bytes] | Iterable[str] | None = None,
+    model: str | None = None,
+    executor: str | None = None,
+    title: str | None = None,
+    data_dir: str = ".",
+    metadata: Mapping[str, Any] | None = None,
+) -> Any:
+    """``source`` (a ``NotebookSource``) as an ``nbformat.NotebookNode`` (version 4, valid).
+
+    ``files`` are the files the run uploaded (name -> bytes, or names); ``data_dir`` is where
+    the notebook finds them, relative to the notebook (default: next to it). ``model`` and
+    ``executor`` are recorded in ``metadata.codeact`` with codeact's version and ``metadata``.
+    """
+    from codeact._version import __version__
+    from codeact.notebooks._build import assemble
+
+    nbformat = _nbformat()
+    messages = notebook_messages(source)
+    info = {"version": __version__, "model": model or "unknown", "executor": executor or "unknown"}
+    info.update(metadata or {})
+    nb = assemble(messages, nbformat.v4, files=files, data_dir=data_dir, title=title, info=info)
+    nbformat.validate(nb)
+    return nb
+
+
+def write_notebook(source: NotebookSource, path: str | os.PathLike[str], **options: Any) -> Path:
+    """Write ``to_notebook(source, **options)`` to ``path`` (``.ipynb``); returns the path.
+    Written to a temporary file first, so a reader never sees half a notebook."""
+    nbformat = _nbformat()
+    nb = to_notebook(source, **options)
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.tmp")
+    try:
+        tmp.write_text(nbformat.writes(nb), encoding="utf-8")
+        tmp.replace(target)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise UserError(f"Cannot write the notebook {target}: {exc}") from exc
+    return target
