@@ -40,7 +40,14 @@ NotebookSource: TypeAlias = "Sequence[ChatMessage] | ChatMemory | Context | RunH
 #: or just their names.
 NotebookFiles: TypeAlias = "Mapping[str, bytes] | Iterable[str]"
 
-__all__ = ["NotebookFiles", "NotebookSource", "notebook_messages", "to_notebook", "write_notebook"]
+__all__ = [
+    "NotebookFiles",
+    "NotebookSource",
+    "check_notebook_path",
+    "notebook_messages",
+    "to_notebook",
+    "write_notebook",
+]
 
 
 def _nbformat() -> Any:
@@ -111,12 +118,27 @@ def to_notebook(
     return nb
 
 
-def write_notebook(source: NotebookSource, path: str | os.PathLike[str], **options: Any) -> Path:
+def write_notebook(
+    source: NotebookSource,
+    path: str | os.PathLike[str],
+    *,
+    data_dirs: Iterable[str | os.PathLike[str]] = (),
+    **options: Any,
+) -> Path:
     """Write ``to_notebook(source, **options)`` to ``path`` (``.ipynb``); returns the path.
-    Written to a temporary file first, so a reader never sees half a notebook."""
+
+    ``data_dirs`` are folders where the uploaded ``files`` (name -> bytes) may sit: the first
+    holding them all becomes the notebook's ``DATA_DIR`` (relative to it), so it re-runs
+    without copying them. Written to a temporary file first: a reader never sees half a
+    notebook."""
     nbformat = _nbformat()
-    nb = to_notebook(source, **options)
     target = Path(path)
+    files = options.get("files")
+    if data_dirs and isinstance(files, Mapping) and "data_dir" not in options:
+        from codeact.notebooks._setup import data_dir_for
+
+        options["data_dir"] = data_dir_for(files, [Path(d) for d in data_dirs], target)
+    nb = to_notebook(source, **options)
     tmp = target.with_name(f".{target.name}.tmp")
     try:
         tmp.write_text(nbformat.writes(nb), encoding="utf-8")
@@ -125,3 +147,21 @@ def write_notebook(source: NotebookSource, path: str | os.PathLike[str], **optio
         tmp.unlink(missing_ok=True)
         raise UserError(f"Cannot write the notebook {target}: {exc}") from exc
     return target
+
+
+def check_notebook_path(path: str | os.PathLike[str], *, folder: bool = False) -> None:
+    """``UserError`` unless a notebook can be written at ``path`` (a ``.ipynb`` file in an
+    existing folder; with ``folder``, a folder that exists or can be made): checked before a
+    long run rather than after it. Also checks that nbformat is installed."""
+    _nbformat()
+    target = Path(path)
+    if folder:
+        if target.exists() and not target.is_dir():
+            raise UserError(f"{target} exists and is not a folder")
+        return
+    if target.suffix != ".ipynb":
+        raise UserError(f"A notebook's name ends in .ipynb: {target}")
+    if not target.parent.is_dir():
+        raise UserError(f"No folder {target.parent} to write the notebook {target.name} in")
+    if target.is_dir():
+        raise UserError(f"{target} is a folder")
