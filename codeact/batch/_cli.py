@@ -156,7 +156,9 @@ def _notebooks(args: argparse.Namespace, tasks: list[Any]) -> Any:
     check_notebook_path(args.notebooks, folder=True)
     source = Path(args.tasks)
     model = args.model or os.environ.get("CODEACT_MODEL") or "local"
-    executor = f"{args.executor} ({args.isolation})" if args.executor == "restricted" else args.executor
+    executor = str(args.executor)
+    if executor == "restricted":
+        executor += f" ({args.isolation})"
     writer = NotebookWriter(
         args.notebooks, tasks, source if source.is_dir() else source.parent, model, executor
     )

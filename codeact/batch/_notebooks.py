@@ -58,18 +58,15 @@ class NotebookWriter:
         task = self.tasks.get(result.id)
         files = dict(task.files) if task is not None else {}
         try:
-            return self._write(result, files, write_notebook)
+            return write_notebook(
+                result,
+                self.folder / notebook_name(result.id),
+                files=files,
+                data_dirs=[self.data_dir],
+                title=f"Task {result.id}",
+                metadata={"task_id": result.id, "status": result.status},
+                **self.info,
+            )
         except (UserError, OSError, ValueError) as exc:
             self.errors.append(f"no notebook for task {result.id!r}: {exc}")
             return None
-
-    def _write(self, result: TaskResult, files: dict[str, bytes], write: Any) -> Path:
-        return write(
-            result,
-            self.folder / notebook_name(result.id),
-            files=files,
-            data_dirs=[self.data_dir],
-            title=f"Task {result.id}",
-            metadata={**self.info, "task_id": result.id, "status": result.status},
-            **self.info,
-        )

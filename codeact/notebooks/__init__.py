@@ -37,8 +37,8 @@ if TYPE_CHECKING:
 #: What can become a notebook: the messages of a conversation, or what holds them.
 NotebookSource: TypeAlias = "Sequence[ChatMessage] | ChatMemory | Context | RunHandler | TaskResult"
 #: Uploaded files: name -> bytes (sizes are recorded, and the CLI's files note is recognised),
-#: or just their names.
-NotebookFiles: TypeAlias = "Mapping[str, bytes] | Iterable[str]"
+#: name -> size in bytes, or just their names.
+NotebookFiles: TypeAlias = "Mapping[str, bytes] | Mapping[str, int] | Iterable[str]"
 
 __all__ = [
     "NotebookFiles",
@@ -93,7 +93,7 @@ def notebook_messages(source: Any) -> list[ChatMessage]:
 def to_notebook(
     source: NotebookSource,
     *,
-    files: Mapping[str, bytes] | Iterable[str] | None = None,
+    files: NotebookFiles | None = None,
     model: str | None = None,
     executor: str | None = None,
     title: str | None = None,
@@ -102,8 +102,8 @@ def to_notebook(
 ) -> Any:
     """``source`` (a ``NotebookSource``) as an ``nbformat.NotebookNode`` (version 4, valid).
 
-    ``files`` are the files the run uploaded (name -> bytes, or names); ``data_dir`` is where
-    the notebook finds them, relative to the notebook (default: next to it). ``model`` and
+    ``files`` are the files the run uploaded (name -> bytes or size, or names); ``data_dir``
+    is where the notebook finds them, relative to the notebook (default: next to it). ``model`` and
     ``executor`` are recorded in ``metadata.codeact`` with codeact's version and ``metadata``.
     """
     from codeact._version import __version__

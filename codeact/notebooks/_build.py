@@ -18,7 +18,7 @@ def assemble(
     messages: Sequence[ChatMessage],
     nbf: Any,
     *,
-    files: Mapping[str, bytes] | Iterable[str] | None,
+    files: Mapping[str, bytes | int] | Iterable[str] | None,
     data_dir: str,
     title: str | None,
     info: dict[str, Any],
@@ -26,10 +26,10 @@ def assemble(
     """The notebook node (``nbf`` is ``nbformat.v4``)."""
     names, sizes = _files(files)
     strip = ""
-    if isinstance(files, Mapping) and files:
+    if isinstance(files, Mapping) and files and all(isinstance(b, bytes) for b in files.values()):
         from codeact.agents.codeact import describe_files
 
-        strip = describe_files(dict(files))
+        strip = describe_files({str(n): bytes(b) for n, b in files.items()})
     body = build_cells(messages, nbf, strip=strip)
     cells = [nbf.new_markdown_cell(_heading(messages, title, info))]
     if names:
@@ -59,11 +59,14 @@ def assemble(
     return nbf.new_notebook(cells=cells, metadata=metadata)
 
 
-def _files(files: Mapping[str, bytes] | Iterable[str] | None) -> tuple[list[str], dict[str, int]]:
+def _files(
+    files: Mapping[str, bytes | int] | Iterable[str] | None,
+) -> tuple[list[str], dict[str, int]]:
     if files is None:
         return [], {}
     if isinstance(files, Mapping):
-        return [str(n) for n in files], {str(n): len(b) for n, b in files.items()}
+        sizes = {str(n): len(b) if isinstance(b, bytes) else int(b) for n, b in files.items()}
+        return list(sizes), sizes
     if isinstance(files, str | bytes):
         raise TypeError("files must be a mapping of names to bytes, or a list of names")
     return [str(n) for n in files], {}

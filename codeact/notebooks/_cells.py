@@ -107,7 +107,8 @@ def _tool_note(call: ToolCallRequest, result: ChatMessage | None) -> str:
         text = result.text
         if len(text) > MAX_TOOL_RESULT_CHARS:
             text = text[:MAX_TOOL_RESULT_CHARS] + f"\n… [{len(result.text)} characters in all]"
-        note += "\n\n```text\n" + text.replace("```", "ʼʼʼ") + "\n```"
+        fence = "`" * max(3, 1 + max((len(r) for r in re.findall("`+", text)), default=0))
+        note += f"\n\n{fence}text\n{text}\n{fence}"
     return note
 
 

@@ -65,7 +65,7 @@ def cell_outputs(
             )
         )
     if result.timed_out:
-        lost = " and the session was restarted (its variables were lost)" if result.restarted else ""
+        lost = " and the session was restarted (variables were lost)" if result.restarted else ""
         note = f"[this cell timed out in the sandbox after {result.duration_s:.1f} s{lost}]\n"
         outputs.append(nbf.new_output("stream", name="stderr", text=note))
     return outputs
@@ -94,7 +94,10 @@ def _value(result: ExecutionResult, count: int, nbf: Any) -> dict[str, Any] | No
         data.setdefault("text/plain", "\n\n".join(table_text(t) for t in result.tables))
     if not data:
         return None
-    return nbf.new_output("execute_result", data=data, metadata={}, execution_count=count)
+    out: dict[str, Any] = nbf.new_output(
+        "execute_result", data=data, metadata={}, execution_count=count
+    )
+    return out
 
 
 def _cells(table: dict[str, Any]) -> tuple[list[str], list[str], list[list[str]]]:
@@ -119,7 +122,7 @@ def table_html(table: dict[str, Any]) -> str:
     caption = ""
     shape = table.get("shape")
     if isinstance(shape, list | tuple) and len(shape) == 2:
-        caption = f"<p>{e(str(shape[0]))} rows × {e(str(shape[1]))} columns</p>"
+        caption = f"<p>{e(str(shape[0]))} rows \u00d7 {e(str(shape[1]))} columns</p>"
     return (
         '<table border="1" class="dataframe">'
         f"<thead><tr><th></th>{head}</tr></thead><tbody>{body}</tbody></table>{caption}"

@@ -77,7 +77,7 @@ def setup_cell(final: bool, tools: set[str], matplotlib: bool) -> str | None:
             "def _sandbox_only(name):",
             "    def call(*args, **kwargs):",
             "        raise NotImplementedError(",
-            '            f"{name}() was a host tool of the agent\'s sandbox; it does not exist here"',
+            '            f"{name}() was a host tool of the agent\'s sandbox; not available here"',
             "        )",
             "    return call\n\n",
             'tools = types.ModuleType("tools")',
@@ -112,9 +112,7 @@ def files_cell(names: Iterable[str], sizes: Mapping[str, int], data_dir: str) ->
     )
 
 
-def data_dir_for(
-    files: Mapping[str, bytes], folders: Iterable[Path], notebook: Path
-) -> str:
+def data_dir_for(files: Mapping[str, bytes], folders: Iterable[Path], notebook: Path) -> str:
     """The folder, relative to the notebook's, among ``folders`` that holds every file with
     the uploaded size; ``"."`` when none does (the files must then be put next to it)."""
     for folder in folders:
