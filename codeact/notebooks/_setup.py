@@ -49,10 +49,8 @@ def sandbox_comment(final: bool, tools: set[str]) -> str:
         )
         lines.append("# Here they are stand-ins (set-up cell) that raise NotImplementedError.")
     if final:
-        lines.append(
-            "# Sandbox-only: final_answer() ended the agent's run; here it is the stand-in of "
-            "the set-up cell (it keeps the value in FINAL_ANSWER)."
-        )
+        lines.append("# Sandbox-only: final_answer() ended the agent's run. Here it is the set-up")
+        lines.append("# cell's stand-in, which keeps the value in FINAL_ANSWER.")
     return "\n".join(lines)
 
 
