@@ -74,5 +74,7 @@ async def main(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    target = sys.argv[1] if len(sys.argv) > 1 else Path(tempfile.gettempdir()) / "sales_analysis.ipynb"
+    target = (
+        sys.argv[1] if len(sys.argv) > 1 else Path(tempfile.gettempdir()) / "sales_analysis.ipynb"
+    )
     anyio.run(main, Path(target))

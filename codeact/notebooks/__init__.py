@@ -44,6 +44,7 @@ __all__ = [
     "NotebookFiles",
     "NotebookSource",
     "check_notebook_path",
+    "notebook_json",
     "notebook_messages",
     "to_notebook",
     "write_notebook",
@@ -108,13 +109,14 @@ def to_notebook(
     """
     from codeact._version import __version__
     from codeact.notebooks._build import assemble
+    from codeact.notebooks._nodes import Nodes
 
     nbformat = _nbformat()
     messages = notebook_messages(source)
     info = {"version": __version__, "model": model or "unknown", "executor": executor or "unknown"}
     info.update(metadata or {})
-    nb = assemble(messages, nbformat.v4, files=files, data_dir=data_dir, title=title, info=info)
-    nbformat.validate(nb)
+    nb = assemble(messages, Nodes(), files=files, data_dir=data_dir, title=title, info=info)
+    nbformat.validate(nb)  # the whole notebook against the nbformat 4 schema, once
     return nb
 
 
@@ -131,7 +133,6 @@ def write_notebook(
     holding them all becomes the notebook's ``DATA_DIR`` (relative to it), so it re-runs
     without copying them. Written to a temporary file first: a reader never sees half a
     notebook."""
-    nbformat = _nbformat()
     target = Path(path)
     files = options.get("files")
     if data_dirs and isinstance(files, Mapping) and "data_dir" not in options:
@@ -141,7 +142,7 @@ def write_notebook(
     nb = to_notebook(source, **options)
     tmp = target.with_name(f".{target.name}.tmp")
     try:
-        tmp.write_text(nbformat.writes(nb), encoding="utf-8")
+        tmp.write_text(notebook_json(nb), encoding="utf-8")
         tmp.replace(target)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
@@ -165,3 +166,11 @@ def check_notebook_path(path: str | os.PathLike[str], *, folder: bool = False) -
         raise UserError(f"No folder {target.parent} to write the notebook {target.name} in")
     if target.is_dir():
         raise UserError(f"{target} is a folder")
+
+
+def notebook_json(nb: Any) -> str:
+    """The ``.ipynb`` text of a notebook from ``to_notebook`` (validated there already:
+    nbformat's JSON writer, without validating it a second time)."""
+    writes = _nbformat().v4.nbjson.writes
+    text: str = writes(nb)
+    return text if text.endswith("\n") else text + "\n"

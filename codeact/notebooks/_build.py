@@ -7,6 +7,7 @@ from typing import Any
 
 from codeact._messages import ChatMessage
 from codeact.notebooks._cells import build_cells
+from codeact.notebooks._nodes import Nodes
 from codeact.notebooks._setup import files_cell, setup_cell
 
 __all__ = ["assemble"]
@@ -16,14 +17,14 @@ KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "langua
 
 def assemble(
     messages: Sequence[ChatMessage],
-    nbf: Any,
+    nbf: Nodes,
     *,
     files: Mapping[str, bytes | int] | Iterable[str] | None,
     data_dir: str,
     title: str | None,
     info: dict[str, Any],
 ) -> Any:
-    """The notebook node (``nbf`` is ``nbformat.v4``)."""
+    """The notebook node (not yet validated)."""
     names, sizes = _files(files)
     strip = ""
     if isinstance(files, Mapping) and files and all(isinstance(b, bytes) for b in files.values()):

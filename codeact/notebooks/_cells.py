@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from codeact._messages import ChatMessage, ToolCallRequest
+from codeact.notebooks._nodes import Nodes
 from codeact.notebooks._outputs import Budget, bounded, cell_outputs
 from codeact.notebooks._setup import sandbox_comment, sandbox_uses
 
@@ -34,7 +35,7 @@ class Transcript:
     budget: Budget = field(default_factory=Budget)
 
 
-def build_cells(messages: Sequence[ChatMessage], nbf: Any, strip: str = "") -> Transcript:
+def build_cells(messages: Sequence[ChatMessage], nbf: Nodes, strip: str = "") -> Transcript:
     """Cells for ``messages`` (system messages are left out). ``strip`` is removed from user
     messages (the files note a CLI adds to the question: the files cell replaces it)."""
     out = Transcript()
@@ -47,20 +48,20 @@ def build_cells(messages: Sequence[ChatMessage], nbf: Any, strip: str = "") -> T
         elif m.role == "assistant":
             name = m.name or ""
             who = [_escape(name)] if name and name != speaker else []
-            speaker = name or speaker
             if not m.tool_calls:  # a reply that calls nothing answers the user
                 who.append("answer" if who else "Answer")
             label = f"**{' — '.join(who)}:**\n\n" if who else ""
             prose = _prose(m.text, m.tool_calls)
-            if prose:
+            if prose:  # (the name is shown with the agent's first words)
                 out.cells.append(nbf.new_markdown_cell(_md(label + prose)))
+                speaker = name or speaker
             for call in m.tool_calls:
                 _add_call(out, call, results.get(call.id), name, nbf)
     return out
 
 
 def _add_call(
-    out: Transcript, call: ToolCallRequest, result: ChatMessage | None, agent: str, nbf: Any
+    out: Transcript, call: ToolCallRequest, result: ChatMessage | None, agent: str, nbf: Nodes
 ) -> None:
     code = call.arguments.get("code")
     if not isinstance(code, str) or (result is not None and result.execution is None):

@@ -5,10 +5,11 @@ error, each bounded so a runaway cell cannot make a 50 MB notebook."""
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from codeact._execution import ExecutionResult, truncate_middle
+from codeact.notebooks._nodes import Nodes
 
 #: A stream, a value or a traceback longer than this is cut in the middle, with a note.
 MAX_TEXT_CHARS = 64 * 1024
@@ -25,7 +26,7 @@ __all__ = ["Budget", "cell_outputs"]
 class Budget:
     """What is left of the notebook's figure budget (shared by all its cells)."""
 
-    image_chars: int = MAX_IMAGE_CHARS
+    image_chars: int = field(default_factory=lambda: MAX_IMAGE_CHARS)
     images_left_out: int = 0
 
 
@@ -38,9 +39,9 @@ def bounded(text: str, what: str = "output") -> str:
 
 
 def cell_outputs(
-    result: ExecutionResult, count: int, budget: Budget, nbf: Any
+    result: ExecutionResult, count: int, budget: Budget, nbf: Nodes
 ) -> list[dict[str, Any]]:
-    """The nbformat outputs of one cell (``nbf`` is ``nbformat.v4``)."""
+    """The nbformat outputs of one cell."""
     outputs: list[dict[str, Any]] = []
     if result.stdout:
         outputs.append(nbf.new_output("stream", name="stdout", text=bounded(result.stdout)))
@@ -71,7 +72,7 @@ def cell_outputs(
     return outputs
 
 
-def _figures(images: list[str], budget: Budget, nbf: Any) -> list[dict[str, Any]]:
+def _figures(images: list[str], budget: Budget, nbf: Nodes) -> list[dict[str, Any]]:
     out = []
     for data in images:
         if len(data) > budget.image_chars:
@@ -84,7 +85,7 @@ def _figures(images: list[str], budget: Budget, nbf: Any) -> list[dict[str, Any]
     return out
 
 
-def _value(result: ExecutionResult, count: int, nbf: Any) -> dict[str, Any] | None:
+def _value(result: ExecutionResult, count: int, nbf: Nodes) -> dict[str, Any] | None:
     """The trailing expression as Jupyter shows it: ``text/plain`` (and a table's HTML)."""
     data: dict[str, str] = {}
     if result.value is not None:

@@ -51,7 +51,7 @@ class NotebookRoute:
         self.server = server
 
     async def __call__(self, request: Request) -> Response:
-        from codeact.notebooks import to_notebook
+        from codeact.notebooks import notebook_json, to_notebook
 
         server = self.server
         who = await server.principal(request)
@@ -65,8 +65,6 @@ class NotebookRoute:
         uploads = dict(session.uploads) if session else {}
 
         def build() -> str:
-            import nbformat
-
             nb = to_notebook(
                 messages,
                 files=uploads,
@@ -74,7 +72,7 @@ class NotebookRoute:
                 executor=executor,
                 metadata={"thread_id": thread_id},
             )
-            return str(nbformat.writes(nb))  # type: ignore[no-untyped-call]
+            return notebook_json(nb)
 
         try:
             text = await anyio.to_thread.run_sync(build)

@@ -14,7 +14,9 @@ SALES = ROOT / "examples" / "data" / "sales.csv"
 
 
 def example() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("notebook_export", ROOT / "examples" / "notebook_export.py")
+    spec = importlib.util.spec_from_file_location(
+        "notebook_export", ROOT / "examples" / "notebook_export.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
