@@ -40,13 +40,13 @@ def build_cells(messages: Sequence[ChatMessage], nbf: Nodes, strip: str = "") ->
     messages (the files note a CLI adds to the question: the files cell replaces it)."""
     out = Transcript()
     results = {m.tool_call_id: m for m in messages if m.role == "tool"}
-    speaker = ""
+    speaker = active = ""  # the agent last named, the agent a handoff gave the turn to
     for m in messages:
         if m.role == "user":
             text = m.text.replace(strip, "").strip() if strip else m.text.strip()
             out.cells.append(nbf.new_markdown_cell(_md("**User:**\n\n" + text)))
         elif m.role == "assistant":
-            name = m.name or ""
+            name = m.name or active
             who = [_escape(name)] if name and name != speaker else []
             if not m.tool_calls:  # a reply that calls nothing answers the user
                 who.append("answer" if who else "Answer")
@@ -57,6 +57,8 @@ def build_cells(messages: Sequence[ChatMessage], nbf: Nodes, strip: str = "") ->
                 speaker = name or speaker
             for call in m.tool_calls:
                 _add_call(out, call, results.get(call.id), name, nbf)
+                if call.name == "handoff" and isinstance(call.arguments.get("to_agent"), str):
+                    active = call.arguments["to_agent"]
     return out
 
 

@@ -81,7 +81,7 @@ def _routes(server: AGUIServer) -> list[BaseRoute]:
         Route(f"{base}/connect", server.connect_route, methods=["POST"]),
         Route(f"{base}/cancel", server.cancel_route, methods=["POST"]),
         Route(f"{base}/history", server.history_route, methods=["POST"]),
-        Route(f"{base}/notebook", NotebookRoute(server), methods=["POST"]),
+        Route(f"{base}/notebook", NotebookRoute(server).handle, methods=["POST"]),
         Route(f"{base}/healthz", server.healthz, methods=["GET"]),
     ]
 

@@ -50,7 +50,8 @@ class NotebookRoute:
     def __init__(self, server: AGUIServer) -> None:
         self.server = server
 
-    async def __call__(self, request: Request) -> Response:
+    async def handle(self, request: Request) -> Response:
+        """Answer one request for a thread's notebook."""
         from codeact.notebooks import notebook_json, to_notebook
 
         server = self.server
