@@ -72,7 +72,7 @@ def test_the_owner_downloads_the_thread_and_no_one_else(serve: Any) -> None:
         ["sales.csv"],
     )
     assert meta["executor"] == "restricted"
-    assert "FILES = {'sales.csv': %d}" % SALES.stat().st_size in nb.cells[2].source
+    assert f"FILES = {{'sales.csv': {SALES.stat().st_size}}}" in nb.cells[2].source
     plot, failed = [c for c in nb.cells if c.cell_type == "code" and "codeact" in c.metadata]
     assert plot.outputs[0].text == "11 rows\n"
     assert plot.outputs[1].output_type == "display_data" and "image/png" in plot.outputs[1].data
