@@ -15,6 +15,7 @@ EXPECTED = {
     "batch_eval.py": "accuracy: 100.0% over 8 scored task(s)",
     "data_task.py": "value: {'Lyon': 24, 'Nice': 28, 'Paris': 33}",
     "docker_sandbox.py": "answer: The best-selling product is coffee.",
+    "notebook_export.py": "notebook: sales_analysis.ipynb",
     "custom_executor.py": "cells seen by the custom executor: ['a = 1\\nb = 2']",
     "test_in_containers.py": "2 passed",
     "multi_agent.py": "answer: The median is 3.5. | active agent now: analyst",

@@ -21,6 +21,7 @@ PUBLIC_MODULES = [
     "codeact.executors.docker",
     "codeact.executors.restricted",
     "codeact.llms",
+    "codeact.notebooks",
     "codeact.server",
     "codeact.testing",
     "codeact.tools",
@@ -111,8 +112,10 @@ def test_importing_codeact_loads_no_optional_dependency() -> None:
 
     code = (
         "import sys, codeact, codeact.executors, codeact.llms, codeact.agents.validators\n"
+        "import codeact.notebooks\n"
         "codeact.DockerExecutor\n"
-        "heavy = [m for m in ('docker', 'uvicorn', 'openai', 'psycopg', 'ray', 'playwright') "
+        "heavy = [m for m in ('docker', 'uvicorn', 'openai', 'psycopg', 'ray', 'playwright', "
+        "'nbformat') "
         "if m in sys.modules]\nprint(heavy)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

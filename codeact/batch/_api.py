@@ -148,7 +148,13 @@ async def run_local(
     async def one(task: Task) -> None:
         try:
             started(task.id)
-            result = await run_task(task, spec.agent_factory, holder.get(), timeout=spec.timeout)
+            result = await run_task(
+                task,
+                spec.agent_factory,
+                holder.get(),
+                timeout=spec.timeout,
+                keep_messages=spec.keep_messages,
+            )
         finally:
             slots.release()
         await send.send(result)
@@ -173,6 +179,7 @@ def run_batch(
     ray_address: str | None = None,
     max_retries: int = 2,
     ray_init: dict[str, Any] | None = None,
+    keep_messages: bool = False,
 ) -> BatchRun:
     """Run ``tasks``, each with a fresh agent (``agent_factory(llm)``) and its own sandbox.
 
@@ -183,6 +190,8 @@ def run_batch(
     one) with ``concurrency`` tasks per node (default: the node's CPUs), retrying a task whose
     node died up to ``max_retries`` times. ``timeout`` bounds each task (seconds). ``skip``
     lists ids not to run (already done). ``score(task, result)`` fills ``result.score``.
+    ``keep_messages`` keeps each run's messages in ``result.messages`` (to export it with
+    ``codeact.notebooks``; with Ray they travel back from the node).
     One failing task never stops the batch::
 
         async with run_batch(tasks, make_agent, make_llm, concurrency=8) as results:
@@ -194,7 +203,7 @@ def run_batch(
     skipped = set(skip)
     todo = [t for t in todo if t.id not in skipped]
     _check(backend, concurrency, timeout, llm_scope, max_retries)
-    spec = WorkerSpec(agent_factory, llm_factory, llm_scope, timeout)
+    spec = WorkerSpec(agent_factory, llm_factory, llm_scope, timeout, keep_messages)
     options: dict[str, Any] = {}
     if backend == "ray":
         options = {"address": ray_address, "max_retries": max_retries, "ray_init": ray_init}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 import time
@@ -67,6 +68,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="also rerun tasks whose earlier result failed or timed out",
     )
+    p.add_argument(
+        "--notebooks",
+        default=None,
+        metavar="DIR",
+        help="also write each task's run as a Jupyter notebook in DIR (needs nbformat)",
+    )
     p.add_argument("--quiet", "-q", action="store_true", help="only the summary")
     _add_agent_options(p)
     return p
@@ -111,8 +118,6 @@ def _add_agent_options(p: argparse.ArgumentParser) -> None:
 
 def _llm_factory(args: argparse.Namespace) -> tuple[Any, str]:
     """``(factory, scope)`` for ``--model``. Scripted replies are read here, on the driver."""
-    import os
-
     from codeact.batch._factories import ModelFactory, ScriptedFactory
 
     name = args.model or os.environ.get("CODEACT_MODEL") or "local"
@@ -148,6 +153,26 @@ def _agent_factory(args: argparse.Namespace, tasks: list[Any] | None = None) -> 
     return AgentFactory(executor, args.max_steps, require, args.lenient_code)
 
 
+def _notebooks(args: argparse.Namespace, tasks: list[Any]) -> Any:
+    """The writer of ``--notebooks DIR`` (checked and made before any task runs), or None."""
+    if not args.notebooks:
+        return None
+    from codeact.batch._notebooks import NotebookWriter
+    from codeact.notebooks import check_notebook_path
+
+    check_notebook_path(args.notebooks, folder=True)
+    source = Path(args.tasks)
+    model = args.model or os.environ.get("CODEACT_MODEL") or "local"
+    executor = str(args.executor)
+    if executor == "restricted":
+        executor += f" ({args.isolation})"
+    writer = NotebookWriter(
+        args.notebooks, tasks, source if source.is_dir() else source.parent, model, executor
+    )
+    writer.prepare()
+    return writer
+
+
 def main(args: argparse.Namespace) -> int:
     """Run ``codeact batch``; returns the exit code."""
     from rich.console import Console
@@ -166,6 +191,7 @@ def main(args: argparse.Namespace) -> int:
         score = load_score(args.score) if args.score else None
         llm_factory, scope = _llm_factory(args)
         agent_factory = _agent_factory(args, tasks)
+        notebooks = _notebooks(args, tasks)
         if args.executor == "restricted" and not args.quiet:
             choice = agent_factory.executor.choice()
             console.print(f"[dim]{choice.summary}[/dim]", highlight=False)
@@ -178,6 +204,7 @@ def main(args: argparse.Namespace) -> int:
     skip = done & known
     plan = _Plan(tasks, skip, llm_factory, scope, agent_factory, score)
     plan.previous = previous
+    plan.notebooks = notebooks
     try:
         return anyio.run(_run, args, plan, console)
     except KeyboardInterrupt:  # a second Ctrl-C during the clean-up
@@ -199,6 +226,7 @@ class _Plan:
         self.llm_factory, self.scope = llm_factory, scope
         self.agent_factory, self.score = agent_factory, score
         self.previous: dict[str, Any] = {}
+        self.notebooks: Any = None
 
 
 async def _run(args: argparse.Namespace, plan: _Plan, console: Any) -> int:
@@ -232,6 +260,7 @@ def _make_batch(args: argparse.Namespace, plan: _Plan) -> Any:
         skip=plan.skip,
         max_retries=args.retries,
         ray_address=None if args.ray in (None, "local") else args.ray,
+        keep_messages=plan.notebooks is not None,
     )
 
 
@@ -255,11 +284,15 @@ async def _run_batch(args: argparse.Namespace, plan: _Plan, console: Any) -> int
                 async with batch:
                     async for result in batch:
                         out.write(result)
+                        if plan.notebooks is not None:
+                            plan.notebooks.write(result)
                         got.append(result)
                         view.finished(result, len(batch.running))
             except Exception as exc:  # the batch could not run (no model, no Ray node...)
                 failure.append(exc)
         tg.cancel_scope.cancel()
+    for problem in plan.notebooks.errors if plan.notebooks is not None else []:
+        console.print(f"[yellow]warning: {problem}[/yellow]", highlight=False)
     if failure:
         console.print(f"[red]error: {failure[0]}[/red]", highlight=False)
         return EXIT_USAGE

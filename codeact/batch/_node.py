@@ -41,6 +41,7 @@ class NodeWorker:
             timeout=self.spec.timeout,
             node=self.node_id,
             attempt=attempt,
+            keep_messages=self.spec.keep_messages,
         )
 
     async def pid(self) -> int:

@@ -143,15 +143,31 @@ async def run_task(
     timeout: float | None = None,
     node: str = "local",
     attempt: int = 1,
+    keep_messages: bool = False,
 ) -> TaskResult:
     """Run ``task`` with a fresh agent from ``agent_factory(llm)`` in its own sandbox.
 
     Never raises for a task's own failure (the result says it); cancellation propagates after the
-    sandbox is closed.
+    sandbox is closed. With ``keep_messages`` the result holds the run's messages.
     """
+    ctx = Context()
+    result = await _run_task(task, agent_factory, llm, timeout, node, attempt, ctx)
+    if keep_messages:
+        result.messages = ctx.memory.get_all()
+    return result
+
+
+async def _run_task(
+    task: Task,
+    agent_factory: AgentFactory,
+    llm: LLM,
+    timeout: float | None,
+    node: str,
+    attempt: int,
+    ctx: Context,
+) -> TaskResult:
     t0 = time.perf_counter()
     fold = _Fold()
-    ctx = Context()
     try:
         try:
             agent = agent_factory(llm)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from codeact._messages import ChatMessage
 from codeact.errors import UserError
 
 if TYPE_CHECKING:
@@ -104,6 +105,9 @@ class TaskResult(BaseModel):
     #: Where it ran (``local`` or a Ray node id) and how many attempts it took.
     node: str = "local"
     attempts: int = 1
+    #: The run's messages (every cell with its full result), kept when the batch runs with
+    #: ``keep_messages=True`` (for ``codeact.notebooks``); never written to the results file.
+    messages: list[ChatMessage] = Field(default_factory=list, exclude=True, repr=False)
 
     @property
     def ok(self) -> bool:

@@ -23,6 +23,8 @@ class WorkerSpec:
     llm_factory: LLMFactory
     llm_scope: LLMScope = "worker"
     timeout: float | None = None
+    #: Results keep the run's messages (``TaskResult.messages``).
+    keep_messages: bool = False
 
 
 class LLMHolder:

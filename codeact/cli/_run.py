@@ -85,6 +85,12 @@ def add_parser(sub: Any) -> None:
     run.add_argument("--json", action="store_true", help="print one JSON object, no progress")
     add_session_limit_options(run)
     run.add_argument(
+        "--notebook",
+        default=None,
+        metavar="OUT.ipynb",
+        help="also write the run as a Jupyter notebook that re-runs (needs nbformat)",
+    )
+    run.add_argument(
         "--require-execution",
         action=argparse.BooleanOptionalAction,
         default=None,
@@ -113,6 +119,15 @@ async def _run(args: argparse.Namespace) -> int:
 
     console = Console(stderr=True, quiet=args.json)
     files: dict[str, bytes] = {}
+    try:
+        if args.notebook:
+            from codeact.notebooks import check_notebook_path
+
+            check_notebook_path(args.notebook)
+    except UserError as exc:
+        console.print(f"[red]{exc}[/red]")
+        _fail_json(args, "usage", str(exc))
+        return EXIT_USAGE
     for f in args.file:
         path = Path(f)
         if not path.is_file():
@@ -160,11 +175,46 @@ async def _solve(
     executor: CodeExecutor,
     files: dict[str, bytes],
 ) -> int:
+    ctx = Context()
+    code = await _solve_in(ctx, args, console, agent, executor, files)
+    if args.notebook and ctx.memory.get_all():
+        from codeact.notebooks import write_notebook
+
+        try:
+            path = write_notebook(
+                ctx,
+                args.notebook,
+                files=files,
+                data_dirs=sorted({str(Path(f).parent) for f in args.file}),
+                model=agent.llm.metadata.model_name,
+                executor=_executor_name(args),
+            )
+        except UserError as exc:
+            console.print(f"[red]{exc}[/red]")
+            return EXIT_USAGE
+        console.print(f"[dim]Notebook written to {path}[/dim]")
+    return code
+
+
+def _executor_name(args: argparse.Namespace) -> str:
+    if args.executor == "restricted":
+        return f"restricted ({args.isolation})"
+    return str(args.executor)
+
+
+async def _solve_in(
+    ctx: Context,
+    args: argparse.Namespace,
+    console: Any,
+    agent: CodeActAgent,
+    executor: CodeExecutor,
+    files: dict[str, bytes],
+) -> int:
     question = args.question
     note = describe_files(files)
     if note:
         question = f"{question}\n\n{note}"
-    async with Context() as ctx:
+    async with ctx:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UnsandboxedWarning)  # summarised above

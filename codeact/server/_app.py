@@ -15,6 +15,7 @@ from anyio.abc import TaskGroup
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
+from codeact._messages import ChatMessage
 from codeact.agents import Runnable as Runnable
 from codeact.errors import RunCancelledError
 from codeact.server import _cells, _http, _replicas, _turns
@@ -357,15 +358,22 @@ class AGUIServer:
             self.key(data.get("forwardedProps"), thread_id, who), thread_id, data, who
         )
 
-    async def _history(
-        self, key: SessionKey, thread_id: str, data: dict[str, Any], who: Principal | None
-    ) -> Response:
+    async def thread_messages(
+        self, key: SessionKey, thread_id: str, who: Principal | None
+    ) -> list[ChatMessage]:
+        """The thread's messages for its owner (404 for another principal's thread)."""
         if who is not None and await self.owner_of(key) not in (None, who.id):
             raise BadRequest(404, f"no thread {thread_id!r}")
         session = self.sessions.get(key)
         # (with replicas, another one may have run a later turn: the store knows)
         current = session if not self.store.shared or key in self._busy() else None
-        messages = current.ctx.memory.get_all() if current else await self.store.load_messages(key)
+        return current.ctx.memory.get_all() if current else await self.store.load_messages(key)
+
+    async def _history(
+        self, key: SessionKey, thread_id: str, data: dict[str, Any], who: Principal | None
+    ) -> Response:
+        messages = await self.thread_messages(key, thread_id, who)
+        session = self.sessions.get(key)
         state = session.ctx.state if session else None
         runs = await self.store.list_runs(key)
         frames = _turns.history_frames(thread_id, data.get("runId"), messages, state, runs)

@@ -17,6 +17,7 @@ from codeact.server import _http
 from codeact.server._app import AGUIServer, Runnable
 from codeact.server._config import ServerConfig
 from codeact.server._input import BadRequest
+from codeact.server._notebook import NotebookRoute
 from codeact.server._playground import playground_routes
 from codeact.server._sqlite import SQLiteStore
 from codeact.server.store import SessionStore
@@ -30,7 +31,8 @@ def create_app(
     **options: Any,
 ) -> Starlette:
     """An ASGI app serving ``agent`` over AG-UI: ``POST {path}`` runs (SSE), ``POST /connect``,
-    ``POST /cancel``, ``POST /history``, ``POST /files/upload`` and ``/files/download``,
+    ``POST /cancel``, ``POST /history``, ``POST /notebook`` (the thread as a Jupyter notebook),
+    ``POST /files/upload`` and ``/files/download``,
     ``GET /healthz`` (and the playground page at ``/ui`` with ``ui=True``). Options are
     ``ServerConfig`` fields.
     The default store is a SQLite file ``codeact-sessions.db`` in the working directory."""
@@ -79,6 +81,7 @@ def _routes(server: AGUIServer) -> list[BaseRoute]:
         Route(f"{base}/connect", server.connect_route, methods=["POST"]),
         Route(f"{base}/cancel", server.cancel_route, methods=["POST"]),
         Route(f"{base}/history", server.history_route, methods=["POST"]),
+        Route(f"{base}/notebook", NotebookRoute(server).handle, methods=["POST"]),
         Route(f"{base}/healthz", server.healthz, methods=["GET"]),
     ]
 

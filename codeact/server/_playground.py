@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from codeact.context import Context
     from codeact.executors.base import CodeExecutor
     from codeact.server._app import AGUIServer
+    from codeact.server._sessions import Session
 
 #: Uploads larger than this (decoded) are refused with 413.
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024
@@ -105,7 +106,7 @@ class _FileRoutes:
     def __init__(self, server: AGUIServer) -> None:
         self.server = server
 
-    async def _thread(self, request: Request) -> tuple[dict[str, Any], Context]:
+    async def _thread(self, request: Request) -> tuple[dict[str, Any], Session]:
         """The body and the caller's thread context (404 for someone else's thread)."""
         server = self.server
         who = await server.principal(request)
@@ -118,10 +119,10 @@ class _FileRoutes:
         if who is not None:
             server.owners.setdefault((key[0], key[2]), who.id)
         session = await server.pool.get(key, data.get("forwardedProps"))
-        return data, session.ctx
+        return data, session
 
     async def upload(self, request: Request) -> Response:
-        data, ctx = await self._thread(request)
+        data, session = await self._thread(request)
         name = _relative(data.get("name"), "name")
         raw = data.get("data")
         if not isinstance(raw, str):
@@ -134,17 +135,18 @@ class _FileRoutes:
             raise BadRequest(400, "data is not valid base64") from None
         if len(content) > MAX_UPLOAD_BYTES:
             raise BadRequest(413, f"the file is larger than {MAX_UPLOAD_BYTES} bytes")
-        executor = await _executor(self.server, ctx)
+        executor = await _executor(self.server, session.ctx)
         try:
             await executor.upload(name, content)
         except (OSError, ValueError, CodeActError) as exc:
             raise BadRequest(400, f"the file could not be written: {exc}") from None
+        session.uploads[name] = len(content)
         return JSONResponse({"name": name, "size": len(content)})
 
     async def download(self, request: Request) -> Response:
-        data, ctx = await self._thread(request)
+        data, session = await self._thread(request)
         path = _relative(data.get("path"), "path")
-        executor = await _executor(self.server, ctx)
+        executor = await _executor(self.server, session.ctx)
         try:
             content = await executor.download(path)
         except (OSError, ValueError, CodeActError) as exc:

@@ -26,6 +26,8 @@ class Session:
         self.last_used = time.monotonic()
         #: Orders the thread's store writes (a run's end before the next run's start).
         self.writes = anyio.Lock()
+        #: Files uploaded into the thread's sandbox by this process: name -> size in bytes.
+        self.uploads: dict[str, int] = {}
 
 
 class Sessions:

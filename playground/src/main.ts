@@ -3,6 +3,7 @@
 import type { BaseEvent } from "@ag-ui/client";
 import { Api, ApiError, newId } from "./api";
 import { Conversation, type CellResult } from "./view";
+import { wireNotebookButton } from "./notebook";
 import "./style.css";
 
 interface ThreadInfo {
@@ -66,6 +67,7 @@ class App {
       input.value = "";
     });
     this.setupTheme();
+    wireNotebookButton(this.api, byId("notebook"), () => this.thread.id, (e) => this.fail(e));
     this.renderThreads();
     const wanted = new URLSearchParams(window.location.search).get("thread");
     const known = this.threads.find((t) => t.id === wanted);
