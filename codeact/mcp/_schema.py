@@ -121,7 +121,9 @@ def signature(
     """The Python signature of a tool named ``name`` (already a Python name)."""
     schema = input_schema if isinstance(input_schema, dict) else {}
     defs = schema.get("$defs") or schema.get("definitions") or {}
-    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    props = schema.get("properties")
+    if not isinstance(props, dict):
+        props = {}
     required = set(schema.get("required") or [])
     params: list[Param] = []
     taken: set[str] = set()

@@ -12,8 +12,9 @@ import sys
 import time
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 
-server = MCPServer("crm-test")
+server = MCPServer("crm-test", log_level="ERROR")
 REGIONS = ["north", "south", "east", "west"]
 
 
@@ -33,7 +34,10 @@ def list_customers(limit: int = 10_000) -> list[dict[str, object]]:
                 "name": f"customer-{i:05d}",
                 "region": REGIONS[i % 4],
                 "revenue_2025": before,
-                "revenue_2026": before + ((i * 7919) % 997) - 400 + (5000 if i in (17, 4242, 9001) else 0),
+                "revenue_2026": before
+                + ((i * 7919) % 997)
+                - 400
+                + (5000 if i in (17, 4242, 9001) else 0),
             }
         )
     return rows
@@ -54,7 +58,7 @@ def add(a: int, b: int) -> int:
 @server.tool()
 def fail(message: str) -> str:
     """Always fails with ``message``."""
-    raise ValueError(message)
+    raise ToolError(message)
 
 
 @server.tool()
@@ -79,7 +83,7 @@ def crash() -> str:
 @server.tool()
 def garbage() -> str:
     """Writes bytes that are not JSON-RPC to stdout, then never answers properly."""
-    os.write(1, b"this is not json\n{\"jsonrpc\": \"2.0\", \"id\": \"nope\"\n")
+    os.write(1, b'this is not json\n{"jsonrpc": "2.0", "id": "nope"\n')
     time.sleep(30)
     return "late"
 
