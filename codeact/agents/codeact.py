@@ -42,6 +42,7 @@ ExecutorSpec = CodeExecutor | str | Callable[[], CodeExecutor]
 _SOLUTION = re.compile(r"</?solution>")
 SEARCH_TOOLS = "search_tools"
 
+
 def render_tool_stubs(tools: Sequence[BaseTool]) -> str:
     """Each tool as a Python stub with its docstring, for the system prompt."""
     out = []
@@ -303,9 +304,7 @@ class _ExecuteTool(BaseTool):
         assert isinstance(ctx, Context)
         session = self.agent.session(ctx)
         await session.start()  # lazily, on the first block; a failure ends the run (ExecutorError)
-        result = await session.execute(
-            code, timeout=self.agent.cell_timeout, on_output=on_output
-        )
+        result = await session.execute(code, timeout=self.agent.cell_timeout, on_output=on_output)
         failed = not result.ok
         if scope is not None and (failed or result.is_final_answer):
             scope.step.run.skip_rest = True

@@ -259,9 +259,7 @@ class Session:
         self.final = (to_plain(value, lenient=True),)
         raise g.FinalAnswerSignal()
 
-    def _tools_modules(
-        self, tools: Sequence[tuple[str, list[str], str]]
-    ) -> dict[str, ModuleProxy]:
+    def _tools_modules(self, tools: Sequence[tuple[str, list[str], str]]) -> dict[str, ModuleProxy]:
         """``tools`` and its submodules (``tools.crm`` for tools named ``crm.<name>``)."""
         attrs: dict[str, Any] = {"ToolError": ToolError}
         subs: dict[str, dict[str, Any]] = {}
