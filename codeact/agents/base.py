@@ -96,7 +96,7 @@ class BaseAgent(Runnable, ABC):
         if mcp_servers:
             from codeact.mcp._config import check_servers
 
-            self.mcp_servers = check_servers(mcp_servers)
+            self.mcp_servers = check_servers(mcp_servers, [t.name for t in self.tools])
 
     # -- hooks for agent styles ----------------------------------------------------------------
     @abstractmethod

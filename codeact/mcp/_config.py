@@ -82,19 +82,20 @@ class MCPServer(BaseModel):
         return "stdio" if self.command is not None else "http"
 
 
-def check_servers(servers: Sequence[MCPServer]) -> list[MCPServer]:
-    """``servers`` as a list, refusing non-servers and two servers with the same module name."""
+def check_servers(servers: Sequence[MCPServer], tool_names: Sequence[str] = ()) -> list[MCPServer]:
+    """``servers`` as a list, refusing non-servers, two servers with the same module name and a
+    module named like one of the agent's own tools (``tool_names``)."""
     out: list[MCPServer] = []
-    seen: dict[str, str] = {}
+    seen: dict[str, str] = {name: f"the tool {name!r}" for name in tool_names}
     for server in servers:
         if not isinstance(server, MCPServer):
             raise UserError(f"mcp_servers takes MCPServer objects, got {type(server).__name__}")
         if server.module in seen:
             raise UserError(
-                f"MCP servers {seen[server.module]!r} and {server.name!r} would both be the "
-                f"sandbox module tools.{server.module}; rename one"
+                f"MCP server {server.name!r} and {seen[server.module]} would both be "
+                f"tools.{server.module} in the sandbox; rename one"
             )
-        seen[server.module] = server.name
+        seen[server.module] = f"MCP server {server.name!r}"
         out.append(server)
     return out
 

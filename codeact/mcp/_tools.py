@@ -66,8 +66,11 @@ class MCPTool(BaseTool):
             text = f"MCP tool {where} sent a result that could not be read: {exc}"
             return ToolOutput(content=text, tool_name=self.name, is_error=True, exception=exc)
         if not ok:
+            text = str(value)
+            if len(text) > 4000:  # a server's error text is not a channel for megabytes
+                text = text[:4000] + f"... [{len(text) - 4000:,} more characters]"
             return ToolOutput(
-                content=f"MCP tool {where} failed: {value}",
+                content=f"MCP tool {where} failed: {text}",
                 tool_name=self.name,
                 is_error=True,
                 raw_output=value,

@@ -169,8 +169,15 @@ async def test_same_tool_name_on_two_servers_lives_in_two_modules() -> None:
 
 
 def test_server_names_that_collide_or_cannot_be_modules_are_refused() -> None:
-    with pytest.raises(UserError, match="would both be the sandbox module tools.a_b"):
+    with pytest.raises(UserError, match="MCP server 'a_b' and MCP server 'a-b' would both"):
         FunctionAgent(llm=ScriptedLLM([]), mcp_servers=[stdio("a-b"), stdio("a_b")])
+
+    def crm() -> str:
+        """A plain tool named like a server."""
+        return ""
+
+    with pytest.raises(UserError, match="MCP server 'crm' and the tool 'crm' would both be"):
+        CodeActAgent(llm=ScriptedLLM([]), tools=[crm], mcp_servers=[stdio("crm")])
     with pytest.raises(ValueError, match="cannot name a sandbox module"):
         stdio("---")
     with pytest.raises(ValueError, match="exactly one of command= or url="):
