@@ -54,14 +54,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"codeact {__version__}")
     sub = p.add_subparsers(dest="command")
-    for command in (
-        _run,
-        _batch,
-        _doctor,
-        _serve,
-        _mcp,
-        _sandbox,
-    ):  # the order --help lists them in
+    for command in (_run, _batch, _doctor, _serve, _mcp, _sandbox):  # the order of --help
         command.add_parser(sub)
     return p
 

@@ -58,7 +58,9 @@ SAFE_DUNDERS = frozenset(
 #: Special attributes cells may read, checked at run time: annotations on what the cell itself
 #: defined; exception chains, whose members are handed over only when they hold plain values
 #: (host code that turns one exception into another must not hand its state to the cell).
-READ_DUNDERS = frozenset({"__annotations__", "__cause__", "__context__", "__suppress_context__"})
+READ_DUNDERS = frozenset(
+    {"__annotations__", "__cause__", "__context__", "__suppress_context__"}
+)
 #: Dunder methods a sandbox class may not define (they run outside a cell's deadline or
 #: matter to pickling, which the host never does with sandbox objects).
 FORBIDDEN_DEFS = frozenset(
