@@ -22,6 +22,7 @@ from codeact.context import Context
 from codeact.errors import CodeActError, ExecutorError, LLMError, RunError, UserError
 from codeact.executors import CodeExecutor, ExecutionResult
 from codeact.executors.restricted import RestrictedExecutor
+from codeact.mcp import MCPServer
 from codeact.memory import ChatMemory
 from codeact.tools import BaseTool, FunctionTool, ToolOutput
 
@@ -45,6 +46,7 @@ __all__ = [
     "FunctionAgent",
     "FunctionTool",
     "LLMError",
+    "MCPServer",
     "ReActAgent",
     "RestrictedExecutor",
     "RunError",

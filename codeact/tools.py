@@ -84,6 +84,13 @@ class BaseTool(ABC):
         """The tool's name as the model sees it."""
         return self.metadata.name
 
+    def sandbox_spec(self) -> tuple[str, list[str], str]:
+        """How code in a sandbox sees the tool: its name in the ``tools`` module (``"name"``,
+        or ``"module.name"`` for ``from tools.module import name``), its parameter names in
+        positional order, and its docstring."""
+        params = list(self.metadata.parameters.get("properties", {}))
+        return self.name, params, self.metadata.description
+
     @abstractmethod
     async def acall(self, arguments: dict[str, Any], *, ctx: Any = None) -> ToolOutput:
         """Run the tool. Must not raise for tool failures: return an error ``ToolOutput``."""

@@ -181,6 +181,7 @@ class _Loop:
         agent = self.config.agents[name]
         self.ctx.current_agent_name = name
         handler.agent_name = name
+        await agent.prepare(self.ctx)
         tools = self._tools(agent)
         await agent.on_activate(self.ctx, tools)
         sysmsg = agent.system_message(tools)
@@ -193,7 +194,8 @@ class _Loop:
         return agent
 
     def _tools(self, agent: BaseAgent) -> list[BaseTool]:
-        tools = agent.tools_for_run() + self.config.extra_tools.get(agent.name, [])
+        tools = [*agent.tools_for_run(), *agent.context_tools(self.ctx)]
+        tools += self.config.extra_tools.get(agent.name, [])
         names = {t.name for t in tools}
         return tools + [t for t in self.config.client_tools if t.name not in names]
 

@@ -30,6 +30,16 @@ These functions are available in the session; import them with `from tools impor
 {stubs}
 """
 
+MCP_SECTION = """
+Tools of MCP servers are functions in these modules (only their names are listed here):
+{servers}
+Import what you need, e.g. `from tools.{module} import {tool}`. Before a first call, read the
+signatures: `print(search_tools("{module}"))` prints those of a module's tools (or of the tools
+matching your words). Calls return Python data (or a str); a failed call raises `ToolError`
+(`from tools import ToolError`). Filter and combine large results in code and print only what
+the task needs.
+"""
+
 
 SMALL_MODEL_INSTRUCTIONS = """\
 You are a data analyst who answers by running Python code. Never guess a number: compute it

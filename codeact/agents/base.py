@@ -36,6 +36,7 @@ from codeact.tools import BaseTool, to_tool
 
 if TYPE_CHECKING:
     from codeact.agents._loop import RunConfig
+    from codeact.mcp import MCPServer
 
 DEFAULT_STATE_PROMPT = "Current state:\n{state}\n\nCurrent message:\n{msg}\n"
 DEFAULT_NAME = "Agent"
@@ -63,6 +64,7 @@ class BaseAgent(Runnable, ABC):
         state_prompt: str = DEFAULT_STATE_PROMPT,
         timeout: float | None = None,
         can_handoff_to: Sequence[str] | None = None,
+        mcp_servers: Sequence[MCPServer] = (),
     ) -> None:
         if max_iterations < 1:
             raise UserError(f"max_iterations must be at least 1, got {max_iterations}")
@@ -90,6 +92,11 @@ class BaseAgent(Runnable, ABC):
         self.state_prompt = state_prompt
         self.timeout = timeout
         self.can_handoff_to = list(can_handoff_to) if can_handoff_to is not None else None
+        self.mcp_servers: list[MCPServer] = []
+        if mcp_servers:
+            from codeact.mcp._config import check_servers
+
+            self.mcp_servers = check_servers(mcp_servers, [t.name for t in self.tools])
 
     # -- hooks for agent styles ----------------------------------------------------------------
     @abstractmethod
@@ -130,6 +137,20 @@ class BaseAgent(Runnable, ABC):
     def final_messages(self, run: RunState, output: AgentOutput) -> list[ChatMessage]:
         """The messages a finished run adds to memory (default: scratchpad + final answer)."""
         return [*run.scratchpad, output.response]
+
+    async def prepare(self, ctx: Context) -> None:
+        """Called before the agent's tools are listed for a run: connects its MCP servers for
+        ``ctx`` (once; they stop when the context is closed)."""
+        if self.mcp_servers:
+            from codeact.mcp._toolset import context_toolset
+
+            taken = [t.name for t in self.tools]
+            await context_toolset(ctx, f"mcp:{self.name}", self.mcp_servers, taken)
+
+    def context_tools(self, ctx: Context) -> list[BaseTool]:
+        """Tools this agent has in ``ctx`` only: those of its connected MCP servers."""
+        held = ctx.resource(f"mcp:{self.name}") if self.mcp_servers else None
+        return list(getattr(held, "tools", []))
 
     async def on_activate(self, ctx: Context, tools: list[BaseTool]) -> None:
         """Called when the agent becomes active in a run (e.g. to start an executor session)."""

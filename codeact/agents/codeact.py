@@ -17,8 +17,8 @@ from codeact.agents._blocks import describe_files as describe_files
 from codeact.agents._blocks import parse_blocks as parse_blocks
 from codeact.agents._loop import current_call
 from codeact.agents._prompts import CODEACT_INSTRUCTIONS as CODEACT_INSTRUCTIONS
+from codeact.agents._prompts import MCP_SECTION, TOOLS_SECTION
 from codeact.agents._prompts import SMALL_MODEL_INSTRUCTIONS as SMALL_MODEL_INSTRUCTIONS
-from codeact.agents._prompts import TOOLS_SECTION
 from codeact.agents._render import EXECUTE, render_code_rounds
 from codeact.agents.base import BaseAgent, RunState, StepContext
 from codeact.agents.validators import AnswerValidator
@@ -33,12 +33,15 @@ from codeact.executors.base import (
     check_cell_tools,
     get_executor,
 )
+from codeact.mcp import MCPTool
 from codeact.tools import BaseTool, FunctionTool, ToolMetadata, ToolOutput
 
 CodeExecuteFn = Callable[[str], "str | dict[str, Any] | ExecutionResult | Awaitable[Any]"]
 ExecutorSpec = CodeExecutor | str | Callable[[], CodeExecutor]
 
 _SOLUTION = re.compile(r"</?solution>")
+SEARCH_TOOLS = "search_tools"
+
 
 def render_tool_stubs(tools: Sequence[BaseTool]) -> str:
     """Each tool as a Python stub with its docstring, for the system prompt."""
@@ -112,6 +115,8 @@ class CodeActAgent(BaseAgent):
         check_cell_tools(
             self.tools, hint="CodeActAgent tools must be plain functions of plain data."
         )
+        if self.mcp_servers and any(t.name == SEARCH_TOOLS for t in self.tools):
+            raise UserError(f"With mcp_servers, {SEARCH_TOOLS!r} is the sandbox's helper")
         template = code_act_system_prompt or CODEACT_INSTRUCTIONS
         if "{tools}" not in template:
             raise UserError("code_act_system_prompt must contain the placeholder {tools}")
@@ -157,6 +162,9 @@ class CodeActAgent(BaseAgent):
         first code block, so a conversation that runs no code costs no sandbox."""
         ex = self.session(ctx)
         sandbox_tools = [t for t in tools if t.name != EXECUTE]
+        fresh = {t.sandbox_spec()[0] for t in self.context_tools(ctx)}
+        if fresh:  # a shared executor calls the MCP servers of the latest conversation
+            ex.tools = [t for t in ex.tools if t.sandbox_spec()[0] not in fresh]
         handoff = next((t for t in sandbox_tools if t.name == "handoff"), None)
         if handoff is not None:
             sandbox_tools.remove(handoff)
@@ -170,8 +178,16 @@ class CodeActAgent(BaseAgent):
     # -- prompt and parsing ----------------------------------------------------------------------
     def system_message(self, tools: list[BaseTool]) -> ChatMessage:
         """CodeAct instructions, the tools as stubs, then the user's ``system_prompt``."""
-        shown = [t for t in tools if t.name != EXECUTE]
+        mcp = [t for t in tools if isinstance(t, MCPTool)]
+        hidden = {EXECUTE, SEARCH_TOOLS} if mcp else {EXECUTE}
+        shown = [t for t in tools if t.name not in hidden and not isinstance(t, MCPTool)]
         section = TOOLS_SECTION.format(stubs=render_tool_stubs(shown)) if shown else ""
+        if mcp:
+            section += MCP_SECTION.format(
+                servers=MCPTool.servers_section(mcp),
+                module=mcp[0].server.module,
+                tool=mcp[0].py_name,
+            )
         text = self.code_act_system_prompt.format(tools=section)
         if self.system_prompt:
             text = f"{text}\n{self.system_prompt}"
@@ -183,6 +199,12 @@ class CodeActAgent(BaseAgent):
 
     def tools_for_run(self) -> list[BaseTool]:
         return [*self.tools, self._execute_tool]
+
+    def context_tools(self, ctx: Context) -> list[BaseTool]:
+        """The MCP servers' tools for ``ctx`` plus ``search_tools``, their signatures on demand."""
+        tools = super().context_tools(ctx)
+        mcp = [t for t in tools if isinstance(t, MCPTool)]
+        return [*tools, MCPTool.search_tool(mcp)] if mcp else tools
 
     async def take_step(
         self, step: StepContext, llm_input: list[ChatMessage], tools: list[BaseTool]
@@ -282,9 +304,7 @@ class _ExecuteTool(BaseTool):
         assert isinstance(ctx, Context)
         session = self.agent.session(ctx)
         await session.start()  # lazily, on the first block; a failure ends the run (ExecutorError)
-        result = await session.execute(
-            code, timeout=self.agent.cell_timeout, on_output=on_output
-        )
+        result = await session.execute(code, timeout=self.agent.cell_timeout, on_output=on_output)
         failed = not result.ok
         if scope is not None and (failed or result.is_final_answer):
             scope.step.run.skip_rest = True

@@ -16,7 +16,7 @@ import sys
 
 from codeact import __version__
 from codeact.batch import _cli as _batch
-from codeact.cli import _doctor, _run, _sandbox, _serve
+from codeact.cli import _doctor, _mcp, _run, _sandbox, _serve
 from codeact.cli._common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -39,6 +39,7 @@ def main(argv: list[str] | None = None) -> int:
         "sandbox": _sandbox.sandbox_command,
         "serve": _serve.serve_command,
         "doctor": _doctor.doctor,
+        "mcp": _mcp.mcp_command,
     }
     try:
         return commands[args.command](args)
@@ -53,7 +54,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"codeact {__version__}")
     sub = p.add_subparsers(dest="command")
-    for command in (_run, _batch, _doctor, _serve, _sandbox):  # the order --help lists them in
+    for command in (_run, _batch, _doctor, _serve, _mcp, _sandbox):  # the order of --help
         command.add_parser(sub)
     return p
 

@@ -153,6 +153,26 @@ def session_limits(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def add_mcp_config_option(parser: argparse.ArgumentParser) -> None:
+    """``--mcp-config FILE``: MCP servers for the default agent."""
+    parser.add_argument(
+        "--mcp-config",
+        default=None,
+        metavar="FILE",
+        help="MCP servers for the agent, in the mcpServers JSON of MCP clients; their tools "
+        "become the modules tools.<server> in the sandbox",
+    )
+
+
+def read_mcp_config(path: str | None) -> list[Any]:
+    """The servers of ``--mcp-config`` (none without it); ``UserError`` for a bad file."""
+    if not path:
+        return []
+    from codeact.mcp import load_mcp_config
+
+    return list(load_mcp_config(path))
+
+
 def sandbox_choice(opts: SandboxOptions) -> SandboxChoice | None:
     """What the restricted sandbox of this command will be (None for other executors)."""
     from codeact.executors.restricted.defaults import choose_sandbox

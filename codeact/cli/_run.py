@@ -21,12 +21,14 @@ from codeact.cli._common import (
     EXIT_USAGE,
     MODEL_HELP,
     SandboxOptions,
+    add_mcp_config_option,
     add_os_sandbox_option,
     add_session_limit_options,
     elapsed,
     make_executor,
     make_llm,
     print_json,
+    read_mcp_config,
     reap_crashed_sessions,
     sandbox_choice,
 )
@@ -77,6 +79,7 @@ def add_parser(sub: Any) -> None:
         "OS sandbox around the process worker: auto (bubblewrap when it works, default), "
         "bwrap (required), none",
     )
+    add_mcp_config_option(run)
     run.add_argument("--model", default=None, help=MODEL_HELP)
     run.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint (/v1 URL)")
     run.add_argument("--max-steps", type=int, default=10, help="LLM steps allowed (default 10)")
@@ -146,6 +149,7 @@ async def _run(args: argparse.Namespace) -> int:
             if choice.warning:
                 console.print(f"[yellow]warning: {choice.warning}[/yellow]")
         executor = make_executor(opts)
+        mcp_servers = read_mcp_config(args.mcp_config)
     except UserError as exc:
         console.print(f"[red]{exc}[/red]")
         _fail_json(args, "usage", str(exc))
@@ -155,6 +159,7 @@ async def _run(args: argparse.Namespace) -> int:
             llm=llm,
             executor=lambda: executor,
             max_iterations=args.max_steps,
+            mcp_servers=mcp_servers,
             **answer_options(args, llm, files),
         )
         return await _solve(args, console, agent, executor, files)
@@ -216,6 +221,8 @@ async def _solve_in(
         question = f"{question}\n\n{note}"
     async with ctx:
         try:
+            await agent.prepare(ctx)  # MCP servers: their modules must exist when it starts
+            executor.add_tools(agent.context_tools(ctx))
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UnsandboxedWarning)  # summarised above
                 await executor.start()

@@ -13,10 +13,12 @@ from typing import Any
 from codeact.cli._common import (
     EXIT_USAGE,
     SandboxOptions,
+    add_mcp_config_option,
     add_os_sandbox_option,
     add_session_limit_options,
     make_executor,
     make_llm,
+    read_mcp_config,
     reap_crashed_sessions,
     sandbox_choice,
     session_limits,
@@ -45,6 +47,7 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--model", default=None, help="as for `codeact run` (default: local)")
+    add_mcp_config_option(serve)
     add_os_sandbox_option(
         serve, "OS sandbox around the default agent's sandbox worker, as for `codeact run`"
     )
@@ -156,6 +159,13 @@ def serve_command(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+    if args.agent and getattr(args, "mcp_config", None):
+        print(
+            "error: --mcp-config configures the default agent; give your agent "
+            "mcp_servers=codeact.mcp.load_mcp_config(FILE) instead",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     if args.agent:
         module_name, _, attr = args.agent.partition(":")
         try:
@@ -166,6 +176,7 @@ def serve_command(args: argparse.Namespace) -> int:
     else:
         try:
             make_llm(args.model, say=print)  # a bad --model fails now, not at the first run
+            args.mcp_servers = read_mcp_config(getattr(args, "mcp_config", None))
         except UserError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return EXIT_USAGE
@@ -188,7 +199,9 @@ def _default_factory(args: argparse.Namespace) -> Any:
 
     def factory() -> Any:
         return CodeActAgent(
-            llm=make_llm(args.model, say=print), executor=lambda: make_executor(opts)
+            llm=make_llm(args.model, say=print),
+            executor=lambda: make_executor(opts),
+            mcp_servers=getattr(args, "mcp_servers", []),
         )
 
     return factory

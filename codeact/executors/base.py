@@ -24,6 +24,7 @@ from codeact.tools import BaseTool, to_tool
 #: Called with ("stdout" | "stderr", text) while a cell runs.
 OutputCallback: TypeAlias = Callable[[Literal["stdout", "stderr"], str], None]
 #: What a sandbox needs to build its ``tools`` module: (name, parameter names, description).
+#: A dotted name ``"module.name"`` puts the function in the submodule ``tools.module``.
 ToolSpec: TypeAlias = tuple[str, list[str], str]
 
 
@@ -33,6 +34,12 @@ def check_cell_tools(
     """``UserError`` for the first tool taking a ``Context``: code in a session cannot call it
     (the context lives with the agent). ``hint`` ends the message."""
     for tool in tools:
+        name = tool.sandbox_spec()[0]
+        if not all(part.isidentifier() for part in name.split(".")) or name.count(".") > 1:
+            raise UserError(
+                f"Tool {tool.name!r} has the sandbox name {name!r}: it must be an identifier or "
+                "'module.identifier'"
+            )
         if tool.needs_context:
             raise UserError(
                 f"Tool {tool.name!r} takes a Context argument, so it cannot be called from "
@@ -51,11 +58,12 @@ class CodeExecutor(ABC):
 
     def add_tools(self, tools: Sequence[BaseTool]) -> None:
         """Bind more tools (before ``start()``); names must be unique."""
-        known = {t.name for t in self.tools}
+        known = {t.sandbox_spec()[0] for t in self.tools}
         for tool in tools:
-            if tool.name not in known:
+            name = tool.sandbox_spec()[0]
+            if name not in known:
                 self.tools.append(tool)
-                known.add(tool.name)
+                known.add(name)
 
     def check_tools(self) -> None:
         """Refuse tools a cell cannot call (``UserError``): those taking a ``Context``, which
@@ -64,10 +72,7 @@ class CodeExecutor(ABC):
 
     def tool_specs(self) -> list[ToolSpec]:
         """The tools as a session's ``tools`` module sees them (sent to workers and kernels)."""
-        return [
-            (t.name, list(t.metadata.parameters.get("properties", {})), t.metadata.description)
-            for t in self.tools
-        ]
+        return [t.sandbox_spec() for t in self.tools]
 
     @abstractmethod
     async def start(self) -> None:

@@ -19,7 +19,7 @@ async def run_host_tool(
 ) -> tuple[str, Any]:
     """Run a tool on the host for a cell: ``("ok", plain data)``, ``("error", text)`` or
     ``("timeout", None)`` when the cell's deadline passes first."""
-    tool = next((t for t in tools if t.name == name), None)
+    tool = next((t for t in tools if t.sandbox_spec()[0] == name), None)
     if tool is None:
         return "error", f"no tool named {name!r}"
     with anyio.move_on_after(max(deadline - time.monotonic(), 0.0)):

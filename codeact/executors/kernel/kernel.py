@@ -202,10 +202,20 @@ class Kernel:
         raise FinalAnswer()
 
     def tools_module(self, specs):
+        for old in [k for k in sys.modules if k.startswith("tools.")]:
+            del sys.modules[old]
         mod = types.ModuleType("tools")
         mod.ToolError = ToolError
         for name, params, doc in specs:
-            setattr(mod, name, self.tool_function(name, params, doc))
+            target, _, attr = name.rpartition(".")
+            holder = mod
+            if target:  # "crm.lookup": a function of the submodule tools.crm
+                holder = getattr(mod, target, None)
+                if holder is None:
+                    holder = types.ModuleType("tools." + target)
+                    setattr(mod, target, holder)
+                    sys.modules["tools." + target] = holder
+            setattr(holder, attr, self.tool_function(name, params, doc))
         sys.modules["tools"] = mod
 
     def tool_function(self, name, params, doc):
@@ -242,7 +252,7 @@ class Kernel:
                 raise CellTimeout()
             raise ToolError(str(reply.get("error")))
 
-        call.__name__ = call.__qualname__ = name
+        call.__name__ = call.__qualname__ = name.rpartition(".")[2]
         call.__doc__ = doc
         return call
 

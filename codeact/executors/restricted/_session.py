@@ -94,13 +94,17 @@ class Session:
         self._tool_bridge = tool_bridge
         self.allowed_third_party = list(allowed_modules)
         self._write = g.make_write_guard(frozenset(m.split(".")[0] for m in allowed_modules))
-        tools_module = self._tools_module(tool_names)
+        tool_modules = self._tools_modules(tool_names)
         #: Tools are also bare names in the namespace: models trained on other frameworks call
         #: them without importing (the prompt still teaches ``from tools import name``).
-        self._bare_tools = {name: getattr(tools_module, name) for name, _p, _d in tool_names}
+        self._bare_tools = {
+            name: getattr(tool_modules["tools"], name)
+            for name, _p, _d in tool_names
+            if "." not in name
+        }
         self.modules = ModuleTable(
             allowed_modules,
-            {"tools": tools_module, "sys": fake_sys(self.stdout, self.stderr)},
+            {**tool_modules, "sys": fake_sys(self.stdout, self.stderr)},
             paths=self.resolve if confine_readers else None,
         )
         self.builtins = self._builtins()
@@ -255,11 +259,17 @@ class Session:
         self.final = (to_plain(value, lenient=True),)
         raise g.FinalAnswerSignal()
 
-    def _tools_module(self, tools: Sequence[tuple[str, list[str], str]]) -> ModuleProxy:
+    def _tools_modules(self, tools: Sequence[tuple[str, list[str], str]]) -> dict[str, ModuleProxy]:
+        """``tools`` and its submodules (``tools.crm`` for tools named ``crm.<name>``)."""
         attrs: dict[str, Any] = {"ToolError": ToolError}
+        subs: dict[str, dict[str, Any]] = {}
         for name, params, doc in tools:
-            attrs[name] = self._tool_function(name, params, doc)
-        return ModuleProxy("tools", attrs)
+            module, _, attr = name.rpartition(".")
+            target = subs.setdefault(module, {}) if module else attrs
+            target[attr] = self._tool_function(name, params, doc)
+        modules = {f"tools.{m}": ModuleProxy(f"tools.{m}", a) for m, a in subs.items()}
+        attrs.update({m: modules[f"tools.{m}"] for m in subs})
+        return {"tools": ModuleProxy("tools", attrs), **modules}
 
     def _tool_function(self, name: str, params: list[str], doc: str) -> Callable[..., Any]:
         bridge = self._tool_bridge
@@ -277,7 +287,7 @@ class Session:
             check_payload(name, "arguments", plain)
             return check_payload(name, "result", bridge(name, plain))
 
-        call_tool.__name__ = call_tool.__qualname__ = name
+        call_tool.__name__ = call_tool.__qualname__ = name.rpartition(".")[2]
         call_tool.__doc__ = doc
         return call_tool
 
