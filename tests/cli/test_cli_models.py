@@ -43,7 +43,7 @@ def cli(
 def test_python_dash_m_codeact_and_codeact_cli_are_the_same_command() -> None:
     a, b = cli("--help"), cli("--help", module="codeact.cli")
     assert a.returncode == b.returncode == 0
-    assert a.stdout == b.stdout and "{run,batch,doctor,serve,sandbox}" in a.stdout
+    assert a.stdout == b.stdout and "{run,batch,doctor,serve,mcp,sandbox}" in a.stdout
     assert cli("--version").stdout.startswith("codeact ")
 
 
