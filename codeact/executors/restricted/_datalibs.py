@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import functools
 import sys
+import warnings
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from codeact.executors.restricted import _dataeval, _mplguard
 from codeact.executors.restricted._guards import (
     METHOD_GUARDS,
+    PRE_GUARDS,
     SANDBOX_CLASSES,
     TYPE_STANDINS,
     WRITABLE_TYPES,
@@ -232,14 +234,13 @@ def _guard_baseclass(obj: Any, name: str, value: Any) -> Any:
     return standin(value)
 
 
-def _guard_style(obj: Any, name: str, value: Any) -> Any:
+def _guard_style(obj: Any, name: str) -> None:
     owner = obj if isinstance(obj, type) else type(obj)
-    if owner.__module__.split(".")[0] == "pandas":
+    if any(c.__module__.split(".")[0] == "pandas" for c in owner.__mro__):
         raise PolicyError(
             "DataFrame.style renders jinja2 templates, which run without the sandbox's guards; "
             "use to_html(), to_string() or to_markdown() instead"
         )
-    return value
 
 
 # -- pandas options --------------------------------------------------------------------------------
@@ -252,6 +253,13 @@ def _option_keys() -> frozenset[str]:
     pd = sys.modules["pandas"]
     keys: set[str] = set()
     todo = [("", pd.options)]
+    with warnings.catch_warnings():  # reading deprecated options warns
+        warnings.simplefilter("ignore")
+        _walk_options(todo, keys)
+    return frozenset(keys)
+
+
+def _walk_options(todo: list[tuple[str, Any]], keys: set[str]) -> None:
     while todo:
         prefix, node = todo.pop()
         for name in dir(node):
@@ -260,7 +268,6 @@ def _option_keys() -> frozenset[str]:
                 todo.append((f"{prefix}{name}.", value))
             else:
                 keys.add(prefix + name)
-    return frozenset(keys)
 
 
 def check_option(key: Any) -> str:
@@ -354,5 +361,5 @@ WRAPPED_NAMES = frozenset({"eval", "load"})
 
 METHOD_GUARDS["mro"] = _guard_mro
 METHOD_GUARDS["baseclass"] = _guard_baseclass
-METHOD_GUARDS["style"] = _guard_style
+PRE_GUARDS["style"] = _guard_style
 TYPE_STANDINS.append(standin)

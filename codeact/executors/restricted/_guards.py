@@ -194,6 +194,9 @@ def guarded_getattr(obj: Any, name: Any, *default: Any) -> Any:
         return None  # AttributeError.obj could carry an object the guards refused
     if name in ("__cause__", "__context__"):
         return chained_exception(getattr(obj, name))
+    pre = PRE_GUARDS.get(name)
+    if pre is not None:
+        pre(obj, name)
     value = getattr(obj, name, *default)
     guard = METHOD_GUARDS.get(name)
     if guard is not None:
@@ -205,6 +208,8 @@ def guarded_getattr(obj: Any, name: Any, *default: Any) -> Any:
 #: attribute name (filled by ``_dataeval``/``_datalibs``): ``guard(obj, name, value)`` returns
 #: the value to hand over (often a checking wrapper) or raises ``PolicyError``.
 METHOD_GUARDS: dict[str, Callable[[Any, str, Any], Any]] = {}
+#: Checks run before the attribute is read (its getter may itself do the harm), by name.
+PRE_GUARDS: dict[str, Callable[[Any, str], None]] = {}
 
 
 _PLAIN_ARGS = (str, int, float, bool, bytes, type(None))
