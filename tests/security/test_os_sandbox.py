@@ -234,7 +234,7 @@ async def test_default_executor_holds(attempt: Attempt, default_sandbox: Any, ho
 async def test_workers_of_two_sessions_cannot_see_each_other(
     host: Host, default_sandbox: Any
 ) -> None:
-    async with default_executor(allow_pickle=True, timeout=20) as a, default_executor(allow_pickle=True, timeout=20) as b:
+    async with default_executor(timeout=20) as a, default_executor(timeout=20) as b:
         await b.upload("private.txt", FILE_SECRET.encode())
         r = await a.execute(
             f"import pandas as pd\nprint(pd.read_csv('{b.workdir}/private.txt', header=None))"
@@ -244,7 +244,7 @@ async def test_workers_of_two_sessions_cannot_see_each_other(
 
 async def test_ordinary_data_workload_works_in_the_sandbox(default_sandbox: Any) -> None:
     """Read an uploaded CSV, group, plot to PNG, write an output file, download both."""
-    async with default_executor(allow_pickle=True, allow=["pandas", "numpy", "matplotlib"], timeout=60) as ex:
+    async with default_executor(allow=["pandas", "numpy", "matplotlib"], timeout=60) as ex:
         assert ex.os_sandboxed
         await ex.upload("sales.csv", b"city,units\nParis,10\nLyon,4\nParis,23\nNice,28\n")
         r = await ex.execute(WORKLOAD)
