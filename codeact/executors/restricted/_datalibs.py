@@ -362,4 +362,5 @@ WRAPPED_NAMES = frozenset({"eval", "load"})
 METHOD_GUARDS["mro"] = _guard_mro
 METHOD_GUARDS["baseclass"] = _guard_baseclass
 PRE_GUARDS["style"] = _guard_style
+
 TYPE_STANDINS.append(standin)

@@ -1,7 +1,8 @@
 """matplotlib settings a cell may not change: backends and figure hooks are modules (and
 functions) loaded by name, and some settings name programs matplotlib starts (ffmpeg, LaTeX,
 Ghostscript). ``rcParams`` is handed over as a mapping that refuses those keys; ``use``,
-``switch_backend``, ``rc``, ``rc_context``, ``style.use``/``context`` and ``savefig`` check theirs.
+``switch_backend``, ``rc``, ``rc_context``, ``style.use``/``context`` and ``savefig`` check theirs;
+pandas' ``df.plot``/``hist``/``boxplot`` take no ``backend=`` (pandas imports it by name).
 """
 
 from __future__ import annotations
@@ -188,5 +189,54 @@ def _guard_savefig(obj: Any, name: str, value: Any) -> Any:
     return value
 
 
+# -- pandas plotting backends -----------------------------------------------------------------
+def _pandas_backend(kwargs: dict[str, Any]) -> None:
+    """pandas imports a plotting ``backend=`` given by name: only matplotlib's is allowed."""
+    if kwargs.get("backend") not in (None, "matplotlib"):
+        raise PolicyError("plotting backend= other than 'matplotlib' is refused in the sandbox")
+
+
+def _no_backend(fn: Callable[..., Any]) -> Callable[..., Any]:
+    def plot(*args: Any, **kwargs: Any) -> Any:
+        _pandas_backend(kwargs)
+        return fn(*args, **kwargs)
+
+    plot.__name__ = getattr(fn, "__name__", "plot")
+    plot.__doc__ = getattr(fn, "__doc__", None)
+    return plot
+
+
+class PlotAccessor:
+    """``df.plot`` for the sandbox: ``df.plot(...)``, ``df.plot.bar(...)`` as usual, without a
+    ``backend=`` loaded by name."""
+
+    __slots__ = ("_accessor",)
+    _accessor: Any
+
+    def __init__(self, accessor: Any) -> None:
+        object.__setattr__(self, "_accessor", accessor)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return _no_backend(self._accessor)(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._accessor, name)
+        return _no_backend(value) if callable(value) else value
+
+
+def _guard_plot(obj: Any, name: str, value: Any) -> Any:
+    module = type(value).__module__.split(".")[0]
+    if module == "pandas" and type(value).__name__ == "PlotAccessor":
+        return PlotAccessor(value)
+    if isinstance(value, type) and value.__module__.split(".")[0] == "pandas":
+        raise PolicyError(f"use {name} on a DataFrame or Series, e.g. df.{name}(...)")
+    fn = value.__func__ if isinstance(value, types.MethodType) else value
+    if isinstance(fn, types.FunctionType) and fn.__module__.split(".")[0] == "pandas":
+        return _no_backend(value)
+    return value
+
+
 METHOD_GUARDS["savefig"] = _guard_savefig
 METHOD_GUARDS["print_figure"] = _guard_savefig
+for _name in ("plot", "hist", "boxplot"):
+    METHOD_GUARDS[_name] = _guard_plot

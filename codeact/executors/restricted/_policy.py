@@ -75,7 +75,7 @@ RUNTIME_ATTRS = frozenset(
     # data libraries: string evaluation and dispatch (_dataeval), backends loaded by name,
     # Styler's templates and the real classes behind array stand-ins (_datalibs)
     | {"eval", "query", "agg", "aggregate", "apply", "transform"}
-    | {"savefig", "print_figure", "style", "mro", "baseclass"}
+    | {"savefig", "print_figure", "style", "mro", "baseclass", "plot", "hist", "boxplot"}
 )
 RESERVED_NAMES = frozenset({"printed", "builtins", "breakpoint", "_print", "_print_"})
 GUARDED_OPS: dict[type[ast.operator], str] = {
