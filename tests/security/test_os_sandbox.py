@@ -5,6 +5,10 @@ Every attempt is checked on the host, not by what the sandbox reports: secrets p
 process's environment, in a file outside the working directory and in a fake server database
 never appear in the output; marker paths outside the working directory never appear; a loopback
 TCP listener and an abstract unix socket never see a connection; a victim process stays alive.
+
+The executors here are made with ``allow_pickle=True``: the RAW attempts reach unguarded Python
+through a crafted pickle, as they would if the guards had fallen (without the opt-in the guards
+refuse that route: ``test_data_guards.py``), so that the OS sandbox is tested alone.
 """
 
 from __future__ import annotations
@@ -210,7 +214,7 @@ async def default_sandbox() -> AsyncIterator[CodeExecutor]:
         pytest.skip(message)
     choice = choose_sandbox(None)
     assert {"pandas", "numpy"} <= set(choice.allowed_modules), choice
-    ex = default_executor(timeout=20)
+    ex = default_executor(allow_pickle=True, timeout=20)
     async with ex:
         assert ex.os_sandboxed
         yield ex
@@ -336,7 +340,7 @@ async def test_host_upload_and_download_never_follow_a_swapped_symlink(
         "        libc.syscall(316, -100, b'd', -100, b'l', 2)  # renameat2(RENAME_EXCHANGE)\n"
     )
     attempt = raw("swap", body)
-    async with default_executor(timeout=20) as ex:
+    async with default_executor(allow_pickle=True, timeout=20) as ex:
         await ex.execute(pickle_cell(attempt.code.format(**host.values(""))))
         import time
 
@@ -362,7 +366,7 @@ async def test_host_refuses_fifos_and_symlinks_planted_in_the_workdir(
         "import os\ndef attack():\n    os.mkfifo('pipe.csv')\n"
         "    os.symlink('{secret_dir}/secret.txt', 'link.txt')\n    os.symlink('{secret_dir}', 'dir')"
     )
-    async with default_executor(timeout=20) as ex:
+    async with default_executor(allow_pickle=True, timeout=20) as ex:
         r = await ex.execute(pickle_cell(raw("plant", body).code.format(**host.values(""))))
         assert '"ok": true' in r.stdout, r
         with anyio.fail_after(10):  # a FIFO must not block the host
@@ -389,7 +393,7 @@ def _frames_cell(host: Host, body: str) -> str:
 
 
 async def test_forged_results_never_answer_another_cell(host: Host, default_sandbox: Any) -> None:
-    async with default_executor(timeout=20) as ex:
+    async with default_executor(allow_pickle=True, timeout=20) as ex:
         r = await ex.execute(
             _frames_cell(host, "def attack():\n    _result('FORGED 1')\n    _result('FORGED 2')")
         )
@@ -411,7 +415,11 @@ async def test_a_flood_of_output_frames_is_capped_on_the_host(
         "        os.write(4, struct.pack('>I', len(body)) + body)\n"
     )
     async with RestrictedExecutor(
-        isolation="process", allowed_modules=["numpy"], max_output_bytes=100_000, timeout=20
+        isolation="process",
+        allowed_modules=["numpy"],
+        max_output_bytes=100_000,
+        timeout=20,
+        allow_pickle=True,
     ) as ex:
         r = await ex.execute(_frames_cell(host, body), on_output=lambda _n, t: seen.append(len(t)))
         assert sum(seen) <= 100_000 and len(r.stdout) <= 101_000 and r.truncated, (sum(seen), r)
@@ -427,7 +435,7 @@ async def test_a_deeply_nested_frame_is_a_protocol_error_not_a_crash(
         "    os.write(4, struct.pack('>I', len(b)) + b)\n"
         "    time.sleep(5)\n"
     )
-    async with default_executor(timeout=20) as ex:
+    async with default_executor(allow_pickle=True, timeout=20) as ex:
         r = await ex.execute(_frames_cell(host, body))
         assert r.error is not None and r.error.type == "ProtocolError" and r.restarted, r
         assert (await ex.execute("print('next')")).stdout == "next\n"
@@ -436,7 +444,7 @@ async def test_a_deeply_nested_frame_is_a_protocol_error_not_a_crash(
 async def test_reset_of_a_worker_that_never_answers_is_bounded(
     host: Host, default_sandbox: Any
 ) -> None:
-    async with default_executor(timeout=30) as ex:
+    async with default_executor(allow_pickle=True, timeout=30) as ex:
         await ex.execute("kept = 1")
         cell = _frames_cell(host, "def attack():\n    _result('done')\n    time.sleep(60)")
         await ex.execute(cell)

@@ -194,9 +194,22 @@ def guarded_getattr(obj: Any, name: Any, *default: Any) -> Any:
         return None  # AttributeError.obj could carry an object the guards refused
     if name in ("__cause__", "__context__"):
         return chained_exception(getattr(obj, name))
-    if name in ("eval", "query") and type(obj).__module__.split(".")[0] in EVAL_PACKAGES:
-        raise PolicyError(f"{name}() evaluates strings and is not available in the sandbox")
-    return check_value(getattr(obj, name, *default))
+    pre = PRE_GUARDS.get(name)
+    if pre is not None:
+        pre(obj, name)
+    value = getattr(obj, name, *default)
+    guard = METHOD_GUARDS.get(name)
+    if guard is not None:
+        value = guard(obj, name, value)
+    return check_value(value)
+
+
+#: Runtime guards for methods of data libraries that evaluate or dispatch on strings, by
+#: attribute name (filled by ``_dataeval``/``_datalibs``): ``guard(obj, name, value)`` returns
+#: the value to hand over (often a checking wrapper) or raises ``PolicyError``.
+METHOD_GUARDS: dict[str, Callable[[Any, str, Any], Any]] = {}
+#: Checks run before the attribute is read (its getter may itself do the harm), by name.
+PRE_GUARDS: dict[str, Callable[[Any, str], None]] = {}
 
 
 _PLAIN_ARGS = (str, int, float, bool, bytes, type(None))
@@ -228,14 +241,15 @@ def guarded_hasattr(obj: Any, name: Any) -> bool:
 _WRITABLE_CONTAINERS = (list, dict, set, bytearray)
 
 
-#: Stdlib types whose instances the sandbox may configure (``localcontext() as c: c.prec = 3``).
-WRITABLE_TYPES = frozenset({decimal.Context})
+#: Types whose instances the sandbox may configure (``localcontext() as c: c.prec = 3``; the
+#: guarded ``pd.options`` registers here).
+WRITABLE_TYPES: set[type] = {decimal.Context}
+#: Hooks giving the stand-in the sandbox sees for a real class (``type(x)``, class attributes):
+#: each returns the class itself when it has none (numpy's array classes register here).
+TYPE_STANDINS: list[Callable[[type], Any]] = []
 #: Types whose instances are read-only for the sandbox (module proxies register here).
 READ_ONLY_TYPES: list[type] = []
 
-
-#: Packages whose objects have methods that evaluate strings (``DataFrame.eval``/``query``).
-EVAL_PACKAGES = frozenset({"pandas", "numpy", "numexpr", "polars"})
 
 WriteGuard = Callable[[Any], Any]
 

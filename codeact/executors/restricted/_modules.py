@@ -6,7 +6,7 @@ attributes (``datetime.sys``, ``dataclasses.builtins``, ``json.codecs``, ``io.op
 of their functions evaluate strings or use the real ``getattr`` (``typing.get_type_hints``,
 ``functools.singledispatch``, ``operator.attrgetter``). Third-party packages opted in by the user
 (pandas, numpy...) get a proxy that exposes public attributes except a deny-list, wrapping
-submodules in proxies in turn.
+submodules in proxies in turn and the routes ``_datalibs`` knows in checking wrappers.
 """
 
 from __future__ import annotations
@@ -18,6 +18,12 @@ from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
 from codeact.executors.restricted._dataclasses import safe_make_dataclass
+from codeact.executors.restricted._datalibs import (
+    WRAPPED_NAMES,
+    deny_set,
+    known_routes,
+    wrap_value,
+)
 from codeact.executors.restricted._guards import (
     DANGEROUS_IDS,
     READ_ONLY_TYPES,
@@ -106,45 +112,6 @@ STDLIB_ALLOWED: dict[str, list[str]] = {
 }
 STDLIB_ALLOWED.pop("string.templatelib")
 
-#: Attributes never exposed from opted-in third-party packages (string evaluation, pickle).
-THIRD_PARTY_DENY = frozenset(
-    {
-        "eval",
-        "query",
-        "read_pickle",
-        "to_pickle",
-        "load",
-        "loads",
-        "save",
-        "savez",
-        "fromfile",
-        "tofile",
-        "ctypeslib",
-        "f2py",
-        "distutils",
-        "testing",
-        "show_config",
-        "show_versions",
-        "lib",
-        "core",
-        "compat",
-        "util",
-        "os",
-        "sys",
-        "io",
-        "api",
-        "plotting",
-        "DataFrame.eval",
-    }
-)
-
-
-#: Under the OS sandbox, the packages' own I/O and pickle loading stay inside it; only what
-#: builds or runs toolchains, or prints the host's configuration, is still left out.
-OS_SANDBOX_DENY = frozenset(
-    {"ctypeslib", "f2py", "distutils", "testing", "show_config", "show_versions"}
-)
-
 
 class ModuleProxy:
     """A read-only stand-in for a module, exposing only allowed attributes.
@@ -222,26 +189,33 @@ def _stdlib_proxy(name: str) -> ModuleProxy:
 PathResolver = Callable[[Any], str]
 
 
-def _third_party_proxy(name: str, root: str, paths: PathResolver | None = None) -> ModuleProxy:
+def _third_party_proxy(
+    name: str, root: str, paths: PathResolver | None, deny: frozenset[str], known: dict[int, Any]
+) -> ModuleProxy:
     """A proxy for an opted-in package; ``paths`` confines its readers to the working directory
-    (no OS sandbox), ``None`` means the OS sandbox is the boundary."""
+    (no OS sandbox), ``None`` means the OS sandbox is the boundary. ``deny`` and ``known`` (the
+    session's wrappers by the id of the real object) are ``_datalibs``'s, the same in every
+    mode: routes to unguarded code are closed with or without the OS sandbox."""
     module = importlib.import_module(name)
-    deny = THIRD_PARTY_DENY if paths is not None else OS_SANDBOX_DENY
 
     def resolve(attr: str) -> Any:
-        if attr in deny:
+        if attr in deny and attr not in WRAPPED_NAMES:
             return _MISSING
         value = getattr(module, attr, _MISSING)
         if value is _MISSING or id(value) in DANGEROUS_IDS:
             return _MISSING
+        if id(value) in known:
+            return known[id(value)]
+        if attr in deny:
+            return _MISSING
         if isinstance(value, types.ModuleType):
             sub = value.__name__
             if sub == root or sub.startswith(root + "."):
-                return _third_party_proxy(sub, root, paths)
+                return _third_party_proxy(sub, root, paths, deny, known)
             return _MISSING
         if paths is not None and attr.startswith("read_") and callable(value):
             return _confined_reader(value, paths)
-        return value
+        return wrap_value(root, value, known)
 
     return ModuleProxy(name, {}, resolve)
 
@@ -272,10 +246,14 @@ class ModuleTable:
         extra_modules: Iterable[str] = (),
         extra: dict[str, Any] | None = None,
         paths: PathResolver | None = None,
+        allow_pickle: bool = False,
     ):
         self.third_party = sorted(set(extra_modules) - set(STDLIB_ALLOWED))
         self.extra = dict(extra or {})
         self.paths = paths
+        self.allow_pickle = allow_pickle
+        self._deny = deny_set(os_sandboxed=paths is None, allow_pickle=allow_pickle)
+        self._known: dict[str, dict[int, Any]] = {}
         self._third_cache: dict[str, ModuleProxy] = {}
 
     def allowed_names(self) -> list[str]:
@@ -296,7 +274,13 @@ class ModuleTable:
             proxy = self._third_cache.get(name)
             if proxy is None:
                 try:
-                    proxy = _third_party_proxy(name, root, self.paths)
+                    known = self._known.get(root)
+                    if known is None:
+                        importlib.import_module(root)
+                        known = self._known[root] = known_routes(
+                            root, allow_pickle=self.allow_pickle, paths=self.paths
+                        )
+                    proxy = _third_party_proxy(name, root, self.paths, self._deny, known)
                     self._third_cache[name] = proxy
                 except ImportError as exc:
                     raise ImportError(

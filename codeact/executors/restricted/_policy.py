@@ -58,18 +58,24 @@ SAFE_DUNDERS = frozenset(
 #: Special attributes cells may read, checked at run time: annotations on what the cell itself
 #: defined; exception chains, whose members are handed over only when they hold plain values
 #: (host code that turns one exception into another must not hand its state to the cell).
-READ_DUNDERS = frozenset(
-    {"__annotations__", "__cause__", "__context__", "__suppress_context__"}
-)
-#: Dunder methods a sandbox class may not define (they run outside a cell's deadline or
-#: matter to pickling, which the host never does with sandbox objects).
+READ_DUNDERS = frozenset({"__annotations__", "__cause__", "__context__", "__suppress_context__"})
+#: Dunder methods a sandbox class may not define: they run outside a cell's deadline, matter
+#: to pickling (which the host never does with sandbox objects), or hand native code a raw
+#: memory address or buffer (numpy's array interface: ``np.asarray`` trusts the pointer).
 FORBIDDEN_DEFS = frozenset(
     {"__del__", "__reduce__", "__reduce_ex__", "__getstate__", "__setstate__"}
+    | {"__array_interface__", "__array_struct__", "__cuda_array_interface__", "__buffer__"}
+    | {"__dlpack__", "__dlpack_device__", "__arrow_c_array__", "__arrow_c_stream__"}
+    | {"__arrow_c_schema__", "__arrow_c_device_array__", "__dataframe__"}
 )
 #: Public attribute names that are checked at run time.
 RUNTIME_ATTRS = frozenset(
-    {"format", "format_map", "obj", "eval", "query"}
+    {"format", "format_map", "obj"}
     | {"center", "ljust", "rjust", "zfill", "expandtabs"}  # widths are size-checked
+    # data libraries: string evaluation and dispatch (_dataeval), backends loaded by name,
+    # Styler's templates and the real classes behind array stand-ins (_datalibs)
+    | {"eval", "query", "agg", "aggregate", "apply", "transform"}
+    | {"savefig", "print_figure", "style", "mro", "baseclass", "plot", "hist", "boxplot"}
 )
 RESERVED_NAMES = frozenset({"printed", "builtins", "breakpoint", "_print", "_print_"})
 GUARDED_OPS: dict[type[ast.operator], str] = {

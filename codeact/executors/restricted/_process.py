@@ -167,6 +167,7 @@ class WorkerProcess:
             "drop_to": NOBODY if host_is_root() and not self._as_root() else None,
             "allow_root": self._as_root(),
             "os_sandboxed": owner.os_sandboxed,
+            "allow_pickle": owner.allow_pickle,
         }
 
     def _as_root(self) -> bool:

@@ -81,6 +81,7 @@ class Session:
         workdir: str | None = None,
         max_output_bytes: int = 1_000_000,
         confine_readers: bool = True,
+        allow_pickle: bool = False,
     ) -> None:
         self.workdir = os.path.realpath(workdir) if workdir else None
         self.max_output = max_output_bytes
@@ -106,6 +107,7 @@ class Session:
             allowed_modules,
             {**tool_modules, "sys": fake_sys(self.stdout, self.stderr)},
             paths=self.resolve if confine_readers else None,
+            allow_pickle=allow_pickle,
         )
         self.builtins = self._builtins()
         self._hooks = self._hook_names()

@@ -37,7 +37,12 @@ class _TypeMeta(type):
         if tp is type or tp is _TypeMeta:
             return cls  # as type(type) is type: the real ``type`` is never handed out
         guarded: dict[type, Any] = type.__getattribute__(cls, "_guarded")
-        return guarded.get(tp, tp)
+        found = guarded.get(tp)
+        if found is not None:
+            return found
+        for standin in g.TYPE_STANDINS:
+            tp = standin(tp)
+        return tp
 
 
 def sandbox_type(guarded: dict[type, Any]) -> Any:

@@ -149,6 +149,7 @@ def main() -> None:
         workdir=init["workdir"],
         max_output_bytes=init.get("max_output_bytes", 1_000_000),
         confine_readers=not init.get("os_sandboxed", False),
+        allow_pickle=bool(init.get("allow_pickle", False)),
     )
     session.sink = lambda stream, text: channel.send({"op": "stream", "name": stream, "text": text})
     alarm = SignalAlarm()

@@ -83,12 +83,15 @@ def default_executor(
     isolation: Isolation = "process",
     os_sandbox: OsSandbox = "auto",
     timeout: float = 60.0,
+    allow_pickle: bool = False,
 ) -> RestrictedExecutor:
-    """The executor the CLI and the server use by default (see ``choose_sandbox``)."""
+    """The executor the CLI and the server use by default (see ``choose_sandbox``);
+    ``allow_pickle`` as for ``RestrictedExecutor`` (it removes the guards' layer)."""
     choice = choose_sandbox(allow, isolation=isolation, os_sandbox=os_sandbox)
     return RestrictedExecutor(
         isolation=choice.isolation,
         os_sandbox=choice.os_sandbox,
         allowed_modules=choice.allowed_modules,
         timeout=timeout,
+        allow_pickle=allow_pickle,
     )

@@ -69,6 +69,14 @@ class RestrictedExecutor(CodeExecutor):
     Under the OS sandbox the packages may do their own I/O — the sandbox is the boundary.
     Without it (inline mode, or no bubblewrap) their file and network I/O reaches the host:
     that is allowed, because you named them, but warned about once (``UnsandboxedWarning``).
+    In every mode the guards stay a second layer: no route from an allowed package hands a cell
+    unguarded Python (pickle loaders, ``pd.eval``/``query`` reaching attributes or host frames,
+    ``agg('__name__')``, object arrays over raw buffers, backends or plot hooks loaded by name).
+
+    ``allow_pickle=True`` lets cells load pickles (``pd.read_pickle``, ``np.load(...,
+    allow_pickle=True)``, other packages' ``load``/``loads``). Loading a pickle runs whatever
+    code it names, unguarded: it removes the guards' layer for the session, leaving the OS
+    sandbox (or nothing, inline) as the only boundary. Use it only for files you trust.
     """
 
     name = "restricted"
@@ -90,6 +98,7 @@ class RestrictedExecutor(CodeExecutor):
         max_files: int = 50_000,
         cpus: float | None = 1.0,
         pids_limit: int = 64,
+        allow_pickle: bool = False,
     ) -> None:
         super().__init__(tools=tools)
         if isolation not in ("inline", "process"):
@@ -103,6 +112,10 @@ class RestrictedExecutor(CodeExecutor):
         #: Whether the worker runs inside bubblewrap (known after ``start()``).
         self.os_sandboxed = False
         self.allowed_modules = check_allowed_modules(allowed_modules)
+        if type(allow_pickle) is not bool:
+            raise UserError(f"allow_pickle must be True or False, got {allow_pickle!r}")
+        #: Whether cells may load pickles (``pd.read_pickle``, ``np.load(allow_pickle=True)``).
+        self.allow_pickle = allow_pickle
         self.timeout = timeout
         self.max_output_bytes = max_output_bytes
         self._workdir_arg = Path(workdir) if workdir is not None else None
@@ -245,6 +258,7 @@ class RestrictedExecutor(CodeExecutor):
             allowed_modules=self.allowed_modules,
             workdir=str(self.workdir),
             max_output_bytes=self.max_output_bytes,
+            allow_pickle=self.allow_pickle,
         )
 
     async def reset(self) -> None:
