@@ -59,10 +59,18 @@ class RestrictedExecutor(CodeExecutor):
     ``os_sandbox`` (process isolation only) puts that worker in an OS sandbox: ``"auto"``
     (default) uses bubblewrap where it works — new PID/network/IPC/UTS namespaces, no network at
     all, a read-only view of only the interpreter, its libraries and the allowed packages, the
-    working directory (``/workspace`` inside) and a private 64 MB ``/tmp`` as the only writable
-    places, uid 65534 — and otherwise falls back with an ``UnsandboxedWarning`` naming the
+    working directory (``/workspace`` inside) and a private ``/tmp`` as the only writable
+    places, uid 65534, an allow-list of system calls — and otherwise falls back with an ``UnsandboxedWarning`` naming the
     package to install; ``"bwrap"`` requires it (``ExecutorError`` if unusable); ``"none"``
     turns it off. ``os_sandboxed`` tells, after ``start()``, whether it is active.
+
+    Per-session limits (process mode; they need root, else a warning says what is missing):
+    the worker tree runs in its own cgroup — ``memory_limit_mb`` of heap plus ``disk_limit_mb``
+    for its files, ``cpus`` (a CPU quota; ``None``: an equal share only) and ``pids_limit``.
+    The working directory and ``/tmp`` live on a tmpfs of ``disk_limit_mb`` and ``max_files``
+    (``ENOSPC`` past them; the host's disk is never used); closing unmounts it in one step.
+    ``workdir=`` (your own folder) has no quota. Folders and groups of a crashed process are
+    removed when the next one starts a session.
 
     ``allowed_modules`` opts third-party packages in (e.g. ``["pandas", "numpy"]``); standard
     library modules that reach the host (``os``, ``subprocess``, ``socket``...) are refused.
