@@ -60,9 +60,10 @@ class RestrictedExecutor(CodeExecutor):
     (default) uses bubblewrap where it works — new PID/network/IPC/UTS namespaces, no network at
     all, a read-only view of only the interpreter, its libraries and the allowed packages, the
     working directory (``/workspace`` inside) and a private ``/tmp`` as the only writable
-    places, uid 65534, an allow-list of system calls — and otherwise falls back with an ``UnsandboxedWarning`` naming the
-    package to install; ``"bwrap"`` requires it (``ExecutorError`` if unusable); ``"none"``
-    turns it off. ``os_sandboxed`` tells, after ``start()``, whether it is active.
+    places, uid 65534, an allow-list of system calls — and otherwise falls back with an
+    ``UnsandboxedWarning`` naming the package to install; ``"bwrap"`` requires it
+    (``ExecutorError`` if unusable); ``"none"`` turns it off. ``os_sandboxed`` tells, after
+    ``start()``, whether it is active.
 
     Per-session limits (process mode; they need root, else a warning says what is missing):
     the worker tree runs in its own cgroup — ``memory_limit_mb`` of heap plus ``disk_limit_mb``
