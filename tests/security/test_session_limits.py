@@ -484,3 +484,47 @@ async def test_sessions_each_stopped_at_their_limit_and_the_host_keeps_its_headr
         assert r.error is not None and r.error.type == "MemoryError", r
     # what they held is gone again (nothing kept beyond their own limits meanwhile)
     assert before - available() < 600 << 20
+
+
+_UNGUARDED = textwrap.dedent(
+    """
+    import ctypes, os
+    libc = ctypes.CDLL(None, use_errno=True)
+    out = []
+    try:
+        os.execv("/bin/true", ["true"])
+    except OSError as exc:
+        out.append(f"execv {exc.errno}")
+    ctypes.set_errno(0)
+    rc = libc.syscall(319 if os.uname().machine == "x86_64" else 279, b"m", 0)  # memfd_create
+    out.append(f"memfd {rc} {ctypes.get_errno()}")
+    open("attack-result.txt", "w").write(" ".join(out))
+    """
+)
+
+
+@pytest.mark.parametrize("os_sandbox", ["none", "bwrap"])
+async def test_code_past_the_guards_cannot_exec_or_leave_the_allow_list(
+    os_sandbox: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker's own filter (stacked on bubblewrap's, and the only one without it): code
+    that got past the guards (here through the documented pickle opt-in) cannot replace the
+    worker with another program, nor call what the allow-list leaves out."""
+    from tests.security.attacks import pickle_cell
+
+    if os_sandbox == "bwrap" and not os_sandbox_status().available:
+        pytest.skip("bubblewrap unusable here")
+    if os_sandbox == "none" and ROOT:  # the interpreter under /root is not readable by 65534
+        monkeypatch.setenv("CODEACT_WORKER_AS_ROOT", "1")
+    if filter_kind() != "allow-list (libseccomp)":
+        pytest.skip("libseccomp missing: the worker installs no filter of its own")
+    async with _process(os_sandbox=os_sandbox, allowed_modules=["numpy"], allow_pickle=True) as ex:
+        r = await ex.execute(pickle_cell(_UNGUARDED))
+        said = r.stdout.strip()
+        assert said.startswith("execv "), r
+        execv, _, memfd = said.partition(" memfd ")
+        assert int(execv.split()[1]) == errno.EPERM
+        rc, err = (int(x) for x in memfd.split())
+        assert rc == -1 and err in (errno.EPERM, errno.ENOSYS), said
+        r = await ex.execute("print('still here')")
+        assert r.stdout.strip() == "still here"

@@ -91,6 +91,8 @@ shmctl mq_open mq_unlink mq_timedsend mq_timedreceive mq_notify mq_getsetattr ip
 sethostname setdomainname settimeofday clock_settime iopl ioperm lookup_dcookie
 """.split()
 
+_EXEC = ("execve", "execveat")
+
 #: AF_UNIX, AF_INET, AF_INET6, AF_NETLINK.
 SOCKET_FAMILIES = (1, 2, 10, 16)
 #: CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET (Docker's mask).
@@ -99,10 +101,14 @@ CLONE_NAMESPACES = 0x7E020000
 PERSONALITIES = (0, 8, 0x20000, 0x20008, 0xFFFFFFFF)
 
 
-def _build(sc: Any) -> Any:
+def _build(sc: Any, exec_allowed: bool = True) -> Any:
     f = sc.SyscallFilter(sc.ERRNO(errno.ENOSYS))
     f.set_attr(sc.Attr.ACT_BADARCH, sc.ERRNO(errno.EPERM))
-    for names, action in ((ALLOWED, sc.ALLOW), (DENIED, sc.ERRNO(errno.EPERM))):
+    allowed, denied = ALLOWED, DENIED
+    if not exec_allowed:
+        allowed = [n for n in ALLOWED if n not in _EXEC]
+        denied = [*DENIED, *_EXEC]
+    for names, action in ((allowed, sc.ALLOW), (denied, sc.ERRNO(errno.EPERM))):
         for name in names:
             try:
                 f.add_rule(action, name)
@@ -118,14 +124,14 @@ def _build(sc: Any) -> Any:
     return f
 
 
-@functools.lru_cache(maxsize=1)
-def _allowlist_program() -> bytes | None:
+@functools.lru_cache(maxsize=2)
+def _allowlist_program(exec_allowed: bool = True) -> bytes | None:
     try:
         import pyseccomp as sc
     except (ImportError, OSError):  # the package, or libseccomp.so.2, is missing
         return None
     try:
-        program = _build(sc)
+        program = _build(sc, exec_allowed)
         with tempfile.TemporaryFile() as out:
             program.export_bpf(out)
             out.seek(0)
@@ -140,6 +146,16 @@ def filter_kind() -> str:
     if os.environ.get("CODEACT_SECCOMP") != "denylist" and _allowlist_program() is not None:
         return "allow-list (libseccomp)"
     return "deny-list" if denylist_program() is not None else "none"
+
+
+def worker_program() -> bytes | None:
+    """The filter the worker installs on itself once it runs (stacked on bubblewrap's, and the
+    only one without bubblewrap): the same allow-list without ``execve``/``execveat``, so code
+    that gets past the guards cannot replace the worker with another program. None without
+    libseccomp."""
+    if os.environ.get("CODEACT_SECCOMP") == "denylist":
+        return None
+    return _allowlist_program(False)
 
 
 def seccomp_program() -> bytes | None:
