@@ -2,8 +2,8 @@
 
 Self-contained: the ``codeact`` command registers it with ``add_parser(subparsers)`` and calls
 ``main(args)``. Exit codes: 0 every task answered; 1 some failed or timed out; 2 usage or setup
-error; 130 interrupted (Ctrl-C / SIGTERM: running tasks are cancelled, their sandboxes removed,
-and finished results are kept for the next run to resume from).
+error; 130 interrupted by Ctrl-C, 143 by SIGTERM (either way running tasks are cancelled, their
+sandboxes removed, and finished results are kept for the next run to resume from).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import anyio
 
 from codeact.errors import UserError
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130  # 143: SIGTERM
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -228,62 +228,59 @@ def _make_batch(args: argparse.Namespace, plan: _Plan) -> Any:
 
 
 async def _run_batch(args: argparse.Namespace, plan: _Plan, console: Any) -> int:
+    from codeact._signals import interruptible
     from codeact.batch._files import ResultsWriter
     from codeact.batch._progress import BatchProgress
 
     batch = _make_batch(args, plan)
     got: list[Any] = []
-    interrupted: list[int] = []
     failure: list[BaseException] = []
     t0 = time.perf_counter()
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(_watch_signals, tg.cancel_scope, interrupted)
-        with (
-            ResultsWriter(args.out) as out,
-            BatchProgress(batch.total, console=console, quiet=args.quiet) as view,
-        ):
-            tg.start_soon(_tick, batch, view)
-            try:
-                async with batch:
-                    async for result in batch:
-                        out.write(result)
-                        got.append(result)
-                        view.finished(result, len(batch.running))
-            except Exception as exc:  # the batch could not run (no model, no Ray node...)
-                failure.append(exc)
-        tg.cancel_scope.cancel()
+
+    async def consume() -> None:
+        async with anyio.create_task_group() as tg:
+            with (
+                ResultsWriter(args.out) as out,
+                BatchProgress(batch.total, console=console, quiet=args.quiet) as view,
+            ):
+                tg.start_soon(_tick, batch, view)
+                try:
+                    async with batch:
+                        async for result in batch:
+                            out.write(result)
+                            got.append(result)
+                            view.finished(result, len(batch.running))
+                except Exception as exc:  # the batch could not run (no model, no Ray node...)
+                    failure.append(exc)
+                tg.cancel_scope.cancel()
+
+    _, signum = await interruptible(consume)
     if failure:
         console.print(f"[red]error: {failure[0]}[/red]", highlight=False)
         return EXIT_USAGE
-    return _finish(plan, got, bool(interrupted), batch.total, time.perf_counter() - t0, console)
+    return _finish(plan, got, signum, batch.total, time.perf_counter() - t0, console)
 
 
 def _finish(
-    plan: _Plan, got: list[Any], interrupted: bool, total: int, took: float, console: Any
+    plan: _Plan, got: list[Any], signum: int | None, total: int, took: float, console: Any
 ) -> int:
+    from codeact._signals import exit_code
     from codeact.batch._summary import summarize
 
     merged = {t.id: plan.previous[t.id] for t in plan.tasks if t.id in plan.previous}
     merged.update((r.id, r) for r in got)
     summary = summarize(merged.values(), elapsed_s=took, ran=len(got))
-    if interrupted:
+    if signum is not None:
+        word = "Interrupted" if signum == signal.SIGINT else "Terminated"
         console.print(
-            f"Interrupted: {total - len(got)} task(s) not finished (run again to resume); "
+            f"{word}: {total - len(got)} task(s) not finished (run again to resume); "
             "their sandboxes were removed."
         )
     for line in summary.lines():
         console.print(line, highlight=False)
-    if interrupted:
-        return EXIT_INTERRUPTED
+    if signum is not None:
+        return exit_code(signum)
     return EXIT_OK if all(r.ok for r in got) else EXIT_FAILED
-
-
-async def _watch_signals(scope: anyio.CancelScope, flag: list[int]) -> None:
-    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-        async for signum in signals:
-            flag.append(signum)
-            scope.cancel()
-            return
 
 
 async def _tick(batch: Any, view: Any) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import time
 import warnings
@@ -11,6 +12,7 @@ from typing import Any
 
 import anyio
 
+from codeact._signals import exit_code, interruptible
 from codeact.agents.codeact import CodeActAgent, describe_files
 from codeact.cli._common import (
     EXIT_FAILED,
@@ -96,18 +98,33 @@ def add_parser(sub: Any) -> None:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    """Run the task; returns the exit code."""
+    """Run the task; returns the exit code (130 after Ctrl-C, 143 after SIGTERM: either one
+    cancels the run and removes the sandbox first)."""
     try:
-        return anyio.run(_run, args)
-    except KeyboardInterrupt:
-        print("\nInterrupted: the run was cancelled and the sandbox removed.", file=sys.stderr)
+        return anyio.run(_interruptible, args)
+    except KeyboardInterrupt:  # before the handlers were in place
+        print("\nInterrupted.", file=sys.stderr)
         return EXIT_INTERRUPTED
 
 
-async def _run(args: argparse.Namespace) -> int:
+async def _interruptible(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     console = Console(stderr=True, quiet=args.json)
+    code, signum = await interruptible(
+        lambda: _run(args, console),
+        on_signal=lambda _: console.print("\n[dim]Stopping: cancelling the run...[/dim]"),
+    )
+    if signum is None:
+        assert code is not None
+        return code
+    word = "Interrupted" if signum == signal.SIGINT else "Terminated"
+    console.print(f"{word}: the run was cancelled and the sandbox removed.", highlight=False)
+    _fail_json(args, "interrupted", f"{word} by signal {signum}")
+    return exit_code(signum)
+
+
+async def _run(args: argparse.Namespace, console: Any) -> int:
     files: dict[str, bytes] = {}
     for f in args.file:
         path = Path(f)
