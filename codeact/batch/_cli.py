@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 import time
@@ -18,6 +19,7 @@ from typing import Any
 
 import anyio
 
+from codeact._advice import TIMEOUT_HELP, parse_timeout, resolve_timeout
 from codeact.errors import UserError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130  # 143: SIGTERM
@@ -42,7 +44,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         default=None,
         help="tasks at once (default 4; with --ray: per node, default its CPUs)",
     )
-    p.add_argument("--timeout", type=float, default=600, help="seconds per task (default 600)")
+    p.add_argument(
+        "--timeout",
+        type=parse_timeout,
+        default=None,
+        metavar="S",
+        help=TIMEOUT_HELP.format(what="task"),
+    )
     p.add_argument(
         "--ray",
         default=None,
@@ -107,13 +115,15 @@ def _add_agent_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _model_name(args: argparse.Namespace) -> str:
+    return str(args.model or os.environ.get("CODEACT_MODEL") or "local")
+
+
 def _llm_factory(args: argparse.Namespace) -> tuple[Any, str]:
     """``(factory, scope)`` for ``--model``. Scripted replies are read here, on the driver."""
-    import os
-
     from codeact.batch._factories import ModelFactory, ScriptedFactory
 
-    name = args.model or os.environ.get("CODEACT_MODEL") or "local"
+    name = _model_name(args)
     if name.startswith("scripted:"):
         path = Path(name.split(":", 1)[1])
         try:
@@ -122,7 +132,12 @@ def _llm_factory(args: argparse.Namespace) -> tuple[Any, str]:
             raise UserError(f"Cannot read scripted replies from {path}: {exc}") from exc
         if not isinstance(replies, list):
             raise UserError(f"{path}: scripted replies must be a JSON list")
-        return ScriptedFactory(tuple(replies), name=f"scripted:{path.name}"), "task"
+        factory = ScriptedFactory(tuple(replies), name=f"scripted:{path.name}")
+        try:
+            factory()  # bad reply objects are a usage error now, not a failure of every task
+        except ValueError as exc:
+            raise UserError(f"Cannot read scripted replies from {path}: {exc}") from exc
+        return factory, "task"
     return ModelFactory(name, args.base_url), "worker"
 
 
@@ -218,7 +233,7 @@ def _make_batch(args: argparse.Namespace, plan: _Plan) -> Any:
         plan.llm_factory,
         backend="ray" if args.ray else "local",
         concurrency=args.concurrency,
-        timeout=args.timeout,
+        timeout=resolve_timeout(args.timeout, _model_name(args)),
         llm_scope=plan.scope,  # type: ignore[arg-type]
         score=plan.score,
         skip=plan.skip,
@@ -278,9 +293,28 @@ def _finish(
         )
     for line in summary.lines():
         console.print(line, highlight=False)
+    for line in _advice(merged.values()):
+        console.print(f"[yellow]{line}[/yellow]", highlight=False)
     if signum is not None:
         return exit_code(signum)
     return EXIT_OK if all(r.ok for r in got) else EXIT_FAILED
+
+
+def _advice(results: Any) -> list[str]:
+    """What the flags can do about the failures in ``results``."""
+    types = [r.error.type for r in results if r.error is not None]
+    out = []
+    if "RunTimeoutError" in types:
+        out.append(
+            f"{types.count('RunTimeoutError')} task(s) hit --timeout: run them again with "
+            "--retry-failed and a larger --timeout (0 for no limit)."
+        )
+    if "MaxIterationsError" in types:
+        out.append(
+            f"{types.count('MaxIterationsError')} task(s) used every step: run them again with "
+            "--retry-failed and a larger --max-steps."
+        )
+    return out
 
 
 async def _tick(batch: Any, view: Any) -> None:

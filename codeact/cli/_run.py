@@ -12,6 +12,13 @@ from typing import Any
 
 import anyio
 
+from codeact._advice import (
+    TIMEOUT_HELP,
+    parse_timeout,
+    resolve_timeout,
+    step_limit_advice,
+    timeout_advice,
+)
 from codeact._signals import exit_code, interruptible
 from codeact.agents.codeact import CodeActAgent, describe_files
 from codeact.cli._common import (
@@ -26,11 +33,18 @@ from codeact.cli._common import (
     elapsed,
     make_executor,
     make_llm,
+    model_spec,
     print_json,
     sandbox_choice,
 )
 from codeact.context import Context
-from codeact.errors import CodeActError, RunCancelledError, RunTimeoutError, UserError
+from codeact.errors import (
+    CodeActError,
+    MaxIterationsError,
+    RunCancelledError,
+    RunTimeoutError,
+    UserError,
+)
 from codeact.events import (
     AgentInput,
     AgentOutput,
@@ -79,8 +93,22 @@ def add_parser(sub: Any) -> None:
     run.add_argument("--model", default=None, help=MODEL_HELP)
     run.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint (/v1 URL)")
     run.add_argument("--max-steps", type=int, default=10, help="LLM steps allowed (default 10)")
-    run.add_argument("--timeout", type=float, default=600, help="seconds for the whole run")
-    run.add_argument("--cell-timeout", type=float, default=60, help="seconds per code block")
+    run.add_argument(
+        "--answer-at-limit",
+        action="store_true",
+        help="at --max-steps, ask the model for a final answer from what it found "
+        "(default: stop with an error)",
+    )
+    run.add_argument(
+        "--timeout",
+        type=parse_timeout,
+        default=None,
+        metavar="S",
+        help=TIMEOUT_HELP.format(what="run"),
+    )
+    run.add_argument(
+        "--cell-timeout", type=float, default=60, help="seconds per code block (default 60)"
+    )
     run.add_argument("--json", action="store_true", help="print one JSON object, no progress")
     run.add_argument(
         "--require-execution",
@@ -152,6 +180,7 @@ async def _run(args: argparse.Namespace, console: Any) -> int:
             llm=llm,
             executor=lambda: executor,
             max_iterations=args.max_steps,
+            early_stopping_method="generate" if args.answer_at_limit else "force",
             **answer_options(args, llm, files),
         )
         return await _solve(args, console, agent, executor, files)
@@ -188,7 +217,8 @@ async def _solve(
             _fail_json(args, "usage", str(exc))
             return EXIT_USAGE
         view = _Progress(console)
-        handler = agent.run(question, ctx=ctx, timeout=args.timeout)
+        timeout = resolve_timeout(args.timeout, model_spec(args.model))
+        handler = agent.run(question, ctx=ctx, timeout=timeout)
         t0 = time.perf_counter()
         try:
             with console.status("[cyan]Thinking...", spinner="dots") as status:
@@ -201,9 +231,15 @@ async def _solve(
                 await handler.cancel()
             raise
         except RunTimeoutError as exc:
-            console.print(f"[red]{exc}[/red]")
-            _fail_json(args, "timeout", str(exc), view.steps)
+            message = timeout_advice(exc.timeout)
+            console.print(f"[red]{message}[/red]", highlight=False)
+            _fail_json(args, "timeout", message, view.steps)
             return EXIT_TIMEOUT
+        except MaxIterationsError as exc:
+            message = step_limit_advice(exc.limit)
+            console.print(f"[red]The run failed: {message}[/red]", highlight=False)
+            _fail_json(args, "failed", message, view.steps)
+            return EXIT_FAILED
         except (RunCancelledError, CodeActError) as exc:
             console.print(f"[red]The run failed: {exc}[/red]")
             _fail_json(args, "failed", str(exc), view.steps)
