@@ -73,7 +73,7 @@ def test_exit_codes(tmp_path: Path) -> None:
         replies=["<execute>\nprint(1)\n</execute>"] * 2,
         tmp=tmp_path,
     )
-    assert failed.returncode == 1 and "Max iterations" in json.loads(failed.stdout)["message"]
+    assert failed.returncode == 1 and "--max-steps" in json.loads(failed.stdout)["message"]
     slow = codeact(
         "run",
         "x",
