@@ -37,6 +37,7 @@ from codeact.cli._common import (
     print_json,
     sandbox_choice,
 )
+from codeact.cli._progress import RunProgress
 from codeact.context import Context
 from codeact.errors import (
     CodeActError,
@@ -45,16 +46,7 @@ from codeact.errors import (
     RunTimeoutError,
     UserError,
 )
-from codeact.events import (
-    AgentInput,
-    AgentOutput,
-    AgentStream,
-    AnswerRetry,
-    CodeOutputStream,
-    Event,
-    ToolCall,
-    ToolCallResult,
-)
+from codeact.events import AgentOutput
 from codeact.executors import CodeExecutor
 from codeact.executors.restricted._ossandbox import UnsandboxedWarning
 
@@ -216,13 +208,12 @@ async def _solve(
             console.print(f"[red]Could not start the sandbox: {exc}[/red]")
             _fail_json(args, "usage", str(exc))
             return EXIT_USAGE
-        view = _Progress(console)
+        view = RunProgress(console)
         timeout = resolve_timeout(args.timeout, model_spec(args.model))
         handler = agent.run(question, ctx=ctx, timeout=timeout)
         t0 = time.perf_counter()
         try:
-            with console.status("[cyan]Thinking...", spinner="dots") as status:
-                view.status = status
+            with view:
                 async for ev in handler.stream_events():
                     view.show(ev)
             result = await handler
@@ -252,7 +243,7 @@ def _report(
     args: argparse.Namespace,
     console: Any,
     result: AgentOutput,
-    view: _Progress,
+    view: RunProgress,
     total: float,
     model: str,
 ) -> None:
@@ -291,77 +282,3 @@ def _fail_json(
 ) -> None:
     if args.json:
         print_json({"ok": False, "error": kind, "message": message, "steps": steps or []})
-
-
-class _Progress:
-    """Turns events into terminal output and collects the steps for ``--json``."""
-
-    def __init__(self, console: Any) -> None:
-        self.console = console
-        self.status: Any = None
-        self.steps: list[dict[str, Any]] = []
-        self.llm_s = 0.0
-        self.code_s = 0.0
-        self._llm_start = 0.0
-        self._code_start = 0.0
-        self._tokens = 0
-        #: A code step ran without an error (the answer was computed, not guessed).
-        self.computed = False
-
-    def show(self, ev: Event) -> None:
-        from rich.syntax import Syntax
-
-        if isinstance(ev, AgentInput):
-            self._llm_start = time.perf_counter()
-            self._tokens = 0
-            self._set_status("[cyan]Thinking...")
-        elif isinstance(ev, AgentStream):
-            self._tokens += 1
-            self._set_status(f"[cyan]Thinking... ({self._tokens} chunks)")
-        elif isinstance(ev, AgentOutput):
-            self.llm_s += time.perf_counter() - self._llm_start
-        elif isinstance(ev, ToolCall) and ev.tool_name == "execute":
-            self._code_start = time.perf_counter()
-            code = str(ev.tool_kwargs.get("code", ""))
-            self.console.rule(f"Step {len(self.steps) + 1}", style="cyan")
-            self.console.print(Syntax(code, "python", theme="ansi_dark", line_numbers=False))
-            self._set_status("[yellow]Running code...")
-        elif isinstance(ev, CodeOutputStream):
-            self.console.print(
-                ev.text,
-                end="",
-                markup=False,
-                highlight=False,
-                style="red" if ev.stream == "stderr" else None,
-            )
-        elif isinstance(ev, AnswerRetry):
-            why = "no code had run yet" if ev.reason == "no_code" else "the answer's format"
-            self.console.print(f"[yellow]Asked the model again ({why}).[/yellow]")
-        elif isinstance(ev, ToolCallResult) and ev.tool_name == "execute":
-            took = time.perf_counter() - self._code_start
-            self.code_s += took
-            execution = ev.execution or {}
-            error = execution.get("error")
-            if error:
-                self.console.print(
-                    error.get("traceback", ""), style="red", markup=False, highlight=False
-                )
-            elif execution.get("value") is not None:
-                self.console.print(f"Out: {execution['value']}", markup=False, highlight=False)
-            if execution.get("timed_out"):
-                self.console.print("[red]timed out[/red]")
-            self.console.print(f"[dim]({took:.2f} s)[/dim]")
-            self.computed = self.computed or not ev.tool_output.is_error
-            self.steps.append(
-                {
-                    "code": ev.tool_kwargs.get("code", ""),
-                    "output": ev.tool_output.content,
-                    "error": bool(ev.tool_output.is_error),
-                    "duration_s": round(took, 3),
-                }
-            )
-            self._set_status("[cyan]Thinking...")
-
-    def _set_status(self, text: str) -> None:
-        if self.status is not None:
-            self.status.update(text)
