@@ -170,6 +170,11 @@ def main(args: argparse.Namespace) -> int:
         tasks = load_tasks(args.tasks, prompt=args.prompt)
         previous = read_results(args.out)
         done = {i for i, r in previous.items() if r.ok or not args.retry_failed}
+        if {t.id for t in tasks} <= done:  # nothing to run: no model to load, no sandbox
+            plan = _Plan(tasks, done, None, "worker", None, None)
+            plan.previous = previous
+            console.print("Every task already has a result in --out", highlight=False)
+            return _finish(plan, [], None, 0, 0.0, console)
         score = load_score(args.score) if args.score else None
         llm_factory, scope = _llm_factory(args)
         agent_factory = _agent_factory(args, tasks)
@@ -297,7 +302,10 @@ def _finish(
         console.print(f"[yellow]{line}[/yellow]", highlight=False)
     if signum is not None:
         return exit_code(signum)
-    return EXIT_OK if all(r.ok for r in got) else EXIT_FAILED
+    # The whole results file counts, not only this run: a rerun that resumes nothing after
+    # failures still exits 1.
+    everything = [merged.get(t.id) for t in plan.tasks]
+    return EXIT_OK if all(r is not None and r.ok for r in everything) else EXIT_FAILED
 
 
 def _advice(results: Any) -> list[str]:

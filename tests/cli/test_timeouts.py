@@ -84,3 +84,32 @@ def test_batch_timeout_counts_the_model_time_and_names_the_flag(tmp_path: Path) 
     assert result["timings"]["llm_s"] >= 1.4, result["timings"]  # the model was thinking
     text = " ".join(r.stderr.split())
     assert "--timeout" in text and not any(word in text for word in PYTHON_ADVICE), text
+
+
+def test_batch_exit_code_is_about_the_whole_results_file(tmp_path: Path) -> None:
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text(json.dumps({"id": "slow", "prompt": "p"}) + "\n")
+    replies = tmp_path / "r.json"
+    replies.write_text(json.dumps([{"text": "late", "delay": 30}]))
+    out = tmp_path / "out.jsonl"
+    argv = [sys.executable, "-m", "codeact.cli", "batch", str(tasks), "--out", str(out)]
+    argv += ["--model", f"scripted:{replies}", "--timeout", "1"]
+    first = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert first.returncode == 1, first.stderr
+    again = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert again.returncode == 1, "a rerun that resumed nothing hid the earlier timeout"
+    assert "already has a result" in again.stderr
+    assert "sandbox:" not in again.stderr, "a rerun with nothing to do probed the sandbox"
+    assert "1 timed out" in again.stderr
+
+
+def test_batch_eta_waits_for_a_finished_task() -> None:
+    from rich.console import Console
+
+    from codeact.batch import TaskResult
+    from codeact.batch._progress import BatchProgress
+
+    view = BatchProgress(4, console=Console(quiet=True))
+    assert view.eta() == "-"  # four tasks just started say nothing about the time left
+    view.finished(TaskResult(id="a", status="timeout"), running=3)
+    assert view.eta() != "-" and view.timeout == 1 and view.failed == 0
