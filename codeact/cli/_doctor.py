@@ -35,6 +35,7 @@ def doctor(args: argparse.Namespace) -> int:
         ("local model", _check_local_model),
         ("OpenAI-compatible endpoint", _check_endpoint),
         ("docker executor", _check_docker),
+        ("gVisor (runsc) for docker", _check_gvisor),
     ]
     width = max(len(name) for name, _ in checks)
     worst = 0
@@ -149,3 +150,27 @@ def _check_docker() -> tuple[str, str]:
     if not present:
         return "optional", f"engine ok, image {IMAGE} missing: run `codeact sandbox build`"
     return "ok", f"engine reachable, image {IMAGE} present"
+
+
+def _check_gvisor() -> tuple[str, str]:
+    import shutil
+
+    binary = shutil.which("runsc")
+    if importlib.util.find_spec("docker") is None:
+        return "optional", f"runsc {'installed' if binary else 'not installed'}; docker SDK missing"
+    from codeact.testing.sandbox import engine_runtimes
+
+    try:
+        runtimes = engine_runtimes()
+    except Exception:
+        return "optional", "no Docker engine to register it with"
+    if "runsc" in runtimes:
+        return "ok", "registered with the engine: DockerExecutor(runtime='runsc') runs under gVisor"
+    fix = (
+        'register it in /etc/docker/daemon.json: {"runtimes": {"runsc": {"path": '
+        f'"{binary or "/usr/bin/runsc"}", "runtimeArgs": ["--network=none"]}}}} '
+        "and reload dockerd (kill -HUP $(pidof dockerd))"
+    )
+    if not binary:
+        fix = "apt-get install runsc, then " + fix
+    return "optional", f"not registered with the engine ({', '.join(runtimes)}): {fix}"

@@ -34,6 +34,7 @@ from codeact.cli._common import (
     make_executor,
     make_llm,
     model_spec,
+    other_sandbox_summary,
     print_json,
     sandbox_choice,
 )
@@ -162,6 +163,8 @@ async def _run(args: argparse.Namespace, console: Any) -> int:
             console.print(f"[dim]{choice.summary}[/dim]")
             if choice.warning:
                 console.print(f"[yellow]warning: {choice.warning}[/yellow]")
+        else:
+            console.print(f"[dim]{other_sandbox_summary(opts.executor)}[/dim]", highlight=False)
         executor = make_executor(opts)
     except UserError as exc:
         console.print(f"[red]{exc}[/red]")

@@ -98,4 +98,5 @@ def test_doctor_reports_each_part() -> None:
     r = codeact("doctor")
     assert "restricted executor (process)" in r.stdout and "runs cells" in r.stdout
     assert "local model" in r.stdout and "docker executor" in r.stdout
+    assert "gVisor (runsc)" in r.stdout
     assert r.returncode == 0, r.stdout
