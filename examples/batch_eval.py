@@ -1,4 +1,4 @@
-"""Example: run a small evaluation set as a batch and print its accuracy.
+"""Example 6: run a small evaluation set as a batch and print its accuracy.
 
 Each question of examples/data/batch_questions.jsonl runs with a fresh CodeActAgent in its own
 sandbox (a process worker inside bubblewrap); the embedded local model is loaded once and

@@ -4,9 +4,10 @@ A third-party package registers its executor under the entry-point group ``codea
 (in its pyproject.toml):
 
     [project.entry-points."codeact.executors"]
-    upper = "my_package.executors:UpperExecutor"
+    recording = "my_package.executors:RecordingExecutor"
 
-and users then pick it by name: ``CodeActAgent(executor="upper")`` or ``get_executor("upper")``.
+and users then pick it by name: ``CodeActAgent(executor="recording")`` or
+``get_executor("recording")``.
 This file defines such an executor and uses it directly (the entry-point lookup itself is
 exercised by tests/executors/test_restricted_executor.py).
 """

@@ -7,7 +7,7 @@ import math
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Generator
-from contextlib import nullcontext
+from contextlib import nullcontext, suppress
 from typing import Any, TypeVar
 
 import anyio
@@ -106,7 +106,10 @@ class RunHandler:
             }
         )
         self._seq += 1
-        self._send.send_nowait(stamped)
+        # A reader that went away (its stream_events() loop cancelled, e.g. by Ctrl-C) leaves
+        # nobody to see this event, and the run must still end cleanly.
+        with suppress(anyio.BrokenResourceError):
+            self._send.send_nowait(stamped)
         return stamped
 
     # -- public API ----------------------------------------------------------------------------

@@ -2,8 +2,8 @@
 
 Self-contained: the ``codeact`` command registers it with ``add_parser(subparsers)`` and calls
 ``main(args)``. Exit codes: 0 every task answered; 1 some failed or timed out; 2 usage or setup
-error; 130 interrupted (Ctrl-C / SIGTERM: running tasks are cancelled, their sandboxes removed,
-and finished results are kept for the next run to resume from).
+error; 130 interrupted by Ctrl-C, 143 by SIGTERM (either way running tasks are cancelled, their
+sandboxes removed, and finished results are kept for the next run to resume from).
 """
 
 from __future__ import annotations
@@ -19,10 +19,11 @@ from typing import Any
 
 import anyio
 
+from codeact._advice import TIMEOUT_HELP, parse_timeout, resolve_timeout
 from codeact.cli._common import add_session_limit_options, reap_crashed_sessions, session_limits
 from codeact.errors import UserError
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130  # 143: SIGTERM
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -44,7 +45,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         default=None,
         help="tasks at once (default 4; with --ray: per node, default its CPUs)",
     )
-    p.add_argument("--timeout", type=float, default=600, help="seconds per task (default 600)")
+    p.add_argument(
+        "--timeout",
+        type=parse_timeout,
+        default=None,
+        metavar="S",
+        help=TIMEOUT_HELP.format(what="task"),
+    )
     p.add_argument(
         "--ray",
         default=None,
@@ -116,11 +123,15 @@ def _add_agent_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _model_name(args: argparse.Namespace) -> str:
+    return str(args.model or os.environ.get("CODEACT_MODEL") or "local")
+
+
 def _llm_factory(args: argparse.Namespace) -> tuple[Any, str]:
     """``(factory, scope)`` for ``--model``. Scripted replies are read here, on the driver."""
     from codeact.batch._factories import ModelFactory, ScriptedFactory
 
-    name = args.model or os.environ.get("CODEACT_MODEL") or "local"
+    name = _model_name(args)
     if name.startswith("scripted:"):
         path = Path(name.split(":", 1)[1])
         try:
@@ -129,7 +140,12 @@ def _llm_factory(args: argparse.Namespace) -> tuple[Any, str]:
             raise UserError(f"Cannot read scripted replies from {path}: {exc}") from exc
         if not isinstance(replies, list):
             raise UserError(f"{path}: scripted replies must be a JSON list")
-        return ScriptedFactory(tuple(replies), name=f"scripted:{path.name}"), "task"
+        factory = ScriptedFactory(tuple(replies), name=f"scripted:{path.name}")
+        try:
+            factory()  # bad reply objects are a usage error now, not a failure of every task
+        except ValueError as exc:
+            raise UserError(f"Cannot read scripted replies from {path}: {exc}") from exc
+        return factory, "task"
     return ModelFactory(name, args.base_url), "worker"
 
 
@@ -188,6 +204,11 @@ def main(args: argparse.Namespace) -> int:
         tasks = load_tasks(args.tasks, prompt=args.prompt)
         previous = read_results(args.out)
         done = {i for i, r in previous.items() if r.ok or not args.retry_failed}
+        if {t.id for t in tasks} <= done:  # nothing to run: no model to load, no sandbox
+            plan = _Plan(tasks, done, None, "worker", None, None)
+            plan.previous = previous
+            console.print("Every task already has a result in --out", highlight=False)
+            return _finish(plan, [], None, 0, 0.0, console)
         score = load_score(args.score) if args.score else None
         llm_factory, scope = _llm_factory(args)
         agent_factory = _agent_factory(args, tasks)
@@ -254,7 +275,7 @@ def _make_batch(args: argparse.Namespace, plan: _Plan) -> Any:
         plan.llm_factory,
         backend="ray" if args.ray else "local",
         concurrency=args.concurrency,
-        timeout=args.timeout,
+        timeout=resolve_timeout(args.timeout, _model_name(args)),
         llm_scope=plan.scope,  # type: ignore[arg-type]
         score=plan.score,
         skip=plan.skip,
@@ -265,66 +286,85 @@ def _make_batch(args: argparse.Namespace, plan: _Plan) -> Any:
 
 
 async def _run_batch(args: argparse.Namespace, plan: _Plan, console: Any) -> int:
+    from codeact._signals import interruptible
     from codeact.batch._files import ResultsWriter
     from codeact.batch._progress import BatchProgress
 
     batch = _make_batch(args, plan)
     got: list[Any] = []
-    interrupted: list[int] = []
     failure: list[BaseException] = []
     t0 = time.perf_counter()
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(_watch_signals, tg.cancel_scope, interrupted)
-        with (
-            ResultsWriter(args.out) as out,
-            BatchProgress(batch.total, console=console, quiet=args.quiet) as view,
-        ):
-            tg.start_soon(_tick, batch, view)
-            try:
-                async with batch:
-                    async for result in batch:
-                        out.write(result)
-                        if plan.notebooks is not None:
-                            plan.notebooks.write(result)
-                        got.append(result)
-                        view.finished(result, len(batch.running))
-            except Exception as exc:  # the batch could not run (no model, no Ray node...)
-                failure.append(exc)
-        tg.cancel_scope.cancel()
+
+    async def consume() -> None:
+        async with anyio.create_task_group() as tg:
+            with (
+                ResultsWriter(args.out) as out,
+                BatchProgress(batch.total, console=console, quiet=args.quiet) as view,
+            ):
+                tg.start_soon(_tick, batch, view)
+                try:
+                    async with batch:
+                        async for result in batch:
+                            out.write(result)
+                            if plan.notebooks is not None:
+                                plan.notebooks.write(result)
+                            got.append(result)
+                            view.finished(result, len(batch.running))
+                except Exception as exc:  # the batch could not run (no model, no Ray node...)
+                    failure.append(exc)
+                tg.cancel_scope.cancel()
+
+    _, signum = await interruptible(consume)
     for problem in plan.notebooks.errors if plan.notebooks is not None else []:
         console.print(f"[yellow]warning: {problem}[/yellow]", highlight=False)
     if failure:
         console.print(f"[red]error: {failure[0]}[/red]", highlight=False)
         return EXIT_USAGE
-    return _finish(plan, got, bool(interrupted), batch.total, time.perf_counter() - t0, console)
+    return _finish(plan, got, signum, batch.total, time.perf_counter() - t0, console)
 
 
 def _finish(
-    plan: _Plan, got: list[Any], interrupted: bool, total: int, took: float, console: Any
+    plan: _Plan, got: list[Any], signum: int | None, total: int, took: float, console: Any
 ) -> int:
+    from codeact._signals import exit_code
     from codeact.batch._summary import summarize
 
     merged = {t.id: plan.previous[t.id] for t in plan.tasks if t.id in plan.previous}
     merged.update((r.id, r) for r in got)
     summary = summarize(merged.values(), elapsed_s=took, ran=len(got))
-    if interrupted:
+    if signum is not None:
+        word = "Interrupted" if signum == signal.SIGINT else "Terminated"
         console.print(
-            f"Interrupted: {total - len(got)} task(s) not finished (run again to resume); "
+            f"{word}: {total - len(got)} task(s) not finished (run again to resume); "
             "their sandboxes were removed."
         )
     for line in summary.lines():
         console.print(line, highlight=False)
-    if interrupted:
-        return EXIT_INTERRUPTED
-    return EXIT_OK if all(r.ok for r in got) else EXIT_FAILED
+    for line in _advice(merged.values()):
+        console.print(f"[yellow]{line}[/yellow]", highlight=False)
+    if signum is not None:
+        return exit_code(signum)
+    # The whole results file counts, not only this run: a rerun that resumes nothing after
+    # failures still exits 1.
+    everything = [merged.get(t.id) for t in plan.tasks]
+    return EXIT_OK if all(r is not None and r.ok for r in everything) else EXIT_FAILED
 
 
-async def _watch_signals(scope: anyio.CancelScope, flag: list[int]) -> None:
-    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-        async for signum in signals:
-            flag.append(signum)
-            scope.cancel()
-            return
+def _advice(results: Any) -> list[str]:
+    """What the flags can do about the failures in ``results``."""
+    types = [r.error.type for r in results if r.error is not None]
+    out = []
+    if "RunTimeoutError" in types:
+        out.append(
+            f"{types.count('RunTimeoutError')} task(s) hit --timeout: run them again with "
+            "--retry-failed and a larger --timeout (0 for no limit)."
+        )
+    if "MaxIterationsError" in types:
+        out.append(
+            f"{types.count('MaxIterationsError')} task(s) used every step: run them again with "
+            "--retry-failed and a larger --max-steps."
+        )
+    return out
 
 
 async def _tick(batch: Any, view: Any) -> None:

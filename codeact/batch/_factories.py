@@ -44,9 +44,11 @@ class ScriptedFactory:
     name: str = "scripted"
 
     def __call__(self) -> LLM:
-        from codeact.llms import ScriptedLLM
+        from codeact.llms import Reply, ScriptedLLM
 
-        return ScriptedLLM(list(self.replies), function_calling=False, model_name=self.name)
+        # Items are reply texts or objects with Reply fields, as for `--model scripted:` in run.
+        replies = [r if isinstance(r, str) else Reply.model_validate(r) for r in self.replies]
+        return ScriptedLLM(replies, function_calling=False, model_name=self.name)
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ class BatchProgress:
         self.console = console
         self.quiet = quiet
         self.live = console.is_terminal and not quiet
-        self.done = self.failed = 0
+        self.done = self.failed = self.timeout = 0
         self.t0 = time.perf_counter()
         self._progress: Any = None
         self._task: Any = None
@@ -35,7 +35,6 @@ class BatchProgress:
                 SpinnerColumn,
                 TextColumn,
                 TimeElapsedColumn,
-                TimeRemainingColumn,
             )
 
             self._progress = Progress(
@@ -45,17 +44,17 @@ class BatchProgress:
                 MofNCompleteColumn(),
                 TextColumn(
                     "[green]{task.fields[ok]} ok[/] [red]{task.fields[failed]} failed[/]"
+                    " [yellow]{task.fields[timeout]} timed out[/]"
                     " [cyan]{task.fields[running]} running[/]"
                 ),
                 TextColumn("{task.fields[rate]}"),
                 TimeElapsedColumn(),
-                TextColumn("ETA"),
-                TimeRemainingColumn(),
+                TextColumn("ETA {task.fields[eta]}"),
                 console=self.console,
             )
             self._progress.start()
             self._task = self._progress.add_task(
-                "batch", total=self.total, ok=0, failed=0, running=0, rate="-"
+                "batch", total=self.total, ok=0, failed=0, timeout=0, running=0, rate="-", eta="-"
             )
         return self
 
@@ -72,23 +71,35 @@ class BatchProgress:
         took = time.perf_counter() - self.t0
         return f"{self.done / took:.2f}/s" if took > 0 and self.done else "-"
 
+    def eta(self) -> str:
+        """Time left at the pace so far: unknown ("-") until a task has finished, since tasks
+        that just started say nothing about how long tasks take."""
+        if not self.done:
+            return "-"
+        took = time.perf_counter() - self.t0
+        left = round(took / self.done * (self.total - self.done))
+        return f"{left // 3600}:{left // 60 % 60:02d}:{left % 60:02d}"
+
     def running(self, count: int) -> None:
         """How many tasks are running now."""
         if self._progress is not None:
-            self._progress.update(self._task, running=count, rate=self._rate())
+            self._progress.update(self._task, running=count, rate=self._rate(), eta=self.eta())
 
     def finished(self, result: TaskResult, running: int) -> None:
         """One more task finished."""
         self.done += 1
-        self.failed += 0 if result.ok else 1
+        self.timeout += result.status == "timeout"
+        self.failed += result.status not in ("ok", "timeout")
         if self._progress is not None:
             self._progress.update(
                 self._task,
                 advance=1,
-                ok=self.done - self.failed,
+                ok=self.done - self.failed - self.timeout,
                 failed=self.failed,
+                timeout=self.timeout,
                 running=running,
                 rate=self._rate(),
+                eta=self.eta(),
             )
         if self.quiet:
             return

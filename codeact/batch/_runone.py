@@ -19,7 +19,7 @@ from codeact.batch._types import (
     Usage,
 )
 from codeact.context import Context
-from codeact.errors import RunTimeoutError, UserError
+from codeact.errors import MaxIterationsError, RunTimeoutError, UserError
 from codeact.events import AgentInput, AgentOutput, Event, ToolCall, ToolCallResult
 from codeact.llms.base import LLM
 
@@ -53,6 +53,17 @@ class _Fold:
             t0, code = self._code_t0.pop(ev.tool_id, (now, str(ev.tool_kwargs.get("code", ""))))
             self.code_s += now - t0
             self.cells.append(_cell(code, ev, now - t0))
+
+    def settle(self) -> None:
+        """Count the model's or a cell's time still running when the task ended (a timeout
+        usually strikes while the model thinks): ``llm_s`` and ``code_s`` stay honest."""
+        now = time.perf_counter()
+        if self._llm_t0:
+            self.llm_s += now - self._llm_t0
+            self._llm_t0 = 0.0
+        for t0, _code in self._code_t0.values():
+            self.code_s += now - t0
+        self._code_t0.clear()
 
     def _add_usage(self, raw: Any) -> None:
         """Token counts from a provider response, when the adapter kept one in ``raw``."""
@@ -109,6 +120,7 @@ async def _upload(agent: Any, ctx: Context, task: Task) -> None:
 def _result(
     task: Task, fold: _Fold, t0: float, node: str, attempt: int, **fields: Any
 ) -> TaskResult:
+    fold.settle()
     timings = Timings(
         total_s=round(time.perf_counter() - t0, 4),
         llm_s=round(fold.llm_s, 4),
@@ -129,9 +141,15 @@ def _result(
 
 def _error(kind: ErrorKind, exc: BaseException) -> dict[str, Any]:
     status = "timeout" if kind == "timeout" else "failed"
+    message = str(exc)
+    # Plain facts, no advice: a results file is read by command-line and Python users alike.
+    if isinstance(exc, RunTimeoutError):
+        message = f"timed out after {exc.timeout:g} s"
+    elif isinstance(exc, MaxIterationsError):
+        message = f"no final answer after {exc.limit} model steps"
     return {
         "status": status,
-        "error": TaskError(kind=kind, type=type(exc).__name__, message=str(exc)),
+        "error": TaskError(kind=kind, type=type(exc).__name__, message=message),
     }
 
 

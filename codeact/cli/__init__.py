@@ -2,7 +2,8 @@
 ``sandbox build|prune``, ``doctor`` to check the installation.
 
 Exit codes: 0 answered; 1 the run failed (model error, step limit); 2 usage or setup error;
-3 timed out; 130 interrupted (Ctrl-C).
+3 timed out; 130 interrupted (Ctrl-C); 143 terminated (SIGTERM). Either signal stops the
+work cleanly first (runs cancelled, sandboxes removed, a server drained).
 
 Layout: this module builds the parser and dispatches; each subcommand lives in its own module
 (``_run``, ``_serve``, ``_sandbox``, ``_doctor``), and what they share is in ``_common``, which

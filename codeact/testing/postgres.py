@@ -135,38 +135,72 @@ def demo_agent() -> object:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """A throwaway PostgreSQL and ``--replicas`` ``codeact serve`` processes sharing it."""
+    """A throwaway PostgreSQL and ``--replicas`` ``codeact serve`` processes sharing it; the
+    URLs are printed once every replica answers. Ctrl-C (130) or SIGTERM (143) stops them all
+    (each replica drains) and removes the database."""
     p = argparse.ArgumentParser(prog="python -m codeact.testing.postgres", description=__doc__)
     p.add_argument("--replicas", type=int, default=3)
     p.add_argument("--port", type=int, default=8001, help="the first replica's port")
     p.add_argument("serve_args", nargs="*", help="more `codeact serve` options (after --)")
     args = p.parse_args(argv)
     extra = args.serve_args or ["--agent", "codeact.testing.postgres:demo_agent"]
-    server = PostgresServer()
-    server.start()
-    url = server.create_database()
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)  # (even if started in the background)
     procs: list[subprocess.Popen[bytes]] = []
+    server: PostgresServer | None = None
     try:
+        server = PostgresServer()
+        server.start()
+        url = server.create_database()
         for i in range(args.replicas):
             cmd = [sys.executable, "-m", "codeact.cli", "serve", "--db", url]
             procs.append(subprocess.Popen([*cmd, "--port", str(args.port + i), *extra]))
+        ports = [args.port + i for i in range(args.replicas)]
+        if not _wait_listening(ports, procs):
+            print("a replica exited before it listened", file=sys.stderr, flush=True)
+            return 1
         print(f"PostgreSQL: {url}", flush=True)
-        for i in range(args.replicas):
-            print(f"replica {i + 1}: http://127.0.0.1:{args.port + i}/", flush=True)
+        for i, port in enumerate(ports):
+            print(f"replica {i + 1}: http://127.0.0.1:{port}/", flush=True)
         print("Ctrl-C stops them all", flush=True)
-        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-        signal.signal(signal.SIGINT, signal.default_int_handler)  # (even if started in background)
         while all(proc.poll() is None for proc in procs):
             time.sleep(0.5)
         return 1
-    except KeyboardInterrupt:
-        return 0
+    except _Signalled as stopped:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the clean-up below is not interrupted
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        return 130 if stopped.signum == signal.SIGINT else 143
     finally:
         for proc in procs:
-            proc.terminate()
+            if proc.poll() is None:
+                proc.terminate()
         for proc in procs:
-            proc.wait(30)
-        server.close()
+            proc.wait(60)
+        if server is not None:
+            server.close()
+
+
+class _Signalled(Exception):
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+
+
+def _stop(signum: int, _frame: object) -> None:
+    raise _Signalled(signum)
+
+
+def _wait_listening(ports: list[int], procs: list[subprocess.Popen[bytes]]) -> bool:
+    """Wait until every port accepts connections; False when a replica exited first."""
+    waiting = list(ports)
+    while waiting:
+        if any(proc.poll() is not None for proc in procs):
+            return False
+        try:
+            socket.create_connection(("127.0.0.1", waiting[0]), timeout=1).close()
+            waiting.pop(0)
+        except OSError:
+            time.sleep(0.1)
+    return True
 
 
 if __name__ == "__main__":

@@ -42,6 +42,12 @@ function el<K extends keyof HTMLElementTagNameMap>(
 }
 
 /** The model's text without the code blocks (they are shown as cells). */
+/** The code of a block the model is still writing (an open ``<execute>`` or ```python fence). */
+export function draftOf(text: string): string {
+  const open = /(?:<execute>|```(?:python|py)\n)(?![\s\S]*(?:<\/execute>|```))([\s\S]*)$/.exec(text);
+  return open ? open[1].replace(/^\n/, "") : "";
+}
+
 export function proseOf(text: string): string {
   return text
     .replace(/<execute>[\s\S]*?(<\/execute>|$)/g, "")
@@ -190,7 +196,10 @@ function renderError(e: { type: string; message: string; traceback: string }): H
 /** One thread's conversation view. */
 export class Conversation {
   private readonly cells = new Map<string, Cell>();
-  private readonly texts = new Map<string, { node: HTMLElement; body: HTMLElement; text: string }>();
+  private readonly texts = new Map<
+    string,
+    { node: HTMLElement; body: HTMLElement; draft: HTMLElement; text: string }
+  >();
   private readonly pending = new Map<string, CellResult>();
   agentName = "";
 
@@ -230,9 +239,11 @@ export class Conversation {
   textStart(id: string): void {
     const node = el("div", "msg assistant");
     const body = el("div", "body");
-    node.append(el("div", "who", this.agentName || "Assistant"), body);
+    const draft = el("pre", "draft");
+    draft.hidden = true;
+    node.append(el("div", "who", this.agentName || "Assistant"), body, draft);
     node.hidden = true;
-    this.texts.set(id, { node, body, text: "" });
+    this.texts.set(id, { node, body, draft, text: "" });
     this.add(node);
   }
 
@@ -241,8 +252,12 @@ export class Conversation {
     if (!t) return;
     t.text += delta;
     const prose = proseOf(t.text);
+    const draft = draftOf(t.text);
     t.body.textContent = prose;
-    t.node.hidden = !prose;
+    t.body.hidden = !prose;
+    t.draft.textContent = draft; // the code as the model writes it, until its cell appears
+    t.draft.hidden = !draft;
+    t.node.hidden = !prose && !draft;
   }
 
   assistant(text: string, name = ""): void {
@@ -255,6 +270,10 @@ export class Conversation {
 
   cellStart(id: string, name: string): void {
     if (this.cells.has(id)) return;
+    for (const t of this.texts.values()) {
+      t.draft.hidden = true; // the cell shows the finished code
+      t.node.hidden = !proseOf(t.text);
+    }
     const cell = new Cell(id, name, this.download);
     this.cells.set(id, cell);
     this.add(cell.root);

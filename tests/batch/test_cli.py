@@ -102,7 +102,7 @@ def test_failed_tasks_exit_1_and_retry_failed_reruns_them(tmp_path: Path) -> Non
     r = run(argv(tasks, out, bad))
     assert r.returncode == 1, r.stderr
     assert "ScriptedLLM ran out of replies" in r.stderr and "2 failed" in r.stderr
-    assert run(argv(tasks, out, bad)).returncode == 0  # nothing left to run: failures are kept
+    assert run(argv(tasks, out, bad)).returncode == 1  # nothing run, but failures remain
     good = tmp_path / "good.json"
     good.write_text(json.dumps([SQUARE.format(sleep=0)]))
     r = run(argv(tasks, out, good, "--retry-failed"))

@@ -49,7 +49,10 @@ async def test_network_can_be_opted_in() -> None:
 
 
 async def test_files_round_trip_and_figures(docker_runtime: str) -> None:
-    async with DockerExecutor(runtime=docker_runtime) as ex:
+    # Generous limits: importing pandas and matplotlib took past the defaults at load 12.
+    async with DockerExecutor(
+        runtime=docker_runtime, timeout=300, start_timeout=300, memory="1g"
+    ) as ex:
         await ex.upload("data/in.csv", b"a,b\n1,2\n3,4\n")
         r = await ex.execute(
             "import pandas as pd\ndf = pd.read_csv('data/in.csv')\n"

@@ -58,6 +58,11 @@ def _reply(messages: list[Any], tools: list[Any]) -> Reply:
     asked = messages[last].text.lower() if human else ""
     # after the cell's result (or the agent's note about its failure): the closing answer
     in_cell_round = any(m.role == "assistant" for m in messages[last:])
+    if "draft" in asked and not in_cell_round:  # code written slowly: the page shows it live
+        lines = ["<execute>\n", "total = 0\n"] + [f"total += {i}\n" for i in range(12)]
+        return Reply(chunks=[*lines, "print(total)\n", "</execute>"], chunk_delay=0.4)
+    if "draft" in asked:
+        return Reply(text="The total is 66.")
     for keyword, (first, second) in CELLS.items():
         if keyword in asked:
             return Reply(text=second if in_cell_round else first)

@@ -246,3 +246,16 @@ def test_token_is_asked_for_and_sent(page: Any, tmp_path: Path) -> None:
         expect(fresh.locator("#token-dialog")).to_be_hidden()
     finally:
         served.stop()
+
+
+def test_code_shows_while_the_model_writes_it(page: Any, server: Served) -> None:
+    """The code of a block still being written shows (dimmed) before its cell appears; the
+    cell then takes its place."""
+    open_ui(page, server)
+    send(page, "draft a sum")
+    draft = page.locator(".msg.assistant .draft")
+    expect(draft).to_contain_text("total = 0", timeout=TIMEOUT)
+    assert page.locator(".cell").count() == 0, "the cell appeared before the draft"
+    expect(page.locator(".cell .code")).to_contain_text("print(total)", timeout=TIMEOUT)
+    expect(draft).to_be_hidden()
+    expect(page.locator(".msg.assistant").last).to_contain_text("The total is 66.")
