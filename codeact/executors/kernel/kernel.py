@@ -169,7 +169,7 @@ def capture_fds(output):
         os.dup2(w, fd)
         os.close(w)
         output.fds[name] = fd
-        threading.Thread(target=output.pump, args=(r, name), daemon=True).start()
+        start_thread(output.pump, r, name)
     sys.stdout = io.TextIOWrapper(
         os.fdopen(1, "wb", 0), encoding="utf-8", line_buffering=True, write_through=True
     )
@@ -431,6 +431,17 @@ def on_alarm(_signum, _frame):
     raise CellTimeout()
 
 
+def start_thread(target, *args):
+    """A daemon thread that never receives SIGALRM/SIGINT (it inherits them blocked): those
+    must reach the main thread only while it may be interrupted, never in the middle of reading
+    a frame, where the kernel would otherwise hand them to another thread at once."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
+    try:
+        threading.Thread(target=target, args=args, daemon=True).start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 def exit_when_host_gone(fd):
     """The host's side of our stdin closed (its attach stream ended: the host process died or
     dropped us): exit at once, even in the middle of a busy cell, so that no container keeps
@@ -444,7 +455,7 @@ def exit_when_host_gone(fd):
                 if events & (select.POLLHUP | select.POLLERR | select.POLLNVAL):
                     os._exit(0)
 
-    threading.Thread(target=watch, name="codeact-host-watch", daemon=True).start()
+    start_thread(watch)
 
 
 def main():

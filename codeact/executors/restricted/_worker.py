@@ -100,7 +100,13 @@ def _exit_when_host_gone(fd: int) -> None:
                 if events & (select.POLLHUP | select.POLLERR | select.POLLNVAL):
                     os._exit(0)
 
-    threading.Thread(target=watch, name="codeact-host-watch", daemon=True).start()
+    # Started with SIGALRM blocked, which it inherits: the alarm must stay pending for the main
+    # thread while that reads a frame, not be taken by this thread and run mid-frame.
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _BLOCK)
+    try:
+        threading.Thread(target=watch, name="codeact-host-watch", daemon=True).start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _install_filter(program: str | None) -> None:
