@@ -19,8 +19,13 @@ from typing import Any
 
 import anyio
 
-from codeact._advice import TIMEOUT_HELP, parse_timeout, resolve_timeout
-from codeact.cli._common import add_session_limit_options, reap_crashed_sessions, session_limits
+from codeact._advice import resolve_timeout
+from codeact.cli._common import (
+    add_sandbox_options,
+    add_timeout_option,
+    reap_crashed_sessions,
+    session_limits,
+)
 from codeact.errors import UserError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130  # 143: SIGTERM
@@ -45,13 +50,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         default=None,
         help="tasks at once (default 4; with --ray: per node, default its CPUs)",
     )
-    p.add_argument(
-        "--timeout",
-        type=parse_timeout,
-        default=None,
-        metavar="S",
-        help=TIMEOUT_HELP.format(what="task"),
-    )
+    add_timeout_option(p, "task")
     p.add_argument(
         "--ray",
         default=None,
@@ -95,16 +94,7 @@ def _add_agent_options(p: argparse.ArgumentParser) -> None:
         "(OPENAI_BASE_URL), or scripted:FILE.json. Default: CODEACT_MODEL, else local",
     )
     p.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint (/v1 URL)")
-    p.add_argument("--executor", default="restricted", help="restricted (default) or docker")
-    p.add_argument("--isolation", choices=["process", "inline"], default="process")
-    p.add_argument(
-        "--allow",
-        default=None,
-        metavar="MODULES",
-        help="extra modules the restricted sandbox may import, comma-separated",
-    )
-    p.add_argument("--os-sandbox", choices=["auto", "bwrap", "none"], default="auto")
-    add_session_limit_options(p)
+    add_sandbox_options(p)
     p.add_argument("--max-steps", type=int, default=10, help="LLM steps per task (default 10)")
     p.add_argument("--cell-timeout", type=float, default=60, help="seconds per code block")
     p.add_argument(

@@ -42,6 +42,45 @@ def add_os_sandbox_option(parser: argparse.ArgumentParser, help: str) -> None:
 SESSION_MEMORY_MB, SESSION_DISK_MB, SESSION_CPUS = 2048, 1024, 1.0
 
 
+def add_sandbox_options(parser: argparse.ArgumentParser) -> None:
+    """The options that choose the sandbox (``--executor``, ``--isolation``, ``--allow``,
+    ``--os-sandbox``) and its per-session limits, for ``run``, ``batch`` and ``sandbox``."""
+    parser.add_argument("--executor", default="restricted", help="restricted (default) or docker")
+    parser.add_argument(
+        "--isolation",
+        choices=["process", "inline"],
+        default="process",
+        help="for the restricted executor (default: process)",
+    )
+    parser.add_argument(
+        "--allow",
+        default=None,
+        metavar="MODULES",
+        help="extra modules the restricted sandbox may import, comma-separated "
+        "(default: pandas,numpy,matplotlib when installed and the OS sandbox is active)",
+    )
+    add_os_sandbox_option(
+        parser,
+        "OS sandbox around the process worker: auto (bubblewrap when it works, default), "
+        "bwrap (required), none",
+    )
+    add_session_limit_options(parser)
+
+
+def add_timeout_option(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--timeout S`` for the whole run (or task): ``0``/``none`` is no limit; the default
+    depends on the model (see ``codeact._advice``)."""
+    from codeact._advice import TIMEOUT_HELP, parse_timeout
+
+    parser.add_argument(
+        "--timeout",
+        type=parse_timeout,
+        default=None,
+        metavar="S",
+        help=TIMEOUT_HELP.format(what=what),
+    )
+
+
 def add_session_limit_options(parser: argparse.ArgumentParser) -> None:
     """``--session-memory``, ``--session-disk`` and ``--session-cpus`` (the process sandbox's
     per-session limits) of ``run``, ``serve`` and ``batch``."""
@@ -138,7 +177,7 @@ class SandboxOptions:
             isolation=args.isolation,
             allow=args.allow,
             os_sandbox=args.os_sandbox,
-            cell_timeout=args.cell_timeout,
+            cell_timeout=getattr(args, "cell_timeout", cls.cell_timeout),
             **session_limits(args),
         )
 

@@ -14,8 +14,6 @@ import anyio
 import anyio.to_thread
 
 from codeact._advice import (
-    TIMEOUT_HELP,
-    parse_timeout,
     resolve_timeout,
     step_limit_advice,
     timeout_advice,
@@ -31,8 +29,8 @@ from codeact.cli._common import (
     MODEL_HELP,
     SandboxOptions,
     add_mcp_config_option,
-    add_os_sandbox_option,
-    add_session_limit_options,
+    add_sandbox_options,
+    add_timeout_option,
     elapsed,
     make_executor,
     make_llm,
@@ -69,25 +67,7 @@ def add_parser(sub: Any) -> None:
         metavar="PATH",
         help="a file to put in the sandbox's working directory (repeatable)",
     )
-    run.add_argument("--executor", default="restricted", help="restricted (default) or docker")
-    run.add_argument(
-        "--isolation",
-        choices=["process", "inline"],
-        default="process",
-        help="for the restricted executor (default: process)",
-    )
-    run.add_argument(
-        "--allow",
-        default=None,
-        metavar="MODULES",
-        help="extra modules the restricted sandbox may import, comma-separated "
-        "(default: pandas,numpy,matplotlib when installed and the OS sandbox is active)",
-    )
-    add_os_sandbox_option(
-        run,
-        "OS sandbox around the process worker: auto (bubblewrap when it works, default), "
-        "bwrap (required), none",
-    )
+    add_sandbox_options(run)
     add_mcp_config_option(run)
     run.add_argument("--model", default=None, help=MODEL_HELP)
     run.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint (/v1 URL)")
@@ -98,18 +78,11 @@ def add_parser(sub: Any) -> None:
         help="at --max-steps, ask the model for a final answer from what it found "
         "(default: stop with an error)",
     )
-    run.add_argument(
-        "--timeout",
-        type=parse_timeout,
-        default=None,
-        metavar="S",
-        help=TIMEOUT_HELP.format(what="run"),
-    )
+    add_timeout_option(run, "run")
     run.add_argument(
         "--cell-timeout", type=float, default=60, help="seconds per code block (default 60)"
     )
     run.add_argument("--json", action="store_true", help="print one JSON object, no progress")
-    add_session_limit_options(run)
     run.add_argument(
         "--notebook",
         default=None,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import codeop
 import contextlib
+import dataclasses
 import shlex
 import sys
 import warnings
@@ -27,8 +28,10 @@ from codeact.cli._common import (
     EXIT_TIMEOUT,
     EXIT_USAGE,
     SandboxOptions,
+    add_sandbox_options,
     make_executor,
     other_sandbox_summary,
+    reap_crashed_sessions,
     sandbox_choice,
 )
 from codeact.errors import CodeActError
@@ -41,24 +44,15 @@ def add_session_parsers(sandbox_sub: Any) -> None:
     ex.add_argument("--file", "-f", action="append", default=[], metavar="PATH",
                     help="a file to put in the working directory first (repeatable)")  # fmt: skip
     ex.add_argument("--timeout", type=float, default=600, help="seconds (default 600)")
-    _sandbox_options(ex)
+    add_sandbox_options(ex)
     shell = sandbox_sub.add_parser("shell", help="an interactive Python prompt in a sandbox")
     shell.add_argument("--timeout", type=float, default=600, help="seconds per input")
-    _sandbox_options(shell)
-
-
-def _sandbox_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--executor", default="restricted", help="restricted (default) or docker")
-    p.add_argument("--isolation", choices=["process", "inline"], default="process")
-    p.add_argument("--allow", default=None, metavar="MODULES", help="extra modules (a,b,...)")
-    p.add_argument("--os-sandbox", choices=["auto", "bwrap", "none"], default="auto")
+    add_sandbox_options(shell)
 
 
 def _executor(args: argparse.Namespace) -> Any:
-    opts = SandboxOptions(
-        executor=args.executor, isolation=args.isolation, allow=args.allow,
-        os_sandbox=args.os_sandbox, cell_timeout=args.timeout,
-    )  # fmt: skip
+    opts = dataclasses.replace(SandboxOptions.from_args(args), cell_timeout=args.timeout)
+    reap_crashed_sessions(lambda msg: print(msg, file=sys.stderr))
     choice = sandbox_choice(opts)
     print(choice.summary if choice else other_sandbox_summary(args.executor), file=sys.stderr)
     if choice is not None and choice.warning:
