@@ -114,7 +114,7 @@ def reap_crashed_sessions(say: Callable[[str], Any]) -> None:
     from codeact.executors.restricted import reap_leftovers
 
     reaped = reap_leftovers()
-    containers = _reap_containers()
+    containers, problems = _reap_containers()
     parts = [
         f"{n} {what}"
         for n, what in (
@@ -126,22 +126,29 @@ def reap_crashed_sessions(say: Callable[[str], Any]) -> None:
     ]
     if parts:
         say(f"Removed {', '.join(parts)} left by a codeact process that no longer runs.")
+    for problem in (*reaped.problems, *problems):
+        say(
+            f"Could not remove what a crashed codeact process left: {problem}. Remove it as "
+            "root (`codeact sandbox prune` for containers)."
+        )
 
 
-def _reap_containers() -> int:
-    """Docker sandboxes of dead owners, when an engine answers (quietly nothing otherwise)."""
+def _reap_containers() -> tuple[int, list[str]]:
+    """Docker sandboxes of dead owners, when an engine answers (nothing to do otherwise)."""
     if not (os.environ.get("DOCKER_HOST") or os.path.exists("/var/run/docker.sock")):
-        return 0
+        return 0, []
+    from codeact.errors import ExecutorError, UserError
+
     try:
         from codeact.executors.docker import docker_client, reap_orphans
 
         client = docker_client()
-    except Exception:  # no SDK, no engine: nothing of ours can be there
-        return 0
+    except (ImportError, UserError, ExecutorError):  # no SDK or no engine: none of ours runs
+        return 0, []
     try:
-        return reap_orphans(client)
-    except Exception:
-        return 0
+        return reap_orphans(client), []
+    except ExecutorError as exc:
+        return 0, [str(exc)]
     finally:
         client.close()
 

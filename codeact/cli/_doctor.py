@@ -105,8 +105,12 @@ def _check_session_limits() -> tuple[str, str]:
     detail = f"{cgroups}; {quota}; system calls: {facts.seccomp}"
     if facts.cgroups_ok and facts.disk_quota_ok and facts.seccomp.startswith("allow"):
         return "ok", detail
-    fix = "" if facts.seccomp.startswith("allow") else " (libseccomp: apt-get install libseccomp2)"
-    return "missing", detail + fix + "; run `codeact serve` as root for per-session limits"
+    fixes = []
+    if not (facts.cgroups_ok and facts.disk_quota_ok):
+        fixes.append("per-session cgroups and disk quotas need root")
+    if not facts.seccomp.startswith("allow") and "CODEACT_SECCOMP" not in os.environ:
+        fixes.append("the allow-list needs libseccomp (apt-get install libseccomp2)")
+    return "missing", detail + (f". Fix: {'; '.join(fixes)}" if fixes else "")
 
 
 def _check_data() -> tuple[str, str]:

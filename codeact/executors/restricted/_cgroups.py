@@ -21,6 +21,7 @@ import os
 import signal
 import time
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -186,21 +187,20 @@ class SessionCgroup:
                 return int(value)
         return 0
 
-    def memory_limit(self) -> int:
-        """The group's memory limit in bytes."""
-        name = "memory.max" if self.version == 2 else "memory.limit_in_bytes"
+    def _read_int(self, v2_name: str, v1_name: str) -> int:
+        name = v2_name if self.version == 2 else v1_name
         try:
             return int((self._main() / name).read_text())
         except (OSError, ValueError):
             return 0
 
+    def memory_limit(self) -> int:
+        """The group's memory limit in bytes."""
+        return self._read_int("memory.max", "memory.limit_in_bytes")
+
     def memory_usage(self) -> int:
         """Bytes charged to the group now (heap, page cache, tmpfs)."""
-        name = "memory.current" if self.version == 2 else "memory.usage_in_bytes"
-        try:
-            return int((self._main() / name).read_text())
-        except (OSError, ValueError):
-            return 0
+        return self._read_int("memory.current", "memory.usage_in_bytes")
 
     def cpu_usage_s(self) -> float:
         """CPU seconds the group has used."""
@@ -220,22 +220,25 @@ class SessionCgroup:
         return _pids_in(self.dirs.values())
 
     def remove(self, timeout: float = 5.0) -> None:
-        """Kill what is left in the group and delete it (blocking: call from a thread)."""
+        """Kill what is left in the group and delete it (blocking: call from a thread). A group
+        whose processes do not exit in time stays, and the next process's reaper retries."""
         _kill_and_remove(list(self.dirs.values()), timeout)
 
 
-def _pids_in(dirs: object) -> list[int]:
+def _pids_in(dirs: Iterable[Path]) -> list[int]:
     pids: set[int] = set()
-    for d in dirs:  # type: ignore[attr-defined]
-        with contextlib.suppress(OSError, ValueError):
-            pids.update(int(p) for p in (Path(d) / "cgroup.procs").read_text().split())
+    for d in dirs:
+        with contextlib.suppress(OSError, ValueError):  # gone meanwhile
+            pids.update(int(p) for p in (d / "cgroup.procs").read_text().split())
     return sorted(pids)
 
 
-def _kill_and_remove(dirs: list[Path], timeout: float) -> None:
+def _kill_and_remove(dirs: list[Path], timeout: float) -> list[Path]:
+    """Kill the processes in ``dirs`` and remove them; returns those still there after
+    ``timeout`` (a process that does not exit, e.g. stuck in the kernel)."""
     existing = [d for d in dirs if d.is_dir()]
     if not existing:
-        return
+        return []
     for d in existing:
         if (d / "cgroup.kill").exists():
             with contextlib.suppress(OSError):
@@ -254,16 +257,17 @@ def _kill_and_remove(dirs: list[Path], timeout: float) -> None:
             except OSError:  # EBUSY: a process is still exiting
                 left.append(d)
         if not left or time.monotonic() > deadline:
-            return
+            return left
         existing = left
         time.sleep(0.01)
 
 
-def reap_cgroups(support: CgroupSupport | None = None) -> int:
+def reap_cgroups(support: CgroupSupport | None = None) -> tuple[int, list[str]]:
     """Remove the groups of owners that no longer run (their processes are killed first);
-    returns how many session groups were removed. Groups of live owners are never touched."""
+    returns how many session groups were removed and what could not be. Groups of live owners
+    are never touched."""
     support = support or cgroup_support()
-    removed = 0
+    removed, problems = 0, []
     owners: dict[str, list[Path]] = {}
     for base in support.bases.values():
         with contextlib.suppress(OSError):
@@ -280,12 +284,15 @@ def reap_cgroups(support: CgroupSupport | None = None) -> int:
                     if entry.is_dir():
                         sessions.setdefault(entry.name, []).append(entry)
         for dirs in sessions.values():
-            _kill_and_remove(dirs, 5.0)
-            removed += 1
+            stuck = _kill_and_remove(dirs, 5.0)
+            if stuck:
+                problems.append(f"control group {stuck[0]} still has processes")
+            else:
+                removed += 1
         for folder in folders:
-            with contextlib.suppress(OSError):
+            with contextlib.suppress(OSError):  # not empty: reported above
                 folder.rmdir()
-    return removed
+    return removed, problems
 
 
 def join_command(procs_files: list[str], command: list[str]) -> list[str]:

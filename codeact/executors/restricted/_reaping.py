@@ -13,7 +13,7 @@ import anyio.to_thread
 
 from codeact.executors.restricted._cgroups import cgroup_support, reap_cgroups
 from codeact.executors.restricted._ossandbox import UnsandboxedWarning
-from codeact.executors.restricted._workspace import reap_workspaces
+from codeact.executors.restricted._workspace import quota_possible, reap_workspaces
 
 NO_QUOTA_WARNING = (
     "RestrictedExecutor: session folders have no disk quota here (mounting a size-limited tmpfs "
@@ -38,10 +38,11 @@ def warn_once(key: str, message: str) -> None:
 
 @dataclass(frozen=True)
 class Reaped:
-    """What ``reap_leftovers`` removed."""
+    """What ``reap_leftovers`` removed, and what it could not (one line each)."""
 
     folders: int
     cgroups: int
+    problems: tuple[str, ...] = ()
 
 
 def reap_leftovers() -> Reaped:
@@ -49,8 +50,9 @@ def reap_leftovers() -> Reaped:
     processes that no longer exist. Never touches a live process's sessions. Blocking."""
     global _REAPED
     _REAPED = True
-    cgroups = reap_cgroups() if cgroup_support().version is not None else 0
-    return Reaped(folders=reap_workspaces(), cgroups=cgroups)
+    groups, group_problems = reap_cgroups() if cgroup_support().version is not None else (0, [])
+    folders, folder_problems = reap_workspaces()
+    return Reaped(folders, groups, tuple(folder_problems + group_problems))
 
 
 _REAP_LOCK = threading.Lock()
@@ -84,14 +86,12 @@ class HostContainment:
 
 def host_containment() -> HostContainment:
     """Probe (cheaply, cached) the per-session containment this host offers."""
-    import os
-
     from codeact.executors.restricted._seccomp import filter_kind
 
     support = cgroup_support()
     return HostContainment(
         cgroups=support.detail,
         cgroups_ok=support.version is not None,
-        disk_quota_ok=os.geteuid() == 0 and os.environ.get("CODEACT_NO_QUOTA") != "1",
+        disk_quota_ok=quota_possible(),
         seccomp=filter_kind(),
     )

@@ -128,7 +128,8 @@ def _build(sc: Any, exec_allowed: bool = True) -> Any:
 def _allowlist_program(exec_allowed: bool = True) -> bytes | None:
     try:
         import pyseccomp as sc
-    except (ImportError, OSError):  # the package, or libseccomp.so.2, is missing
+    except (ImportError, OSError) as exc:  # the package, or libseccomp.so.2, is missing
+        _WHY_NOT[:] = [f"libseccomp cannot be loaded ({exc}): apt-get install libseccomp2"]
         return None
     try:
         program = _build(sc, exec_allowed)
@@ -136,16 +137,28 @@ def _allowlist_program(exec_allowed: bool = True) -> bytes | None:
             program.export_bpf(out)
             out.seek(0)
             return out.read()
-    except (OSError, ValueError, RuntimeError):
+    except (OSError, ValueError, RuntimeError) as exc:
+        _WHY_NOT[:] = [f"libseccomp could not build the allow-list ({exc})"]
         return None
+
+
+#: Why the allow-list is not used (for ``filter_kind``), once something tried to build it.
+_WHY_NOT: list[str] = []
+
+
+def _allowlist_wanted() -> bool:
+    """``CODEACT_SECCOMP=denylist`` asks for the fallback filter (tests, comparisons)."""
+    return os.environ.get("CODEACT_SECCOMP") != "denylist"
 
 
 def filter_kind() -> str:
     """Which filter the sandbox gets: ``"allow-list (libseccomp)"``, the fallback
-    ``"deny-list"`` or ``"none"`` (no table for this architecture)."""
-    if os.environ.get("CODEACT_SECCOMP") != "denylist" and _allowlist_program() is not None:
+    ``"deny-list"`` or ``"none"`` (no table for this architecture), with why libseccomp was
+    not used."""
+    if _allowlist_wanted() and _allowlist_program() is not None:
         return "allow-list (libseccomp)"
-    return "deny-list" if denylist_program() is not None else "none"
+    why = f" ({_WHY_NOT[0]})" if _WHY_NOT else ""
+    return f"deny-list{why}" if denylist_program() is not None else f"none{why}"
 
 
 def worker_program() -> bytes | None:
@@ -153,16 +166,11 @@ def worker_program() -> bytes | None:
     only one without bubblewrap): the same allow-list without ``execve``/``execveat``, so code
     that gets past the guards cannot replace the worker with another program. None without
     libseccomp."""
-    if os.environ.get("CODEACT_SECCOMP") == "denylist":
-        return None
-    return _allowlist_program(False)
+    return _allowlist_program(False) if _allowlist_wanted() else None
 
 
 def seccomp_program() -> bytes | None:
     """The compiled filter (``struct sock_filter[]``) for bubblewrap's ``--seccomp``: the
     libseccomp allow-list, else the hand-written deny-list, else None."""
-    if os.environ.get("CODEACT_SECCOMP") != "denylist":
-        program = _allowlist_program()
-        if program is not None:
-            return program
-    return denylist_program()
+    program = _allowlist_program() if _allowlist_wanted() else None
+    return program if program is not None else denylist_program()

@@ -39,6 +39,12 @@ def sessions_root() -> Path:
     return Path(override) if override else Path(tempfile.gettempdir()) / "codeact-sessions"
 
 
+def quota_possible() -> bool:
+    """Whether this process may mount a quota'd tmpfs per session (root, not turned off by
+    ``CODEACT_NO_QUOTA=1``)."""
+    return os.geteuid() == 0 and os.environ.get("CODEACT_NO_QUOTA") != "1"
+
+
 @functools.lru_cache(maxsize=1)
 def _libc() -> ctypes.CDLL:
     return ctypes.CDLL(None, use_errno=True)
@@ -86,7 +92,7 @@ class Workspace:
         base.mkdir(mode=0o711, parents=True, exist_ok=True)
         root = base / f"{owner_id()}-{uuid.uuid4().hex[:12]}"
         root.mkdir(mode=0o755)
-        quota = os.geteuid() == 0 and os.environ.get("CODEACT_NO_QUOTA") != "1"
+        quota = quota_possible()
         if quota:
             try:
                 _mount_tmpfs(root, disk_bytes, max_files)
@@ -114,10 +120,10 @@ class Workspace:
         remove_tree(self.root)
 
     def usage(self) -> tuple[int, int]:
-        """(bytes, files) in use: exact for a quota'd folder (``statvfs``)."""
-        st = os.statvfs(self.root)
+        """(bytes, files) in use in a quota'd folder (``statvfs``); (0, 0) for a plain one."""
         if not self.quota:
             return 0, 0
+        st = os.statvfs(self.root)
         used = (st.f_blocks - st.f_bfree) * st.f_frsize
         return used, st.f_files - st.f_ffree
 
@@ -184,22 +190,27 @@ def _clear_files(fd: int) -> list[str]:
     return folders
 
 
-def reap_workspaces() -> int:
+def reap_workspaces() -> tuple[int, list[str]]:
     """Remove the session folders of host processes that no longer run (a crash, ``kill -9``);
-    returns how many. Folders of live processes are never touched. Blocking."""
-    base = sessions_root()
-    removed = 0
+    returns how many, and what could not be removed. Folders of live processes are never
+    touched. Blocking."""
+    removed, problems = 0, []
     try:
-        entries = list(base.iterdir())
-    except OSError:
-        return 0
+        entries = list(sessions_root().iterdir())
+    except FileNotFoundError:
+        return 0, []
     for entry in entries:
         owner = entry.name.rsplit("-", 1)[0]
         if owner == owner_id() or owner_alive(owner):
             continue
-        with contextlib.suppress(OSError):
-            _unmount(entry)
-        with contextlib.suppress(OSError):
+        try:
+            if os.path.ismount(entry):
+                _unmount(entry)
             remove_tree(entry)
-            removed += 1
-    return removed
+        except FileNotFoundError:
+            continue  # another reaper got there first
+        except OSError as exc:
+            problems.append(f"session folder {entry}: {exc.strerror or exc}")
+            continue
+        removed += 1
+    return removed, problems

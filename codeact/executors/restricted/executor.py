@@ -228,14 +228,9 @@ class RestrictedExecutor(CodeExecutor):
         if self.isolation == "inline":
             return "in-process (language guards only)"
         if self.os_sandboxed:
-            extra = "".join(
-                part
-                for part, on in (
-                    (", own cgroup", self.cgroup is not None),
-                    (", disk quota", self.workspace is not None and self.workspace.quota),
-                )
-                if on
-            )
+            extra = ", own cgroup" if self.cgroup is not None else ""
+            if self.workspace is not None and self.workspace.quota:
+                extra += ", disk quota"
             return (
                 "process in an OS sandbox (bubblewrap: no network, private files, uid 65534"
                 f"{extra})"
