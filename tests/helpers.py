@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO
+
 from codeact.agents import RunHandler
 from codeact.events import Event
 
@@ -26,3 +31,44 @@ def kinds(events: list[Event]) -> list[str]:
             continue
         out.append(e.type)
     return out
+
+
+def wait_until(check: Callable[[], object], what: str, timeout: float = 120.0) -> object:
+    """Poll ``check`` until it returns something true (generous: the machine may be busy)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = check()
+        if got:
+            return got
+        time.sleep(0.05)
+    raise AssertionError(f"after {timeout} s still waiting for {what}")
+
+
+def process_alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+#: A host-side tool a busy cell calls first, so a test knows (from the host's stdout) that the
+#: cell is running: ``from tools import started; started('name')``.
+STARTED_TOOL = '''
+def started(where: str) -> str:
+    """Says that a busy cell runs."""
+    print("STARTED", where, flush=True)
+    return "ok"
+'''
+
+
+def read_until_started(stream: IO[str], *names: str) -> None:
+    """Read ``stream`` until each of ``names`` said ``STARTED`` (see ``STARTED_TOOL``)."""
+    waiting = set(names)
+    for line in stream:
+        if line.startswith("STARTED "):
+            waiting.discard(line.split()[1])
+            if not waiting:
+                return
+    raise AssertionError(f"the host process ended before {sorted(waiting)} started")

@@ -10,14 +10,13 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from tests.batch.procs import descendants, sandboxes, wait_gone
+from tests.helpers import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 SLOW_CELL = "<execute>\nimport time\ntime.sleep(120)\n</execute>"
@@ -42,17 +41,6 @@ def _start(*args: str) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
     )
-
-
-def wait_until(check: Callable[[], object], what: str, timeout: float = 120.0) -> object:
-    """Poll ``check`` until it returns something true (generous: the machine may be busy)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = check()
-        if got:
-            return got
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def assert_clean(err: str) -> None:

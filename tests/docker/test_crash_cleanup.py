@@ -10,21 +10,22 @@ import socket
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
 
+from tests.helpers import STARTED_TOOL, process_alive, read_until_started, wait_until
+
 ROOT = Path(__file__).parents[2]
 
-_HOST = textwrap.dedent(
+_HOST = STARTED_TOOL + textwrap.dedent(
     """
     import json, anyio
     from codeact import DockerExecutor, RestrictedExecutor
 
     async def main():
-        proc = RestrictedExecutor(isolation="process")
-        box = DockerExecutor(image={image!r}, runtime={runtime!r})
+        proc = RestrictedExecutor(isolation="process", tools=[started], timeout=600)
+        box = DockerExecutor(image={image!r}, runtime={runtime!r}, tools=[started], timeout=600)
         await proc.start()
         await box.start()
         group = proc.cgroup
@@ -35,20 +36,13 @@ _HOST = textwrap.dedent(
             "container": box.container.id,
         }}), flush=True)
         async with anyio.create_task_group() as tg:
-            tg.start_soon(proc.execute, "while True:\\n    pass", timeout=600)
-            tg.start_soon(box.execute, "while True:\\n    pass", timeout=600)
+            tg.start_soon(proc.execute, BUSY.format("process"))
+            tg.start_soon(box.execute, BUSY.format("docker"))
 
+    BUSY = "from tools import started\\nstarted({{!r}})\\nwhile True:\\n    pass"
     anyio.run(main)
     """
 )
-
-
-def _wait_for(condition: object, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():  # type: ignore[operator]
-        if time.monotonic() > deadline:
-            raise AssertionError(f"after {timeout} s: {what}")
-        time.sleep(0.1)
 
 
 def _state(container: str) -> str:
@@ -58,14 +52,6 @@ def _state(container: str) -> str:
         text=True,
     )
     return out.stdout.strip() if out.returncode == 0 else "gone"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def _free_port() -> int:
@@ -87,14 +73,13 @@ def test_kill_9_then_serve_leaves_nothing(runtime: str, sandbox_image: str, tmp_
     )
     assert host.stdout is not None
     left = json.loads(host.stdout.readline())
-    _wait_for(lambda: _state(left["container"]) == "running", 30, "the container runs")
-    time.sleep(0.5)  # both busy cells are running
+    read_until_started(host.stdout, "process", "docker")  # both busy cells are running
     host.send_signal(signal.SIGKILL)
     host.wait()
 
     # nothing keeps burning CPU: the worker and the container's kernel see their host go
-    _wait_for(lambda: not _alive(left["worker"]), 10, "the worker outlived its host")
-    _wait_for(lambda: _state(left["container"]) != "running", 10, "the container still runs")
+    wait_until(lambda: not process_alive(left["worker"]), "the worker to end", timeout=10)
+    wait_until(lambda: _state(left["container"]) != "running", "the container to stop", timeout=10)
 
     # the next server cleans up what is left, at start
     port = _free_port()
