@@ -128,7 +128,10 @@ def _install_filter(program: str | None) -> None:
     if libc.prctl(pr_set_no_new_privs, 1, 0, 0, 0) != 0 or libc.prctl(
         pr_set_seccomp, seccomp_mode_filter, ctypes.byref(prog), 0, 0
     ) != 0:
-        raise SystemExit(f"could not install the system-call filter (errno {ctypes.get_errno()})")
+        raise SystemExit(
+            f"could not install the system-call filter (errno {ctypes.get_errno()}); "
+            "CODEACT_SECCOMP=denylist runs the worker without it"
+        )
 
 
 def main() -> None:
@@ -140,6 +143,7 @@ def main() -> None:
     os.dup2(devnull, 1)
     channel = _Channel(rfile, wfile)
     init = channel.recv()
+    _install_filter(init.get("seccomp"))  # a failure is said on stderr, which the host shows
     os.dup2(devnull, 2)  # stderr served only start-up errors
     _drop_privileges(init.get("drop_to"), bool(init.get("allow_root")))
     limits = init.get("limits", {})
@@ -181,7 +185,6 @@ def main() -> None:
     )
     session.sink = lambda stream, text: channel.send({"op": "stream", "name": stream, "text": text})
     alarm = SignalAlarm()
-    _install_filter(init.get("seccomp"))
     channel.send({"op": "ready", "pid": os.getpid()})
     while True:
         msg = channel.recv()
