@@ -68,14 +68,19 @@ def test_the_step_limit_names_flags_and_answer_at_limit_answers(tmp_path: Path) 
     assert answered.stdout.strip() == "It is 42."
 
 
-def test_batch_timeout_counts_the_model_time_and_names_the_flag(tmp_path: Path) -> None:
+def _slow_batch(tmp_path: Path, timeout: str) -> tuple[list[str], Path]:
+    """argv of a one-task batch whose model answers after 30 s, and its results file."""
     tasks = tmp_path / "tasks.jsonl"
     tasks.write_text(json.dumps({"id": "slow", "prompt": "p"}) + "\n")
     replies = tmp_path / "r.json"
     replies.write_text(json.dumps([{"text": "late", "delay": 30}]))
     out = tmp_path / "out.jsonl"
     argv = [sys.executable, "-m", "codeact.cli", "batch", str(tasks), "--out", str(out)]
-    argv += ["--model", f"scripted:{replies}", "--timeout", "1.5"]
+    return [*argv, "--model", f"scripted:{replies}", "--timeout", timeout], out
+
+
+def test_batch_timeout_counts_the_model_time_and_names_the_flag(tmp_path: Path) -> None:
+    argv, out = _slow_batch(tmp_path, "1.5")
     r = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert r.returncode == 1, r.stderr
     result = json.loads(out.read_text())
@@ -87,13 +92,7 @@ def test_batch_timeout_counts_the_model_time_and_names_the_flag(tmp_path: Path) 
 
 
 def test_batch_exit_code_is_about_the_whole_results_file(tmp_path: Path) -> None:
-    tasks = tmp_path / "tasks.jsonl"
-    tasks.write_text(json.dumps({"id": "slow", "prompt": "p"}) + "\n")
-    replies = tmp_path / "r.json"
-    replies.write_text(json.dumps([{"text": "late", "delay": 30}]))
-    out = tmp_path / "out.jsonl"
-    argv = [sys.executable, "-m", "codeact.cli", "batch", str(tasks), "--out", str(out)]
-    argv += ["--model", f"scripted:{replies}", "--timeout", "1"]
+    argv, _out = _slow_batch(tmp_path, "1")
     first = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert first.returncode == 1, first.stderr
     again = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=ROOT)
