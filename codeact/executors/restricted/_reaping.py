@@ -16,9 +16,9 @@ from codeact.executors.restricted._ossandbox import UnsandboxedWarning
 from codeact.executors.restricted._workspace import quota_possible, reap_workspaces
 
 NO_QUOTA_WARNING = (
-    "RestrictedExecutor: session folders have no disk quota here (mounting a size-limited tmpfs "
-    "needs root); a session can fill the host's temporary disk up to its file-size limit per "
-    "file. Run as root (or in a container with CAP_SYS_ADMIN) for per-session quotas."
+    "RestrictedExecutor: session folders have no disk quota here ({why}); a session can fill "
+    "the host's temporary disk up to its file-size limit per file. Run as root (or in a "
+    "container with CAP_SYS_ADMIN) for per-session quotas."
 )
 NO_CGROUP_WARNING = (
     "RestrictedExecutor: no per-session control group ({why}); each worker keeps its RLIMITs "

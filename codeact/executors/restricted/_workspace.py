@@ -73,6 +73,8 @@ class Workspace:
     quota: bool
     disk_bytes: int
     max_files: int
+    #: Why there is no quota (empty when there is one).
+    no_quota_reason: str = ""
 
     @property
     def workdir(self) -> Path:
@@ -93,12 +95,17 @@ class Workspace:
         root = base / f"{owner_id()}-{uuid.uuid4().hex[:12]}"
         root.mkdir(mode=0o755)
         quota = quota_possible()
+        why = (
+            "turned off by CODEACT_NO_QUOTA=1"
+            if os.environ.get("CODEACT_NO_QUOTA") == "1"
+            else "mounting a size-limited tmpfs needs root"
+        )
         if quota:
             try:
                 _mount_tmpfs(root, disk_bytes, max_files)
-            except OSError:
-                quota = False
-        space = cls(root, quota, disk_bytes, max_files)
+            except OSError as exc:
+                quota, why = False, f"mounting a tmpfs failed: {exc.strerror}"
+        space = cls(root, quota, disk_bytes, max_files, "" if quota else why)
         try:
             space.workdir.mkdir(mode=0o755)
             space.tmpdir.mkdir(mode=0o1777)

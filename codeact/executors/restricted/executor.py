@@ -196,7 +196,7 @@ class RestrictedExecutor(CodeExecutor):
             self.workdir = self.workspace.workdir
             self._owns_workdir = True
             if not self.workspace.quota:
-                warn_once("quota", NO_QUOTA_WARNING)
+                warn_once("quota", NO_QUOTA_WARNING.format(why=self.workspace.no_quota_reason))
         if self.isolation == "process":
             support = cgroup_support()
             if support.version is None:
