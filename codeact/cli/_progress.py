@@ -7,7 +7,9 @@ pipe, a log) only the lasting lines are written.
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from codeact.events import (
@@ -59,22 +61,42 @@ class RunProgress:
         self._status = "Thinking..."
         self._started = time.perf_counter()
         self._live: Any = None
+        self._live_wanted = False
         #: A code step ran without an error (the answer was computed, not guessed).
         self.computed = False
 
     def __enter__(self) -> RunProgress:
+        self._live_wanted = self.console.is_terminal and not self.console.quiet
+        if self._live_wanted:
+            self._start_live()
+        return self
+
+    def _start_live(self) -> None:
         from rich.live import Live
 
-        if self.console.is_terminal and not self.console.quiet:
-            self._live = Live(
-                self._render(),
-                console=self.console,
-                transient=True,
-                refresh_per_second=8,
-                get_renderable=self._render,
-            )
-            self._live.start()
-        return self
+        self._live = Live(
+            self._render(),
+            console=self.console,
+            transient=True,
+            refresh_per_second=8,
+            get_renderable=self._render,
+        )
+        self._live.start()
+
+    @contextlib.contextmanager
+    def _printing(self, resume: bool = True) -> Iterator[None]:
+        """Lines printed for good go out with the live region taken down (its refresh thread
+        and a print that changes the region's height otherwise interleave, and the region's
+        erase then wipes lines above it); it comes back afterwards unless ``resume`` is False
+        (output that ended mid-line: the region would start, and later be erased, on it)."""
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+        try:
+            yield
+        finally:
+            if resume and self._live_wanted:
+                self._start_live()
 
     def __exit__(self, *exc: object) -> None:
         if self._live is not None:
@@ -96,6 +118,9 @@ class RunProgress:
         if isinstance(ev, AgentInput):
             self._llm_start = time.perf_counter()
             self._set("Thinking...", "")
+            if self._live is None and self._live_wanted:  # held back after a partial line
+                self.console.print()
+                self._start_live()
         elif isinstance(ev, AgentStream):
             self._text += ev.delta
         elif isinstance(ev, AgentOutput):
@@ -103,17 +128,21 @@ class RunProgress:
             self._text = ""
         elif isinstance(ev, ToolCall) and ev.tool_name == "execute":
             self._code_start = time.perf_counter()
-            self._show_code(str(ev.tool_kwargs.get("code", "")))
             self._set("Running code...", "")
+            with self._printing():
+                self._show_code(str(ev.tool_kwargs.get("code", "")))
         elif isinstance(ev, CodeOutputStream):
             style = "red" if ev.stream == "stderr" else None
-            self.console.print(ev.text, end="", markup=False, highlight=False, style=style)
+            with self._printing(resume=ev.text.endswith("\n")):
+                self.console.print(ev.text, end="", markup=False, highlight=False, style=style)
         elif isinstance(ev, AnswerRetry):
             why = "no code had run yet" if ev.reason == "no_code" else "the answer's format"
-            self.console.print(f"[yellow]Asked the model again ({why}).[/yellow]")
+            with self._printing():
+                self.console.print(f"[yellow]Asked the model again ({why}).[/yellow]")
         elif isinstance(ev, ToolCallResult) and ev.tool_name == "execute":
-            self._show_result(ev)
             self._set("Thinking...", "")
+            with self._printing():
+                self._show_result(ev)
 
     def _show_code(self, code: str) -> None:
         from rich.syntax import Syntax
