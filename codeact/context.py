@@ -55,8 +55,6 @@ class Context:
         self.memory: ChatMemory = memory if memory is not None else ChatMemory()
         self.state: dict[str, Any] = copy.deepcopy(state) if state else {}
         self.current_agent_name: str | None = None
-        #: Set by a successful ``handoff``: the agent that takes over after this tool round.
-        self.pending_handoff: str | None = None
         #: Per-agent resources kept across runs, by key (e.g. ``executor:<agent name>``).
         self.resources: dict[str, HeldResource] = {}
         self._state_set = False

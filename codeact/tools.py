@@ -39,6 +39,11 @@ class ToolOutput(BaseModel):
     return_direct: bool | None = Field(default=None, exclude=True)
     #: For code execution: the executor's result as a dict.
     execution: dict[str, Any] | None = Field(default=None, exclude=True)
+    #: Set by a handoff: the agent that takes the conversation over after this tool round.
+    handoff_to: str | None = Field(default=None, exclude=True)
+    #: Set by a tool to stop the later calls of the same reply: each gets this text as an
+    #: error output instead of running (used by ``execute`` after a failed block).
+    skip_later_calls: str | None = Field(default=None, exclude=True)
 
     @field_serializer("raw_output")
     def _ser_raw(self, value: Any) -> Any:
@@ -78,6 +83,9 @@ class BaseTool(ABC):
     metadata: ToolMetadata
     #: True when the tool wants the run's ``Context`` (such tools cannot run inside a sandbox).
     needs_context: bool = False
+    #: True when the *caller* runs the tool (``ClientTool``): the run ends after announcing
+    #: the call, and the caller sends the result with the next turn.
+    executed_by_caller: bool = False
 
     @property
     def name(self) -> str:

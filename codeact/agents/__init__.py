@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from codeact.agents._handler import RunHandler
+from codeact.agents._handoff import HandoffTool
 from codeact.agents._loop import RunConfig, start_run
 from codeact.agents._runnable import Runnable
-from codeact.agents.base import BaseAgent, RunState, StepContext
+from codeact.agents.base import BaseAgent, RunOptions, RunState, StepContext
 from codeact.agents.codeact import CodeActAgent, FunctionExecutor
 from codeact.agents.function import FunctionAgent
 from codeact.agents.react import ReActAgent
@@ -17,9 +18,11 @@ __all__ = [
     "CodeActAgent",
     "FunctionAgent",
     "FunctionExecutor",
+    "HandoffTool",
     "ReActAgent",
     "RunConfig",
     "RunHandler",
+    "RunOptions",
     "RunState",
     "Runnable",
     "StepContext",

@@ -9,17 +9,25 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 import anyio.lowlevel
 
 from codeact._messages import ChatMessage, ToolCallRequest
 from codeact.agents._handler import RunHandler
-from codeact.agents._state import EarlyStopping, RunState, StepContext, StructuredOutputFn
+from codeact.agents._state import (
+    DEFAULT_STATE_PROMPT,
+    EarlyStopping,
+    RunOptions,
+    RunState,
+    StepContext,
+    StructuredOutputFn,
+)
 from codeact.context import Context
 from codeact.errors import CodeActError, LLMError, MaxIterationsError, UserError
 from codeact.events import AgentInput, AgentOutput, AgentSetup, ToolCall, ToolCallResult
@@ -46,7 +54,7 @@ class RunConfig:
     output_cls: type[Any] | None = None
     structured_output_fn: StructuredOutputFn | None = None
     initial_state: dict[str, Any] | None = None
-    state_prompt: str = "Current state:\n{state}\n\nCurrent message:\n{msg}\n"
+    state_prompt: str = DEFAULT_STATE_PROMPT
     timeout: float | None = None
     #: Extra tools per agent name (the workflow's ``handoff``).
     extra_tools: dict[str, list[BaseTool]] = field(default_factory=dict)
@@ -54,6 +62,52 @@ class RunConfig:
     client_tools: list[BaseTool] = field(default_factory=list)
     #: Extra system messages for this run only (a front end's context and instructions).
     instructions: list[str] = field(default_factory=list)
+
+
+class RunSettings(Protocol):
+    """The run-wide settings an agent or a workflow holds (what ``RunOptions`` overrides)."""
+
+    @property
+    def max_iterations(self) -> int: ...
+    @property
+    def early_stopping_method(self) -> EarlyStopping: ...
+    @property
+    def output_cls(self) -> type[Any] | None: ...
+    @property
+    def structured_output_fn(self) -> StructuredOutputFn | None: ...
+    @property
+    def initial_state(self) -> dict[str, Any] | None: ...
+    @property
+    def state_prompt(self) -> str: ...
+    @property
+    def timeout(self) -> float | None: ...
+
+
+def build_config(
+    settings: RunSettings,
+    options: RunOptions | None,
+    *,
+    agents: dict[str, BaseAgent],
+    root: str,
+    extra_tools: dict[str, list[BaseTool]] | None = None,
+) -> RunConfig:
+    """The ``RunConfig`` of one run: ``settings`` (an agent's or a workflow's) with the
+    run's ``options`` over them. The one place where options meet settings."""
+    opts = options or RunOptions()
+    return RunConfig(
+        agents=agents,
+        root=root,
+        max_iterations=opts.max_iterations or settings.max_iterations,
+        early_stopping_method=opts.early_stopping_method or settings.early_stopping_method,
+        output_cls=settings.output_cls,
+        structured_output_fn=settings.structured_output_fn,
+        initial_state=settings.initial_state,
+        state_prompt=settings.state_prompt,
+        timeout=opts.timeout if opts.timeout is not None else settings.timeout,
+        extra_tools=extra_tools or {},
+        client_tools=list(opts.client_tools),
+        instructions=list(opts.instructions),
+    )
 
 
 @dataclass
@@ -135,47 +189,65 @@ class _Loop:
                 tools = self._tools(agent)
                 output = await self._step(step, tools)
                 if output.retry_messages:
-                    run.retry_messages = list(output.retry_messages)
-                    if run.iterations >= self.config.max_iterations:
-                        return await self._early_stop(step, run)
+                    if (end := await self._retry(step, output)) is not None:
+                        return end
                     continue
                 run.retry_messages = []
                 if not output.tool_calls:
                     return await self._finish(step, output)
                 if run.iterations >= self.config.max_iterations:
                     return await self._early_stop(step, run)
-                by_name = {t.name: t for t in tools}
-                for_caller = [
-                    c
-                    for c in output.tool_calls
-                    if getattr(by_name.get(c.name), "executed_by_caller", False)
-                ]
-                here = [c for c in output.tool_calls if c not in for_caller]
-                results = await self._call_tools(step, here, tools)
-                run.tool_results.extend(results)
-                agent.record_tool_round(run, output, results)
-                if for_caller:
-                    return self._await_caller(step, output, for_caller)
-                direct = next(
-                    (r for r in results if r.return_direct and r.tool_name != "handoff"), None
-                )
-                if direct is not None:
-                    final = agent.check_final(step, agent.direct_output(run, direct))
-                    if not final.retry_messages:
-                        return await self._finish(step, final)
-                    run.retry_messages = list(final.retry_messages)
-                    if run.iterations >= self.config.max_iterations:
-                        return await self._early_stop(step, run)
-                next_agent = ctx.pending_handoff
-                if next_agent is not None:
-                    ctx.pending_handoff = None
+                done = await self._tool_round(step, output, tools)
+                if isinstance(done, AgentOutput):
+                    return done
+                if done.final is not None:
+                    if not done.final.retry_messages:
+                        return await self._finish(step, done.final)
+                    if (end := await self._retry(step, done.final)) is not None:
+                        return end
+                if done.handoff_to is not None:
                     self._flush(run)
-                    agent = await self._activate(handler, next_agent)
+                    agent = await self._activate(handler, done.handoff_to)
         finally:
             self._flush(run)
             if self.owns_ctx:  # nobody can continue this context: release its sandboxes
                 with anyio.CancelScope(shield=True):
                     await ctx.aclose()
+
+    async def _retry(self, step: StepContext, output: AgentOutput) -> AgentOutput | None:
+        """Send ``output``'s retry messages with the next step, or end the run when the
+        iteration limit is reached (the one place the limit ends a retry)."""
+        step.run.retry_messages = list(output.retry_messages)
+        if step.run.iterations >= self.config.max_iterations:
+            return await self._early_stop(step, step.run)
+        return None
+
+    async def _tool_round(
+        self, step: StepContext, output: AgentOutput, tools: list[BaseTool]
+    ) -> AgentOutput | _Round:
+        """Run one reply's tool calls: the run's end when some are the caller's to run, else
+        what the round asks for next (a direct answer to check, a handoff)."""
+        run, agent = step.run, step.agent
+        by_name = {t.name: t for t in tools}
+        for_caller = [
+            c for c in output.tool_calls if (t := by_name.get(c.name)) and t.executed_by_caller
+        ]
+        here = [c for c in output.tool_calls if c not in for_caller]
+        results = await self._call_tools(step, here, tools)
+        run.tool_results.extend(results)
+        agent.record_tool_round(run, output, results)
+        if for_caller:
+            return self._await_caller(step, output, for_caller)
+        handoff = next(
+            (r.tool_output.handoff_to for r in results if r.tool_output.handoff_to), None
+        )
+        direct = next(
+            (r for r in results if r.return_direct and not r.tool_output.handoff_to), None
+        )
+        final = (
+            None if direct is None else agent.check_final(step, agent.direct_output(run, direct))
+        )
+        return _Round(final=final, handoff_to=handoff)
 
     async def _activate(self, handler: RunHandler, name: str) -> BaseAgent:
         agent = self.config.agents[name]
@@ -224,12 +296,8 @@ class _Loop:
         llm_input = self._llm_input(agent, run, tools)
         step.handler.emit(AgentInput(input=llm_input))
         run.iterations += 1
-        try:
+        with _llm_errors(f"The LLM step of agent {agent.name!r} failed"):
             output = await agent.take_step(step, llm_input, agent.offered_tools(tools))
-        except CodeActError:
-            raise
-        except Exception as exc:
-            raise LLMError(f"The LLM step of agent {agent.name!r} failed: {exc}") from exc
         if output.response.id is None:
             response = output.response.model_copy(update={"id": step.message_id})
             output = output.model_copy(update={"response": response})
@@ -246,8 +314,14 @@ class _Loop:
             results[i] = await self._call_one(step, call, by_name)
 
         if step.agent.tool_concurrency <= 1 or len(calls) == 1:
+            skip: str | None = None
             for i, call in enumerate(calls):
+                if skip is not None:
+                    results[i] = self._skipped(step, call, skip)
+                    continue
                 await one(i, call)
+                result = results[i]
+                skip = result.tool_output.skip_later_calls if result is not None else None
         else:
             limiter = anyio.CapacityLimiter(step.agent.tool_concurrency)
 
@@ -297,6 +371,17 @@ class _Loop:
         )
         return handler.emit(result)
 
+    def _skipped(self, step: StepContext, call: ToolCallRequest, text: str) -> ToolCallResult:
+        """A call not run because an earlier one of its reply said so (``skip_later_calls``)."""
+        step.handler.emit(
+            ToolCall(tool_name=call.name, tool_kwargs=call.arguments, tool_id=call.id)
+        )
+        output = ToolOutput(content=text, tool_name=call.name, is_error=True)
+        result = ToolCallResult(
+            tool_name=call.name, tool_kwargs=call.arguments, tool_id=call.id, tool_output=output
+        )
+        return step.handler.emit(result)
+
     # -- ending ----------------------------------------------------------------------------------
     async def _finish(self, step: StepContext, output: AgentOutput) -> AgentOutput:
         run = step.run
@@ -316,12 +401,8 @@ class _Loop:
         run.retry_messages = []
         messages = self._llm_input(agent, run, [])
         messages.append(ChatMessage.system(EARLY_STOP_PROMPT.format(limit=limit)))
-        try:
+        with _llm_errors("The final (early-stopping) LLM call failed"):
             resp = await agent.llm.chat(messages)
-        except CodeActError:
-            raise
-        except Exception as exc:
-            raise LLMError(f"The final (early-stopping) LLM call failed: {exc}") from exc
         output = AgentOutput(response=ChatMessage.assistant(resp.message.text), raw=resp.raw)
         return await self._finish(step, step.handler.emit(output))
 
@@ -363,6 +444,26 @@ class _Loop:
             )
             structured = None
         return output.model_copy(update={"structured_response": structured})
+
+
+@dataclass
+class _Round:
+    """What a tool round asks for next: a final answer (from a direct result), a handoff, or
+    neither (another step)."""
+
+    final: AgentOutput | None
+    handoff_to: str | None
+
+
+@contextmanager
+def _llm_errors(what: str) -> Iterator[None]:
+    """Re-raise an LLM call's failure as ``LLMError`` (our own errors pass unchanged)."""
+    try:
+        yield
+    except CodeActError:
+        raise
+    except Exception as exc:
+        raise LLMError(f"{what}: {exc}") from exc
 
 
 def _error(name: str, text: str, exc: BaseException | None = None) -> ToolOutput:

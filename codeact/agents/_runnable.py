@@ -7,35 +7,28 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from codeact._messages import ChatMessage
 from codeact.agents._handler import RunHandler
+from codeact.agents._state import EarlyStopping, RunOptions
 from codeact.context import Context
 from codeact.memory import ChatMemory
 from codeact.tools import BaseTool
 
 if TYPE_CHECKING:
     from codeact.agents._loop import RunConfig
-    from codeact.agents.base import EarlyStopping
 
 
 @runtime_checkable
 class Runnable(Protocol):
     """An agent or a workflow: what ``agent.run(...)`` and the server can run.
 
-    ``run(...)`` is ``start_run(self.run_config(...), user_msg, ...)``: the run-wide options
-    go through one builder, ``run_config``, for every kind of runnable (the server passes its
+    ``run(...)`` is ``start_run(self.run_config(RunOptions(...)), user_msg, ...)``: the
+    run-wide options (one ``RunOptions``) go through one builder, ``run_config``, for every
+    kind of runnable (the server passes its
     per-request options to ``run``, so a subclass that overrides ``run`` is honoured).
     ``BaseAgent`` and ``AgentWorkflow`` subclass it and inherit ``run`` as written here; they
     define ``run_config``.
     """
 
-    def run_config(
-        self,
-        *,
-        max_iterations: int | None = None,
-        early_stopping_method: EarlyStopping | None = None,
-        timeout: float | None = None,
-        client_tools: Sequence[BaseTool] = (),
-        instructions: Sequence[str] = (),
-    ) -> RunConfig:
+    def run_config(self, options: RunOptions | None = None) -> RunConfig:
         """The configuration of one run (run-wide options override the runnable's own)."""
         raise NotImplementedError(f"{type(self).__name__} must define run_config")
 
@@ -60,11 +53,12 @@ class Runnable(Protocol):
         """
         from codeact.agents._loop import start_run
 
-        config = self.run_config(
+        options = RunOptions(
             max_iterations=max_iterations,
             early_stopping_method=early_stopping_method,
             timeout=timeout,
-            client_tools=client_tools,
-            instructions=instructions,
+            client_tools=tuple(client_tools),
+            instructions=tuple(instructions),
         )
+        config = self.run_config(options)
         return start_run(config, user_msg, chat_history=chat_history, memory=memory, ctx=ctx)

@@ -7,7 +7,7 @@ other.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -18,12 +18,28 @@ from codeact.agents._handler import RunHandler
 from codeact.agents.validators import CellRun
 from codeact.context import Context
 from codeact.events import ToolCallResult
+from codeact.tools import BaseTool
 
 if TYPE_CHECKING:
     from codeact.agents.base import BaseAgent
 
 EarlyStopping = Literal["force", "generate"]
+DEFAULT_STATE_PROMPT = "Current state:\n{state}\n\nCurrent message:\n{msg}\n"
 StructuredOutputFn = Callable[[list[ChatMessage]], "dict[str, Any] | BaseModel | Awaitable[Any]"]
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """The per-run options of ``run(...)``, over the runnable's own settings (``None`` or
+    empty: the runnable's setting applies)."""
+
+    max_iterations: int | None = None
+    early_stopping_method: EarlyStopping | None = None
+    timeout: float | None = None
+    #: Tools the caller executes (``ClientTool``); server tools win on name clashes.
+    client_tools: Sequence[BaseTool] = ()
+    #: Extra system messages for this run only (sent after the system prompt, never stored).
+    instructions: Sequence[str] = ()
 
 
 @dataclass
@@ -36,8 +52,6 @@ class RunState:
     retry_messages: list[ChatMessage] = field(default_factory=list)
     tool_results: list[ToolCallResult] = field(default_factory=list)
     iterations: int = 0
-    #: CodeAct: the later blocks of the current reply are not run (one failed or ended the task).
-    skip_rest: bool = False
     #: CodeAct: the tail of the last failed block's output, until the model has been told once.
     last_failure: str | None = None
     #: CodeAct: every cell run in this turn (code, output, error), for answer checks.

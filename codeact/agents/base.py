@@ -23,7 +23,9 @@ from codeact._messages import ChatMessage
 from codeact.agents._handler import RunHandler
 from codeact.agents._render import render_code_rounds
 from codeact.agents._runnable import Runnable
+from codeact.agents._state import DEFAULT_STATE_PROMPT as DEFAULT_STATE_PROMPT
 from codeact.agents._state import EarlyStopping as EarlyStopping
+from codeact.agents._state import RunOptions as RunOptions
 from codeact.agents._state import RunState as RunState
 from codeact.agents._state import StepContext as StepContext
 from codeact.agents._state import StructuredOutputFn as StructuredOutputFn
@@ -38,7 +40,6 @@ if TYPE_CHECKING:
     from codeact.agents._loop import RunConfig
     from codeact.mcp import MCPServer
 
-DEFAULT_STATE_PROMPT = "Current state:\n{state}\n\nCurrent message:\n{msg}\n"
 DEFAULT_NAME = "Agent"
 
 
@@ -187,31 +188,11 @@ class BaseAgent(Runnable, ABC):
         return text.text()
 
     # -- running -------------------------------------------------------------------------------
-    def run_config(
-        self,
-        *,
-        max_iterations: int | None = None,
-        early_stopping_method: EarlyStopping | None = None,
-        timeout: float | None = None,
-        client_tools: Sequence[BaseTool] = (),
-        instructions: Sequence[str] = (),
-    ) -> RunConfig:
+    def run_config(self, options: RunOptions | None = None) -> RunConfig:
         """The ``RunConfig`` of a run of this agent alone (``run`` starts one with it)."""
-        from codeact.agents._loop import RunConfig
+        from codeact.agents._loop import build_config
 
-        return RunConfig(
-            agents={self.name: self},
-            root=self.name,
-            max_iterations=max_iterations or self.max_iterations,
-            early_stopping_method=early_stopping_method or self.early_stopping_method,
-            output_cls=self.output_cls,
-            structured_output_fn=self.structured_output_fn,
-            initial_state=self.initial_state,
-            state_prompt=self.state_prompt,
-            timeout=timeout if timeout is not None else self.timeout,
-            client_tools=list(client_tools),
-            instructions=list(instructions),
-        )
+        return build_config(self, options, agents={self.name: self}, root=self.name)
 
     def run_sync(self, user_msg: str | ChatMessage | None = None, **kwargs: Any) -> AgentOutput:
         """Run to completion from plain code or from inside a running loop (notebooks)."""

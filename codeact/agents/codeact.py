@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import json
 import re
+import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal
 
@@ -15,6 +16,7 @@ from codeact.agents._answers import AnswerPolicy, record_cells
 from codeact.agents._blocks import PREVIEW_LINES as PREVIEW_LINES
 from codeact.agents._blocks import describe_files as describe_files
 from codeact.agents._blocks import parse_blocks as parse_blocks
+from codeact.agents._handoff import HandoffTool, SandboxHandoff
 from codeact.agents._loop import current_call
 from codeact.agents._prompts import CODEACT_INSTRUCTIONS as CODEACT_INSTRUCTIONS
 from codeact.agents._prompts import MCP_SECTION, TOOLS_SECTION
@@ -40,6 +42,7 @@ CodeExecuteFn = Callable[[str], "str | dict[str, Any] | ExecutionResult | Awaita
 ExecutorSpec = CodeExecutor | str | Callable[[], CodeExecutor]
 
 _SOLUTION = re.compile(r"</?solution>")
+_NOT_RUN = "[Not run: an earlier block in this reply failed or ended the task.]"
 SEARCH_TOOLS = "search_tools"
 
 
@@ -50,11 +53,21 @@ def render_tool_stubs(tools: Sequence[BaseTool]) -> str:
         if isinstance(tool, FunctionTool):
             head = tool.signature().replace("async def", "def")
         else:
-            params = ", ".join(tool.metadata.parameters.get("properties", {}))
+            props = tool.metadata.parameters.get("properties", {})
+            params = ", ".join(_typed_param(name, spec) for name, spec in props.items())
             head = f"def {tool.name}({params})"
         doc = tool.metadata.description.replace('"""', "'''")
         out.append(f'{head}:\n    """{doc}"""')
     return "\n".join(out)
+
+
+_PY_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
+
+
+def _typed_param(name: str, spec: Any) -> str:
+    """``name: type`` for a JSON-schema property of a simple type, else just ``name``."""
+    kind = _PY_TYPES.get(spec.get("type")) if isinstance(spec, dict) else None
+    return f"{name}: {kind}" if kind else name
 
 
 class CodeActAgent(BaseAgent):
@@ -126,6 +139,10 @@ class CodeActAgent(BaseAgent):
         self._executor_spec: ExecutorSpec | None = executor
         self._code_execute_fn = code_execute_fn
         self._execute_tool = _ExecuteTool(self)
+        #: The sandbox's ``handoff`` per conversation (a workflow's agent only).
+        self._handoffs: weakref.WeakKeyDictionary[Context, SandboxHandoff] = (
+            weakref.WeakKeyDictionary()
+        )
 
     # -- sessions --------------------------------------------------------------------------------
     def _make_executor(self) -> CodeExecutor:
@@ -165,11 +182,17 @@ class CodeActAgent(BaseAgent):
         fresh = {t.sandbox_spec()[0] for t in self.context_tools(ctx)}
         if fresh:  # a shared executor calls the MCP servers of the latest conversation
             ex.tools = [t for t in ex.tools if t.sandbox_spec()[0] not in fresh]
-        handoff = next((t for t in sandbox_tools if t.name == "handoff"), None)
+        handoff = next((t for t in sandbox_tools if isinstance(t, HandoffTool)), None)
         if handoff is not None:
             sandbox_tools.remove(handoff)
-            sandbox_tools.append(_bound_handoff(handoff, ctx))
+            self._handoffs[ctx] = bound = SandboxHandoff(handoff)
+            sandbox_tools.append(bound.as_tool())
         ex.add_tools(sandbox_tools)
+
+    def take_handoff(self, ctx: Context) -> str | None:
+        """The agent that code of ``ctx``'s last cell handed the conversation to, if any."""
+        bound = self._handoffs.get(ctx)
+        return bound.take() if bound is not None else None
 
     async def reset(self, ctx: Context) -> None:
         """Forget the variables of ``ctx``'s session (files stay)."""
@@ -233,7 +256,6 @@ class CodeActAgent(BaseAgent):
             ToolCallRequest(id=f"{step.message_id}-exec{k}", name=EXECUTE, arguments={"code": code})
             for k, code in enumerate(blocks)
         ]
-        run.skip_rest = False
         return AgentOutput(response=reply, tool_calls=calls)
 
     def render_messages(self, messages: list[ChatMessage]) -> list[ChatMessage]:
@@ -288,12 +310,6 @@ class _ExecuteTool(BaseTool):
     async def acall(self, arguments: dict[str, Any], *, ctx: Any = None) -> ToolOutput:
         scope = current_call()
         code = str(arguments.get("code", ""))
-        if scope is not None and scope.step.run.skip_rest:
-            return ToolOutput(
-                content="[Not run: an earlier block in this reply failed or ended the task.]",
-                tool_name=EXECUTE,
-                is_error=True,
-            )
         on_output: OutputCallback | None = None
         if scope is not None:
             handler, tool_id = scope.handler, scope.tool_id
@@ -306,8 +322,6 @@ class _ExecuteTool(BaseTool):
         await session.start()  # lazily, on the first block; a failure ends the run (ExecutorError)
         result = await session.execute(code, timeout=self.agent.cell_timeout, on_output=on_output)
         failed = not result.ok
-        if scope is not None and (failed or result.is_final_answer):
-            scope.step.run.skip_rest = True
         return ToolOutput(
             content=result.to_observation(self.agent.observation_max_chars),
             tool_name=EXECUTE,
@@ -315,20 +329,9 @@ class _ExecuteTool(BaseTool):
             raw_output=result.model_dump(),
             return_direct=result.is_final_answer and not failed,
             execution=result.model_dump(),
+            handoff_to=self.agent.take_handoff(ctx),
+            skip_later_calls=_NOT_RUN if failed or result.is_final_answer else None,
         )
-
-
-def _bound_handoff(tool: BaseTool, ctx: Context) -> BaseTool:
-    """The workflow's handoff tool with ``ctx`` bound, so sandboxed code can call it."""
-
-    async def handoff(to_agent: str, reason: str) -> str:
-        out = await tool.acall({"to_agent": to_agent, "reason": reason}, ctx=ctx)
-        if out.is_error:
-            raise ValueError(out.content)
-        return out.content
-
-    handoff.__doc__ = tool.metadata.description
-    return FunctionTool.from_function(handoff, name="handoff", _allow_reserved=True)
 
 
 class FunctionExecutor(CodeExecutor):

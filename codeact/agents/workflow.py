@@ -8,23 +8,24 @@ from typing import Any
 from pydantic import BaseModel
 
 from codeact._messages import ChatMessage
-from codeact.agents._loop import RunConfig
+from codeact.agents._handoff import HandoffTool
+from codeact.agents._loop import RunConfig, build_config
 from codeact.agents._runnable import Runnable
 from codeact.agents.base import (
     DEFAULT_NAME,
     DEFAULT_STATE_PROMPT,
     BaseAgent,
     EarlyStopping,
+    RunOptions,
     StructuredOutputFn,
     run_sync,
 )
 from codeact.agents.function import FunctionAgent
 from codeact.agents.react import ReActAgent
-from codeact.context import Context
 from codeact.errors import UserError
 from codeact.events import AgentOutput
 from codeact.llms.base import LLM
-from codeact.tools import BaseTool, FunctionTool
+from codeact.tools import BaseTool
 
 HANDOFF_PROMPT = (
     "Hand the conversation to another agent when it is better suited to the request. "
@@ -138,58 +139,23 @@ class AgentWorkflow(Runnable):
         if len(self.agents) < 2 or not targets:
             return None
         info = {t: self.agents[t].description for t in targets}
-
-        async def handoff(to_agent: str, reason: str, ctx: Context) -> str:
-            """Hand the conversation to another agent."""
-            current = ctx.current_agent_name or self.root_agent
-            valid = ", ".join(targets)
-            if to_agent not in self.agents:
-                raise ValueError(
-                    f"Agent {to_agent} not found. Please select a valid agent to hand off to. "
-                    f"Valid agents: {valid}"
-                )
-            if to_agent not in targets:
-                raise ValueError(
-                    f"Agent {current} cannot hand off to {to_agent}. Please select a valid agent "
-                    f"to hand off to. Valid agents: {valid}"
-                )
-            ctx.pending_handoff = to_agent
-            return self.handoff_output_prompt.format(to_agent=to_agent, reason=reason)
-
-        description = self.handoff_prompt.format(agent_info=info)
-        tool = FunctionTool.from_function(
-            handoff, name="handoff", description=description, _allow_reserved=True
+        return HandoffTool(
+            current=name,
+            targets=targets,
+            agents=list(self.agents),
+            description=self.handoff_prompt.format(agent_info=info),
+            output=self.handoff_output_prompt,
         )
-        return tool
 
-    def run_config(
-        self,
-        *,
-        max_iterations: int | None = None,
-        early_stopping_method: EarlyStopping | None = None,
-        timeout: float | None = None,
-        client_tools: Sequence[BaseTool] = (),
-        instructions: Sequence[str] = (),
-    ) -> RunConfig:
+    def run_config(self, options: RunOptions | None = None) -> RunConfig:
         """The ``RunConfig`` of a run of this workflow (``run`` starts one with it)."""
         extra: dict[str, list[BaseTool]] = {}
         for name in self.agents:
             tool = self._handoff_tool(name)
             if tool is not None:
                 extra[name] = [tool]
-        return RunConfig(
-            agents=self.agents,
-            root=self.root_agent,
-            max_iterations=max_iterations or self.max_iterations,
-            early_stopping_method=early_stopping_method or self.early_stopping_method,
-            output_cls=self.output_cls,
-            structured_output_fn=self.structured_output_fn,
-            initial_state=self.initial_state,
-            state_prompt=self.state_prompt,
-            timeout=timeout if timeout is not None else self.timeout,
-            extra_tools=extra,
-            client_tools=list(client_tools),
-            instructions=list(instructions),
+        return build_config(
+            self, options, agents=self.agents, root=self.root_agent, extra_tools=extra
         )
 
     def run_sync(self, user_msg: str | ChatMessage | None = None, **kwargs: Any) -> AgentOutput:

@@ -20,7 +20,7 @@ from codeact import (
     ToolCallRequest,
     UserError,
 )
-from codeact.agents import RunConfig, RunHandler, Runnable, start_run
+from codeact.agents import RunConfig, RunHandler, Runnable, RunOptions, start_run
 from codeact.events import AgentInput, AgentOutput, AgentStream, ToolCall, ToolCallResult
 from codeact.llms import ScriptedLLM, tool_call
 from tests.helpers import collect
@@ -270,7 +270,7 @@ async def test_agents_and_workflows_are_runnables_with_one_config_builder() -> N
     agent = FunctionAgent(llm=ScriptedLLM(["hi"]), max_iterations=7, timeout=9.0)
     wf = AgentWorkflow([agent])
     assert isinstance(agent, Runnable) and isinstance(wf, Runnable)
-    config = agent.run_config(max_iterations=3, instructions=["Be brief."])
+    config = agent.run_config(RunOptions(max_iterations=3, instructions=["Be brief."]))
     assert isinstance(config, RunConfig)
     assert (config.max_iterations, config.timeout, config.instructions) == (3, 9.0, ["Be brief."])
     assert wf.run_config().max_iterations == 20 and wf.run_config().agents == {"Agent": agent}
