@@ -66,7 +66,7 @@ _PY_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "b
 
 def _typed_param(name: str, spec: Any) -> str:
     """``name: type`` for a JSON-schema property of a simple type, else just ``name``."""
-    kind = _PY_TYPES.get(spec.get("type")) if isinstance(spec, dict) else None
+    kind = _PY_TYPES.get(str(spec.get("type"))) if isinstance(spec, dict) else None
     return f"{name}: {kind}" if kind else name
 
 
