@@ -1,4 +1,4 @@
-"""What running a cell produced: ``ExecutionResult`` and ``ExecutionError``.
+"""What running a cell produced: ``ExecutionResult`` and ``CellError``.
 
 A leaf module (pydantic only), so the transcript (``codeact._messages``) can hold results
 without importing the executor package (its seam builds on tools, context and memory).
@@ -11,12 +11,19 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 
-class ExecutionError(BaseModel):
-    """An exception raised by a cell: type name, message and the cell-only traceback."""
+class CellError(BaseModel):
+    """An exception raised by a cell: type name, message and the cell-only traceback.
+
+    Data in a result, not an exception (``ExecutorError`` is the exception a failing
+    executor raises)."""
 
     type: str
     message: str
     traceback: str = ""
+
+
+#: Deprecated name of ``CellError`` (kept so existing imports work).
+ExecutionError = CellError
 
 
 class ExecutionResult(BaseModel):
@@ -26,7 +33,7 @@ class ExecutionResult(BaseModel):
     stderr: str = ""
     #: ``repr`` of the cell's trailing expression, as a notebook shows it (None if there was none).
     value: str | None = None
-    error: ExecutionError | None = None
+    error: CellError | None = None
     duration_s: float = 0.0
     timed_out: bool = False
     #: The session was restarted (its variables are gone), e.g. after a hard timeout or a crash.

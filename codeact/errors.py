@@ -56,6 +56,12 @@ class ExecutorError(RunError):
     """A code executor failed (could not start, died, or was used after it was closed)."""
 
 
+class StoreError(RunError):
+    """The server's session store failed: unreachable, locked by another server, busy on a
+    thread, or written with a schema this version cannot use (``codeact.server`` raises the
+    specific subclasses)."""
+
+
 __all__ = [
     "CodeActError",
     "ExecutorError",
@@ -64,5 +70,6 @@ __all__ = [
     "RunCancelledError",
     "RunError",
     "RunTimeoutError",
+    "StoreError",
     "UserError",
 ]

@@ -122,3 +122,22 @@ def test_importing_codeact_loads_no_optional_dependency() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+@pytest.mark.parametrize("name", PUBLIC_MODULES)
+def test_every_public_exception_is_in_the_one_error_tree(name: str) -> None:
+    from codeact.errors import CodeActError
+
+    module = importlib.import_module(name)
+    for member in module.__all__:
+        obj = getattr(module, member)
+        if inspect.isclass(obj) and issubclass(obj, BaseException):
+            assert issubclass(obj, CodeActError), f"{name}.{member} is outside CodeActError"
+
+
+def test_store_errors_keep_their_old_base_too() -> None:
+    from codeact.errors import StoreError
+    from codeact.server.store import SchemaError, StoreLocked, StoreUnavailable, ThreadBusy
+
+    for cls in (SchemaError, StoreLocked, StoreUnavailable, ThreadBusy):
+        assert issubclass(cls, StoreError) and issubclass(cls, RuntimeError)

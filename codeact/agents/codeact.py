@@ -28,8 +28,8 @@ from codeact.context import Context
 from codeact.errors import UserError
 from codeact.events import AgentOutput, CodeOutputStream, ToolCallResult
 from codeact.executors.base import (
+    CellError,
     CodeExecutor,
-    ExecutionError,
     ExecutionResult,
     OutputCallback,
     check_cell_tools,
@@ -363,7 +363,7 @@ class FunctionExecutor(CodeExecutor):
                     out = await out
         except Exception as exc:
             return ExecutionResult(
-                error=ExecutionError(
+                error=CellError(
                     type=type(exc).__name__,
                     message=str(exc),
                     traceback=f"{type(exc).__name__}: {exc}",
@@ -390,7 +390,7 @@ def _normalise(out: Any) -> ExecutionResult:
             stdout=str(out.get("stdout", out.get("output", "")) or ""),
             stderr=str(out.get("stderr", "") or ""),
             value=None if value is None else str(value),
-            error=ExecutionError(type="Error", message=str(error), traceback=str(error))
+            error=CellError(type="Error", message=str(error), traceback=str(error))
             if error
             else None,
         )

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from codeact.errors import ExecutorError
 from codeact.executors.base import (
+    CellError,
     CodeExecutor,
     ExecutionError,
     ExecutionResult,
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CodeExecutor",
     "DockerExecutor",
+    "CellError",
     "ExecutionError",
     "ExecutionResult",
     "ExecutorError",

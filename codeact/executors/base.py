@@ -15,6 +15,7 @@ from importlib.metadata import entry_points
 from types import TracebackType
 from typing import Any, Literal, Self, TypeAlias
 
+from codeact._execution import CellError as CellError
 from codeact._execution import ExecutionError as ExecutionError
 from codeact._execution import ExecutionResult as ExecutionResult
 from codeact._execution import truncate_middle as truncate_middle
@@ -154,6 +155,7 @@ def get_executor(name: str, **kwargs: Any) -> CodeExecutor:
 
 __all__ = [
     "CodeExecutor",
+    "CellError",
     "ExecutionError",
     "ExecutionResult",
     "OutputCallback",

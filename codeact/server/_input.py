@@ -12,11 +12,13 @@ from ag_ui.core import RunAgentInput
 from pydantic import ValidationError
 
 from codeact._messages import BinaryPart, ChatMessage, ContentPart, TextPart, ToolCallRequest
+from codeact.errors import UserError
 from codeact.server.translator import result_message_id
 
 
-class BadRequest(Exception):
-    """A request the server refuses with a 4xx JSON error before any SSE is sent."""
+class BadRequest(UserError):
+    """A request the server refuses with a 4xx JSON error before any SSE is sent (the
+    client's misuse, so a ``UserError``)."""
 
     def __init__(self, status: int, message: str, code: str | None = None) -> None:
         self.status = status

@@ -13,25 +13,26 @@ from abc import ABC, abstractmethod
 from typing import Any, Literal
 
 from codeact._messages import ChatMessage
+from codeact.errors import StoreError
 
 SessionKey = tuple[str, str, str]
 log = logging.getLogger("codeact.server")
 
 
-class StoreLocked(RuntimeError):
+class StoreLocked(StoreError, RuntimeError):
     """Another process serves from this SQLite file (it holds ``<db>.lock``)."""
 
 
-class StoreUnavailable(RuntimeError):
+class StoreUnavailable(StoreError, RuntimeError):
     """The store's database cannot be reached (connection lost, refused or timed out). A live
     run whose writes fail this way is stopped with a ``store_unavailable`` error."""
 
 
-class ThreadBusy(RuntimeError):
+class ThreadBusy(StoreError, RuntimeError):
     """Another process (a replica sharing the store) has a live run on this thread."""
 
 
-class SchemaError(RuntimeError):
+class SchemaError(StoreError, RuntimeError):
     """The database's schema cannot be used (e.g. written by a newer codeact)."""
 
 
