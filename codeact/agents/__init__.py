@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from codeact.agents._answers import command_line_options
 from codeact.agents._handler import RunHandler
 from codeact.agents._handoff import HandoffTool
 from codeact.agents._loop import RunConfig, start_run
 from codeact.agents._runnable import Runnable
+from codeact.agents._state import AgentStyle
 from codeact.agents.base import BaseAgent, RunOptions, RunState, StepContext
 from codeact.agents.codeact import CodeActAgent, FunctionExecutor
 from codeact.agents.function import FunctionAgent
@@ -13,6 +15,7 @@ from codeact.agents.react import ReActAgent
 from codeact.agents.workflow import AgentWorkflow
 
 __all__ = [
+    "AgentStyle",
     "AgentWorkflow",
     "BaseAgent",
     "CodeActAgent",
@@ -26,5 +29,6 @@ __all__ = [
     "RunState",
     "Runnable",
     "StepContext",
+    "command_line_options",
     "start_run",
 ]

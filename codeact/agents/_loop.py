@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import anyio
 import anyio.lowlevel
@@ -22,6 +22,7 @@ from codeact._messages import ChatMessage, ToolCallRequest
 from codeact.agents._handler import RunHandler
 from codeact.agents._state import (
     DEFAULT_STATE_PROMPT,
+    AgentStyle,
     EarlyStopping,
     RunOptions,
     RunState,
@@ -34,9 +35,6 @@ from codeact.events import AgentInput, AgentOutput, AgentSetup, ToolCall, ToolCa
 from codeact.memory import ChatMemory
 from codeact.tools import BaseTool, ToolOutput
 
-if TYPE_CHECKING:
-    from codeact.agents.base import BaseAgent
-
 EARLY_STOP_PROMPT = (
     "You have reached the maximum number of iterations ({limit}). Do not call any more tools. "
     "Give the most helpful final answer you can from the information gathered so far."
@@ -47,7 +45,7 @@ EARLY_STOP_PROMPT = (
 class RunConfig:
     """Everything a run needs besides its input: the agents and run-wide settings."""
 
-    agents: dict[str, BaseAgent]
+    agents: Mapping[str, AgentStyle]
     root: str
     max_iterations: int = 20
     early_stopping_method: EarlyStopping = "force"
@@ -87,7 +85,7 @@ def build_config(
     settings: RunSettings,
     options: RunOptions | None,
     *,
-    agents: dict[str, BaseAgent],
+    agents: Mapping[str, AgentStyle],
     root: str,
     extra_tools: dict[str, list[BaseTool]] | None = None,
 ) -> RunConfig:
@@ -249,7 +247,7 @@ class _Loop:
         )
         return _Round(final=final, handoff_to=handoff)
 
-    async def _activate(self, handler: RunHandler, name: str) -> BaseAgent:
+    async def _activate(self, handler: RunHandler, name: str) -> AgentStyle:
         agent = self.config.agents[name]
         self.ctx.current_agent_name = name
         handler.agent_name = name
@@ -265,14 +263,14 @@ class _Loop:
         )
         return agent
 
-    def _tools(self, agent: BaseAgent) -> list[BaseTool]:
+    def _tools(self, agent: AgentStyle) -> list[BaseTool]:
         tools = [*agent.tools_for_run(), *agent.context_tools(self.ctx)]
         tools += self.config.extra_tools.get(agent.name, [])
         names = {t.name for t in tools}
         return tools + [t for t in self.config.client_tools if t.name not in names]
 
     def _llm_input(
-        self, agent: BaseAgent, run: RunState, tools: list[BaseTool]
+        self, agent: AgentStyle, run: RunState, tools: list[BaseTool]
     ) -> list[ChatMessage]:
         history = self.ctx.memory.get()
         if self.ctx.state:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel
 
@@ -17,11 +17,9 @@ from codeact._messages import ChatMessage
 from codeact.agents._handler import RunHandler
 from codeact.agents.validators import CellRun
 from codeact.context import Context
-from codeact.events import ToolCallResult
+from codeact.events import AgentOutput, ToolCallResult
+from codeact.llms.base import LLM
 from codeact.tools import BaseTool
-
-if TYPE_CHECKING:
-    from codeact.agents.base import BaseAgent
 
 EarlyStopping = Literal["force", "generate"]
 DEFAULT_STATE_PROMPT = "Current state:\n{state}\n\nCurrent message:\n{msg}\n"
@@ -73,6 +71,34 @@ class StepContext:
     handler: RunHandler
     ctx: Context
     run: RunState
-    agent: BaseAgent
+    agent: AgentStyle
     #: The id of the assistant message this step produces (live stream and history share it).
     message_id: str = field(default_factory=lambda: f"msg-{uuid.uuid4().hex[:12]}")
+
+
+class AgentStyle(Protocol):
+    """What the shared loop asks of an agent, hook by hook. ``BaseAgent`` implements every
+    hook (its docstrings say what each is for); an agent style subclasses it and overrides
+    ``take_step`` and whichever others it needs."""
+
+    name: str
+    llm: LLM
+    #: How many tool calls of one step may run at once (1 = in order).
+    tool_concurrency: int
+
+    async def prepare(self, ctx: Context) -> None: ...
+    def tools_for_run(self) -> list[BaseTool]: ...
+    def context_tools(self, ctx: Context) -> list[BaseTool]: ...
+    async def on_activate(self, ctx: Context, tools: list[BaseTool]) -> None: ...
+    def system_message(self, tools: list[BaseTool]) -> ChatMessage | None: ...
+    def offered_tools(self, tools: list[BaseTool]) -> list[BaseTool]: ...
+    def render_messages(self, messages: list[ChatMessage]) -> list[ChatMessage]: ...
+    async def take_step(
+        self, step: StepContext, llm_input: list[ChatMessage], tools: list[BaseTool]
+    ) -> AgentOutput: ...
+    def record_tool_round(
+        self, run: RunState, output: AgentOutput, results: list[ToolCallResult]
+    ) -> None: ...
+    def check_final(self, step: StepContext, output: AgentOutput) -> AgentOutput: ...
+    def direct_output(self, run: RunState, result: ToolCallResult) -> AgentOutput: ...
+    def final_messages(self, run: RunState, output: AgentOutput) -> list[ChatMessage]: ...

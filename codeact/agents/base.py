@@ -95,7 +95,7 @@ class BaseAgent(Runnable, ABC):
         self.can_handoff_to = list(can_handoff_to) if can_handoff_to is not None else None
         self.mcp_servers: list[MCPServer] = []
         if mcp_servers:
-            from codeact.mcp._config import check_servers
+            from codeact.mcp import check_servers
 
             self.mcp_servers = check_servers(mcp_servers, [t.name for t in self.tools])
 
@@ -143,7 +143,7 @@ class BaseAgent(Runnable, ABC):
         """Called before the agent's tools are listed for a run: connects its MCP servers for
         ``ctx`` (once; they stop when the context is closed)."""
         if self.mcp_servers:
-            from codeact.mcp._toolset import context_toolset
+            from codeact.mcp import context_toolset
 
             taken = [t.name for t in self.tools]
             await context_toolset(ctx, f"mcp:{self.name}", self.mcp_servers, taken)

@@ -79,7 +79,7 @@ class ExecutorFactory:
 
         if self.executor != "restricted":
             return get_executor(self.executor)
-        from codeact.executors.restricted._ossandbox import UnsandboxedWarning
+        from codeact.executors.restricted import UnsandboxedWarning
         from codeact.executors.restricted.executor import RestrictedExecutor
 
         choice = self.choice()
@@ -110,7 +110,7 @@ class AgentFactory:
     def __call__(self, llm: LLM) -> BaseAgent:
         """The agent, with ``codeact run``'s answer options: code first (when asked), the
         ``@name[...]`` format check, and lenient code blocks for the embedded model."""
-        from codeact.agents._answers import command_line_options
+        from codeact.agents import command_line_options
         from codeact.agents.codeact import CodeActAgent
 
         options = command_line_options(

@@ -19,7 +19,7 @@ from codeact.llms import LLM, infer_llm
 
 if TYPE_CHECKING:
     from codeact.executors import CodeExecutor
-    from codeact.executors.restricted._ossandbox import OsSandbox
+    from codeact.executors.restricted import OsSandbox
     from codeact.executors.restricted.defaults import SandboxChoice
     from codeact.executors.restricted.executor import Isolation
 
@@ -247,7 +247,7 @@ def make_executor(opts: SandboxOptions) -> CodeExecutor:
     """The sandbox named on the command line: by default process isolation inside bubblewrap,
     with pandas/numpy/matplotlib offered only when that OS sandbox is active."""
     from codeact.executors import get_executor
-    from codeact.executors.restricted._ossandbox import UnsandboxedWarning
+    from codeact.executors.restricted import UnsandboxedWarning
     from codeact.executors.restricted.executor import RestrictedExecutor
 
     choice = sandbox_choice(opts)

@@ -62,7 +62,7 @@ def _check_restricted(isolation: str) -> tuple[str, str]:
 
     import warnings
 
-    from codeact.executors.restricted._ossandbox import UnsandboxedWarning
+    from codeact.executors.restricted import UnsandboxedWarning
 
     try:
         with warnings.catch_warnings():
@@ -77,7 +77,7 @@ def _check_restricted(isolation: str) -> tuple[str, str]:
 
 
 def _check_os_sandbox() -> tuple[str, str]:
-    from codeact.executors.restricted._ossandbox import os_sandbox_status
+    from codeact.executors.restricted import os_sandbox_status
 
     status = os_sandbox_status()
     if status.available:

@@ -34,7 +34,7 @@ def add_parser(sub: Any) -> None:
 def mcp_command(args: argparse.Namespace) -> int:
     """Serve until the client goes away (stdio) or the process is stopped (http)."""
     try:
-        from codeact.mcp._face import SandboxSessions, build_server
+        from codeact.mcp.server import SandboxSessions, build_server
     except ImportError as exc:  # pragma: no cover - without the extra
         print(f"error: needs the MCP SDK: pip install 'codeact[mcp]' ({exc})", file=sys.stderr)
         return EXIT_USAGE

@@ -52,7 +52,7 @@ from codeact.errors import (
 )
 from codeact.events import AgentOutput
 from codeact.executors import CodeExecutor
-from codeact.executors.restricted._ossandbox import UnsandboxedWarning
+from codeact.executors.restricted import UnsandboxedWarning
 
 
 def add_parser(sub: Any) -> None:
@@ -181,7 +181,7 @@ async def _run(args: argparse.Namespace, console: Any) -> int:
 
 def answer_options(args: argparse.Namespace, llm: Any, files: dict[str, bytes]) -> dict[str, Any]:
     """CodeActAgent's answer options for a CLI run (code first when files are given)."""
-    from codeact.agents._answers import command_line_options
+    from codeact.agents import command_line_options
 
     require = bool(files) if args.require_execution is None else args.require_execution
     return command_line_options(llm, require_execution=require, lenient_code=args.lenient_code)

@@ -6,6 +6,12 @@ inside bubblewrap when it works, with the installed data libraries offered only 
 ``host_containment()`` says which per-session limits this host gives.
 """
 
+from codeact.executors.restricted._ossandbox import (
+    OsSandbox,
+    OsSandboxStatus,
+    UnsandboxedWarning,
+    os_sandbox_status,
+)
 from codeact.executors.restricted._reaping import (
     HostContainment,
     Reaped,
@@ -17,9 +23,13 @@ from codeact.executors.restricted.executor import RestrictedExecutor
 
 __all__ = [
     "HostContainment",
+    "OsSandbox",
+    "OsSandboxStatus",
     "Reaped",
     "RestrictedExecutor",
+    "UnsandboxedWarning",
     "default_executor",
     "host_containment",
+    "os_sandbox_status",
     "reap_leftovers",
 ]
