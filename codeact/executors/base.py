@@ -8,10 +8,8 @@ session (``from tools import lookup``) and run on the host.
 
 from __future__ import annotations
 
-import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from importlib.metadata import entry_points
 from types import TracebackType
 from typing import Any, Literal, Self, TypeAlias
 
@@ -19,6 +17,7 @@ from codeact._execution import CellError as CellError
 from codeact._execution import ExecutionError as ExecutionError
 from codeact._execution import ExecutionResult as ExecutionResult
 from codeact._execution import truncate_middle as truncate_middle
+from codeact._plugins import find_plugin, load_target, plugin_names
 from codeact.errors import UserError
 from codeact.tools import BaseTool, to_tool
 
@@ -118,6 +117,7 @@ class CodeExecutor(ABC):
         await self.aclose()
 
 
+EXECUTOR_GROUP = "codeact.executors"
 _BUILTIN = {
     "restricted": "codeact.executors.restricted:RestrictedExecutor",
     "docker": "codeact.executors.docker:DockerExecutor",
@@ -125,24 +125,16 @@ _BUILTIN = {
 
 
 def executor_class(name: str) -> type[CodeExecutor]:
-    """Find an executor class by name: a built-in one or an entry point in ``codeact.executors``."""
-    target = None
-    for ep in entry_points(group="codeact.executors"):
-        if ep.name == name:
-            target = ep.value
-            break
-    target = target or _BUILTIN.get(name)
+    """Find an executor class by name: a built-in one, else an entry point in
+    ``codeact.executors`` (built-in names win: see ``codeact._plugins``)."""
+    target = find_plugin(EXECUTOR_GROUP, name, _BUILTIN)
     if target is None:
-        known = sorted(set(_BUILTIN) | {ep.name for ep in entry_points(group="codeact.executors")})
         raise UserError(
-            f"Unknown executor {name!r}. Known executors: {', '.join(known)}. Third-party "
-            f"executors register an entry point in the group 'codeact.executors'."
+            f"Unknown executor {name!r}. Known executors: "
+            f"{', '.join(plugin_names(EXECUTOR_GROUP, _BUILTIN))}. Third-party executors "
+            f"register an entry point in the group '{EXECUTOR_GROUP}'."
         )
-    module_name, _, attr = target.partition(":")
-    try:
-        cls = getattr(importlib.import_module(module_name), attr)
-    except (ImportError, AttributeError) as exc:
-        raise UserError(f"Executor {name!r} ({target}) could not be loaded: {exc}") from exc
+    cls = load_target(target, f"Executor {name!r}")
     if not (isinstance(cls, type) and issubclass(cls, CodeExecutor)):
         raise UserError(f"Executor {name!r} ({target}) is not a CodeExecutor subclass")
     return cls

@@ -28,15 +28,14 @@ Built-in provider names win over entry points with the same name.
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import json
 import re
 from collections.abc import Callable
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from codeact._plugins import find_plugin, load_target, plugin_names
 from codeact.errors import UserError
 from codeact.llms.base import LLM
 
@@ -98,7 +97,7 @@ def parse_llm_spec(spec: str) -> LLMSpec:
 
 def llm_providers() -> list[str]:
     """The provider names ``infer_llm`` knows: the built-in ones and the entry points."""
-    return sorted(set(_BUILTIN) | {ep.name.lower() for ep in entry_points(group=ENTRY_POINT_GROUP)})
+    return sorted({name.lower() for name in plugin_names(ENTRY_POINT_GROUP, _BUILTIN)})
 
 
 def infer_llm(spec: str | LLM, /, *, progress: Progress | None = None, **options: Any) -> LLM:
@@ -140,12 +139,12 @@ def infer_llm(spec: str | LLM, /, *, progress: Progress | None = None, **options
 
 
 def _factory(provider: str, spec: str) -> LLMFactory:
-    target: Any = _BUILTIN.get(provider)
-    if target is None:
-        target = next(
-            (ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name.lower() == provider),
-            None,
-        )
+    """The provider's factory (built-in names win over entry points: ``codeact._plugins``)."""
+    target = find_plugin(ENTRY_POINT_GROUP, provider, _BUILTIN)
+    if target is None:  # entry points registered with capitals still match
+        names = {name.lower(): name for name in plugin_names(ENTRY_POINT_GROUP, _BUILTIN)}
+        if provider in names:
+            target = find_plugin(ENTRY_POINT_GROUP, names[provider], _BUILTIN)
     if target is None:
         hint = f" A model name containing ':' is written 'openai:{spec}'." if ":" in spec else ""
         raise UserError(
@@ -153,14 +152,7 @@ def _factory(provider: str, spec: str) -> LLMFactory:
             f"{', '.join(llm_providers())}. Third-party adapters register an entry point in "
             f"the group '{ENTRY_POINT_GROUP}'.{hint}"
         )
-    try:
-        if isinstance(target, str):
-            module_name, _, attr = target.partition(":")
-            factory = getattr(importlib.import_module(module_name), attr)
-        else:
-            factory = target.load()
-    except (ImportError, AttributeError) as exc:
-        raise UserError(f"Model provider {provider!r} could not be loaded: {exc}") from exc
+    factory = load_target(target, f"Model provider {provider!r}")
     if not callable(factory):
         raise UserError(f"Model provider {provider!r} is {factory!r}, which is not callable")
     return factory  # type: ignore[no-any-return]
