@@ -38,7 +38,7 @@ lint: setup
 	$(VENV)/bin/mypy
 
 test: lint
-	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q --durations=15
 
 # Three `codeact serve` replicas on ports 8001-8003 sharing a throwaway PostgreSQL (Debian's
 # postgresql package); Ctrl-C stops them all. Another agent: make replicas ARGS='-- --model ...'
