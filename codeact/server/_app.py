@@ -24,8 +24,11 @@ from codeact.server._config import ServerConfig
 from codeact.server._input import BadRequest, to_chat_message, validate_run_input
 from codeact.server._runs import LiveRun, drive, follow
 from codeact.server._sessions import Session, Sessions
+from codeact.server._timed import TimedStore
 from codeact.server.store import RunStatus, SessionKey, SessionStore, StoreUnavailable, ThreadBusy
 
+#: ``/healthz`` answers within this many seconds whatever the store does (503 past it).
+HEALTH_S = 0.8
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Connection": "keep-alive"}
 log = logging.getLogger("codeact.server")
 
@@ -38,9 +41,10 @@ class AGUIServer:
     ) -> None:
         served = isinstance(agent, Runnable) and not isinstance(agent, type)
         self.agent = cast(Runnable, agent) if served else cast(Callable[[], Runnable], agent)()
-        self.store = store
+        #: Every store call of the server answers within ``store_timeout`` (``TimedStore``).
+        self.store = TimedStore(store, config.store_timeout)
         self.config = config
-        self.pool = Sessions(store, config, self._busy)
+        self.pool = Sessions(self.store, config, self._busy)
         self.sessions = self.pool.items
         #: Live runs by thread claim (registered before any await: one live run per thread).
         self.live: dict[tuple[str, ...], LiveRun] = {}
@@ -90,19 +94,20 @@ class AGUIServer:
         """The parsed body (then ``then(data)``), in a worker thread when the body is large."""
         cfg = self.config
         body = await _http.read_body(request, cfg.max_body_bytes, cfg.body_timeout)
-
-        def parse() -> Any:
-            data = _http.load_json(body or b"{}", cfg.max_json_depth)
-            return then(data) if then is not None else data
-
+        data = await _http.parse_json(body or b"{}", cfg.max_json_depth)
+        if then is None:
+            return data
         if len(body) <= _http.THREAD_PARSE_BYTES:
-            return parse()
-        return await anyio.to_thread.run_sync(parse)
+            return then(data)
+        return await anyio.to_thread.run_sync(then, data)  # (validation: short GIL holds)
 
     # -- runs ----------------------------------------------------------------------------------
     async def run_route(self, request: Request) -> Response:
         who = await self.principal(request)
-        run_input: RunAgentInput = await self._json(request, validate_run_input)
+        limit = self.config.max_messages
+        run_input: RunAgentInput = await self._json(
+            request, lambda data: validate_run_input(data, limit)
+        )
         run_input = _turns.check_run_input(run_input, self.config)
         key = self.key(run_input.forwarded_props, run_input.thread_id, who)
         again = await self._reattach(request, key, run_input.run_id, who)
@@ -159,6 +164,10 @@ class AGUIServer:
                 f"thread {live.thread_id!r} already has a run {live.run_id!r}: use a new runId "
                 "(or Last-Event-ID / POST /connect to re-attach to it)",
                 "run_id_taken",
+            )
+        if any(k == key for k, _ in self.replicas.unstored):  # (a shared store: its claim)
+            raise BadRequest(
+                503, "the end of the thread's previous run is not stored yet; retry shortly"
             )
         await self.replicas.forget_stale(key)
         session = await self.pool.get(key, run_input.forwarded_props)
@@ -242,9 +251,10 @@ class AGUIServer:
         self._release(live)
         messages = session.ctx.memory.get_all()
         try:
+            if live.pending:  # the events the client got and the store did not take yet
+                raise StoreUnavailable(f"{len(live.pending)} events of the run are not stored")
             async with session.writes:
-                with anyio.fail_after(self.config.store_timeout):
-                    await self.store.finish_run(live.key, live.run_id, status, messages)
+                await self.store.finish_run(live.key, live.run_id, status, messages)
         except Exception:
             log.exception("storing the end of run %r failed", live.run_id)
             self.replicas.unstored_end(live, status, messages)
@@ -383,10 +393,14 @@ class AGUIServer:
         )
 
     async def healthz(self, request: Request) -> Response:
+        inner = self.store.inner
+
+        async def check() -> dict[str, Any]:
+            await inner.ping()
+            return await inner.health()
+
         try:
-            with anyio.fail_after(5):
-                await self.store.ping()
-                database = await self.store.health()
+            database = await self.store.call(check, timeout=HEALTH_S)
         except Exception as exc:
             log.warning("health check: the store is unreachable: %r", exc)
             body = {"status": "degraded", "store": "unreachable", "liveRuns": len(self.live)}

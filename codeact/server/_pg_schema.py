@@ -44,6 +44,13 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE codeact_runs ADD COLUMN cancel_requested boolean NOT NULL DEFAULT false;
     """,
+    # 4: fencing tokens: a run row's token changes whenever another replica takes the run over
+    # (adopts it when its lease lapsed); writes about the run carry the writer's token and do
+    # nothing once it is stale (a replica paused past its lease cannot undo a survivor's end)
+    """
+    CREATE SEQUENCE codeact_fence;
+    ALTER TABLE codeact_runs ADD COLUMN fence bigint NOT NULL DEFAULT 0;
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 #: The unique index that makes a second live run on a claim fail.

@@ -68,6 +68,17 @@ def stored_form(event: BaseEvent, data: str) -> str:
     return data
 
 
+def store_lost_frame(seq: int) -> bytes:
+    """The terminal frame a reader gets when the store fails while its events are read back
+    (a stored run, or a run live on another replica): the stream ends, never cut."""
+    return frame(seq, _STORE_LOST)
+
+
+_STORE_LOST = RunErrorEvent(
+    message="the session store became unreachable while this run was being read; "
+    "reconnect later to read the rest",
+    code="store_unavailable",
+).model_dump_json(exclude_none=True)
 _NOOP_DELTA = '{"type":"ACTIVITY_DELTA","messageId":%s,"activityType":%s,"patch":[]}'
 
 
@@ -218,11 +229,9 @@ async def drive(live: LiveRun, flush: Flush) -> None:
             for _ in range(FLUSH_ATTEMPTS):
                 if not await _flush(live, flush):
                     break
-            if live.pending:
+            if live.pending:  # (kept: stored with the run's end once the store is back)
                 log.error(
-                    "run %r: %d events could not be stored and are lost",
-                    live.run_id,
-                    len(live.pending),
+                    "run %r: %d events could not be stored yet", live.run_id, len(live.pending)
                 )
 
 

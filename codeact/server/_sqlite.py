@@ -16,7 +16,13 @@ from typing import Any
 import anyio.to_thread
 
 from codeact._messages import ChatMessage
-from codeact.server.store import RunStatus, SessionKey, SessionStore, StoreLocked
+from codeact.server.store import (
+    RunStatus,
+    SessionKey,
+    SessionStore,
+    StoreLocked,
+    StoreUnavailable,
+)
 
 log = logging.getLogger("codeact.server")
 
@@ -94,8 +100,16 @@ class SQLiteStore(SessionStore):
 
     async def _run(self, fn: Any, *args: Any) -> Any:
         def locked() -> Any:
-            with self._lock:
+            # (a call stuck on a lock another process holds must not queue every other one
+            # behind it for ever: worker threads are a shared, bounded resource)
+            if not self._lock.acquire(timeout=self.busy_timeout + 1):
+                raise StoreUnavailable(f"{self.path} is busy (a store call did not end)")
+            try:
                 return fn(self._conn(), *args)
+            except sqlite3.OperationalError as exc:  # locked, I/O error, disk full
+                raise StoreUnavailable(f"{self.path}: {exc}") from exc
+            finally:
+                self._lock.release()
 
         return await anyio.to_thread.run_sync(locked, abandon_on_cancel=True)
 

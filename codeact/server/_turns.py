@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import math
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -23,10 +24,12 @@ from codeact.agents import RunHandler, Runnable
 from codeact.context import Context
 from codeact.server._config import ServerConfig
 from codeact.server._input import BadRequest, to_agui_messages, to_chat_message
-from codeact.server._runs import chunks, frame
+from codeact.server._runs import chunks, frame, store_lost_frame
 from codeact.server.store import SessionKey, SessionStore
 from codeact.server.translator import Translator
 from codeact.tools import ClientTool
+
+log = logging.getLogger("codeact.server")
 
 
 def check_run_input(run_input: RunAgentInput, config: ServerConfig) -> RunAgentInput:
@@ -223,7 +226,14 @@ async def stored_frames(
     seq, after, skip, page = start, 0, start, first
     while end is None or seq < end:
         if page is None:
-            page = await store.event_page(key, run_id, after=after, skip=skip, limit=PAGE_EVENTS)
+            try:
+                page = await store.event_page(
+                    key, run_id, after=after, skip=skip, limit=PAGE_EVENTS
+                )
+            except Exception:
+                log.exception("reading run %r back from the store failed", run_id)
+                yield store_lost_frame(seq)
+                return
         if not page:
             return
         full = len(page) >= PAGE_EVENTS

@@ -35,8 +35,10 @@ class SchemaError(RuntimeError):
     """The database's schema cannot be used (e.g. written by a newer codeact)."""
 
 
-#: A run's status in the store: live, or how it ended.
-RunStatus = Literal["running", "finished", "error", "cancelled", "interrupted"]
+#: A run's status in the store: live, or how it ended. ``incomplete``: it ended while the
+#: store was unreachable and not all of its events could be kept until it was back (its
+#: record ends with a ``store_unavailable`` RUN_ERROR its clients may not have seen).
+RunStatus = Literal["running", "finished", "error", "cancelled", "interrupted", "incomplete"]
 
 
 class SessionStore(ABC):
