@@ -28,7 +28,7 @@ from codeact.server._timed import TimedStore
 from codeact.server.store import RunStatus, SessionKey, SessionStore, StoreUnavailable, ThreadBusy
 
 #: ``/healthz`` answers within this many seconds whatever the store does (503 past it).
-HEALTH_S = 0.8
+HEALTH_S = 0.5
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Connection": "keep-alive"}
 log = logging.getLogger("codeact.server")
 
