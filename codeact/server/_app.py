@@ -68,6 +68,8 @@ class AGUIServer:
         return who
 
     def key(self, props: Any, thread_id: str, who: Principal | None) -> SessionKey:
+        """The session key of a request's thread (400 for a thread id not in NFC form)."""
+        _turns.check_thread_id(thread_id)
         props = props if isinstance(props, dict) else {}
         user = who.id if who is not None else self.config.resolve_user(props)
         return (self.config.resolve_app(props), user, thread_id)
@@ -298,10 +300,7 @@ class AGUIServer:
         last = request.headers.get("last-event-id")
         if last is None:
             return None
-        try:
-            after = int(last)
-        except ValueError:
-            raise BadRequest(400, "Last-Event-ID must be an event number") from None
+        after = _turns.event_number(last, "Last-Event-ID")
         return await self._replay(request, key, run_id, after + 1, who)
 
     async def _replay(
@@ -333,10 +332,7 @@ class AGUIServer:
         key = self.key(data.get("forwardedProps"), thread_id, who)
         run_id = data.get("runId") if isinstance(data.get("runId"), str) else None
         last = data.get("lastEventId", request.headers.get("last-event-id", -1))
-        try:
-            start = int(last) + 1
-        except (TypeError, ValueError):
-            raise BadRequest(400, "lastEventId must be an event number") from None
+        start = _turns.event_number(last, "lastEventId") + 1
         live = self.live.get(self.claim_key(key))
         if live is not None and (who is None or live.owner == who.id):
             return self._stream(live, start, request)

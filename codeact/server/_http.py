@@ -8,6 +8,7 @@ import logging
 import math
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 import anyio
 import anyio.to_thread
@@ -206,20 +207,20 @@ class Guard:
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
-        refusal = self._refuse(scope["method"], headers)
+        refusal = self._refuse(scope["method"], headers, scope.get("scheme", "http"))
         if refusal is not None:
             await refusal(scope, receive, send)
             return
         await self.app(scope, receive, send)
 
-    def _refuse(self, method: str, headers: dict[str, str]) -> Response | None:
+    def _refuse(self, method: str, headers: dict[str, str], scheme: str) -> Response | None:
         host = headers.get("host", "")
         if not self.any_host and _host_name(host) not in self.hosts:
             return error_response(
                 421, f"host {host!r} is not allowed (see allowed_hosts / --allowed-host)"
             )
         origin = headers.get("origin")
-        if origin is not None and not self._origin_ok(origin, host):
+        if origin is not None and not self._origin_ok(origin, host, scheme):
             return error_response(403, f"origin {origin!r} is not allowed", "bad_origin")
         if method == "POST":
             ctype = headers.get("content-type", "").split(";")[0].strip().lower()
@@ -229,9 +230,23 @@ class Guard:
                 )
         return None
 
-    def _origin_ok(self, origin: str, host: str) -> bool:
+    def _origin_ok(self, origin: str, host: str, scheme: str) -> bool:
         if self.any_origin or origin in self.origins:
             return True
-        # same-origin requests (a page served by this host) carry their own origin
-        bare = origin.split("://", 1)[-1].lower()
-        return bool(host) and bare == host.lower()
+        # same-origin requests (a page served by this host) carry their own origin: scheme,
+        # host and port must all match (https://host:port is another origin than http://...)
+        return bool(host) and same_origin(origin, scheme, host)
+
+
+def same_origin(origin: str, scheme: str, host: str) -> bool:
+    """Whether ``origin`` is ``scheme://host`` (default ports filled in, names compared
+    without case)."""
+    try:
+        seen, here = urlsplit(origin), urlsplit(f"//{host}")
+        default = {"http": 80, "https": 443}.get(scheme.lower())
+        seen_port, here_port = seen.port or default, here.port or default
+    except ValueError:  # a malformed port or bracket
+        return False
+    if seen.scheme.lower() != scheme.lower() or not seen.hostname or seen.path or seen.query:
+        return False
+    return (seen.hostname, seen_port) == (here.hostname, here_port)

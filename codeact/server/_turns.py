@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import unicodedata
 import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -59,6 +60,32 @@ def thread_request(data: Any) -> tuple[dict[str, Any], str]:
     if not isinstance(thread_id, str) or not thread_id:
         raise BadRequest(400, "threadId (a non-empty string) is required")
     return data, thread_id
+
+
+#: The largest event number accepted from a client (JSON's safe integers).
+MAX_EVENT_NUMBER = 2**53 - 1
+
+
+def event_number(value: Any, what: str) -> int:
+    """A client's last event id: an integer from -1 to ``MAX_EVENT_NUMBER`` (a JSON integer,
+    or its decimal text in a header); 400 for anything else (``1.5``, ``true``, ``1e3``)."""
+    text = value.strip() if isinstance(value, str) else ""
+    if text.isascii() and text.removeprefix("-").isdigit() and len(text) < 20:
+        value = int(text)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise BadRequest(400, f"{what} must be an event number (an integer)")
+    if not -1 <= value <= MAX_EVENT_NUMBER:
+        raise BadRequest(400, f"{what} must be between -1 and {MAX_EVENT_NUMBER}")
+    return value
+
+
+def check_thread_id(thread_id: str) -> None:
+    """Thread ids are kept as sent, so one spelling is one thread: ids not in Unicode NFC
+    form (``'e\u0301'`` for ``'é'``) are refused (400) instead of becoming a second thread."""
+    if not thread_id.isascii() and unicodedata.normalize("NFC", thread_id) != thread_id:
+        raise BadRequest(
+            400, "threadId must be in Unicode NFC form (normalise it before sending)", "bad_id"
+        )
 
 
 def append_tool_results(ctx: Context, run_input: RunAgentInput) -> None:
