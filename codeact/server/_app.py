@@ -252,6 +252,8 @@ class AGUIServer:
             status = "error"
         self._release(live)
         messages = session.ctx.memory.get_all()
+        if live.translator is not None:
+            _turns.name_messages(messages, live.translator.names)
         try:
             if live.pending:  # the events the client got and the store did not take yet
                 raise StoreUnavailable(f"{len(live.pending)} events of the run are not stored")

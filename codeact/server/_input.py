@@ -198,12 +198,18 @@ def to_agui_messages(messages: list[ChatMessage]) -> list[dict[str, Any]]:
     the ids are the live stream's (assistant messages keep their ``message_id``, tool calls
     their ids, a result is ``tool-result-<call id>`` as its live TOOL_CALL_RESULT)."""
     out: list[dict[str, Any]] = []
+    active = ""  # (threads stored before names were: the agent the last handoff named)
     for i, m in enumerate(messages):
         mid = m.id or f"m{i}"
         if m.role == "user":
             out.append({"id": mid, "role": "user", "content": m.text})
         elif m.role == "assistant":
             msg: dict[str, Any] = {"id": mid, "role": "assistant"}
+            if m.name or active:
+                msg["name"] = m.name or active
+            for c in m.tool_calls:
+                if c.name == "handoff" and isinstance(c.arguments.get("to_agent"), str):
+                    active = c.arguments["to_agent"]
             if m.text:
                 msg["content"] = m.text
             if m.tool_calls:

@@ -207,6 +207,21 @@ def _is_1_0(version: Any) -> bool:
         return False
 
 
+def name_messages(messages: list[ChatMessage], names: dict[str, str]) -> None:
+    """Assistant messages get the name of the agent that wrote them (by message id, or by
+    the id of one of their tool calls), from what the run's translator saw."""
+    if not names:
+        return
+    for m in messages:
+        if m.role != "assistant" or m.name:
+            continue
+        found = names.get(m.id or "") or next(
+            (names[c.id] for c in m.tool_calls if c.id in names), None
+        )
+        if found is not None:
+            m.name = found
+
+
 def _data(event: Any) -> str:
     return str(event.model_dump_json(by_alias=True, exclude_none=True))
 

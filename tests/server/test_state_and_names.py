@@ -1,0 +1,58 @@
+"""What a thread keeps: the agents' names across a handoff (as live), ``ctx.state`` (across a
+restart), and the partial answer of a cancelled run — over real HTTP on 127.0.0.1."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from codeact.server import SQLiteStore, create_app
+from tests.server.agui_check import check_stream, parse_sse
+
+
+def body(thread: str, text: str, run: str = "r1") -> dict[str, Any]:
+    return {"threadId": thread, "runId": run, "messages": [{"role": "user", "content": text}]}
+
+
+def live_names(events: list[dict[str, Any]]) -> dict[str, str]:
+    """The agent shown live for each assistant text (its message id) and tool call (its id)."""
+    names, current = {}, ""
+    for e in events:
+        if e["type"] == "CUSTOM" and e["name"] == "codeact.agent":
+            current = e["value"]["agentName"]
+        elif e["type"] == "TEXT_MESSAGE_START":
+            names[e["messageId"]] = current
+        elif e["type"] == "TOOL_CALL_START":
+            names[e["toolCallId"]] = current
+    return names
+
+
+def stored_names(messages: list[dict[str, Any]]) -> dict[str, str | None]:
+    names = {}
+    for m in messages:
+        if m["role"] == "assistant":
+            names[m["id"]] = m.get("name")
+            names |= {c["id"]: m.get("name") for c in m.get("toolCalls", [])}
+    return names
+
+
+def snapshot(url: str, thread: str) -> list[dict[str, Any]]:
+    history = parse_sse(httpx.post(url + "/history", json={"threadId": thread}).content)
+    return next(e for e in history if e["type"] == "MESSAGES_SNAPSHOT")["messages"]
+
+
+def test_handoff_names_survive_history_and_a_restart(serve: Any, tmp_path: Path) -> None:
+    from tests.playground.agents import handoff
+
+    db = tmp_path / "s.db"
+    first = serve(create_app(handoff(), store=SQLiteStore(db)))
+    live = parse_sse(httpx.post(first.url + "/", json=body("h", "are the numbers fine?")).content)
+    assert check_stream(live)[-1] == "RUN_FINISHED"
+    shown = live_names(live)
+    assert set(shown.values()) == {"Triage", "Analyst"}, shown
+    first.stop()
+    again = serve(create_app(handoff(), store=SQLiteStore(db)))  # from the store alone
+    stored = stored_names(snapshot(again.url, "h"))
+    assert {i: stored.get(i) for i in shown} == shown
