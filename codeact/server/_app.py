@@ -253,7 +253,12 @@ class AGUIServer:
         self._release(live)
         messages = session.ctx.memory.get_all()
         if live.translator is not None:
-            _turns.name_messages(messages, live.translator.names)
+            names = live.translator.names
+            if status != "finished":  # (cancelled, stopped: what the client saw is kept)
+                for partial in _turns.partial_answers(messages, live.translator.texts, names):
+                    session.ctx.memory.put(partial)
+                messages = session.ctx.memory.get_all()
+            _turns.name_messages(messages, names)
         try:
             if live.pending:  # the events the client got and the store did not take yet
                 raise StoreUnavailable(f"{len(live.pending)} events of the run are not stored")

@@ -222,6 +222,21 @@ def name_messages(messages: list[ChatMessage], names: dict[str, str]) -> None:
             m.name = found
 
 
+def partial_answers(
+    messages: list[ChatMessage], texts: dict[str, list[str]], names: dict[str, str]
+) -> list[ChatMessage]:
+    """The assistant texts a run streamed that its messages lack (it was stopped while the
+    model was writing them): kept, as a run killed mid-answer keeps them."""
+    have = {m.id for m in messages if m.id}
+    out = []
+    for message_id, parts in texts.items():
+        if message_id not in have and "".join(parts).strip():
+            partial = ChatMessage.assistant("".join(parts))
+            partial.id, partial.name = message_id, names.get(message_id)
+            out.append(partial)
+    return out
+
+
 def _data(event: Any) -> str:
     return str(event.model_dump_json(by_alias=True, exclude_none=True))
 

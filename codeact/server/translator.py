@@ -112,6 +112,8 @@ class Translator:
         #: call (by call id): stored with the thread, so history shows handoffs as live.
         self.agent_name: str | None = None
         self.names: dict[str, str] = {}
+        #: The assistant text streamed so far, by message id (a cancelled run keeps it).
+        self.texts: dict[str, list[str]] = {}
 
     def start(self) -> list[BaseEvent]:
         """The first events of the run: RUN_STARTED, and STATE_SNAPSHOT when there is state."""
@@ -203,6 +205,7 @@ class Translator:
                 self._name(self._text_id)
                 out.append(TextMessageStartEvent(message_id=self._text_id, role="assistant"))
             out.append(TextMessageContentEvent(message_id=self._text_id, delta=e.delta))
+            self.texts.setdefault(self._text_id, []).append(e.delta)
         return out
 
     def _name(self, message_or_call_id: str) -> None:

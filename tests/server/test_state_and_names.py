@@ -56,3 +56,26 @@ def test_handoff_names_survive_history_and_a_restart(serve: Any, tmp_path: Path)
     again = serve(create_app(handoff(), store=SQLiteStore(db)))  # from the store alone
     stored = stored_names(snapshot(again.url, "h"))
     assert {i: stored.get(i) for i in shown} == shown
+
+
+def test_a_cancelled_run_keeps_its_partial_answer(serve: Any, tmp_path: Path) -> None:
+    from codeact import FunctionAgent
+    from codeact.llms import Reply, ScriptedLLM
+    from tests.server.replicas import Reader
+
+    words = [f"w{i} " for i in range(300)]
+    llm = ScriptedLLM([Reply(chunks=words, chunk_delay=0.02), "next answer"])
+    db = tmp_path / "s.db"
+    srv = serve(create_app(FunctionAgent(llm=llm), store=SQLiteStore(db)))
+    reader = Reader(srv.url, body("c", "talk"), n=10)
+    assert reader.ready.wait(30)
+    assert httpx.post(srv.url + "/cancel", json={"threadId": "c"}).status_code == 200
+    sent = reader.join(30).events()
+    streamed = "".join(e["delta"] for e in sent if e["type"] == "TEXT_MESSAGE_CONTENT")
+    assert 0 < len(streamed.split()) < 300
+    messages = snapshot(srv.url, "c")
+    assert [m["role"] for m in messages] == ["user", "assistant"]
+    assert messages[1]["content"] == streamed
+    more = parse_sse(httpx.post(srv.url + "/", json=body("c", "go on", "r2")).content)
+    assert check_stream(more)[-1] == "RUN_FINISHED"  # the thread goes on after it
+    assert [m["role"] for m in snapshot(srv.url, "c")] == ["user", "assistant"] * 2
