@@ -25,7 +25,14 @@ from codeact.server._input import BadRequest, to_chat_message, validate_run_inpu
 from codeact.server._runs import LiveRun, drive, follow
 from codeact.server._sessions import Session, Sessions
 from codeact.server._timed import TimedStore
-from codeact.server.store import RunStatus, SessionKey, SessionStore, StoreUnavailable, ThreadBusy
+from codeact.server.store import (
+    RunStatus,
+    SessionKey,
+    SessionStore,
+    StoreUnavailable,
+    ThreadBusy,
+    state_text,
+)
 
 #: ``/healthz`` answers within this many seconds whatever the store does (503 past it).
 HEALTH_S = 0.5
@@ -264,6 +271,10 @@ class AGUIServer:
                 raise StoreUnavailable(f"{len(live.pending)} events of the run are not stored")
             async with session.writes:
                 await self.store.finish_run(live.key, live.run_id, status, messages)
+                state = state_text(session.ctx.state)
+                if state != (session.stored_state or "{}"):
+                    await self.store.save_state(live.key, session.ctx.state)
+                    session.stored_state = state
         except Exception:
             log.exception("storing the end of run %r failed", live.run_id)
             self.replicas.unstored_end(live, status, messages)
@@ -387,7 +398,8 @@ class AGUIServer:
     ) -> Response:
         messages = await self.thread_messages(key, thread_id, who)
         session = self.sessions.get(key)
-        state = session.ctx.state if session else None
+        current = session if not self.store.shared or key in self._busy() else None
+        state = current.ctx.state if current else await self.store.load_state(key)
         runs = await self.store.list_runs(key)
         frames = _turns.history_frames(thread_id, data.get("runId"), messages, state, runs)
         frames = _cells.with_cells(frames, await _cells.stored_cells(self.store, key, runs))

@@ -51,6 +51,10 @@ MIGRATIONS: list[str] = [
     CREATE SEQUENCE codeact_fence;
     ALTER TABLE codeact_runs ADD COLUMN fence bigint NOT NULL DEFAULT 0;
     """,
+    # 5: the thread's shared state (ctx.state, JSON text)
+    """
+    ALTER TABLE codeact_threads ADD COLUMN state text;
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 #: The unique index that makes a second live run on a claim fail.

@@ -37,6 +37,8 @@ from codeact.server.store import (
     StoreUnavailable,
     ThreadBusy,
     claim_text,
+    state_from_text,
+    state_text,
 )
 
 log = logging.getLogger("codeact.server")
@@ -188,6 +190,15 @@ class PostgresStore(SessionStore):
 
     async def save_messages(self, key: SessionKey, messages: list[ChatMessage]) -> None:
         await self._fetch(_PUT_THREAD, (*key, _messages_json(messages)))
+
+    async def load_state(self, key: SessionKey) -> dict[str, Any] | None:
+        rows = await self._fetch(f"SELECT state FROM codeact_threads WHERE {KEY}", key)
+        return state_from_text(rows[0][0]) if rows and rows[0][0] else None
+
+    async def save_state(self, key: SessionKey, state: dict[str, Any]) -> None:
+        await self._fetch(
+            f"UPDATE codeact_threads SET state = %s WHERE {KEY}", (state_text(state), *key)
+        )
 
     async def thread_owner(self, app: str, thread: str) -> str | None:
         rows = await self._fetch(

@@ -15,7 +15,7 @@ from codeact.context import Context
 from codeact.memory import ChatMemory
 from codeact.server._config import ServerConfig
 from codeact.server._input import BadRequest
-from codeact.server.store import SessionKey, SessionStore
+from codeact.server.store import SessionKey, SessionStore, state_text
 
 log = logging.getLogger("codeact.server")
 
@@ -28,6 +28,8 @@ class Session:
         self.writes = anyio.Lock()
         #: Files uploaded into the thread's sandbox by this process: name -> size in bytes.
         self.uploads: dict[str, int] = {}
+        #: The thread's state as the store has it (``state_text``), to store only changes.
+        self.stored_state: str | None = None
 
 
 class Sessions:
@@ -46,14 +48,20 @@ class Sessions:
         if s is None:
             await self._make_room(key)
             history = await self.store.load_messages(key)
+            stored = await self.store.load_state(key)
             s = self.items.get(key)  # another request may have loaded it meanwhile
             if s is None:
                 await self._make_room(key)
-                state = self.config.resolve_initial_state(props if isinstance(props, dict) else {})
+                state = stored
+                if state is None and not history:  # a new thread: its initial state
+                    state = self.config.resolve_initial_state(
+                        props if isinstance(props, dict) else {}
+                    )
                 ctx = Context(memory=ChatMemory(history))
-                if state is not None:  # resolved state wins over the agent's own
+                if state is not None:  # stored or resolved state wins over the agent's own
                     ctx.set_state(state)
                 s = self.items[key] = Session(ctx)
+                s.stored_state = state_text(stored) if stored is not None else None
         s.last_used = time.monotonic()
         return s
 

@@ -22,6 +22,8 @@ from codeact.server.store import (
     SessionStore,
     StoreLocked,
     StoreUnavailable,
+    state_from_text,
+    state_text,
 )
 
 log = logging.getLogger("codeact.server")
@@ -95,6 +97,8 @@ class SQLiteStore(SessionStore):
                 CREATE INDEX IF NOT EXISTS threads_owner ON threads (app, thread);
                 """
             )
+            if "state" not in {row[1] for row in db.execute("PRAGMA table_info(threads)")}:
+                db.execute("ALTER TABLE threads ADD COLUMN state TEXT")  # (older files)
             self._db = db
         return self._db
 
@@ -244,6 +248,26 @@ class SQLiteStore(SessionStore):
 
     async def ping(self) -> None:
         await self._run(lambda db: db.execute("SELECT 1").fetchone())
+
+    async def load_state(self, key: SessionKey) -> dict[str, Any] | None:
+        def q(db: sqlite3.Connection) -> str | None:
+            row = db.execute(
+                "SELECT state FROM threads WHERE app=? AND user=? AND thread=?", key
+            ).fetchone()
+            return row[0] if row else None
+
+        text = await self._run(q)
+        return state_from_text(text) if text else None
+
+    async def save_state(self, key: SessionKey, state: dict[str, Any]) -> None:
+        def q(db: sqlite3.Connection) -> None:
+            with db:
+                db.execute(
+                    "UPDATE threads SET state=? WHERE app=? AND user=? AND thread=?",
+                    (state_text(state), *key),
+                )
+
+        await self._run(q)
 
     async def load_messages(self, key: SessionKey) -> list[ChatMessage]:
         def q(db: sqlite3.Connection) -> str | None:

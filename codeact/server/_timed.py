@@ -119,6 +119,12 @@ class TimedStore(SessionStore):
         fn = self.inner.event_page
         return await self.call(fn, key, run_id, after=after, skip=skip, limit=limit)
 
+    async def load_state(self, key: SessionKey) -> dict[str, Any] | None:
+        return await self.call(self.inner.load_state, key)
+
+    async def save_state(self, key: SessionKey, state: dict[str, Any]) -> None:
+        await self.call(self.inner.save_state, key, state)
+
     async def running_runs(self) -> list[tuple[SessionKey, str]]:
         return await self.call(self.inner.running_runs)
 

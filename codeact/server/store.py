@@ -124,6 +124,14 @@ class SessionStore(ABC):
             for i, e in enumerate(events[begin : begin + limit], start=begin)
         ]
 
+    async def load_state(self, key: SessionKey) -> dict[str, Any] | None:
+        """The thread's shared state (``ctx.state``) as last stored, or None (none stored, or
+        a store that keeps none)."""
+        return None
+
+    async def save_state(self, key: SessionKey, state: dict[str, Any]) -> None:
+        """Store the thread's shared state (JSON-able; after its run's end is stored)."""
+
     async def running_runs(self) -> list[tuple[SessionKey, str]]:
         """Runs marked ``running`` that no live process runs (left by a process that died or
         closed the store: the ones that were interrupted). A shared store hands each such run
@@ -189,6 +197,16 @@ class ReplicaHooks(ABC):
         """Mark the orphaned runs (``SessionStore.running_runs``) interrupted."""
 
 
+def state_text(state: dict[str, Any]) -> str:
+    """How a thread's state is stored (JSON; what is not JSON-able as its ``str``)."""
+    return json.dumps(state, ensure_ascii=False, default=str)
+
+
+def state_from_text(text: str) -> dict[str, Any] | None:
+    value = json.loads(text)
+    return value if isinstance(value, dict) else None
+
+
 def claim_text(claim: tuple[str, ...]) -> str:
     """How a claim (the thread the one-live-run rule applies to) is stored."""
     return json.dumps(list(claim), ensure_ascii=False, separators=(",", ":"))
@@ -201,6 +219,14 @@ class MemoryStore(SessionStore):
         self._messages: dict[SessionKey, list[str]] = {}
         self._events: dict[SessionKey, list[tuple[str, dict[str, Any] | str]]] = {}
         self._runs: dict[SessionKey, dict[str, RunStatus]] = {}
+        self._state: dict[SessionKey, str] = {}
+
+    async def load_state(self, key: SessionKey) -> dict[str, Any] | None:
+        text = self._state.get(key)
+        return state_from_text(text) if text else None
+
+    async def save_state(self, key: SessionKey, state: dict[str, Any]) -> None:
+        self._state[key] = state_text(state)
 
     async def start_run(
         self,
@@ -288,4 +314,6 @@ __all__ = [
     "StoreUnavailable",
     "ThreadBusy",
     "claim_text",
+    "state_from_text",
+    "state_text",
 ]

@@ -79,3 +79,21 @@ def test_a_cancelled_run_keeps_its_partial_answer(serve: Any, tmp_path: Path) ->
     more = parse_sse(httpx.post(srv.url + "/", json=body("c", "go on", "r2")).content)
     assert check_stream(more)[-1] == "RUN_FINISHED"  # the thread goes on after it
     assert [m["role"] for m in snapshot(srv.url, "c")] == ["user", "assistant"] * 2
+
+
+def test_thread_state_is_stored_and_survives_a_restart(serve: Any, tmp_path: Path) -> None:
+    from codeact import FunctionAgent
+    from codeact.llms import ScriptedLLM
+
+    db = tmp_path / "s.db"
+    first = serve(create_app(FunctionAgent(llm=ScriptedLLM(["a"] * 3)), store=SQLiteStore(db)))
+    sent = body("s", "hi") | {"state": {"count": 1, "tags": ["x"]}}
+    assert check_stream(parse_sse(httpx.post(first.url + "/", json=sent).content))
+    first.stop()
+    again = serve(create_app(FunctionAgent(llm=ScriptedLLM(["b"] * 3)), store=SQLiteStore(db)))
+    history = parse_sse(httpx.post(again.url + "/history", json={"threadId": "s"}).content)
+    snap = [e["snapshot"] for e in history if e["type"] == "STATE_SNAPSHOT"]
+    assert snap == [{"count": 1, "tags": ["x"]}]
+    run = parse_sse(httpx.post(again.url + "/", json=body("s", "more", "r2")).content)
+    assert check_stream(run)[-1] == "RUN_FINISHED"
+    assert run[1] == {"type": "STATE_SNAPSHOT", "snapshot": {"count": 1, "tags": ["x"]}}

@@ -204,3 +204,14 @@ async def test_everything_survives_a_reopen(backend: Backend) -> None:
     assert [e["delta"] for e in await again.load_events(KEY, "r1")] == ["d0"]
     # left running by a process that is gone: to be marked interrupted
     assert await again.running_runs() == [(KEY, "r2")]
+
+
+async def test_thread_state_round_trips_and_survives_reopening(backend: Backend) -> None:
+    store = backend.open()
+    assert await store.load_state(KEY) is None
+    await store.start_run(KEY, "r1", msgs("hi"))
+    await store.save_state(KEY, {"count": 2, "nested": {"a": [1, "é"]}})
+    await store.finish_run(KEY, "r1", "finished", msgs("hi", "yo"))  # (state is kept)
+    again = backend.open() if backend.durable else store
+    assert await again.load_state(KEY) == {"count": 2, "nested": {"a": [1, "é"]}}
+    assert await again.load_state(("app", "bob", "t1")) is None
