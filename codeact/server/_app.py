@@ -52,6 +52,7 @@ class AGUIServer:
         self.store = TimedStore(store, config.store_timeout)
         self.config = config
         self.pool = Sessions(self.store, config, self._busy)
+        self.pool.runs_code = _runs_code(self.agent)
         self.sessions = self.pool.items
         #: Live runs by thread claim (registered before any await: one live run per thread).
         self.live: dict[tuple[str, ...], LiveRun] = {}
@@ -455,6 +456,16 @@ class AGUIServer:
     async def close_idle(self) -> None:
         """Close the executor sessions of threads idle for ``idle_close_s``."""
         await self.pool.close_idle(lambda key: self.owners.pop((key[0], key[2]), None))
+
+
+def _runs_code(agent: Runnable) -> bool:
+    """Whether ``agent`` may start a sandbox (unknown kinds of agent: yes)."""
+    from codeact.agents import FunctionAgent, ReActAgent
+    from codeact.agents.workflow import AgentWorkflow
+
+    if isinstance(agent, AgentWorkflow):
+        return any(_runs_code(a) for a in agent.agents.values())
+    return not isinstance(agent, FunctionAgent | ReActAgent)
 
 
 def _thread_busy(thread: str) -> BadRequest:
