@@ -55,6 +55,16 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE codeact_threads ADD COLUMN state text;
     """,
+    # 6: messages one row each (a turn appends rows instead of rewriting the thread)
+    """
+    CREATE TABLE codeact_messages (
+        app text NOT NULL, usr text NOT NULL, thread text NOT NULL, seq integer NOT NULL,
+        message text NOT NULL, PRIMARY KEY (app, usr, thread, seq));
+    INSERT INTO codeact_messages
+        SELECT t.app, t.usr, t.thread, j.n - 1, j.m::text FROM codeact_threads t,
+            jsonb_array_elements(t.messages::jsonb) WITH ORDINALITY AS j(m, n);
+    UPDATE codeact_threads SET messages = '[]';
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 #: The unique index that makes a second live run on a claim fail.

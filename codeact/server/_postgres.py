@@ -28,6 +28,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from codeact._messages import ChatMessage
 from codeact.errors import UserError
+from codeact.server import _pg_messages
 from codeact.server._pg_schema import LIVE_INDEX, SCHEMA_VERSION, migrate
 from codeact.server.store import (
     Coordinator,
@@ -59,10 +60,6 @@ async def _still_connected(conn: psycopg.AsyncConnection[Any]) -> None:
             pgconn.is_busy()  # (parses what was read)
     if conn.closed or pgconn.status != pq.ConnStatus.OK:
         raise psycopg.OperationalError("the connection was lost")
-
-
-def _messages_json(messages: list[ChatMessage]) -> str:
-    return json.dumps([m.model_dump(mode="json") for m in messages])
 
 
 class PostgresStore(SessionStore):
@@ -185,11 +182,12 @@ class PostgresStore(SessionStore):
 
     # -- threads and messages ------------------------------------------------------------------
     async def load_messages(self, key: SessionKey) -> list[ChatMessage]:
-        rows = await self._fetch(f"SELECT messages FROM codeact_threads WHERE {KEY}", key)
-        return [ChatMessage.model_validate(m) for m in json.loads(rows[0][0])] if rows else []
+        async with self.connection() as conn:
+            return await _pg_messages.load_messages(conn, key)
 
     async def save_messages(self, key: SessionKey, messages: list[ChatMessage]) -> None:
-        await self._fetch(_PUT_THREAD, (*key, _messages_json(messages)))
+        async with self.connection() as conn, conn.transaction():
+            await _pg_messages.put_messages(conn, key, messages)
 
     async def load_state(self, key: SessionKey) -> dict[str, Any] | None:
         rows = await self._fetch(f"SELECT state FROM codeact_threads WHERE {KEY}", key)
@@ -217,12 +215,15 @@ class PostgresStore(SessionStore):
     ) -> None:
         params = (*key, run_id, claim_text(claim or key), self.replica)
         try:
-            rows = await self._fetch(_START_RUN, (*params, *key, _messages_json(messages)))
+            async with self.connection() as conn, conn.transaction():
+                row = await (await conn.execute(_pg_messages.START_RUN, params)).fetchone()
+                await _pg_messages.put_messages(conn, key, messages)
         except pg_errors.UniqueViolation as exc:
             if exc.diag.constraint_name != LIVE_INDEX:
                 raise
             raise ThreadBusy(f"thread {key[2]!r} has a live run on another replica") from None
-        self._fences[(key, run_id)] = int(rows[0][0])
+        assert row is not None
+        self._fences[(key, run_id)] = int(row[0])
 
     async def finish_run(
         self, key: SessionKey, run_id: str, status: RunStatus, messages: list[ChatMessage]
@@ -230,10 +231,13 @@ class PostgresStore(SessionStore):
         """The run's end, fenced: when another replica took the run over since this one
         started (or adopted) it, nothing is written (its decision stands) and a warning says so."""
         fence = self._fences.get((key, run_id))
-        params = (*key, run_id, status, fence, fence, *key, _messages_json(messages))
-        rows = await self._fetch(_FINISH_RUN, params)
+        async with self.connection() as conn, conn.transaction():
+            cur = await conn.execute(_pg_messages.FINISH_RUN, (*key, run_id, status, fence, fence))
+            taken = await cur.fetchone() is None
+            if not taken:
+                await _pg_messages.put_messages(conn, key, messages)
         self._fences.pop((key, run_id), None)
-        if not rows:
+        if taken:
             log.warning(
                 "run %r was taken over by another replica (this one's lease lapsed): its end "
                 "(%s) is not stored",
@@ -364,31 +368,6 @@ class PostgresStore(SessionStore):
         await pool.close()
 
 
-_PUT_THREAD = (
-    "INSERT INTO codeact_threads (app, usr, thread, messages) VALUES (%s, %s, %s, %s) "
-    "ON CONFLICT (app, usr, thread) DO UPDATE SET messages = excluded.messages, updated = now()"
-)
-# The claim first: a second live run on the claim fails before the messages are touched.
-# The run's new fencing token is returned (the thread's INSERT returns nothing).
-_START_RUN = (
-    "WITH r AS (INSERT INTO codeact_runs (app, usr, thread, run_id, status, claim, replica, "
-    "fence) VALUES (%s, %s, %s, %s, 'running', %s, %s, nextval('codeact_fence')) "
-    "ON CONFLICT (app, usr, thread, run_id) DO UPDATE "
-    "SET status = 'running', ended = NULL, claim = excluded.claim, replica = excluded.replica, "
-    "cancel_requested = false, fence = excluded.fence "
-    "RETURNING fence), t AS (" + _PUT_THREAD + ") SELECT fence FROM r"
-)
-# Fenced: with a token (not NULL) that is no longer the run's, nothing is written.
-_FINISH_RUN = (
-    "WITH r AS (INSERT INTO codeact_runs (app, usr, thread, run_id, status, ended) "
-    "VALUES (%s, %s, %s, %s, %s, now()) ON CONFLICT (app, usr, thread, run_id) DO UPDATE "
-    "SET status = excluded.status, ended = excluded.ended "
-    "WHERE %s::bigint IS NULL OR codeact_runs.fence = %s RETURNING 1) "
-    "INSERT INTO codeact_threads (app, usr, thread, messages) "
-    "SELECT %s, %s, %s, %s WHERE EXISTS (SELECT 1 FROM r) "
-    "ON CONFLICT (app, usr, thread) DO UPDATE SET messages = excluded.messages, updated = now() "
-    "RETURNING 1"
-)
 _APPEND = (
     "INSERT INTO codeact_events (app, usr, thread, run_id, event) "
     "SELECT %s, %s, %s, %s, e FROM unnest(%s::text[]) WITH ORDINALITY AS t(e, n) "

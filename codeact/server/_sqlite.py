@@ -22,11 +22,31 @@ from codeact.server.store import (
     SessionStore,
     StoreLocked,
     StoreUnavailable,
+    appended_from,
+    message_text,
     state_from_text,
     state_text,
 )
 
 log = logging.getLogger("codeact.server")
+_KEY = "app=? AND user=? AND thread=?"
+
+
+def _message_rows(db: sqlite3.Connection) -> None:
+    """The ``messages`` table (one row per message); a file written before it has its
+    threads' message lists moved into it, once."""
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name='messages'").fetchone():
+        return
+    with db:
+        db.execute(
+            "CREATE TABLE messages (app TEXT, user TEXT, thread TEXT, seq INTEGER, "
+            "message TEXT NOT NULL, PRIMARY KEY (app, user, thread, seq))"
+        )
+        db.execute(
+            "INSERT INTO messages SELECT t.app, t.user, t.thread, j.key, j.value "
+            "FROM threads t, json_each(t.messages) j"
+        )
+        db.execute("UPDATE threads SET messages='[]'")
 
 
 class SQLiteStore(SessionStore):
@@ -99,6 +119,7 @@ class SQLiteStore(SessionStore):
             )
             if "state" not in {row[1] for row in db.execute("PRAGMA table_info(threads)")}:
                 db.execute("ALTER TABLE threads ADD COLUMN state TEXT")  # (older files)
+            _message_rows(db)
             self._db = db
         return self._db
 
@@ -119,12 +140,23 @@ class SQLiteStore(SessionStore):
 
     @staticmethod
     def _put_messages(db: sqlite3.Connection, key: SessionKey, messages: list[ChatMessage]) -> None:
-        data = json.dumps([m.model_dump(mode="json") for m in messages])
+        """The thread's messages, appended: only those past the stored ones are written (all
+        of them when the stored ones are not a prefix: a rewritten memory)."""
         db.execute(
-            "INSERT INTO threads (app, user, thread, messages) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT (app, user, thread) DO UPDATE SET messages=excluded.messages, "
-            "updated=julianday('now')",
-            (*key, data),
+            "INSERT INTO threads (app, user, thread, messages) VALUES (?, ?, ?, '[]') "
+            "ON CONFLICT (app, user, thread) DO UPDATE SET updated=julianday('now')",
+            key,
+        )
+        row = db.execute(
+            f"SELECT seq, message FROM messages WHERE {_KEY} ORDER BY seq DESC LIMIT 1", key
+        ).fetchone()
+        start = appended_from(row[0] + 1 if row else 0, row[1] if row else None, messages)
+        if start is None:
+            db.execute(f"DELETE FROM messages WHERE {_KEY}", key)
+            start = 0
+        db.executemany(
+            "INSERT INTO messages (app, user, thread, seq, message) VALUES (?, ?, ?, ?, ?)",
+            [(*key, i, message_text(messages[i])) for i in range(start, len(messages))],
         )
 
     async def start_run(
@@ -270,14 +302,12 @@ class SQLiteStore(SessionStore):
         await self._run(q)
 
     async def load_messages(self, key: SessionKey) -> list[ChatMessage]:
-        def q(db: sqlite3.Connection) -> str | None:
-            row = db.execute(
-                "SELECT messages FROM threads WHERE app=? AND user=? AND thread=?", key
-            ).fetchone()
-            return row[0] if row else None
+        def q(db: sqlite3.Connection) -> list[tuple[str]]:
+            return db.execute(
+                f"SELECT message FROM messages WHERE {_KEY} ORDER BY seq", key
+            ).fetchall()
 
-        raw = await self._run(q)
-        return [ChatMessage.model_validate(m) for m in json.loads(raw)] if raw else []
+        return [ChatMessage.model_validate_json(m) for (m,) in await self._run(q)]
 
     async def save_messages(self, key: SessionKey, messages: list[ChatMessage]) -> None:
         def q(db: sqlite3.Connection) -> None:

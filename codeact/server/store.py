@@ -207,6 +207,20 @@ def state_from_text(text: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+def message_text(message: ChatMessage) -> str:
+    """How a stored message is kept (one row per message: turns append rows)."""
+    return json.dumps(message.model_dump(mode="json"))
+
+
+def appended_from(have: int, last: str | None, messages: list[ChatMessage]) -> int | None:
+    """Where the messages a store does not hold yet begin, given how many it holds and the
+    text of its last one; None when what it holds is not a prefix of ``messages`` (the memory
+    was rewritten): the thread's rows are then replaced."""
+    if have > len(messages) or (have and message_text(messages[have - 1]) != last):
+        return None
+    return have
+
+
 def claim_text(claim: tuple[str, ...]) -> str:
     """How a claim (the thread the one-live-run rule applies to) is stored."""
     return json.dumps(list(claim), ensure_ascii=False, separators=(",", ":"))
@@ -313,7 +327,9 @@ __all__ = [
     "StoreLocked",
     "StoreUnavailable",
     "ThreadBusy",
+    "appended_from",
     "claim_text",
+    "message_text",
     "state_from_text",
     "state_text",
 ]
