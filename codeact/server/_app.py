@@ -53,6 +53,8 @@ class AGUIServer:
         self.config = config
         self.pool = Sessions(self.store, config, self._busy)
         self.pool.runs_code = _runs_code(self.agent)
+        #: A workflow of several agents: assistant messages are stored with their agent's name.
+        self.names_agents = _is_workflow(self.agent)
         self.sessions = self.pool.items
         #: Live runs by thread claim (registered before any await: one live run per thread).
         self.live: dict[tuple[str, ...], LiveRun] = {}
@@ -266,7 +268,8 @@ class AGUIServer:
                 for partial in _turns.partial_answers(messages, live.translator.texts, names):
                     session.ctx.memory.put(partial)
                 messages = session.ctx.memory.get_all()
-            _turns.name_messages(messages, names)
+            if self.names_agents:
+                _turns.name_messages(messages, names)
         try:
             if live.pending:  # the events the client got and the store did not take yet
                 raise StoreUnavailable(f"{len(live.pending)} events of the run are not stored")
@@ -456,6 +459,12 @@ class AGUIServer:
     async def close_idle(self) -> None:
         """Close the executor sessions of threads idle for ``idle_close_s``."""
         await self.pool.close_idle(lambda key: self.owners.pop((key[0], key[2]), None))
+
+
+def _is_workflow(agent: Runnable) -> bool:
+    from codeact.agents.workflow import AgentWorkflow
+
+    return isinstance(agent, AgentWorkflow)
 
 
 def _runs_code(agent: Runnable) -> bool:

@@ -26,7 +26,9 @@ BATCH_EVENTS = 16
 #: Stored events are written in batches, at most this often.
 FLUSH_EVERY_S = 0.25
 #: A reader woken with fewer frames than this waits this long for more, so that one write
-#: carries many frames (fewer syscalls and wake-ups under load; a few ms more latency).
+#: carries many frames (fewer syscalls and wake-ups under load; a few ms more latency) — when
+#: the run is bursty (its last write carried several frames): a paced run's reader, woken for
+#: one frame at a time, would only pay a timer per event.
 COALESCE_FRAMES = 32
 COALESCE_S = 0.005
 #: At most this many bytes per write to a reader, so that transport flow control applies
@@ -297,7 +299,7 @@ async def follow(
     """The run's frames from ``start`` on, then new ones as they come (all that are ready in
     one write), heartbeats while silent; ends after the terminal event."""
     cursor = max(0, start)
-    complete = False
+    complete = bursty = False
     try:
         last_sent = time.monotonic()
         while True:
@@ -310,6 +312,7 @@ async def follow(
                 continue
             if cursor < live.count:
                 end = live.count
+                bursty = end - cursor > 1
                 for part in chunks(live.frames[cursor - live.base : end - live.base]):
                     yield part  # (frames may be dropped meanwhile: the slice is a copy)
                 cursor = end
@@ -323,7 +326,7 @@ async def follow(
                 await changed.wait()
             if cursor < live.count:
                 few = live.count - cursor < COALESCE_FRAMES
-                if few and cursor > 0 and not live.finished:
+                if few and bursty and not live.finished:
                     await anyio.sleep(COALESCE_S)
                 continue
             if await request.is_disconnected():

@@ -52,6 +52,8 @@ def _message_rows(db: sqlite3.Connection) -> None:
 class SQLiteStore(SessionStore):
     """A SQLite file (WAL mode): threads, messages and events survive a server restart."""
 
+    slow_to_cancel = False  # (calls run in worker threads the caller abandons when cancelled)
+
     def __init__(
         self, path: str | Path, *, busy_timeout: float = 5.0, exclusive: bool = True
     ) -> None:

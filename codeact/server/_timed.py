@@ -1,6 +1,8 @@
 """``TimedStore``: the server's view of its ``SessionStore``, where every call answers within
-the store timeout whatever the database does. A call runs in a task of the server's task group
-and the caller waits for it at most ``timeout`` seconds; past that the caller gets
+the store timeout whatever the database does. A call to a store whose driver may be slow to
+give up when cancelled (``SessionStore.slow_to_cancel``: PostgreSQL's cancels a query with a
+request of its own) runs in a task of the server's task group and the caller waits for it at
+most ``timeout`` seconds (other stores' calls are simply cancelled); past that the caller gets
 ``StoreUnavailable`` (a 503, or a ``store_unavailable`` terminal event) and the call is left to
 end on its own — a driver that is slow to give up (a stopped PostgreSQL, a SQLite lock held
 by another process) cannot hold a route longer than the timeout."""
@@ -41,7 +43,7 @@ class TimedStore(SessionStore):
         """``await fn(*args, **kw)``, or ``StoreUnavailable`` after ``timeout`` seconds
         (default: the store timeout); store errors of the driver stay as they are."""
         limit = self.timeout if timeout is None else timeout
-        if self.tg is None:  # (before the lifespan: no task to leave the call to)
+        if self.tg is None or not self.inner.slow_to_cancel:  # (a cancelled call ends at once)
             try:
                 with anyio.fail_after(limit):
                     return await fn(*args, **kw)

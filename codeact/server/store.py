@@ -62,6 +62,10 @@ class SessionStore(ABC):
     async def load_events(self, key: SessionKey, run_id: str | None = None) -> list[dict[str, Any]]:
         """Recorded events of the thread (or of one run), in order."""
 
+    #: A cancelled call may take long to end (a driver that cancels a query with a request of
+    #: its own): the server then leaves a call that timed out to end on its own, instead of
+    #: cancelling it (which costs a task per call; stores that end at once say False).
+    slow_to_cancel: bool = True
     #: Other server processes serve from this store at the same time (replicas): the live-run
     #: rule, cancels and replays then go through the store (see ``coordinator``).
     shared: bool = False
@@ -228,6 +232,8 @@ def claim_text(claim: tuple[str, ...]) -> str:
 
 class MemoryStore(SessionStore):
     """Keeps everything in memory (tests, throwaway servers)."""
+
+    slow_to_cancel = False
 
     def __init__(self) -> None:
         self._messages: dict[SessionKey, list[str]] = {}
