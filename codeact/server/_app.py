@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
@@ -18,7 +17,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from codeact._messages import ChatMessage
 from codeact.agents import Runnable as Runnable
 from codeact.errors import RunCancelledError
-from codeact.server import _cells, _http, _replicas, _turns
+from codeact.server import _cells, _http, _lifecycle, _replicas, _turns
 from codeact.server._auth import Principal, call_authenticate
 from codeact.server._config import ServerConfig
 from codeact.server._input import BadRequest, to_chat_message, validate_run_input
@@ -34,8 +33,6 @@ from codeact.server.store import (
     state_text,
 )
 
-#: ``/healthz`` answers within this many seconds whatever the store does (503 past it).
-HEALTH_S = 0.5
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Connection": "keep-alive"}
 log = logging.getLogger("codeact.server")
 
@@ -52,9 +49,9 @@ class AGUIServer:
         self.store = TimedStore(store, config.store_timeout)
         self.config = config
         self.pool = Sessions(self.store, config, self._busy)
-        self.pool.runs_code = _runs_code(self.agent)
+        self.pool.runs_code = _lifecycle.runs_code(self.agent)
         #: A workflow of several agents: assistant messages are stored with their agent's name.
-        self.names_agents = _is_workflow(self.agent)
+        self.names_agents = _lifecycle.is_workflow(self.agent)
         self.sessions = self.pool.items
         #: Live runs by thread claim (registered before any await: one live run per thread).
         self.live: dict[tuple[str, ...], LiveRun] = {}
@@ -412,69 +409,21 @@ class AGUIServer:
         )
 
     async def healthz(self, request: Request) -> Response:
-        inner = self.store.inner
-
-        async def check() -> dict[str, Any]:
-            await inner.ping()
-            return await inner.health()
-
-        try:
-            database = await self.store.call(check, timeout=HEALTH_S)
-        except Exception as exc:
-            log.warning("health check: the store is unreachable: %r", exc)
-            body = {"status": "degraded", "store": "unreachable", "liveRuns": len(self.live)}
-            return JSONResponse(body, status_code=503)
-        status = "draining" if self.draining else "ok"
-        body = {"status": status, "store": "ok", "liveRuns": len(self.live)}
-        return JSONResponse({**body, "database": database} if database else body)
+        """``GET /healthz``: 200, or 503 within ``HEALTH_S`` when the store does not answer."""
+        return await _lifecycle.healthz(self)
 
     # -- lifecycle -----------------------------------------------------------------------------
     async def recover(self) -> None:
         """Runs left ``running`` by a process that died are marked interrupted."""
-        for key, run_id in await self.store.running_runs():
-            try:
-                await _turns.mark_interrupted(self.store, key, run_id)
-                log.warning("run %r on thread %r was interrupted by a restart", run_id, key[2])
-            except Exception:
-                log.exception("marking run %r interrupted failed", run_id)
+        await _lifecycle.recover(self)
 
     async def drain(self, timeout: float) -> None:
         """Stop accepting runs, let live ones finish for ``timeout`` s, cancel the rest."""
-        self.draining = True
-        had_runs = bool(self.unrecorded)
-        with anyio.move_on_after(timeout):
-            while self.unrecorded:
-                await next(iter(self.unrecorded)).done.wait()
-        for live in list(self.live.values()):
-            if live.handler is not None:
-                log.warning("drain timeout: cancelling run %r", live.run_id)
-                with contextlib.suppress(Exception):
-                    await live.handler.cancel()
-        with anyio.move_on_after(10):
-            for live in list(self.unrecorded):
-                await live.done.wait()
-        if had_runs:
-            await anyio.sleep(0.6)  # let the readers write the terminal events
+        await _lifecycle.drain(self, timeout)
 
     async def close_idle(self) -> None:
         """Close the executor sessions of threads idle for ``idle_close_s``."""
         await self.pool.close_idle(lambda key: self.owners.pop((key[0], key[2]), None))
-
-
-def _is_workflow(agent: Runnable) -> bool:
-    from codeact.agents.workflow import AgentWorkflow
-
-    return isinstance(agent, AgentWorkflow)
-
-
-def _runs_code(agent: Runnable) -> bool:
-    """Whether ``agent`` may start a sandbox (unknown kinds of agent: yes)."""
-    from codeact.agents import FunctionAgent, ReActAgent
-    from codeact.agents.workflow import AgentWorkflow
-
-    if isinstance(agent, AgentWorkflow):
-        return any(_runs_code(a) for a in agent.agents.values())
-    return not isinstance(agent, FunctionAgent | ReActAgent)
 
 
 def _thread_busy(thread: str) -> BadRequest:
