@@ -49,7 +49,9 @@ def serve(port: int, big_mb: int, delay: float, db: str = "", chunks: int = CHUN
         store = open_store(db, max_size=20)
     else:
         store = MemoryStore()
-    app = create_app(FunctionAgent(llm=ScriptedLLM(replies)), store=store)  # type: ignore[arg-type]
+    agent = FunctionAgent(llm=ScriptedLLM(replies))  # type: ignore[arg-type]
+    # (no admission limit: the benchmark measures streams, and older versions capped at 64)
+    app = create_app(agent, store=store, max_sessions=0)
     try:
         from codeact.server._uvicorn import make_server
 
