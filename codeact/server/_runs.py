@@ -34,6 +34,8 @@ COALESCE_S = 0.005
 #: At most this many bytes per write to a reader, so that transport flow control applies
 #: (a reader that does not read blocks its own stream, not the server's memory).
 MAX_WRITE_BYTES = 256 * 1024
+#: How often a live run wakes its readers when it is silent (disconnects, heartbeats).
+PULSE_S = 0.5
 #: How often coalesced live cell output (ACTIVITY events) is sent while a cell is silent.
 TICK_S = 0.2
 #: Final-flush attempts for events a store write failed to take.
@@ -207,12 +209,15 @@ async def drive(live: LiveRun, flush: Flush) -> None:
         async with anyio.create_task_group() as tg:
             tg.start_soon(_flusher, live, flush, stop)
             tg.start_soon(_ticker, live, translator, stop)
+            tg.start_soon(_pulse, live, stop)
             try:
                 if not live.count:  # (the server publishes it at once, for the first byte)
                     live.publish(translator.start())
                 async for batch in handler.stream_batches(BATCH_EVENTS):
+                    out: list[BaseEvent] = []
                     for event in batch:
-                        live.publish(translator.translate(event))
+                        out += translator.translate(event)
+                    live.publish(out)  # (the readers are woken once per batch)
                 if not live.finished:
                     live.publish(translator.error("the run ended without a terminal event"))
             finally:
@@ -249,6 +254,15 @@ async def _stop(handler: RunHandler) -> None:
             await handler.cancel()
     except Exception:
         log.exception("cancelling a run failed")
+
+
+async def _pulse(live: LiveRun, stop: anyio.Event) -> None:
+    """Wakes the run's readers every ``PULSE_S`` while it runs, so that a silent run's readers
+    notice a disconnect and send heartbeats: one timer per run, not one per reader's wait."""
+    while not stop.is_set():
+        with anyio.move_on_after(PULSE_S):
+            await stop.wait()
+        live.notify()
 
 
 async def _ticker(live: LiveRun, translator: Translator, stop: anyio.Event) -> None:
@@ -321,9 +335,7 @@ async def follow(
             if live.finished:
                 complete = True
                 return
-            changed = live.changed()
-            with anyio.move_on_after(min(heartbeat_s or 0.5, 0.5)):
-                await changed.wait()
+            await live.changed().wait()  # (new frames, the end, or the run's pulse)
             if cursor < live.count:
                 few = live.count - cursor < COALESCE_FRAMES
                 if few and bursty and not live.finished:
