@@ -146,7 +146,8 @@ class SQLiteStore(SessionStore):
         of them when the stored ones are not a prefix: a rewritten memory)."""
         db.execute(
             "INSERT INTO threads (app, user, thread, messages) VALUES (?, ?, ?, '[]') "
-            "ON CONFLICT (app, user, thread) DO UPDATE SET updated=julianday('now')",
+            "ON CONFLICT (app, user, thread) DO UPDATE SET messages='[]', "
+            "updated=julianday('now')",
             key,
         )
         row = db.execute(
@@ -304,12 +305,15 @@ class SQLiteStore(SessionStore):
         await self._run(q)
 
     async def load_messages(self, key: SessionKey) -> list[ChatMessage]:
-        def q(db: sqlite3.Connection) -> list[tuple[str]]:
-            return db.execute(
-                f"SELECT message FROM messages WHERE {_KEY} ORDER BY seq", key
-            ).fetchall()
+        def q(db: sqlite3.Connection) -> list[str]:
+            rows = db.execute(f"SELECT message FROM messages WHERE {_KEY} ORDER BY seq", key)
+            found = [m for (m,) in rows]
+            if not found:  # (a thread written in the old format: one JSON list)
+                row = db.execute(f"SELECT messages FROM threads WHERE {_KEY}", key).fetchone()
+                found = [json.dumps(m) for m in json.loads(row[0])] if row else []
+            return found
 
-        return [ChatMessage.model_validate_json(m) for (m,) in await self._run(q)]
+        return [ChatMessage.model_validate_json(m) for m in await self._run(q)]
 
     async def save_messages(self, key: SessionKey, messages: list[ChatMessage]) -> None:
         def q(db: sqlite3.Connection) -> None:
