@@ -238,12 +238,11 @@ class AGUIServer:
                 await self._finish(live, session)
 
     async def _flush(self, live: LiveRun, batch: list[str], start: int) -> None:
-        try:
-            with anyio.fail_after(self.config.store_timeout):
-                if live.retry:  # an earlier write may have landed after it was given up on
-                    await self.store.append_event_json_at(live.key, live.run_id, start, batch)
-                else:
-                    await self.store.append_event_json(live.key, live.run_id, batch)
+        try:  # (bounded by the store timeout: TimedStore)
+            if live.retry:  # an earlier write may have landed after it was given up on
+                await self.store.append_event_json_at(live.key, live.run_id, start, batch)
+            else:
+                await self.store.append_event_json(live.key, live.run_id, batch)
         except StoreUnavailable as exc:
             self.replicas.store_lost(live, exc)
             raise
