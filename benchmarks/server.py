@@ -24,6 +24,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 CHUNKS = 100  # text pieces per answer in the concurrency runs
@@ -48,7 +49,9 @@ def serve(port: int, big_mb: int, delay: float, db: str = "", chunks: int = CHUN
         store = open_store(db, max_size=20)
     else:
         store = MemoryStore()
-    app = create_app(FunctionAgent(llm=ScriptedLLM(replies)), store=store)  # type: ignore[arg-type]
+    agent = FunctionAgent(llm=ScriptedLLM(replies))  # type: ignore[arg-type]
+    # (no admission limit: the benchmark measures streams, and older versions capped at 64)
+    app = create_app(agent, store=store, max_sessions=0)
     try:
         from codeact.server._uvicorn import make_server
 
@@ -68,6 +71,52 @@ def serve(port: int, big_mb: int, delay: float, db: str = "", chunks: int = CHUN
         signal.signal(signal.SIGUSR1, lambda *_: (prof.disable(), prof.dump_stats(profile)))
         prof.enable()
     server.run()
+
+
+def serve_anchor(port: int, delay: float, chunks: int = CHUNKS) -> None:
+    """The anchor: a bare Starlette SSE endpoint on the same uvicorn stack (``make_server``)
+    sending the frames a codeact run sends for the same answer, paced the same — what the
+    transport alone costs."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import StreamingResponse
+    from starlette.routing import Route
+
+    from codeact.server._uvicorn import make_server
+
+    async def run(request: Request) -> StreamingResponse:
+        data = json.loads(await request.body())
+        thread, rid = json.dumps(data["threadId"]), json.dumps(data["runId"])
+        mid = '"msg-0123456789ab"'
+        head = [
+            f'{{"type":"RUN_STARTED","threadId":{thread},"runId":{rid}}}',
+            '{"type":"CUSTOM","name":"codeact.agent","value":{"agentName":"Agent","tools":[]}}',
+            f'{{"type":"TEXT_MESSAGE_START","messageId":{mid},"role":"assistant"}}',
+        ]
+        tail = [
+            f'{{"type":"TEXT_MESSAGE_END","messageId":{mid}}}',
+            f'{{"type":"RUN_FINISHED","threadId":{thread},"runId":{rid}}}',
+        ]
+
+        async def frames() -> AsyncIterator[bytes]:
+            n = 0
+            for d in head:
+                yield f"id: {n}\ndata: {d}\n\n".encode()
+                n += 1
+            for i in range(chunks):
+                if delay:
+                    await asyncio.sleep(delay)
+                d = f'{{"type":"TEXT_MESSAGE_CONTENT","messageId":{mid},"delta":"w{i} "}}'
+                yield f"id: {n}\ndata: {d}\n\n".encode()
+                n += 1
+            for d in tail:
+                yield f"id: {n}\ndata: {d}\n\n".encode()
+                n += 1
+
+        return StreamingResponse(frames(), media_type="text/event-stream")
+
+    app = Starlette(routes=[Route("/", run, methods=["POST"])])
+    make_server(app, host="127.0.0.1", port=port).run()
 
 
 # -- the client ---------------------------------------------------------------------------------
@@ -138,7 +187,12 @@ async def concurrent(port: int, pid: int, n: int, tag: str) -> dict[str, float]:
 
 
 def start_server(
-    code: Path, big_mb: int = 0, delay: float = 0.0, db: str = "", chunks: int = CHUNKS
+    code: Path,
+    big_mb: int = 0,
+    delay: float = 0.0,
+    db: str = "",
+    chunks: int = CHUNKS,
+    anchor: bool = False,
 ) -> tuple[subprocess.Popen[bytes], int]:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
@@ -147,6 +201,7 @@ def start_server(
     env = dict(os.environ, PYTHONPATH=str(code))
     cmd = [sys.executable, __file__, "--serve", str(port), "--big-mb", str(big_mb)]
     cmd += ["--chunk-delay", str(delay), "--db", db, "--chunks", str(chunks)]
+    cmd += ["--serve-anchor"] if anchor else []
     proc = subprocess.Popen(cmd, env=env, cwd=code)
     deadline = time.monotonic() + 60
     while True:
@@ -174,9 +229,23 @@ def main() -> None:
     p.add_argument("--replicas", default="1,3", help="replica counts (with --db)")
     p.add_argument("--chunks", type=int, default=CHUNKS, help=argparse.SUPPRESS)
     p.add_argument("--serve", type=int, default=None, help=argparse.SUPPRESS)
+    p.add_argument("--serve-anchor", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument(
+        "--anchor",
+        action="store_true",
+        help="compare with a bare Starlette SSE endpoint on the same stack, interleaved: "
+        "paced CPU/event and events/s at --runs, and unpaced first-event p99",
+    )
+    p.add_argument("--rounds", type=int, default=3, help="interleaved rounds (with --anchor)")
     args = p.parse_args()
+    if args.serve is not None and args.serve_anchor:
+        serve_anchor(args.serve, args.chunk_delay, args.chunks)
+        return
     if args.serve is not None:
         serve(args.serve, args.big_mb, args.chunk_delay, args.db, args.chunks)
+        return
+    if args.anchor:
+        compare_with_anchor(args)
         return
     if args.db:
         from replicas import bench_replicas  # (benchmarks/replicas.py)
@@ -217,6 +286,52 @@ def main() -> None:
         finally:
             proc.terminate()
             proc.wait(30)
+
+
+def compare_with_anchor(args: argparse.Namespace) -> None:
+    """codeact against the bare anchor, interleaved round by round (machine load hits both
+    alike); medians of the rounds and the ratios, with the load average."""
+    code = Path(args.code).resolve()
+    levels = [int(x) for x in args.runs.split(",")]
+    print(f"codeact from {code} vs a bare Starlette SSE endpoint (same uvicorn stack); "
+          f"{CHUNKS} chunks per answer; {args.rounds} interleaved rounds; medians")  # fmt: skip
+    for delay in (args.chunk_delay, 0.0):
+        servers = {
+            name: start_server(code, 0, delay, anchor=name == "anchor")
+            for name in ("codeact", "anchor")
+        }
+        try:
+            for _proc, port in servers.values():
+                asyncio.run(one_run(port, "warmup"))
+            for n in levels:
+                got: dict[str, list[dict[str, float]]] = {name: [] for name in servers}
+                for r in range(args.rounds):
+                    for name, (proc, port) in servers.items():
+                        got[name].append(asyncio.run(concurrent(port, proc.pid, n, f"{r}-{n}")))
+                _report(delay, n, got)
+        finally:
+            for proc, _ in servers.values():
+                proc.terminate()
+                proc.wait(30)
+    print(f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}")
+
+
+def _report(delay: float, n: int, got: dict[str, list[dict[str, float]]]) -> None:
+    def med(name: str, key: str) -> float:
+        return statistics.median(r[key] for r in got[name])
+
+    cpu = {name: med(name, "server_cpu_ms_per_event") for name in got}
+    rate = {name: med(name, "events_per_s") for name in got}
+    p99 = {name: med(name, "ttfe_p99_ms") for name in got}
+    fails = sum(r["failures"] for rs in got.values() for r in rs)
+    mode = f"paced {delay * 1000:.0f} ms" if delay else "unpaced"
+    print(
+        f"{mode:>14} {n:4d} runs: CPU/event {cpu['codeact']:.3f} vs {cpu['anchor']:.3f} ms "
+        f"({cpu['codeact'] / cpu['anchor']:.2f}x); events/s {rate['codeact']:,.0f} vs "
+        f"{rate['anchor']:,.0f} ({rate['codeact'] / rate['anchor']:.2f}x); first-event p99 "
+        f"{p99['codeact']:.0f} vs {p99['anchor']:.0f} ms ({p99['codeact'] / p99['anchor']:.2f}x)"
+        f"; failures {fails:.0f}"
+    )
 
 
 if __name__ == "__main__":

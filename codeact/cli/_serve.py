@@ -131,15 +131,17 @@ def machine_memory_mb() -> int:
 def session_budget(args: argparse.Namespace, say: Any) -> int:
     """How many live sessions fit: ``--max-sessions`` if given, else the memory budget (75 %
     of the machine's memory unless ``--memory-budget``) over what one session may hold
-    (``--session-memory`` + ``--session-disk``: its files live in memory), at most 64."""
+    (``--session-memory`` + ``--session-disk``: its files live in memory). It bounds the
+    sessions holding a sandbox; sessions without one are bounded at 16 times that (at least
+    1024)."""
     if args.max_sessions is not None:
         return int(args.max_sessions)
     machine = machine_memory_mb()
     budget = int(args.memory_budget or machine * 3 // 4)
     per_session = int(args.session_memory + args.session_disk)
-    sessions: int = max(1, min(64, budget // per_session))
+    sessions: int = max(1, budget // per_session)
     say(
-        f"sessions: at most {sessions} live at once ({per_session} MB each: "
+        f"sessions: at most {sessions} sandboxes live at once ({per_session} MB each: "
         f"{args.session_memory} MB memory + {args.session_disk} MB disk, within a "
         f"{budget} MB budget of this machine's {machine} MB; --max-sessions, --memory-budget "
         "and --session-memory/--session-disk change it)"
@@ -238,7 +240,8 @@ def _add_run_options(serve: argparse.ArgumentParser) -> None:
         default=None,
         help="threads holding a live session (sandbox) at once; the oldest idle one makes room, "
         "and a new run gets 429 (Retry-After) when all are busy (0 = no limit). Default: as "
-        "many as fit in --memory-budget, at most 64",
+        "many sandboxes as fit in --memory-budget (sessions without one: 16 times that, at "
+        "least 1024)",
     )
     serve.add_argument(
         "--memory-budget",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
@@ -18,13 +17,21 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from codeact._messages import ChatMessage
 from codeact.agents import Runnable as Runnable
 from codeact.errors import RunCancelledError
-from codeact.server import _cells, _http, _replicas, _turns
+from codeact.server import _cells, _http, _lifecycle, _replicas, _turns
 from codeact.server._auth import Principal, call_authenticate
 from codeact.server._config import ServerConfig
 from codeact.server._input import BadRequest, to_chat_message, validate_run_input
 from codeact.server._runs import LiveRun, drive, follow
 from codeact.server._sessions import Session, Sessions
-from codeact.server.store import RunStatus, SessionKey, SessionStore, StoreUnavailable, ThreadBusy
+from codeact.server._timed import TimedStore
+from codeact.server.store import (
+    RunStatus,
+    SessionKey,
+    SessionStore,
+    StoreUnavailable,
+    ThreadBusy,
+    state_text,
+)
 
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Connection": "keep-alive"}
 log = logging.getLogger("codeact.server")
@@ -38,9 +45,13 @@ class AGUIServer:
     ) -> None:
         served = isinstance(agent, Runnable) and not isinstance(agent, type)
         self.agent = cast(Runnable, agent) if served else cast(Callable[[], Runnable], agent)()
-        self.store = store
+        #: Every store call of the server answers within ``store_timeout`` (``TimedStore``).
+        self.store = TimedStore(store, config.store_timeout)
         self.config = config
-        self.pool = Sessions(store, config, self._busy)
+        self.pool = Sessions(self.store, config, self._busy)
+        self.pool.runs_code = _lifecycle.runs_code(self.agent)
+        #: A workflow of several agents: assistant messages are stored with their agent's name.
+        self.names_agents = _lifecycle.is_workflow(self.agent)
         self.sessions = self.pool.items
         #: Live runs by thread claim (registered before any await: one live run per thread).
         self.live: dict[tuple[str, ...], LiveRun] = {}
@@ -64,6 +75,8 @@ class AGUIServer:
         return who
 
     def key(self, props: Any, thread_id: str, who: Principal | None) -> SessionKey:
+        """The session key of a request's thread (400 for a thread id not in NFC form)."""
+        _turns.check_thread_id(thread_id)
         props = props if isinstance(props, dict) else {}
         user = who.id if who is not None else self.config.resolve_user(props)
         return (self.config.resolve_app(props), user, thread_id)
@@ -90,19 +103,20 @@ class AGUIServer:
         """The parsed body (then ``then(data)``), in a worker thread when the body is large."""
         cfg = self.config
         body = await _http.read_body(request, cfg.max_body_bytes, cfg.body_timeout)
-
-        def parse() -> Any:
-            data = _http.load_json(body or b"{}", cfg.max_json_depth)
-            return then(data) if then is not None else data
-
+        data = await _http.parse_json(body or b"{}", cfg.max_json_depth)
+        if then is None:
+            return data
         if len(body) <= _http.THREAD_PARSE_BYTES:
-            return parse()
-        return await anyio.to_thread.run_sync(parse)
+            return then(data)
+        return await anyio.to_thread.run_sync(then, data)  # (validation: short GIL holds)
 
     # -- runs ----------------------------------------------------------------------------------
     async def run_route(self, request: Request) -> Response:
         who = await self.principal(request)
-        run_input: RunAgentInput = await self._json(request, validate_run_input)
+        limit = self.config.max_messages
+        run_input: RunAgentInput = await self._json(
+            request, lambda data: validate_run_input(data, limit)
+        )
         run_input = _turns.check_run_input(run_input, self.config)
         key = self.key(run_input.forwarded_props, run_input.thread_id, who)
         again = await self._reattach(request, key, run_input.run_id, who)
@@ -159,6 +173,10 @@ class AGUIServer:
                 f"thread {live.thread_id!r} already has a run {live.run_id!r}: use a new runId "
                 "(or Last-Event-ID / POST /connect to re-attach to it)",
                 "run_id_taken",
+            )
+        if any(k == key for k, _ in self.replicas.unstored):  # (a shared store: its claim)
+            raise BadRequest(
+                503, "the end of the thread's previous run is not stored yet; retry shortly"
             )
         await self.replicas.forget_stale(key)
         session = await self.pool.get(key, run_input.forwarded_props)
@@ -220,12 +238,11 @@ class AGUIServer:
                 await self._finish(live, session)
 
     async def _flush(self, live: LiveRun, batch: list[str], start: int) -> None:
-        try:
-            with anyio.fail_after(self.config.store_timeout):
-                if live.retry:  # an earlier write may have landed after it was given up on
-                    await self.store.append_event_json_at(live.key, live.run_id, start, batch)
-                else:
-                    await self.store.append_event_json(live.key, live.run_id, batch)
+        try:  # (bounded by the store timeout: TimedStore)
+            if live.retry:  # an earlier write may have landed after it was given up on
+                await self.store.append_event_json_at(live.key, live.run_id, start, batch)
+            else:
+                await self.store.append_event_json(live.key, live.run_id, batch)
         except StoreUnavailable as exc:
             self.replicas.store_lost(live, exc)
             raise
@@ -241,10 +258,23 @@ class AGUIServer:
             status = "error"
         self._release(live)
         messages = session.ctx.memory.get_all()
+        if live.translator is not None:
+            names = live.translator.names
+            if status != "finished":  # (cancelled, stopped: what the client saw is kept)
+                for partial in _turns.partial_answers(messages, live.translator.texts, names):
+                    session.ctx.memory.put(partial)
+                messages = session.ctx.memory.get_all()
+            if self.names_agents:
+                _turns.name_messages(messages, names)
         try:
+            if live.pending:  # the events the client got and the store did not take yet
+                raise StoreUnavailable(f"{len(live.pending)} events of the run are not stored")
             async with session.writes:
-                with anyio.fail_after(self.config.store_timeout):
-                    await self.store.finish_run(live.key, live.run_id, status, messages)
+                await self.store.finish_run(live.key, live.run_id, status, messages)
+                state = state_text(session.ctx.state)
+                if state != (session.stored_state or "{}"):
+                    await self.store.save_state(live.key, session.ctx.state)
+                    session.stored_state = state
         except Exception:
             log.exception("storing the end of run %r failed", live.run_id)
             self.replicas.unstored_end(live, status, messages)
@@ -288,10 +318,7 @@ class AGUIServer:
         last = request.headers.get("last-event-id")
         if last is None:
             return None
-        try:
-            after = int(last)
-        except ValueError:
-            raise BadRequest(400, "Last-Event-ID must be an event number") from None
+        after = _turns.event_number(last, "Last-Event-ID")
         return await self._replay(request, key, run_id, after + 1, who)
 
     async def _replay(
@@ -323,10 +350,7 @@ class AGUIServer:
         key = self.key(data.get("forwardedProps"), thread_id, who)
         run_id = data.get("runId") if isinstance(data.get("runId"), str) else None
         last = data.get("lastEventId", request.headers.get("last-event-id", -1))
-        try:
-            start = int(last) + 1
-        except (TypeError, ValueError):
-            raise BadRequest(400, "lastEventId must be an event number") from None
+        start = _turns.event_number(last, "lastEventId") + 1
         live = self.live.get(self.claim_key(key))
         if live is not None and (who is None or live.owner == who.id):
             return self._stream(live, start, request)
@@ -374,7 +398,8 @@ class AGUIServer:
     ) -> Response:
         messages = await self.thread_messages(key, thread_id, who)
         session = self.sessions.get(key)
-        state = session.ctx.state if session else None
+        current = session if not self.store.shared or key in self._busy() else None
+        state = current.ctx.state if current else await self.store.load_state(key)
         runs = await self.store.list_runs(key)
         frames = _turns.history_frames(thread_id, data.get("runId"), messages, state, runs)
         frames = _cells.with_cells(frames, await _cells.stored_cells(self.store, key, runs))
@@ -383,45 +408,17 @@ class AGUIServer:
         )
 
     async def healthz(self, request: Request) -> Response:
-        try:
-            with anyio.fail_after(5):
-                await self.store.ping()
-                database = await self.store.health()
-        except Exception as exc:
-            log.warning("health check: the store is unreachable: %r", exc)
-            body = {"status": "degraded", "store": "unreachable", "liveRuns": len(self.live)}
-            return JSONResponse(body, status_code=503)
-        status = "draining" if self.draining else "ok"
-        body = {"status": status, "store": "ok", "liveRuns": len(self.live)}
-        return JSONResponse({**body, "database": database} if database else body)
+        """``GET /healthz``: 200, or 503 within ``HEALTH_S`` when the store does not answer."""
+        return await _lifecycle.healthz(self)
 
     # -- lifecycle -----------------------------------------------------------------------------
     async def recover(self) -> None:
         """Runs left ``running`` by a process that died are marked interrupted."""
-        for key, run_id in await self.store.running_runs():
-            try:
-                await _turns.mark_interrupted(self.store, key, run_id)
-                log.warning("run %r on thread %r was interrupted by a restart", run_id, key[2])
-            except Exception:
-                log.exception("marking run %r interrupted failed", run_id)
+        await _lifecycle.recover(self)
 
     async def drain(self, timeout: float) -> None:
         """Stop accepting runs, let live ones finish for ``timeout`` s, cancel the rest."""
-        self.draining = True
-        had_runs = bool(self.unrecorded)
-        with anyio.move_on_after(timeout):
-            while self.unrecorded:
-                await next(iter(self.unrecorded)).done.wait()
-        for live in list(self.live.values()):
-            if live.handler is not None:
-                log.warning("drain timeout: cancelling run %r", live.run_id)
-                with contextlib.suppress(Exception):
-                    await live.handler.cancel()
-        with anyio.move_on_after(10):
-            for live in list(self.unrecorded):
-                await live.done.wait()
-        if had_runs:
-            await anyio.sleep(0.6)  # let the readers write the terminal events
+        await _lifecycle.drain(self, timeout)
 
     async def close_idle(self) -> None:
         """Close the executor sessions of threads idle for ``idle_close_s``."""

@@ -20,7 +20,7 @@ from codeact.server._input import BadRequest
 from codeact.server._notebook import NotebookRoute
 from codeact.server._playground import playground_routes
 from codeact.server._sqlite import SQLiteStore
-from codeact.server.store import SessionStore
+from codeact.server.store import SessionStore, StoreUnavailable
 
 
 def create_app(
@@ -44,7 +44,7 @@ def create_app(
         await server.recover()
         try:
             async with anyio.create_task_group() as tg:
-                server.tg = tg
+                server.tg = server.store.tg = tg
                 tg.start_soon(server.close_idle)
                 tg.start_soon(server.replicas.serve)  # (replicas sharing the store)
                 try:
@@ -91,8 +91,16 @@ async def _bad_request(request: Request, exc: Exception) -> Response:
     return _http.bad_request_response(exc)
 
 
+async def _store_unavailable(request: Request, exc: Exception) -> Response:
+    _http.log.warning(
+        "%s %s: the session store is unavailable: %s", request.method, request.url.path, exc
+    )
+    return _http.error_response(503, "the session store is unavailable; retry shortly")
+
+
 _HANDLERS: dict[Any, Any] = {
     BadRequest: _bad_request,
+    StoreUnavailable: _store_unavailable,
     HTTPException: _http.http_exception_handler,
     Exception: _http.internal_error_handler,
 }

@@ -30,6 +30,10 @@ class ServerConfig:
     #: (0: no limit).
     max_sessions: int = 64
     max_body_bytes: int = 10 * 1024 * 1024
+    #: Entries accepted in a request's ``messages`` (and ``tools``, ``context``): counted
+    #: before any validation, 413 past it. The server keeps the thread's history itself and
+    #: reads only the new turn and the instructions of a request.
+    max_messages: int = 10_000
     #: JSON nesting deeper than this is refused (400).
     max_json_depth: int = 64
     #: Seconds to receive a request body (408 after).

@@ -15,7 +15,7 @@ import anyio
 from ag_ui.core import RunErrorEvent
 
 from codeact._messages import ChatMessage
-from codeact.server._runs import chunks, frame
+from codeact.server._runs import chunks, frame, store_lost_frame
 from codeact.server._turns import PAGE_EVENTS, is_terminal
 from codeact.server.store import (
     Coordinator,
@@ -143,7 +143,17 @@ async def follow_stored(
     lives on another replica) until its terminal event, or until it is no longer running."""
     seq, after, skip = max(0, start), 0, max(0, start)
     while True:
-        page = await store.event_page(key, run_id, after=after, skip=skip, limit=PAGE_EVENTS)
+        try:
+            page = await store.event_page(key, run_id, after=after, skip=skip, limit=PAGE_EVENTS)
+            # (the status is read after the page: events stored meanwhile are looked for)
+            more = len(page) >= PAGE_EVENTS or await store.run_status(key, run_id) == "running"
+            more = more or bool(
+                await store.event_page(key, run_id, after=after, skip=skip + len(page), limit=1)
+            )
+        except Exception:
+            log.exception("following run %r from the store failed", run_id)
+            yield store_lost_frame(seq)
+            return
         frames = []
         for cursor, data in page:
             frames.append(frame(seq, data))
@@ -154,11 +164,9 @@ async def follow_stored(
                 return
         for part in chunks(frames):
             yield part
+        if not more:
+            return  # (no terminal event stored, and the run no longer runs)
         if len(page) < PAGE_EVENTS:
-            if await store.run_status(key, run_id) != "running":
-                more = await store.event_page(key, run_id, after=after, skip=skip, limit=1)
-                if not more:
-                    return
             await anyio.sleep(FOLLOW_POLL_S)
 
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 import anyio
+import anyio.to_thread
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
@@ -91,9 +94,39 @@ async def read_body(request: Request, limit: int, timeout: float | None) -> byte
     return b"".join(chunks)
 
 
+#: JSON values (objects, arrays, strings, numbers) accepted in one body (413 past it). The
+#: bound is checked on the raw bytes before parsing (commas and brackets, an upper bound on
+#: the values): ``json.loads`` holds the GIL for the whole parse (≈ 0.27 s for 800,000
+#: values, ≈ 0.08 s at this bound), which no worker thread helps with. Text with many commas
+#: (a pasted CSV) counts too: large data goes through ``/files/upload``.
+MAX_JSON_VALUES = 250_000
+
+
+def json_tokens(body: bytes) -> int:
+    """An upper bound on the values in a JSON text, cheap to count (C loops, no parse)."""
+    return body.count(b",") + body.count(b"{") + body.count(b"[")
+
+
+async def parse_json(body: bytes, max_depth: int) -> Any:
+    """``load_json`` where it holds no other caller up: inline for small bodies, in a worker
+    thread for large ones; bodies dense with values are refused before parsing (413)."""
+    if len(body) <= THREAD_PARSE_BYTES:
+        return load_json(body, max_depth)
+    if json_tokens(body) > MAX_JSON_VALUES:
+        raise BadRequest(
+            413,
+            f"the body holds more than {MAX_JSON_VALUES} JSON values (commas and brackets); "
+            "send large data as a file (POST /files/upload)",
+            "too_many_items",
+        )
+    return await anyio.to_thread.run_sync(load_json, body, max_depth)
+
+
 def load_json(body: bytes, max_depth: int) -> Any:
     """Parse JSON, refusing (400) invalid text, nesting deeper than ``max_depth``, integers
-    past Python's digit limit and strings holding lone surrogates (which cannot be encoded)."""
+    past Python's digit limit, numbers past a double's range (``1e400`` would become
+    ``Infinity``, then ``null``) and strings holding lone surrogates (which cannot be
+    encoded)."""
     try:
         data = json.loads(body, parse_constant=_no_constant)
     except RecursionError:
@@ -115,6 +148,8 @@ def check_json(data: Any, max_depth: int) -> None:
         node, depth = stack.pop()
         if isinstance(node, str):
             _check_str(node)
+        elif isinstance(node, float) and not math.isfinite(node):
+            raise BadRequest(400, "the body holds a number too large for a double (e.g. 1e400)")
         elif isinstance(node, dict | list):
             if depth > max_depth:
                 raise BadRequest(400, f"the body nests deeper than {max_depth} levels")
@@ -172,20 +207,20 @@ class Guard:
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
-        refusal = self._refuse(scope["method"], headers)
+        refusal = self._refuse(scope["method"], headers, scope.get("scheme", "http"))
         if refusal is not None:
             await refusal(scope, receive, send)
             return
         await self.app(scope, receive, send)
 
-    def _refuse(self, method: str, headers: dict[str, str]) -> Response | None:
+    def _refuse(self, method: str, headers: dict[str, str], scheme: str) -> Response | None:
         host = headers.get("host", "")
         if not self.any_host and _host_name(host) not in self.hosts:
             return error_response(
                 421, f"host {host!r} is not allowed (see allowed_hosts / --allowed-host)"
             )
         origin = headers.get("origin")
-        if origin is not None and not self._origin_ok(origin, host):
+        if origin is not None and not self._origin_ok(origin, host, scheme):
             return error_response(403, f"origin {origin!r} is not allowed", "bad_origin")
         if method == "POST":
             ctype = headers.get("content-type", "").split(";")[0].strip().lower()
@@ -195,9 +230,23 @@ class Guard:
                 )
         return None
 
-    def _origin_ok(self, origin: str, host: str) -> bool:
+    def _origin_ok(self, origin: str, host: str, scheme: str) -> bool:
         if self.any_origin or origin in self.origins:
             return True
-        # same-origin requests (a page served by this host) carry their own origin
-        bare = origin.split("://", 1)[-1].lower()
-        return bool(host) and bare == host.lower()
+        # same-origin requests (a page served by this host) carry their own origin: scheme,
+        # host and port must all match (https://host:port is another origin than http://...)
+        return bool(host) and same_origin(origin, scheme, host)
+
+
+def same_origin(origin: str, scheme: str, host: str) -> bool:
+    """Whether ``origin`` is ``scheme://host`` (default ports filled in, names compared
+    without case)."""
+    try:
+        seen, here = urlsplit(origin), urlsplit(f"//{host}")
+        default = {"http": 80, "https": 443}.get(scheme.lower())
+        seen_port, here_port = seen.port or default, here.port or default
+    except ValueError:  # a malformed port or bracket
+        return False
+    if seen.scheme.lower() != scheme.lower() or not seen.hostname or seen.path or seen.query:
+        return False
+    return (seen.hostname, seen_port) == (here.hostname, here_port)

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import json
 import uuid
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from ag_ui.core import RunAgentInput
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from codeact._messages import BinaryPart, ChatMessage, ContentPart, TextPart, ToolCallRequest
 from codeact.errors import UserError
 from codeact.server.translator import result_message_id
+
+T = TypeVar("T")
 
 
 class BadRequest(UserError):
@@ -26,6 +30,9 @@ class BadRequest(UserError):
         self.code = code
         super().__init__(message)
 
+    def __reduce__(self) -> tuple[type[BadRequest], tuple[int, str, str | None]]:
+        return (BadRequest, (self.status, self.message, self.code))  # (from a worker process)
+
 
 def parse_run_input(body: bytes) -> RunAgentInput:
     """The body as a ``RunAgentInput``; minimal bodies and messages without ids are accepted."""
@@ -36,26 +43,67 @@ def parse_run_input(body: bytes) -> RunAgentInput:
     return validate_run_input(data)
 
 
-def validate_run_input(data: Any) -> RunAgentInput:
-    """Parsed JSON as a ``RunAgentInput`` (ids minted for messages that have none)."""
+#: The list fields of a ``RunAgentInput`` validated one entry at a time.
+LIST_FIELDS = ("messages", "tools", "context")
+#: Entries accepted in each of them (``ServerConfig.max_messages`` overrides it).
+MAX_ITEMS = 10_000
+
+
+def validate_run_input(data: Any, max_items: int = MAX_ITEMS) -> RunAgentInput:
+    """Parsed JSON as a ``RunAgentInput`` (ids minted for messages that have none).
+
+    The list fields are counted first (413 past ``max_items`` entries, before any validation)
+    and their entries validated one at a time: each validation is short, so a large body
+    validated in a worker thread never holds the GIL for long (one ``model_validate`` of
+    200,000 messages held it for 3.6 s and froze every other stream)."""
     if not isinstance(data, dict):
         raise BadRequest(400, "the body must be a JSON object (a RunAgentInput)")
-    messages = data.get("messages")
-    if isinstance(messages, list):
-        for m in messages:
-            if isinstance(m, dict):
-                if not m.get("id"):
-                    m["id"] = f"in-{uuid.uuid4().hex[:12]}"
-                if isinstance(m.get("content"), list):
-                    m["content"] = [_upgrade_binary(p) for p in m["content"]]
+    lists: dict[str, list[Any]] = {}
+    for name in LIST_FIELDS:
+        items = data.get(name)
+        if isinstance(items, list):
+            if len(items) > max_items:
+                raise BadRequest(
+                    413,
+                    f"{name} has {len(items)} entries; this server accepts at most {max_items}",
+                    "too_many_items",
+                )
+            lists[name] = items
+    for m in lists.get("messages", []):
+        if isinstance(m, dict):
+            if not m.get("id"):
+                m["id"] = f"in-{uuid.uuid4().hex[:12]}"
+            if isinstance(m.get("content"), list):
+                m["content"] = [_upgrade_binary(p) for p in m["content"]]
+    shell = {k: v for k, v in data.items() if k not in lists} | {k: [] for k in lists}
+    run_input = _validated(RunAgentInput.model_validate, shell, "")
+    for name, items in lists.items():
+        one = _adapter(name).validate_python
+        setattr(
+            run_input, name, [_validated(one, [x], f"{name}.{i}.")[0] for i, x in enumerate(items)]
+        )
+    return run_input
+
+
+def _validated(validate: Callable[[Any], T], data: Any, where: str) -> T:
     try:
-        return RunAgentInput.model_validate(data)
+        return validate(data)
     except ValidationError as exc:
         first = exc.errors(include_url=False, include_input=False)[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise BadRequest(422, f"invalid RunAgentInput at {where}: {first['msg']}") from None
+        loc = [str(p) for p in first["loc"]][1 if where else 0 :]  # (without the list index)
+        at = where + ".".join(loc)
+        raise BadRequest(
+            422, f"invalid RunAgentInput at {at.rstrip('.')}: {first['msg']}"
+        ) from None
     except (ValueError, RecursionError) as exc:  # a validator choking on hostile input
         raise BadRequest(400, f"invalid RunAgentInput: {str(exc)[:200]}") from None
+
+
+@functools.cache
+def _adapter(name: str) -> TypeAdapter[Any]:
+    """Validates a one-entry list of the field ``name`` (its type, optional or not)."""
+    annotation: Any = RunAgentInput.model_fields[name].annotation
+    return TypeAdapter(annotation)
 
 
 def _upgrade_binary(part: Any) -> Any:
@@ -152,12 +200,18 @@ def to_agui_messages(messages: list[ChatMessage]) -> list[dict[str, Any]]:
     the ids are the live stream's (assistant messages keep their ``message_id``, tool calls
     their ids, a result is ``tool-result-<call id>`` as its live TOOL_CALL_RESULT)."""
     out: list[dict[str, Any]] = []
+    active = ""  # (threads stored before names were: the agent the last handoff named)
     for i, m in enumerate(messages):
         mid = m.id or f"m{i}"
         if m.role == "user":
             out.append({"id": mid, "role": "user", "content": m.text})
         elif m.role == "assistant":
             msg: dict[str, Any] = {"id": mid, "role": "assistant"}
+            if m.name or active:
+                msg["name"] = m.name or active
+            for c in m.tool_calls:
+                if c.name == "handoff" and isinstance(c.arguments.get("to_agent"), str):
+                    active = c.arguments["to_agent"]
             if m.text:
                 msg["content"] = m.text
             if m.tool_calls:

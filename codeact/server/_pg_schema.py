@@ -44,6 +44,27 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE codeact_runs ADD COLUMN cancel_requested boolean NOT NULL DEFAULT false;
     """,
+    # 4: fencing tokens: a run row's token changes whenever another replica takes the run over
+    # (adopts it when its lease lapsed); writes about the run carry the writer's token and do
+    # nothing once it is stale (a replica paused past its lease cannot undo a survivor's end)
+    """
+    CREATE SEQUENCE codeact_fence;
+    ALTER TABLE codeact_runs ADD COLUMN fence bigint NOT NULL DEFAULT 0;
+    """,
+    # 5: the thread's shared state (ctx.state, JSON text)
+    """
+    ALTER TABLE codeact_threads ADD COLUMN state text;
+    """,
+    # 6: messages one row each (a turn appends rows instead of rewriting the thread)
+    """
+    CREATE TABLE codeact_messages (
+        app text NOT NULL, usr text NOT NULL, thread text NOT NULL, seq integer NOT NULL,
+        message text NOT NULL, PRIMARY KEY (app, usr, thread, seq));
+    INSERT INTO codeact_messages
+        SELECT t.app, t.usr, t.thread, j.n - 1, j.m::text FROM codeact_threads t,
+            jsonb_array_elements(t.messages::jsonb) WITH ORDINALITY AS j(m, n);
+    UPDATE codeact_threads SET messages = '[]';
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 #: The unique index that makes a second live run on a claim fail.

@@ -112,12 +112,16 @@ class _FileRoutes:
         who = await server.principal(request)
         data, thread_id = _turns.thread_request(await server._json(request))
         key = server.key(data.get("forwardedProps"), thread_id, who)
-        if who is not None and await server.owner_of(key) not in (None, who.id):
+        owner = await server.owner_of(key) if who is not None else None
+        if who is not None and owner not in (None, who.id):
             raise BadRequest(404, f"no thread {thread_id!r}")
         if server.live.get(server.claim_key(key)) is not None:
             raise BadRequest(409, f"thread {thread_id!r} has a run in progress; wait for it")
-        if who is not None:
-            server.owners.setdefault((key[0], key[2]), who.id)
+        if who is not None and owner is None:
+            # a new thread: the uploader creates it and owns it, in the store (on every
+            # replica and after a restart), as a first message would
+            await server.store.save_messages(key, [])
+            server.owners[(key[0], key[2])] = who.id
         session = await server.pool.get(key, data.get("forwardedProps"))
         return data, session
 

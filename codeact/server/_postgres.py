@@ -28,6 +28,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from codeact._messages import ChatMessage
 from codeact.errors import UserError
+from codeact.server import _pg_messages
 from codeact.server._pg_schema import LIVE_INDEX, SCHEMA_VERSION, migrate
 from codeact.server.store import (
     Coordinator,
@@ -37,6 +38,8 @@ from codeact.server.store import (
     StoreUnavailable,
     ThreadBusy,
     claim_text,
+    state_from_text,
+    state_text,
 )
 
 log = logging.getLogger("codeact.server")
@@ -57,10 +60,6 @@ async def _still_connected(conn: psycopg.AsyncConnection[Any]) -> None:
             pgconn.is_busy()  # (parses what was read)
     if conn.closed or pgconn.status != pq.ConnStatus.OK:
         raise psycopg.OperationalError("the connection was lost")
-
-
-def _messages_json(messages: list[ChatMessage]) -> str:
-    return json.dumps([m.model_dump(mode="json") for m in messages])
 
 
 class PostgresStore(SessionStore):
@@ -100,6 +99,9 @@ class PostgresStore(SessionStore):
         self._closed = False
         self._lock = anyio.Lock()
         self._coordinator: Coordinator | None = None
+        #: The fencing token of each run this replica runs or adopted (``codeact_runs.fence``).
+        self._fences: dict[tuple[SessionKey, str], int] = {}
+        self._lease_conn: psycopg.AsyncConnection[Any] | None = None
 
     # -- connections ---------------------------------------------------------------------------
     def conninfo_kwargs(self) -> dict[str, Any]:
@@ -159,17 +161,42 @@ class PostgresStore(SessionStore):
         )
 
     async def heartbeat(self) -> None:
-        """Renew this replica's lease."""
-        async with self.connection() as conn:
-            await self._heartbeat(conn)
+        """Renew this replica's lease, on a connection of its own: after an outage the pool
+        reconnects with a growing back-off (1, 2, 4, 8 s...), and a lease renewed that late
+        looks lapsed to the others, who would take this replica's live runs over."""
+        await self._ensure()
+        try:
+            conn = self._lease_conn
+            if conn is None or conn.closed:
+                self._lease_conn = conn = await psycopg.AsyncConnection.connect(
+                    self.url, **self.conninfo_kwargs()
+                )
+            with anyio.fail_after(self.timeout):
+                await self._heartbeat(conn)
+        except (psycopg.OperationalError, psycopg.InterfaceError, TimeoutError) as exc:
+            conn, self._lease_conn = self._lease_conn, None
+            if conn is not None:
+                with contextlib.suppress(Exception):
+                    await conn.close()
+            raise StoreUnavailable(f"the PostgreSQL database is unreachable: {exc}") from exc
 
     # -- threads and messages ------------------------------------------------------------------
     async def load_messages(self, key: SessionKey) -> list[ChatMessage]:
-        rows = await self._fetch(f"SELECT messages FROM codeact_threads WHERE {KEY}", key)
-        return [ChatMessage.model_validate(m) for m in json.loads(rows[0][0])] if rows else []
+        async with self.connection() as conn:
+            return await _pg_messages.load_messages(conn, key)
 
     async def save_messages(self, key: SessionKey, messages: list[ChatMessage]) -> None:
-        await self._fetch(_PUT_THREAD, (*key, _messages_json(messages)))
+        async with self.connection() as conn, conn.transaction():
+            await _pg_messages.put_messages(conn, key, messages)
+
+    async def load_state(self, key: SessionKey) -> dict[str, Any] | None:
+        rows = await self._fetch(f"SELECT state FROM codeact_threads WHERE {KEY}", key)
+        return state_from_text(rows[0][0]) if rows and rows[0][0] else None
+
+    async def save_state(self, key: SessionKey, state: dict[str, Any]) -> None:
+        await self._fetch(
+            f"UPDATE codeact_threads SET state = %s WHERE {KEY}", (state_text(state), *key)
+        )
 
     async def thread_owner(self, app: str, thread: str) -> str | None:
         rows = await self._fetch(
@@ -188,16 +215,35 @@ class PostgresStore(SessionStore):
     ) -> None:
         params = (*key, run_id, claim_text(claim or key), self.replica)
         try:
-            await self._fetch(_START_RUN, (*params, *key, _messages_json(messages)))
+            async with self.connection() as conn, conn.transaction():
+                row = await (await conn.execute(_pg_messages.START_RUN, params)).fetchone()
+                await _pg_messages.put_messages(conn, key, messages)
         except pg_errors.UniqueViolation as exc:
             if exc.diag.constraint_name != LIVE_INDEX:
                 raise
             raise ThreadBusy(f"thread {key[2]!r} has a live run on another replica") from None
+        assert row is not None
+        self._fences[(key, run_id)] = int(row[0])
 
     async def finish_run(
         self, key: SessionKey, run_id: str, status: RunStatus, messages: list[ChatMessage]
     ) -> None:
-        await self._fetch(_FINISH_RUN, (*key, run_id, status, *key, _messages_json(messages)))
+        """The run's end, fenced: when another replica took the run over since this one
+        started (or adopted) it, nothing is written (its decision stands) and a warning says so."""
+        fence = self._fences.get((key, run_id))
+        async with self.connection() as conn, conn.transaction():
+            cur = await conn.execute(_pg_messages.FINISH_RUN, (*key, run_id, status, fence, fence))
+            taken = await cur.fetchone() is None
+            if not taken:
+                await _pg_messages.put_messages(conn, key, messages)
+        self._fences.pop((key, run_id), None)
+        if taken:
+            log.warning(
+                "run %r was taken over by another replica (this one's lease lapsed): its end "
+                "(%s) is not stored",
+                run_id,
+                status,
+            )
 
     async def run_status(self, key: SessionKey, run_id: str) -> RunStatus | None:
         rows = await self._fetch(f"SELECT status FROM codeact_runs WHERE {RUN}", (*key, run_id))
@@ -214,7 +260,9 @@ class PostgresStore(SessionStore):
         """Adopts the ``running`` runs of replicas whose lease expired (atomically: each is
         adopted by one survivor) and returns them, for the caller to mark interrupted."""
         rows = await self._fetch(_ADOPT, (self.replica, self.lease_s))
-        return [((a, u, t), r) for a, u, t, r in rows]
+        for a, u, t, r, fence in rows:
+            self._fences[((a, u, t), r)] = int(fence)
+        return [((a, u, t), r) for a, u, t, r, _ in rows]
 
     async def forget_dead_replicas(self) -> None:
         """Drop the rows of replicas whose lease expired long ago."""
@@ -247,12 +295,13 @@ class PostgresStore(SessionStore):
             if rest:
                 await self._append(conn, key, run_id, rest)
 
-    @staticmethod
     async def _append(
-        conn: psycopg.AsyncConnection[Any], key: SessionKey, run_id: str, events: list[str]
+        self, conn: psycopg.AsyncConnection[Any], key: SessionKey, run_id: str, events: list[str]
     ) -> None:
-        """Events of a run, unless it has ended (nothing is stored after its terminal event)."""
-        cur = await conn.execute(_APPEND, (*key, run_id, events, *key, run_id))
+        """Events of a run, unless it has ended (nothing is stored after its terminal event)
+        or another replica took it over (fenced)."""
+        fence = self._fences.get((key, run_id))
+        cur = await conn.execute(_APPEND, (*key, run_id, events, *key, run_id, fence))
         if cur.rowcount == 0:
             log.warning("run %r has ended: %d late events not stored", run_id, len(events))
 
@@ -306,6 +355,10 @@ class PostgresStore(SessionStore):
         replica marks interrupted) and close the pool; closing twice is fine."""
         pool, self._pool = self._pool, None
         self._closed = True
+        lease, self._lease_conn = self._lease_conn, None
+        if lease is not None:
+            with contextlib.suppress(Exception):
+                await lease.close()
         if pool is None:
             return
         if self._ready:
@@ -315,32 +368,16 @@ class PostgresStore(SessionStore):
         await pool.close()
 
 
-_PUT_THREAD = (
-    "INSERT INTO codeact_threads (app, usr, thread, messages) VALUES (%s, %s, %s, %s) "
-    "ON CONFLICT (app, usr, thread) DO UPDATE SET messages = excluded.messages, updated = now()"
-)
-# The claim first: a second live run on the claim fails before the messages are touched.
-_START_RUN = (
-    "WITH r AS (INSERT INTO codeact_runs (app, usr, thread, run_id, status, claim, replica) "
-    "VALUES (%s, %s, %s, %s, 'running', %s, %s) ON CONFLICT (app, usr, thread, run_id) DO UPDATE "
-    "SET status = 'running', ended = NULL, claim = excluded.claim, replica = excluded.replica, "
-    "cancel_requested = false "
-    "RETURNING 1) " + _PUT_THREAD
-)
-_FINISH_RUN = (
-    "WITH r AS (INSERT INTO codeact_runs (app, usr, thread, run_id, status, ended) "
-    "VALUES (%s, %s, %s, %s, %s, now()) ON CONFLICT (app, usr, thread, run_id) DO UPDATE "
-    "SET status = excluded.status, ended = excluded.ended RETURNING 1) " + _PUT_THREAD
-)
 _APPEND = (
     "INSERT INTO codeact_events (app, usr, thread, run_id, event) "
     "SELECT %s, %s, %s, %s, e FROM unnest(%s::text[]) WITH ORDINALITY AS t(e, n) "
-    f"WHERE NOT EXISTS (SELECT 1 FROM codeact_runs WHERE {RUN} AND status <> 'running') "
-    "ORDER BY n"
+    f"WHERE NOT EXISTS (SELECT 1 FROM codeact_runs WHERE {RUN} AND (status <> 'running' "
+    "OR fence <> %s::bigint)) ORDER BY n"
 )
 _ADOPT = (
-    "UPDATE codeact_runs SET replica = %s WHERE status = 'running' AND (replica IS NULL OR "
+    "UPDATE codeact_runs SET replica = %s, fence = nextval('codeact_fence') "
+    "WHERE status = 'running' AND (replica IS NULL OR "
     "replica NOT IN (SELECT id FROM codeact_replicas "
     "WHERE heartbeat > now() - make_interval(secs => %s))) "
-    "RETURNING app, usr, thread, run_id"
+    "RETURNING app, usr, thread, run_id, fence"
 )

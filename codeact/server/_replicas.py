@@ -1,13 +1,14 @@
 """What one server process does when replicas share its store (``SessionStore.shared``):
 sessions made stale by a turn that ran elsewhere, cancels and re-attaches that reach the replica
 running the turn, runs stopped by a lost database, and run ends stored once it is back.
-With a store of one process (SQLite, memory) each of these is a no-op."""
+With a store of one process (SQLite, memory) only the last one applies."""
 
 from __future__ import annotations
 
 import logging
 import weakref
 from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import anyio
@@ -25,6 +26,21 @@ if TYPE_CHECKING:
 log = logging.getLogger("codeact.server")
 #: Seconds a cancel on one replica waits for the run on another to end.
 CANCEL_WAIT_S = 10.0
+#: Events of one run kept in memory while the store cannot take them (past it the run is
+#: recorded ``incomplete``, with a ``store_unavailable`` terminal event).
+MAX_UNSTORED = 50_000
+#: How often a store of one process is asked again to take the run ends it did not take.
+RETRY_S = 1.0
+
+
+@dataclass
+class Unstored:
+    """A run's end the store did not take: status, messages and the events from ``first``."""
+
+    status: RunStatus
+    messages: list[ChatMessage]
+    first: int
+    events: list[str] = field(default_factory=list)
 
 
 class ReplicaState(ReplicaHooks):
@@ -36,15 +52,26 @@ class ReplicaState(ReplicaHooks):
         self.last_runs: dict[SessionKey, str] = {}
         #: Live runs stopped because the store became unreachable (they end as ``error``).
         self.lost: set[LiveRun] = set()
-        #: Run ends the store did not take: stored by ``retry`` once it is back.
-        self.unstored: dict[tuple[SessionKey, str], tuple[RunStatus, list[ChatMessage]]] = {}
+        #: Run ends the store did not take, with the events it did not take either (from
+        #: which event number): stored by ``retry`` once it is back, so that the record
+        #: holds what the run's clients were sent.
+        self.unstored: dict[tuple[SessionKey, str], Unstored] = {}
         #: Live runs a cancel from another replica was delivered to.
         self.cancelling: weakref.WeakSet[LiveRun] = weakref.WeakSet()
 
     async def serve(self) -> None:
-        """Forever (with a shared store): the coordinator's lease loop and cancel listener."""
+        """Forever: the coordinator's lease loop and cancel listener (a shared store), else
+        a loop storing the run ends the store did not take, once it takes them."""
         if self.server.coordinator is not None:
             await self.server.coordinator.serve(self)
+            return
+        while True:
+            await anyio.sleep(RETRY_S)
+            if self.unstored:
+                try:
+                    await self.retry()
+                except Exception as exc:
+                    log.warning("storing %d run ends failed again: %s", len(self.unstored), exc)
 
     async def forget_stale(self, key: SessionKey) -> None:
         """A later turn of the thread ran on another replica: this replica's session of it
@@ -80,8 +107,12 @@ class ReplicaState(ReplicaHooks):
             tg.start_soon(handler.cancel)
 
     def unstored_end(self, live: LiveRun, status: RunStatus, messages: list[ChatMessage]) -> None:
-        if self.server.store.shared:  # (the thread's claim stays taken until it is stored)
-            self.unstored[(live.key, live.run_id)] = (status, messages)
+        """Keep a run's end (and its unstored events, up to ``MAX_UNSTORED``) for ``retry``."""
+        events = live.pending
+        if len(events) > MAX_UNSTORED:  # too many to hold: the record says it is incomplete
+            log.error("run %r: %d unstored events dropped", live.run_id, len(events))
+            events, status = [], "incomplete"
+        self.unstored[(live.key, live.run_id)] = Unstored(status, messages, live.flushed, events)
 
     async def follow(self, key: SessionKey, run_id: str, start: int) -> AsyncIterator[bytes] | None:
         """A run live on another replica, followed from the store (None: not such a run)."""
@@ -125,10 +156,14 @@ class ReplicaState(ReplicaHooks):
             tg.start_soon(live.handler.cancel)
 
     async def retry(self) -> None:
-        for (key, run_id), (status, messages) in list(self.unstored.items()):
-            await close_record(self.server.store, key, run_id, status, messages)
+        store = self.server.store
+        for (key, run_id), end in list(self.unstored.items()):
+            if end.events:
+                await store.append_event_json_at(key, run_id, end.first, end.events)
+                end.events = []
+            await close_record(store, key, run_id, end.status, end.messages)
             del self.unstored[(key, run_id)]
-            log.warning("the end of run %r is stored now (%s)", run_id, status)
+            log.warning("the end of run %r is stored now (%s)", run_id, end.status)
 
     async def recover(self) -> None:
         await self.server.recover()

@@ -26,12 +26,16 @@ BATCH_EVENTS = 16
 #: Stored events are written in batches, at most this often.
 FLUSH_EVERY_S = 0.25
 #: A reader woken with fewer frames than this waits this long for more, so that one write
-#: carries many frames (fewer syscalls and wake-ups under load; a few ms more latency).
+#: carries many frames (fewer syscalls and wake-ups under load; a few ms more latency) — when
+#: the run is bursty (its last write carried several frames): a paced run's reader, woken for
+#: one frame at a time, would only pay a timer per event.
 COALESCE_FRAMES = 32
 COALESCE_S = 0.005
 #: At most this many bytes per write to a reader, so that transport flow control applies
 #: (a reader that does not read blocks its own stream, not the server's memory).
 MAX_WRITE_BYTES = 256 * 1024
+#: How often a live run wakes its readers when it is silent (disconnects, heartbeats).
+PULSE_S = 0.5
 #: How often coalesced live cell output (ACTIVITY events) is sent while a cell is silent.
 TICK_S = 0.2
 #: Final-flush attempts for events a store write failed to take.
@@ -68,6 +72,17 @@ def stored_form(event: BaseEvent, data: str) -> str:
     return data
 
 
+def store_lost_frame(seq: int) -> bytes:
+    """The terminal frame a reader gets when the store fails while its events are read back
+    (a stored run, or a run live on another replica): the stream ends, never cut."""
+    return frame(seq, _STORE_LOST)
+
+
+_STORE_LOST = RunErrorEvent(
+    message="the session store became unreachable while this run was being read; "
+    "reconnect later to read the rest",
+    code="store_unavailable",
+).model_dump_json(exclude_none=True)
 _NOOP_DELTA = '{"type":"ACTIVITY_DELTA","messageId":%s,"activityType":%s,"patch":[]}'
 
 
@@ -194,12 +209,15 @@ async def drive(live: LiveRun, flush: Flush) -> None:
         async with anyio.create_task_group() as tg:
             tg.start_soon(_flusher, live, flush, stop)
             tg.start_soon(_ticker, live, translator, stop)
+            tg.start_soon(_pulse, live, stop)
             try:
                 if not live.count:  # (the server publishes it at once, for the first byte)
                     live.publish(translator.start())
                 async for batch in handler.stream_batches(BATCH_EVENTS):
+                    out: list[BaseEvent] = []
                     for event in batch:
-                        live.publish(translator.translate(event))
+                        out += translator.translate(event)
+                    live.publish(out)  # (the readers are woken once per batch)
                 if not live.finished:
                     live.publish(translator.error("the run ended without a terminal event"))
             finally:
@@ -218,11 +236,9 @@ async def drive(live: LiveRun, flush: Flush) -> None:
             for _ in range(FLUSH_ATTEMPTS):
                 if not await _flush(live, flush):
                     break
-            if live.pending:
+            if live.pending:  # (kept: stored with the run's end once the store is back)
                 log.error(
-                    "run %r: %d events could not be stored and are lost",
-                    live.run_id,
-                    len(live.pending),
+                    "run %r: %d events could not be stored yet", live.run_id, len(live.pending)
                 )
 
 
@@ -238,6 +254,15 @@ async def _stop(handler: RunHandler) -> None:
             await handler.cancel()
     except Exception:
         log.exception("cancelling a run failed")
+
+
+async def _pulse(live: LiveRun, stop: anyio.Event) -> None:
+    """Wakes the run's readers every ``PULSE_S`` while it runs, so that a silent run's readers
+    notice a disconnect and send heartbeats: one timer per run, not one per reader's wait."""
+    while not stop.is_set():
+        with anyio.move_on_after(PULSE_S):
+            await stop.wait()
+        live.notify()
 
 
 async def _ticker(live: LiveRun, translator: Translator, stop: anyio.Event) -> None:
@@ -288,7 +313,7 @@ async def follow(
     """The run's frames from ``start`` on, then new ones as they come (all that are ready in
     one write), heartbeats while silent; ends after the terminal event."""
     cursor = max(0, start)
-    complete = False
+    complete = bursty = False
     try:
         last_sent = time.monotonic()
         while True:
@@ -301,6 +326,7 @@ async def follow(
                 continue
             if cursor < live.count:
                 end = live.count
+                bursty = end - cursor > 1
                 for part in chunks(live.frames[cursor - live.base : end - live.base]):
                     yield part  # (frames may be dropped meanwhile: the slice is a copy)
                 cursor = end
@@ -309,12 +335,10 @@ async def follow(
             if live.finished:
                 complete = True
                 return
-            changed = live.changed()
-            with anyio.move_on_after(min(heartbeat_s or 0.5, 0.5)):
-                await changed.wait()
+            await live.changed().wait()  # (new frames, the end, or the run's pulse)
             if cursor < live.count:
                 few = live.count - cursor < COALESCE_FRAMES
-                if few and cursor > 0 and not live.finished:
+                if few and bursty and not live.finished:
                     await anyio.sleep(COALESCE_S)
                 continue
             if await request.is_disconnected():

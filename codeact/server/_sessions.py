@@ -15,7 +15,7 @@ from codeact.context import Context
 from codeact.memory import ChatMemory
 from codeact.server._config import ServerConfig
 from codeact.server._input import BadRequest
-from codeact.server.store import SessionKey, SessionStore
+from codeact.server.store import SessionKey, SessionStore, state_text
 
 log = logging.getLogger("codeact.server")
 
@@ -28,10 +28,32 @@ class Session:
         self.writes = anyio.Lock()
         #: Files uploaded into the thread's sandbox by this process: name -> size in bytes.
         self.uploads: dict[str, int] = {}
+        #: The thread's state as the store has it (``state_text``), to store only changes.
+        self.stored_state: str | None = None
+
+
+#: Sessions without a sandbox (a context and its messages: kilobytes) kept per sandbox slot,
+#: and at least ``MIN_CONTEXTS`` of them.
+CONTEXTS_PER_SLOT = 16
+MIN_CONTEXTS = 1024
+#: Idle sandboxes kept warm for ``idle_close_s`` (a quarter of the slots, at least 2); idle
+#: ones past that are closed after ``BURST_IDLE_S`` (a burst does not pin its sandboxes).
+WARM_FRACTION = 4
+BURST_IDLE_S = 30.0
+
+
+def holds_sandbox(s: Session) -> bool:
+    """Whether the session's context has started an executor session (a sandbox)."""
+    return any(key.startswith("executor:") for key in s.ctx.resources)
 
 
 class Sessions:
-    """``items`` by thread key; ``busy()`` names the keys in use (live or not yet recorded)."""
+    """``items`` by thread key; ``busy()`` names the keys in use (live or not yet recorded).
+
+    Sizing: ``max_sessions`` bounds the sessions holding a sandbox (what costs memory); the
+    sessions holding none (an agent that runs no code, or a thread that ran none yet) are
+    bounded at ``CONTEXTS_PER_SLOT`` times that, at least ``MIN_CONTEXTS``. Idle sessions
+    make room, oldest first."""
 
     def __init__(
         self, store: SessionStore, config: ServerConfig, busy: Callable[[], set[SessionKey]]
@@ -40,33 +62,50 @@ class Sessions:
         self.config = config
         self.busy = busy
         self.items: dict[SessionKey, Session] = {}
+        #: Whether the served agent can start a sandbox (set by the server).
+        self.runs_code = True
 
     async def get(self, key: SessionKey, props: Any = None) -> Session:
         s = self.items.get(key)
         if s is None:
             await self._make_room(key)
             history = await self.store.load_messages(key)
+            stored = await self.store.load_state(key)
             s = self.items.get(key)  # another request may have loaded it meanwhile
             if s is None:
                 await self._make_room(key)
-                state = self.config.resolve_initial_state(props if isinstance(props, dict) else {})
+                state = stored
+                if state is None and not history:  # a new thread: its initial state
+                    state = self.config.resolve_initial_state(
+                        props if isinstance(props, dict) else {}
+                    )
                 ctx = Context(memory=ChatMemory(history))
-                if state is not None:  # resolved state wins over the agent's own
+                if state is not None:  # stored or resolved state wins over the agent's own
                     ctx.set_state(state)
                 s = self.items[key] = Session(ctx)
+                s.stored_state = state_text(stored) if stored is not None else None
         s.last_used = time.monotonic()
         return s
 
     async def _make_room(self, key: SessionKey) -> None:
-        """Close the oldest idle sessions until a new one fits; 429 when every one is busy."""
+        """Close the oldest idle sessions until a new one fits (a sandbox slot when the agent
+        runs code, and a context slot); 429 when every one that counts is busy."""
         limit = self.config.max_sessions
-        while limit and len(self.items) >= limit and key not in self.items:
-            busy = self.busy() | {key}
-            idle = [(s.last_used, k) for k, s in self.items.items() if k not in busy]
+        if not limit or key in self.items:
+            return
+        if self.runs_code:
+            await self._evict(limit, holds_sandbox, "sandbox sessions")
+        contexts = max(limit * CONTEXTS_PER_SLOT, MIN_CONTEXTS)
+        await self._evict(contexts, lambda s: True, "sessions")
+
+    async def _evict(self, limit: int, counts: Callable[[Session], bool], what: str) -> None:
+        while sum(1 for s in self.items.values() if counts(s)) >= limit:
+            busy = self.busy()
+            idle = [(s.last_used, k) for k, s in self.items.items() if k not in busy and counts(s)]
             if not idle:
                 raise BadRequest(
                     429,
-                    f"all {limit} sessions are busy with runs; retry when one ends",
+                    f"all {limit} {what} are busy with runs; retry when one ends",
                     "too_many_sessions",
                 )
             _, oldest = min(idle)
@@ -82,12 +121,29 @@ class Sessions:
             log.exception("closing the session of thread %r failed", key[2])
 
     async def close_idle(self, forget: Callable[[SessionKey], object]) -> None:
-        """Forever: close the sessions of threads idle for ``idle_close_s``."""
+        """Forever: close the sessions idle for ``idle_close_s``, and the idle sandboxes past
+        the warm ones (``WARM_FRACTION``) once idle for ``BURST_IDLE_S``."""
         while True:
-            await anyio.sleep(min(self.config.idle_close_s, 30))
-            now = time.monotonic()
-            busy = self.busy()
-            for key, s in list(self.items.items()):
-                if key not in busy and now - s.last_used > self.config.idle_close_s:
-                    forget(key)
-                    await self.close(key)
+            await anyio.sleep(min(self.config.idle_close_s, BURST_IDLE_S / 3))
+            for key in self.expired(time.monotonic()):
+                forget(key)
+                await self.close(key)
+
+    def expired(self, now: float) -> list[SessionKey]:
+        """The sessions to close now (the rule of ``close_idle``)."""
+        busy, cfg = self.busy(), self.config
+        idle = sorted(
+            ((s.last_used, k, s) for k, s in self.items.items() if k not in busy), reverse=True
+        )
+        warm = max(2, cfg.max_sessions // WARM_FRACTION) if cfg.max_sessions else len(idle)
+        out, sandboxes = [], 0
+        for last_used, key, s in idle:  # (the most recently used first)
+            age = now - last_used
+            if holds_sandbox(s):
+                sandboxes += 1
+                if sandboxes > warm and age > min(BURST_IDLE_S, cfg.idle_close_s):
+                    out.append(key)
+                    continue
+            if age > cfg.idle_close_s:
+                out.append(key)
+        return out

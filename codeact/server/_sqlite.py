@@ -16,13 +16,43 @@ from typing import Any
 import anyio.to_thread
 
 from codeact._messages import ChatMessage
-from codeact.server.store import RunStatus, SessionKey, SessionStore, StoreLocked
+from codeact.server.store import (
+    RunStatus,
+    SessionKey,
+    SessionStore,
+    StoreLocked,
+    StoreUnavailable,
+    appended_from,
+    message_text,
+    state_from_text,
+    state_text,
+)
 
 log = logging.getLogger("codeact.server")
+_KEY = "app=? AND user=? AND thread=?"
+
+
+def _message_rows(db: sqlite3.Connection) -> None:
+    """The ``messages`` table (one row per message); a file written before it has its
+    threads' message lists moved into it, once."""
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name='messages'").fetchone():
+        return
+    with db:
+        db.execute(
+            "CREATE TABLE messages (app TEXT, user TEXT, thread TEXT, seq INTEGER, "
+            "message TEXT NOT NULL, PRIMARY KEY (app, user, thread, seq))"
+        )
+        db.execute(
+            "INSERT INTO messages SELECT t.app, t.user, t.thread, j.key, j.value "
+            "FROM threads t, json_each(t.messages) j"
+        )
+        db.execute("UPDATE threads SET messages='[]'")
 
 
 class SQLiteStore(SessionStore):
     """A SQLite file (WAL mode): threads, messages and events survive a server restart."""
+
+    slow_to_cancel = False  # (calls run in worker threads the caller abandons when cancelled)
 
     def __init__(
         self, path: str | Path, *, busy_timeout: float = 5.0, exclusive: bool = True
@@ -89,24 +119,47 @@ class SQLiteStore(SessionStore):
                 CREATE INDEX IF NOT EXISTS threads_owner ON threads (app, thread);
                 """
             )
+            if "state" not in {row[1] for row in db.execute("PRAGMA table_info(threads)")}:
+                db.execute("ALTER TABLE threads ADD COLUMN state TEXT")  # (older files)
+            _message_rows(db)
             self._db = db
         return self._db
 
     async def _run(self, fn: Any, *args: Any) -> Any:
         def locked() -> Any:
-            with self._lock:
+            # (a call stuck on a lock another process holds must not queue every other one
+            # behind it for ever: worker threads are a shared, bounded resource)
+            if not self._lock.acquire(timeout=self.busy_timeout + 1):
+                raise StoreUnavailable(f"{self.path} is busy (a store call did not end)")
+            try:
                 return fn(self._conn(), *args)
+            except sqlite3.OperationalError as exc:  # locked, I/O error, disk full
+                raise StoreUnavailable(f"{self.path}: {exc}") from exc
+            finally:
+                self._lock.release()
 
         return await anyio.to_thread.run_sync(locked, abandon_on_cancel=True)
 
     @staticmethod
     def _put_messages(db: sqlite3.Connection, key: SessionKey, messages: list[ChatMessage]) -> None:
-        data = json.dumps([m.model_dump(mode="json") for m in messages])
+        """The thread's messages, appended: only those past the stored ones are written (all
+        of them when the stored ones are not a prefix: a rewritten memory)."""
         db.execute(
-            "INSERT INTO threads (app, user, thread, messages) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT (app, user, thread) DO UPDATE SET messages=excluded.messages, "
+            "INSERT INTO threads (app, user, thread, messages) VALUES (?, ?, ?, '[]') "
+            "ON CONFLICT (app, user, thread) DO UPDATE SET messages='[]', "
             "updated=julianday('now')",
-            (*key, data),
+            key,
+        )
+        row = db.execute(
+            f"SELECT seq, message FROM messages WHERE {_KEY} ORDER BY seq DESC LIMIT 1", key
+        ).fetchone()
+        start = appended_from(row[0] + 1 if row else 0, row[1] if row else None, messages)
+        if start is None:
+            db.execute(f"DELETE FROM messages WHERE {_KEY}", key)
+            start = 0
+        db.executemany(
+            "INSERT INTO messages (app, user, thread, seq, message) VALUES (?, ?, ?, ?, ?)",
+            [(*key, i, message_text(messages[i])) for i in range(start, len(messages))],
         )
 
     async def start_run(
@@ -231,15 +284,36 @@ class SQLiteStore(SessionStore):
     async def ping(self) -> None:
         await self._run(lambda db: db.execute("SELECT 1").fetchone())
 
-    async def load_messages(self, key: SessionKey) -> list[ChatMessage]:
+    async def load_state(self, key: SessionKey) -> dict[str, Any] | None:
         def q(db: sqlite3.Connection) -> str | None:
             row = db.execute(
-                "SELECT messages FROM threads WHERE app=? AND user=? AND thread=?", key
+                "SELECT state FROM threads WHERE app=? AND user=? AND thread=?", key
             ).fetchone()
             return row[0] if row else None
 
-        raw = await self._run(q)
-        return [ChatMessage.model_validate(m) for m in json.loads(raw)] if raw else []
+        text = await self._run(q)
+        return state_from_text(text) if text else None
+
+    async def save_state(self, key: SessionKey, state: dict[str, Any]) -> None:
+        def q(db: sqlite3.Connection) -> None:
+            with db:
+                db.execute(
+                    "UPDATE threads SET state=? WHERE app=? AND user=? AND thread=?",
+                    (state_text(state), *key),
+                )
+
+        await self._run(q)
+
+    async def load_messages(self, key: SessionKey) -> list[ChatMessage]:
+        def q(db: sqlite3.Connection) -> list[str]:
+            rows = db.execute(f"SELECT message FROM messages WHERE {_KEY} ORDER BY seq", key)
+            found = [m for (m,) in rows]
+            if not found:  # (a thread written in the old format: one JSON list)
+                row = db.execute(f"SELECT messages FROM threads WHERE {_KEY}", key).fetchone()
+                found = [json.dumps(m) for m in json.loads(row[0])] if row else []
+            return found
+
+        return [ChatMessage.model_validate_json(m) for m in await self._run(q)]
 
     async def save_messages(self, key: SessionKey, messages: list[ChatMessage]) -> None:
         def q(db: sqlite3.Connection) -> None:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import logging
 import math
+import unicodedata
 import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -23,10 +25,12 @@ from codeact.agents import RunHandler, Runnable
 from codeact.context import Context
 from codeact.server._config import ServerConfig
 from codeact.server._input import BadRequest, to_agui_messages, to_chat_message
-from codeact.server._runs import chunks, frame
+from codeact.server._runs import chunks, frame, store_lost_frame
 from codeact.server.store import SessionKey, SessionStore
 from codeact.server.translator import Translator
 from codeact.tools import ClientTool
+
+log = logging.getLogger("codeact.server")
 
 
 def check_run_input(run_input: RunAgentInput, config: ServerConfig) -> RunAgentInput:
@@ -56,6 +60,32 @@ def thread_request(data: Any) -> tuple[dict[str, Any], str]:
     if not isinstance(thread_id, str) or not thread_id:
         raise BadRequest(400, "threadId (a non-empty string) is required")
     return data, thread_id
+
+
+#: The largest event number accepted from a client (JSON's safe integers).
+MAX_EVENT_NUMBER = 2**53 - 1
+
+
+def event_number(value: Any, what: str) -> int:
+    """A client's last event id: an integer from -1 to ``MAX_EVENT_NUMBER`` (a JSON integer,
+    or its decimal text in a header); 400 for anything else (``1.5``, ``true``, ``1e3``)."""
+    text = value.strip() if isinstance(value, str) else ""
+    if text.isascii() and text.removeprefix("-").isdigit() and len(text) < 20:
+        value = int(text)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise BadRequest(400, f"{what} must be an event number (an integer)")
+    if not -1 <= value <= MAX_EVENT_NUMBER:
+        raise BadRequest(400, f"{what} must be between -1 and {MAX_EVENT_NUMBER}")
+    return value
+
+
+def check_thread_id(thread_id: str) -> None:
+    """Thread ids are kept as sent, so one spelling is one thread: ids not in Unicode NFC
+    form (``'e\u0301'`` for ``'é'``) are refused (400) instead of becoming a second thread."""
+    if not thread_id.isascii() and unicodedata.normalize("NFC", thread_id) != thread_id:
+        raise BadRequest(
+            400, "threadId must be in Unicode NFC form (normalise it before sending)", "bad_id"
+        )
 
 
 def append_tool_results(ctx: Context, run_input: RunAgentInput) -> None:
@@ -177,6 +207,36 @@ def _is_1_0(version: Any) -> bool:
         return False
 
 
+def name_messages(messages: list[ChatMessage], names: dict[str, str]) -> None:
+    """Assistant messages get the name of the agent that wrote them (by message id, or by
+    the id of one of their tool calls), from what the run's translator saw."""
+    if not names:
+        return
+    for m in messages:
+        if m.role != "assistant" or m.name:
+            continue
+        found = names.get(m.id or "") or next(
+            (names[c.id] for c in m.tool_calls if c.id in names), None
+        )
+        if found is not None:
+            m.name = found
+
+
+def partial_answers(
+    messages: list[ChatMessage], texts: dict[str, list[str]], names: dict[str, str]
+) -> list[ChatMessage]:
+    """The assistant texts a run streamed that its messages lack (it was stopped while the
+    model was writing them): kept, as a run killed mid-answer keeps them."""
+    have = {m.id for m in messages if m.id}
+    out = []
+    for message_id, parts in texts.items():
+        if message_id not in have and "".join(parts).strip():
+            partial = ChatMessage.assistant("".join(parts))
+            partial.id, partial.name = message_id, names.get(message_id)
+            out.append(partial)
+    return out
+
+
 def _data(event: Any) -> str:
     return str(event.model_dump_json(by_alias=True, exclude_none=True))
 
@@ -223,7 +283,14 @@ async def stored_frames(
     seq, after, skip, page = start, 0, start, first
     while end is None or seq < end:
         if page is None:
-            page = await store.event_page(key, run_id, after=after, skip=skip, limit=PAGE_EVENTS)
+            try:
+                page = await store.event_page(
+                    key, run_id, after=after, skip=skip, limit=PAGE_EVENTS
+                )
+            except Exception:
+                log.exception("reading run %r back from the store failed", run_id)
+                yield store_lost_frame(seq)
+                return
         if not page:
             return
         full = len(page) >= PAGE_EVENTS

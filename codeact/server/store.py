@@ -36,8 +36,10 @@ class SchemaError(StoreError, RuntimeError):
     """The database's schema cannot be used (e.g. written by a newer codeact)."""
 
 
-#: A run's status in the store: live, or how it ended.
-RunStatus = Literal["running", "finished", "error", "cancelled", "interrupted"]
+#: A run's status in the store: live, or how it ended. ``incomplete``: it ended while the
+#: store was unreachable and not all of its events could be kept until it was back (its
+#: record ends with a ``store_unavailable`` RUN_ERROR its clients may not have seen).
+RunStatus = Literal["running", "finished", "error", "cancelled", "interrupted", "incomplete"]
 
 
 class SessionStore(ABC):
@@ -61,6 +63,10 @@ class SessionStore(ABC):
     async def load_events(self, key: SessionKey, run_id: str | None = None) -> list[dict[str, Any]]:
         """Recorded events of the thread (or of one run), in order."""
 
+    #: A cancelled call may take long to end (a driver that cancels a query with a request of
+    #: its own): the server then leaves a call that timed out to end on its own, instead of
+    #: cancelling it (which costs a task per call; stores that end at once say False).
+    slow_to_cancel: bool = True
     #: Other server processes serve from this store at the same time (replicas): the live-run
     #: rule, cancels and replays then go through the store (see ``coordinator``).
     shared: bool = False
@@ -122,6 +128,14 @@ class SessionStore(ABC):
             (i + 1, json.dumps(e, ensure_ascii=False, separators=(",", ":")))
             for i, e in enumerate(events[begin : begin + limit], start=begin)
         ]
+
+    async def load_state(self, key: SessionKey) -> dict[str, Any] | None:
+        """The thread's shared state (``ctx.state``) as last stored, or None (none stored, or
+        a store that keeps none)."""
+        return None
+
+    async def save_state(self, key: SessionKey, state: dict[str, Any]) -> None:
+        """Store the thread's shared state (JSON-able; after its run's end is stored)."""
 
     async def running_runs(self) -> list[tuple[SessionKey, str]]:
         """Runs marked ``running`` that no live process runs (left by a process that died or
@@ -188,6 +202,30 @@ class ReplicaHooks(ABC):
         """Mark the orphaned runs (``SessionStore.running_runs``) interrupted."""
 
 
+def state_text(state: dict[str, Any]) -> str:
+    """How a thread's state is stored (JSON; what is not JSON-able as its ``str``)."""
+    return json.dumps(state, ensure_ascii=False, default=str)
+
+
+def state_from_text(text: str) -> dict[str, Any] | None:
+    value = json.loads(text)
+    return value if isinstance(value, dict) else None
+
+
+def message_text(message: ChatMessage) -> str:
+    """How a stored message is kept (one row per message: turns append rows)."""
+    return json.dumps(message.model_dump(mode="json"))
+
+
+def appended_from(have: int, last: str | None, messages: list[ChatMessage]) -> int | None:
+    """Where the messages a store does not hold yet begin, given how many it holds and the
+    text of its last one; None when what it holds is not a prefix of ``messages`` (the memory
+    was rewritten): the thread's rows are then replaced."""
+    if have > len(messages) or (have and message_text(messages[have - 1]) != last):
+        return None
+    return have
+
+
 def claim_text(claim: tuple[str, ...]) -> str:
     """How a claim (the thread the one-live-run rule applies to) is stored."""
     return json.dumps(list(claim), ensure_ascii=False, separators=(",", ":"))
@@ -196,10 +234,20 @@ def claim_text(claim: tuple[str, ...]) -> str:
 class MemoryStore(SessionStore):
     """Keeps everything in memory (tests, throwaway servers)."""
 
+    slow_to_cancel = False
+
     def __init__(self) -> None:
         self._messages: dict[SessionKey, list[str]] = {}
         self._events: dict[SessionKey, list[tuple[str, dict[str, Any] | str]]] = {}
         self._runs: dict[SessionKey, dict[str, RunStatus]] = {}
+        self._state: dict[SessionKey, str] = {}
+
+    async def load_state(self, key: SessionKey) -> dict[str, Any] | None:
+        text = self._state.get(key)
+        return state_from_text(text) if text else None
+
+    async def save_state(self, key: SessionKey, state: dict[str, Any]) -> None:
+        self._state[key] = state_text(state)
 
     async def start_run(
         self,
@@ -286,5 +334,9 @@ __all__ = [
     "StoreLocked",
     "StoreUnavailable",
     "ThreadBusy",
+    "appended_from",
     "claim_text",
+    "message_text",
+    "state_from_text",
+    "state_text",
 ]

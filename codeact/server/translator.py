@@ -108,6 +108,12 @@ class Translator:
         self._state = state
         self._sent_state: str | None = None
         self.finished = False
+        #: The agent that wrote each assistant message (by message id) and made each tool
+        #: call (by call id): stored with the thread, so history shows handoffs as live.
+        self.agent_name: str | None = None
+        self.names: dict[str, str] = {}
+        #: The assistant text streamed so far, by message id (a cancelled run keeps it).
+        self.texts: dict[str, list[str]] = {}
 
     def start(self) -> list[BaseEvent]:
         """The first events of the run: RUN_STARTED, and STATE_SNAPSHOT when there is state."""
@@ -152,6 +158,7 @@ class Translator:
             self._step_text_id = None
             return []
         if isinstance(e, ev.AgentSetup):  # which agent is active (handoffs are visible)
+            self.agent_name = e.agent_name
             value = {"agentName": e.agent_name, "tools": e.tools}
             return [CustomEvent(name="codeact.agent", value=value)]
         if isinstance(e, ev.AgentOutput):
@@ -195,12 +202,19 @@ class Translator:
             out += self._close_reasoning()
             if self._text_id is None:
                 self._text_id = self._step_text_id = e.message_id or f"msg-{uuid.uuid4().hex[:12]}"
+                self._name(self._text_id)
                 out.append(TextMessageStartEvent(message_id=self._text_id, role="assistant"))
             out.append(TextMessageContentEvent(message_id=self._text_id, delta=e.delta))
+            self.texts.setdefault(self._text_id, []).append(e.delta)
         return out
+
+    def _name(self, message_or_call_id: str) -> None:
+        if self.agent_name is not None:
+            self.names[message_or_call_id] = self.agent_name
 
     def _tool_call(self, e: ev.ToolCall) -> list[BaseEvent]:
         parent = self._text_id or self._step_text_id
+        self._name(e.tool_id)
         out = self._close_text() + self._close_reasoning()
         start = ToolCallStartEvent(tool_call_id=e.tool_id, tool_call_name=e.tool_name)
         if parent is not None:

@@ -36,8 +36,9 @@ class Replica:
         env = dict(os.environ, CODEACT_TEST_DELAY=str(delay))
         cmd = [sys.executable, "-m", "codeact.cli", "serve"]
         cmd += ["--agent", f"tests.server.serve_factory:{factory}", "--port", str(self.port)]
-        cmd += ["--db", db_url, "--db-timeout", "1", "--replica-lease", str(lease)]
-        cmd += ["--store-timeout", "5", "--drain-timeout", "2"]
+        cmd += ["--db", db_url, "--store-timeout", "5", "--drain-timeout", "2"]
+        if db_url.startswith("postgres"):
+            cmd += ["--db-timeout", "1", "--replica-lease", str(lease)]
         self.log = logs / f"replica-{self.port}.log"
         with self.log.open("wb") as log:
             self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=log)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -343,13 +344,21 @@ def test_a_real_sqlite_lock_when_a_run_ends_fails_that_write_alone(
     locker.execute("BEGIN EXCLUSIVE")  # another process holds the write lock past the run's end
     try:
         worker.join(30)
-        assert check_stream(parse_sse(out["raw"]))[-1] == "RUN_FINISHED"
+        sent = parse_sse(out["raw"])  # the run stops: its events cannot be stored
+        assert check_stream(sent)[-1] == "RUN_ERROR" and sent[-1]["code"] == "store_unavailable"
         refused = post(srv.url, "/", body("other"))  # cannot record its start: refused cleanly
         assert refused.status_code == 503 and refused.json()["code"] == "unavailable"
+        busy = post(srv.url, "/", body("lk", "more", run="r2"))  # r1's end is not stored yet
+        assert busy.status_code == 503 and "not stored yet" in busy.json()["error"]
     finally:
         locker.rollback()
         locker.close()
-    again = post(srv.url, "/", body("lk", "more", run="r2"))
+    deadline = time.monotonic() + 30
+    while (again := post(srv.url, "/", body("lk", "more", run="r2"))).status_code == 503:
+        assert time.monotonic() < deadline  # r1's end and events are stored once it can be
+        time.sleep(0.1)
+    stored = parse_sse(post(srv.url, "/connect", {"threadId": "lk", "runId": "r1"}).content)
+    assert stored == sent  # the record holds what the client was sent
     assert check_stream(parse_sse(again.content))[-1] == "RUN_FINISHED"
     with httpx.Client() as c:
         assert c.get(srv.url + "/healthz").json()["status"] == "ok"

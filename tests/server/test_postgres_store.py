@@ -241,3 +241,42 @@ async def test_a_cancel_reaches_the_owner_by_notify_and_by_the_polled_flag(url: 
     assert await owner.coordinator().requested_cancels() == []
     for s in (owner, other):
         await s.aclose()
+
+
+@pytest.mark.anyio
+async def test_turns_append_message_rows_and_older_threads_move_into_them(url: str) -> None:
+    import json
+
+    import psycopg
+
+    from codeact.server._pg_schema import migrate
+
+    old = [ChatMessage.user("q1"), ChatMessage.assistant("a1 é")]
+    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
+        await migrate(conn, target=5)  # (messages as one JSON list per thread)
+        await conn.execute(
+            "INSERT INTO codeact_threads (app, usr, thread, messages) VALUES (%s, %s, %s, %s)",
+            (*KEY, json.dumps([m.model_dump(mode="json") for m in old])),
+        )
+    store = pg_store(url)
+    try:
+        assert [m.text for m in await store.load_messages(KEY)] == ["q1", "a1 é"]  # moved
+        turn = [*old, ChatMessage.user("q2")]
+        await store.start_run(KEY, "r1", turn)
+
+        async def rows() -> list[tuple[int, str]]:
+            async with await psycopg.AsyncConnection.connect(url) as c:
+                cur = await c.execute(
+                    "SELECT seq, xmin::text FROM codeact_messages WHERE usr = 'alice' ORDER BY seq"
+                )
+                return [(int(s), str(x)) for s, x in await cur.fetchall()]
+
+        before = await rows()
+        await store.finish_run(KEY, "r1", "finished", [*turn, ChatMessage.assistant("a2")])
+        after = await rows()
+        assert after[:3] == before and len(after) == 4  # appended: the turn's rows untouched
+        assert [m.text for m in await store.load_messages(KEY)] == ["q1", "a1 é", "q2", "a2"]
+        await store.save_messages(KEY, [ChatMessage.user("rewritten")])  # not a prefix
+        assert [m.text for m in await store.load_messages(KEY)] == ["rewritten"]
+    finally:
+        await store.aclose()

@@ -297,7 +297,13 @@ def slow_llm(gate: threading.Event) -> Any:
     return FunctionLLM(reply)
 
 
-def test_max_sessions_closes_the_oldest_idle_then_refuses_when_all_are_busy(serve: Any) -> None:
+def test_max_sessions_closes_the_oldest_idle_then_refuses_when_all_are_busy(
+    serve: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from codeact.server import _sessions
+
+    monkeypatch.setattr(_sessions, "CONTEXTS_PER_SLOT", 1)  # (contexts: as many as sandboxes)
+    monkeypatch.setattr(_sessions, "MIN_CONTEXTS", 0)
     gate = threading.Event()
     gate.set()
     app = create_app(FunctionAgent(llm=slow_llm(gate)), store=MemoryStore(), max_sessions=2)

@@ -204,3 +204,44 @@ async def test_everything_survives_a_reopen(backend: Backend) -> None:
     assert [e["delta"] for e in await again.load_events(KEY, "r1")] == ["d0"]
     # left running by a process that is gone: to be marked interrupted
     assert await again.running_runs() == [(KEY, "r2")]
+
+
+async def test_thread_state_round_trips_and_survives_reopening(backend: Backend) -> None:
+    store = backend.open()
+    assert await store.load_state(KEY) is None
+    await store.start_run(KEY, "r1", msgs("hi"))
+    await store.save_state(KEY, {"count": 2, "nested": {"a": [1, "é"]}})
+    await store.finish_run(KEY, "r1", "finished", msgs("hi", "yo"))  # (state is kept)
+    again = backend.open() if backend.durable else store
+    assert await again.load_state(KEY) == {"count": 2, "nested": {"a": [1, "é"]}}
+    assert await again.load_state(("app", "bob", "t1")) is None
+
+
+async def test_sqlite_turns_append_rows_and_older_files_move_into_them(tmp_path: Path) -> None:
+    import sqlite3
+
+    db = tmp_path / "old.db"
+    with sqlite3.connect(db) as old:  # a file written before messages had rows
+        old.execute(
+            "CREATE TABLE threads (app TEXT, user TEXT, thread TEXT, messages TEXT NOT NULL, "
+            "updated REAL, PRIMARY KEY (app, user, thread))"
+        )
+        data = json.dumps([m.model_dump(mode="json") for m in msgs("q1", "a1")])
+        old.execute("INSERT INTO threads (app, user, thread, messages) VALUES (?,?,?,?)",
+                    (*KEY, data))  # fmt: skip
+    store = SQLiteStore(db, exclusive=False)
+    try:
+        assert [m.text for m in await store.load_messages(KEY)] == ["q1", "a1"]
+        await store.start_run(KEY, "r1", msgs("q1", "a1", "q2"))
+
+        def rows() -> list[tuple[int, int]]:
+            with sqlite3.connect(db) as c:
+                return c.execute("SELECT seq, rowid FROM messages ORDER BY seq").fetchall()
+
+        before = rows()
+        await store.finish_run(KEY, "r1", "finished", msgs("q1", "a1", "q2", "a2"))
+        assert rows()[:3] == before and len(rows()) == 4  # appended, not rewritten
+        await store.save_messages(KEY, msgs("other"))  # not a prefix: replaced
+        assert [m.text for m in await store.load_messages(KEY)] == ["other"]
+    finally:
+        await store.aclose()

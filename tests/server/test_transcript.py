@@ -102,9 +102,9 @@ def test_history_ids_equal_the_live_stream_ids_also_after_a_restart(
     check(history(again.url, "ids"))
     again.stop()
     # the store keeps typed turns: each cell's full ExecutionResult, no prose protocol
-    with sqlite3.connect(db) as conn:
-        (raw,) = conn.execute("SELECT messages FROM threads WHERE thread='ids'").fetchone()
-    stored = json.loads(raw)
+    with sqlite3.connect(db) as conn:  # (one row per message)
+        rows = conn.execute("SELECT message FROM messages WHERE thread='ids' ORDER BY seq")
+        stored = [json.loads(raw) for (raw,) in rows]
     assert [m["execution"]["stdout"] for m in stored if m["role"] == "tool"][:2] == ["6\n", "42\n"]
     assert not any("Execution result" in m["content"] for m in stored)
 
