@@ -49,6 +49,7 @@ KNOWN_MUTUAL: set[frozenset[str]] = {
     frozenset({"codeact.executors.docker.executor", "codeact.executors.docker.pool"}),
     frozenset({"codeact.executors.restricted._process", "codeact.executors.restricted.executor"}),
     frozenset({"codeact.server._app", "codeact.server._replicas"}),
+    frozenset({"codeact.server._app", "codeact.server._lifecycle"}),  # until AGUIServer is split
     frozenset({"codeact.server._coordination", "codeact.server._postgres"}),
 }
 
