@@ -61,7 +61,11 @@ CASES = [
     Case("typing_get_type_hints", "import typing\ntyping.get_type_hints", E, "no attribute"),
     Case("typing_forwardref", "import typing\ntyping.ForwardRef", E, "no attribute"),
     Case(
-        "functools_singledispatch", "import functools\nfunctools.singledispatch", E, "no attribute"
+        "singledispatch_evals_no_strings",
+        "import functools\n@functools.singledispatch\ndef f(x): pass\n"
+        "@f.register\ndef _(x: '().__class__'): pass",
+        E,
+        "does not evaluate strings",
     ),
     Case(
         "operator_attrgetter",

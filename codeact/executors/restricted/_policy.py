@@ -32,6 +32,7 @@ from RestrictedPython.transformer import (
     copy_locations,
 )
 
+from codeact.executors.restricted._matchrw import needs_rewrite, or_pattern_problem, rewrite_match
 from codeact.executors.restricted._nodes import (
     bounded,
     hook_call,
@@ -58,7 +59,9 @@ SAFE_DUNDERS = frozenset(
 #: Special attributes cells may read, checked at run time: annotations on what the cell itself
 #: defined; exception chains, whose members are handed over only when they hold plain values
 #: (host code that turns one exception into another must not hand its state to the cell).
-READ_DUNDERS = frozenset({"__annotations__", "__cause__", "__context__", "__suppress_context__"})
+READ_DUNDERS = frozenset(
+    {"__annotations__", "__cause__", "__context__", "__suppress_context__", "__slots__"}
+)
 #: Dunder methods a sandbox class may not define: they run outside a cell's deadline, matter
 #: to pickling (which the host never does with sandbox objects), or hand native code a raw
 #: memory address or buffer (numpy's array interface: ``np.asarray`` trusts the pointer).
@@ -84,6 +87,10 @@ GUARDED_OPS: dict[type[ast.operator], str] = {
     ast.LShift: "_lshift_",
     ast.Mod: "_mod_",
 }
+
+
+def _match_guarded(attr: str) -> bool:
+    return attr.startswith("_") or attr in RUNTIME_ATTRS
 
 
 def _is_hook_name(name: str) -> bool:
@@ -163,6 +170,8 @@ class CellPolicy(RestrictingNodeTransformer):
     def visit_Name(self, node: ast.Name) -> Any:
         if isinstance(node.ctx, ast.Load) and node.id == "__name__":
             return node
+        if node.id == "__slots__" and self._scopes[-1] == "class":
+            return node  # names checked when the class is made (_guards.sandbox_class)
         self.check_name(node, node.id)
         return node
 
@@ -303,8 +312,15 @@ class CellPolicy(RestrictingNodeTransformer):
         return node
 
     # -- match statements ----------------------------------------------------------------------
-    def visit_Match(self, node: ast.AST) -> Any:
-        return self.node_contents_visit(node)
+    def visit_Match(self, node: ast.Match) -> Any:
+        node = self.node_contents_visit(node)
+        if not needs_rewrite(node, _match_guarded):
+            return node
+        if self._scopes[-1] == "class" or or_pattern_problem(node, _match_guarded):
+            where = "a class body" if self._scopes[-1] == "class" else "an or-pattern (|)"
+            self.error(node, f"a class pattern on a checked attribute cannot be used in {where}.")
+            return node
+        return rewrite_match(node, _match_guarded, self.gen_tmp_name)
 
     def visit_match_case(self, node: ast.AST) -> Any:
         return self.node_contents_visit(node)
@@ -327,9 +343,10 @@ class CellPolicy(RestrictingNodeTransformer):
         return self.node_contents_visit(node)
 
     def visit_MatchClass(self, node: ast.MatchClass) -> Any:
-        # Keyword patterns read attributes with the real getattr: apply the attribute rules.
+        # Keyword patterns read attributes with the real getattr: names checked at run time
+        # are read in the case's guard instead (visit_Match, _matchrw); the rest as for x.attr.
         for attr in node.kwd_attrs:
-            if attr.startswith("_") or attr in INSPECT_ATTRIBUTES or attr in RUNTIME_ATTRS:
+            if attr.startswith("__") or attr in INSPECT_ATTRIBUTES:
                 self.error(node, f'"{attr}" cannot be matched as an attribute in the sandbox.')
         return self.node_contents_visit(node)
 

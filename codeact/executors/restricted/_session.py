@@ -8,6 +8,7 @@ modules only (no pydantic), so the worker starts fast.
 from __future__ import annotations
 
 import builtins
+import decimal
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -17,11 +18,13 @@ from codeact.executors.restricted import _guards as g
 from codeact.executors.restricted import _sizes as sz
 from codeact.executors.restricted._modules import ModuleProxy, ModuleTable, fake_sys
 from codeact.executors.restricted._policy import (
+    CELL_SOURCES,
     VALUE_NAME,
     CellSyntaxError,
     compile_cell,
 )
 from codeact.executors.restricted._rich import RichCapture
+from codeact.executors.restricted._stdsession import SessionWarnings, session_pprint
 from codeact.executors.restricted._values import MAX_TOOL_PAYLOAD as MAX_TOOL_PAYLOAD
 from codeact.executors.restricted._values import ToolError as ToolError
 from codeact.executors.restricted._values import (
@@ -103,9 +106,18 @@ class Session:
             for name, _p, _d in tool_names
             if "." not in name
         }
+        self.warnings = SessionWarnings(self.stderr, CELL_SOURCES)
+        per_session = {
+            "sys": fake_sys(self.stdout, self.stderr),
+            "warnings": ModuleProxy("warnings", self.warnings.attrs()),
+            "pprint": ModuleProxy("pprint", session_pprint(self.stdout)),
+        }
+        #: The session's decimal context, current while its cells run (cells of several
+        #: sessions share worker threads in inline mode).
+        self.decimal_context = decimal.Context()
         self.modules = ModuleTable(
             allowed_modules,
-            {**tool_modules, "sys": fake_sys(self.stdout, self.stderr)},
+            {**tool_modules, **per_session},
             paths=self.resolve if confine_readers else None,
             allow_pickle=allow_pickle,
         )
@@ -198,6 +210,8 @@ class Session:
             "_refuse_width_": sz.refuse_width,
             "_check_timeout_": g.check_timeout,
             "_sandbox_class_": g.sandbox_class,
+            "_match_attr_": g.match_attr,
+            "_nomatch_": g.NO_MATCH,
         }
 
     # -- builtins that need the session ------------------------------------------------------------
@@ -313,6 +327,8 @@ class Session:
             }
             return self._finish(result, start)
         g.set_deadline(deadline)
+        outer_context = decimal.getcontext()
+        decimal.setcontext(self.decimal_context)
         try:
             try:
                 exec(compiled.code, self.globals)
@@ -331,6 +347,8 @@ class Session:
             result["timed_out"] = True
         finally:
             g.set_deadline(None)
+            self.decimal_context = decimal.getcontext()
+            decimal.setcontext(outer_context)
             self.globals.pop(VALUE_NAME, None)
         return self._finish(result, start)
 
