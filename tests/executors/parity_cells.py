@@ -196,3 +196,77 @@ for s in things:
     print(describe(s))
 """,
 }
+
+ASYNC = {
+    "asyncio_run": """
+import asyncio
+async def fetch(i):
+    await asyncio.sleep(0.002 * (3 - i))
+    return i * 10
+async def main():
+    print('gathered', await asyncio.gather(*(fetch(i) for i in range(3))))
+    q = asyncio.Queue()
+    for i in range(3):
+        await q.put(i)
+    async def drain():
+        while not q.empty():
+            yield await q.get()
+    print([x async for x in drain()])
+    try:
+        await asyncio.wait_for(asyncio.sleep(5), 0.01)
+    except TimeoutError:
+        print('timed out inside')
+    return 'done'
+print(asyncio.run(main()))
+class Resource:
+    async def __aenter__(self):
+        print('enter')
+        return self
+    async def __aexit__(self, *exc):
+        print('exit', exc[0].__name__ if exc[0] else None)
+async def use():
+    async with Resource():
+        print('inside')
+    try:
+        async with Resource():
+            raise KeyError('k')
+    except KeyError:
+        print('propagated')
+asyncio.run(use())
+""",
+    "top_level_await": """
+import asyncio, contextlib
+async def square(x):
+    await asyncio.sleep(0.001)
+    return x * x
+print(await asyncio.gather(*(square(i) for i in range(5))))
+async def ticker(n):
+    for i in range(n):
+        yield i
+        await asyncio.sleep(0)
+print([i async for i in ticker(3)])
+async for i in ticker(2):
+    print('tick', i)
+async with asyncio.timeout(1):
+    print(await square(7))
+@contextlib.asynccontextmanager
+async def opened(name):
+    print('open', name)
+    yield name.upper()
+    print('close', name)
+async with contextlib.AsyncExitStack() as stack:
+    print(await stack.enter_async_context(opened('a')))
+async with asyncio.TaskGroup() as tg:
+    tasks = [tg.create_task(square(i)) for i in (2, 3)]
+print([t.result() for t in tasks])
+lock, event = asyncio.Lock(), asyncio.Event()
+async def waiter():
+    async with lock:
+        await event.wait()
+        return 'released'
+w = asyncio.create_task(waiter())
+await asyncio.sleep(0)
+event.set()
+print(await w, lock.locked())
+""",
+}

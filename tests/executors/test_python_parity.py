@@ -4,20 +4,26 @@ executor and in the Docker kernel (issue 26): the everyday standard library, ``_
 
 from __future__ import annotations
 
+import ast
+import asyncio
+import concurrent.futures
 import contextlib
 import contextvars
+import functools
 import io
 import os
 import tempfile
+import time
 from collections.abc import AsyncIterator
 
+import anyio
 import pytest
 
 from codeact.executors import CodeExecutor, RestrictedExecutor
-from tests.executors.parity_cells import SLOTS_AND_MATCH, STDLIB
+from tests.executors.modes import MODES, make_executor
+from tests.executors.parity_cells import ASYNC, SLOTS_AND_MATCH, STDLIB
 
 pytestmark = pytest.mark.anyio
-MODES = ["inline", "process", pytest.param("docker", marks=pytest.mark.docker)]
 
 
 def cpython(code: str) -> str:
@@ -38,15 +44,7 @@ def cpython(code: str) -> str:
 @pytest.fixture(params=MODES)
 async def executor(request: pytest.FixtureRequest) -> AsyncIterator[CodeExecutor]:
     """A started executor of each kind: inline, process, Docker (real engine and image)."""
-    ex: CodeExecutor
-    if request.param == "docker":
-        request.getfixturevalue("sandbox_image")
-        from codeact.executors.docker import DockerExecutor
-
-        ex = DockerExecutor(timeout=60, start_timeout=120)
-    else:
-        ex = RestrictedExecutor(isolation=request.param, timeout=30)
-    async with ex:
+    async with make_executor(request, request.param, timeout=30) as ex:
         yield ex
 
 
@@ -125,3 +123,112 @@ async def test_decimal_context_is_the_sessions_own(isolation: str) -> None:
         r = await b.execute("from decimal import Decimal\nDecimal(1) / 7")
         assert r.value == "Decimal('0.1428571428571428571428571429')"
     assert decimal.getcontext() is host and host.prec == prec
+
+
+def cpython_async(code: str) -> str:
+    """What CPython prints for a cell with top-level ``await`` run as IPython does (compiled
+    with ``PyCF_ALLOW_TOP_LEVEL_AWAIT``, the coroutine run by ``asyncio.run``), in a thread of
+    its own: the test's event loop is running in this one."""
+
+    def run() -> str:
+        out = io.StringIO()
+        flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+        code_object = compile(code, "<cell>", "exec", flags=flags, dont_inherit=True)
+        with contextlib.redirect_stdout(out):
+            result = eval(code_object, {"__name__": "__main__"})
+            if asyncio.iscoroutine(result):
+                asyncio.run(result)
+        return out.getvalue()
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(run).result()
+
+
+@pytest.mark.parametrize("name", sorted(ASYNC))
+async def test_async_cells_print_as_in_cpython(executor: CodeExecutor, name: str) -> None:
+    cell = ASYNC[name]
+    r = await executor.execute(cell)
+    assert r.error is None and not r.timed_out, r.to_observation()
+    assert r.stdout == cpython_async(cell)
+
+
+async def test_tasks_live_on_the_sessions_loop_across_cells(executor: CodeExecutor) -> None:
+    r = await executor.execute(
+        "import asyncio\nt = asyncio.create_task(asyncio.sleep(0.01, 'later'))\n"
+        "await asyncio.sleep(0)\nt.done()"
+    )
+    assert r.error is None and r.value == "False", r.to_observation()
+    r = await executor.execute("await t")
+    assert r.error is None and r.value == "'later'", r.to_observation()
+    r = await executor.execute("asyncio.run(asyncio.sleep(0, 'fresh'))")
+    assert r.error is None and r.value == "'fresh'", r.to_observation()
+    r = await executor.execute("await asyncio.sleep(0)\nasyncio.run(asyncio.sleep(0))")
+    assert r.error is not None and "running event loop" in r.error.message
+
+
+def lookup(city: str) -> float:
+    """Population of a city, in millions."""
+    return {"Oslo": 0.7, "Bergen": 0.3}[city]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_host_tools_are_awaitable(request: pytest.FixtureRequest, mode: str) -> None:
+    async with make_executor(request, mode, tools=[lookup]) as ex:
+        r = await ex.execute(
+            "import asyncio\nfrom tools import lookup\n"
+            "async def both():\n    a = await lookup('Oslo')\n    b = lookup(city='Bergen')\n"
+            "    c = await asyncio.to_thread(lookup, 'Oslo')\n    return a, b, c\n"
+            "print(asyncio.run(both()))"
+        )
+        assert r.error is None and r.stdout == "(0.7, 0.3, 0.7)\n", r.to_observation()
+        r = await ex.execute("print(await both())\nawait lookup('Bergen')")
+        assert r.error is None and r.stdout == "(0.7, 0.3, 0.7)\n", r.to_observation()
+        assert r.value == "0.3"
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    "cell",
+    [
+        "import asyncio\nawait asyncio.sleep(100)",
+        "import asyncio\nasyncio.run(asyncio.sleep(100))",
+        "async def spin():\n    while True:\n        pass\nawait spin()",
+        "import asyncio\nasync def eat():\n    while True:\n        try:\n"
+        "            await asyncio.sleep(10)\n        except BaseException:\n            pass\n"
+        "await eat()",
+    ],
+    ids=["sleep", "asyncio.run", "busy", "swallows"],
+)
+async def test_a_deadline_stops_async_cells(
+    request: pytest.FixtureRequest, mode: str, cell: str
+) -> None:
+    async with make_executor(request, mode) as ex:
+        await ex.execute("x = 41")
+        started = time.monotonic()
+        r = await ex.execute(cell, timeout=1.5)
+        assert r.timed_out, r.to_observation()
+        assert time.monotonic() - started < 15
+        r = await ex.execute("import asyncio\nawait asyncio.sleep(0)\nx + 1")
+        assert r.error is None and r.value == "42", r.to_observation()
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_cancelling_an_async_cell_keeps_the_session(
+    request: pytest.FixtureRequest, mode: str
+) -> None:
+    async with make_executor(request, mode) as ex:
+        await ex.execute("x = 1")
+        started = anyio.Event()
+
+        def seen(_stream: str, text: str) -> None:
+            if "started" in text:
+                started.set()
+
+        cell = "import asyncio\nprint('started', flush=True)\nawait asyncio.sleep(100)"
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(functools.partial(ex.execute, cell, on_output=seen))
+            with anyio.fail_after(60):
+                await started.wait()
+            tg.cancel_scope.cancel()
+        r = await ex.execute("await asyncio.sleep(0)\nx")
+        assert r.error is None and r.value == "1", r.to_observation()

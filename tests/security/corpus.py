@@ -186,7 +186,7 @@ CASES = [
     Case("reduce_def", "class A:\n    def __reduce__(self):\n        pass", E, "PolicyError"),
     Case("try_star", "try:\n    pass\nexcept* Exception:\n    pass", E, "PolicyError"),
     Case("exception_group_absent", "ExceptionGroup", E, "NameError"),
-    Case("async_def", "async def f():\n    pass", E, "PolicyError"),
+    Case("ok_async_def", "async def f():\n    return 1\nawait f()", V, value="1"),
     Case(
         "match_class_dunder_kw",
         "match 1:\n    case int(__class__=c):\n        pass",

@@ -166,4 +166,93 @@ CASES = [
         E,
         "does not evaluate strings",
     ),
+    # -- async code: coroutine and generator frames, the loop, deadlines ---------------------------
+    Case("coroutine_frame", "async def f():\n    pass\nc = f()\nc.cr_frame", E, "PolicyError"),
+    Case(
+        "coroutine_frame_getattr",
+        "async def f():\n    pass\nc = f()\nc.close()\ngetattr(c, 'cr_frame')",
+        E,
+        "not allowed",
+    ),
+    Case(
+        "coroutine_await_chain",
+        "async def f():\n    pass\ngetattr(f(), 'cr_await')",
+        E,
+        "not allowed",
+    ),
+    Case("asyncgen_frame", "async def g():\n    yield 1\ng().ag_frame", E, "PolicyError"),
+    Case(
+        "asyncgen_frame_getattr",
+        "async def g():\n    yield 1\ngetattr(g(), 'ag_frame')",
+        E,
+        "not allowed",
+    ),
+    Case(
+        "generator_frame_getattr",
+        "def g():\n    yield 1\ngetattr(g(), 'gi_frame')",
+        E,
+        "not allowed",
+    ),
+    Case(
+        "task_get_loop",
+        "import asyncio\nasync def m():\n    return asyncio.current_task().get_loop()\nawait m()",
+        E,
+        "not available",
+    ),
+    Case(
+        "task_get_stack_frames",
+        "import asyncio\nasync def m():\n    return asyncio.current_task().get_stack()\nawait m()",
+        E,
+        "not available",
+    ),
+    Case(
+        "future_subclass_get_loop",
+        "import asyncio\nclass F(asyncio.Future):\n    pass\nasync def m():\n"
+        "    return F().get_loop()\nawait m()",
+        E,
+        "not available",
+    ),
+    Case("task_class_get_loop", "import asyncio\nasyncio.Task.get_loop", E, "not available"),
+    Case("asyncio_get_event_loop", "import asyncio\nasyncio.get_event_loop", E, "no attribute"),
+    Case("asyncio_subprocess", "import asyncio\nasyncio.create_subprocess_exec", E, "no attribute"),
+    Case("asyncio_open_connection", "from asyncio import open_connection", E, "cannot import"),
+    Case(
+        "to_thread_is_no_thread",
+        "import asyncio\nawait asyncio.to_thread(lambda: 'same thread')",
+        V,
+        value="'same thread'",
+    ),
+    Case(
+        "async_swallows_timeout",
+        "import asyncio\nasync def eat():\n    while True:\n        try:\n"
+        "            await asyncio.sleep(10)\n        except BaseException:\n            pass\n"
+        "await eat()",
+        T,
+    ),
+    Case(
+        "asyncio_run_swallows_timeout",
+        "import asyncio\nasync def eat():\n    while True:\n        try:\n"
+        "            await asyncio.sleep(0)\n        except BaseException:\n            pass\n"
+        "asyncio.run(eat())",
+        T,
+    ),
+    Case(
+        "shielded_task_outlives_nothing",
+        "import asyncio\nasync def forever():\n    while True:\n        await asyncio.sleep(0)\n"
+        "await asyncio.shield(asyncio.create_task(forever()))",
+        T,
+    ),
+    Case(
+        "aexit_swallows_timeout",
+        "import asyncio\nclass Eat:\n    async def __aenter__(self):\n        return self\n"
+        "    async def __aexit__(self, *exc):\n        return True\nwhile True:\n"
+        "    async with Eat():\n        while True:\n            pass",
+        T,
+    ),
+    Case(
+        "async_exitstack_swallows_timeout",
+        "import contextlib\nwhile True:\n    async with contextlib.AsyncExitStack() as s:\n"
+        "        s.push(lambda *a: True)\n        while True:\n            pass",
+        T,
+    ),
 ]

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import inspect
 import itertools
 import re
 from dataclasses import dataclass
@@ -79,6 +80,7 @@ RUNTIME_ATTRS = frozenset(
     # Styler's templates and the real classes behind array stand-ins (_datalibs)
     | {"eval", "query", "agg", "aggregate", "apply", "transform"}
     | {"savefig", "print_figure", "style", "mro", "baseclass", "plot", "hist", "boxplot"}
+    | {"get_loop", "get_stack", "print_stack"}  # asyncio: the event loop, frames (_asyncrun)
 )
 RESERVED_NAMES = frozenset({"printed", "builtins", "breakpoint", "_print", "_print_"})
 GUARDED_OPS: dict[type[ast.operator], str] = {
@@ -294,9 +296,28 @@ class CellPolicy(RestrictingNodeTransformer):
             node.body = self._in_scope("function", self._visit_children, holder).body
         finally:
             self._class_depth = depth
-        if in_class and node.name == "__exit__":
+        if in_class and node.name in ("__exit__", "__aexit__"):
             node.body.insert(0, hook_stmt("_check_timeout_", node))
         return node
+
+    # -- async code: the same rules; ``await f(...)`` lets host tools be awaited ------------------
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> Any:
+        return self.visit_FunctionDef(node)  # type: ignore[arg-type]  # the same fields
+
+    def visit_Await(self, node: ast.Await) -> Any:
+        node = self.node_contents_visit(node)
+        call = node.value
+        if isinstance(call, ast.Call):  # ``await f(x)`` → ``await _await_call_(f, x)``
+            call.args.insert(0, call.func)
+            call.func = ast.Name("_await_call_", ast.Load())
+            copy_locations(call.func, call)
+        return node
+
+    def visit_AsyncFor(self, node: ast.AsyncFor) -> Any:
+        return self.node_contents_visit(node)
+
+    def visit_AsyncWith(self, node: ast.AsyncWith) -> Any:
+        return self.node_contents_visit(node)
 
     def visit_ClassDef(self, node: ast.ClassDef) -> Any:
         self.check_name(node, node.name)
@@ -376,6 +397,7 @@ class CompiledCell:
     filename: str
     source: str
     has_value: bool
+    is_async: bool = False  # top-level await: the code object makes a coroutine
 
 
 _counter = itertools.count(1)
@@ -411,8 +433,9 @@ def compile_cell(source: str) -> CompiledCell:
         copy_locations(assign, last)
         tree.body[-1] = assign
     ast.fix_missing_locations(tree)
-    code = compile(tree, filename, "exec", dont_inherit=True)
+    code = compile(tree, filename, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
     CELL_SOURCES[filename] = source
     if len(CELL_SOURCES) > _MAX_SOURCES:
         CELL_SOURCES.pop(next(iter(CELL_SOURCES)))
-    return CompiledCell(code=code, filename=filename, source=source, has_value=has_value)
+    is_async = bool(code.co_flags & inspect.CO_COROUTINE)
+    return CompiledCell(code, filename, source, has_value, is_async)

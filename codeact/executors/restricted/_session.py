@@ -16,6 +16,12 @@ from typing import Any
 
 from codeact.executors.restricted import _guards as g
 from codeact.executors.restricted import _sizes as sz
+from codeact.executors.restricted._asyncrun import (
+    SessionLoop,
+    asyncio_attrs,
+    make_await_call,
+    run_cell_code,
+)
 from codeact.executors.restricted._modules import ModuleProxy, ModuleTable, fake_sys
 from codeact.executors.restricted._policy import (
     CELL_SOURCES,
@@ -96,6 +102,8 @@ class Session:
         self.stdout = _Stream("stdout", self)
         self.stderr = _Stream("stderr", self)
         self._tool_bridge = tool_bridge
+        self._tool_ids: set[int] = set()  # the tool functions, which ``await`` accepts
+        self.aio = SessionLoop()
         self.allowed_third_party = list(allowed_modules)
         self._write = g.make_write_guard(frozenset(m.split(".")[0] for m in allowed_modules))
         tool_modules = self._tools_modules(tool_names)
@@ -111,6 +119,7 @@ class Session:
             "sys": fake_sys(self.stdout, self.stderr),
             "warnings": ModuleProxy("warnings", self.warnings.attrs()),
             "pprint": ModuleProxy("pprint", session_pprint(self.stdout)),
+            "asyncio": ModuleProxy("asyncio", asyncio_attrs(self.aio)),
         }
         #: The session's decimal context, current while its cells run (cells of several
         #: sessions share worker threads in inline mode).
@@ -130,6 +139,7 @@ class Session:
     # -- namespace -------------------------------------------------------------------------------
     def reset(self) -> None:
         """A fresh namespace (files in the working directory are kept)."""
+        self.aio.abandon()
         self.globals = {
             "__builtins__": self.builtins,
             "__name__": "__main__",
@@ -212,6 +222,7 @@ class Session:
             "_sandbox_class_": g.sandbox_class,
             "_match_attr_": g.match_attr,
             "_nomatch_": g.NO_MATCH,
+            "_await_call_": make_await_call(self._tool_ids),
         }
 
     # -- builtins that need the session ------------------------------------------------------------
@@ -305,6 +316,7 @@ class Session:
 
         call_tool.__name__ = call_tool.__qualname__ = name.rpartition(".")[2]
         call_tool.__doc__ = doc
+        self._tool_ids.add(id(call_tool))
         return call_tool
 
     # -- running a cell ----------------------------------------------------------------------------
@@ -331,7 +343,10 @@ class Session:
         decimal.setcontext(self.decimal_context)
         try:
             try:
-                exec(compiled.code, self.globals)
+                if compiled.is_async:  # top-level await: on the session's loop
+                    run_cell_code(self.aio, compiled.code, self.globals)
+                else:
+                    exec(compiled.code, self.globals)
                 if compiled.has_value:
                     value = self.globals.pop(VALUE_NAME, None)
                     if value is not None:

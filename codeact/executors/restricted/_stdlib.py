@@ -11,6 +11,8 @@ from __future__ import annotations
 import importlib
 import stat as _stat
 
+from codeact.executors.restricted._asyncrun import ASYNCIO_NAMES
+
 _S = str.split
 
 
@@ -249,6 +251,13 @@ REVIEWED: dict[str, tuple[str, list[str]]] = {
             "showwarning WarningMessage"
         ),
     ),
+    "asyncio": (
+        "per session: run (on the session's own loop), sleep, gather, wait_for, timeout, "
+        "create_task, TaskGroup, queues, events, locks; to_thread calls the function in the "
+        "loop's thread; no loop objects (get_event_loop, get_loop), subprocesses, sockets, "
+        "servers, threads or loop policies",
+        ["run", "to_thread", *ASYNCIO_NAMES],
+    ),
 }
 
 #: The default allow-list: module → public attributes the sandbox may use.
@@ -292,7 +301,6 @@ HOST_MODULES: dict[str, str] = {
     "fcntl": "open() on relative paths",
     "select": "give the agent a tool",
     "selectors": "give the agent a tool",
-    "asyncio": "cells run synchronously; call tools directly",
     "platform": "sys.version and sys.platform (allowed) describe the interpreter",
     "webbrowser": "give the agent a tool",
     "faulthandler": "nothing: it writes to host file descriptors",
