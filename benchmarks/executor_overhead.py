@@ -199,8 +199,9 @@ def geomean(values: list[float]) -> float:
 
 
 def report(cells: dict[str, str], samples: Samples, labels: dict[str, str]) -> None:
-    """Per cell: plain exec's median µs, then per mode the median µs and the ratios of the
-    medians and of the bests; then each mode's geometric mean and worst cell (both ways)."""
+    """Per cell: plain exec's median µs, then per mode the median µs, the median of the
+    per-round ratios (each round's sandbox time over the same round's plain time) and the ratio
+    of the bests; then each mode's geometric mean and worst cell (both ways)."""
     modes = [m for m in samples if m != "plain"]
     head = f"{'cell':28} {'exec µs':>9}" + "".join(
         f" {labels[m][:14] + ' µs':>17} {'med x':>5} {'bestx':>5}" for m in modes
@@ -213,7 +214,7 @@ def report(cells: dict[str, str], samples: Samples, labels: dict[str, str]) -> N
         row = f"{name:28} {statistics.median(base):9.1f}"
         for m in modes:
             own = samples[m][name]
-            med = statistics.median(own) / statistics.median(base)
+            med = statistics.median(o / b for o, b in zip(own, base, strict=True))
             best = min(own) / min(base)
             row += f" {statistics.median(own):17.1f} {med:5.2f} {best:5.2f}"
             if name != "trivial":

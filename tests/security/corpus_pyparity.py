@@ -57,6 +57,12 @@ CASES = [
     # -- __slots__ -------------------------------------------------------------------------------
     Case("slots_class_name", "class A:\n    __slots__ = ('__class__',)", E, "special attribute"),
     Case(
+        "slots_spent_iterator",
+        "class A:\n    __slots__ = iter(('__class__',))",
+        E,
+        "special attribute",
+    ),
+    Case(
         "slots_descriptor_set",
         "class A:\n    __slots__ = ('x',)\nA.x.__set__",
         E,

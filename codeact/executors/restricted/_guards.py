@@ -104,11 +104,10 @@ def sandbox_class(cls: Any) -> Any:
 def _check_slots(cls: type) -> None:
     """``__slots__`` may name ordinary attributes (private ones are mangled and readable on the
     sandbox's own objects only) plus ``__dict__``/``__weakref__``; not other special names: a
-    slot named ``__class__`` would let an instance lie about its type to isinstance."""
-    slots = cls.__dict__.get("__slots__", ())
-    for name in [slots] if isinstance(slots, str) else slots:
-        special = isinstance(name, str) and name.startswith("__") and name.endswith("__")
-        if special and name not in ("__dict__", "__weakref__"):
+    slot named ``__class__`` would let an instance lie about its type to isinstance. Checked on
+    the descriptors the class got (``__slots__`` may have been an iterator, now spent)."""
+    for name, value in vars(cls).items():
+        if name.startswith("__") and isinstance(value, types.MemberDescriptorType):
             raise PolicyError(f"__slots__ cannot name the special attribute {name!r}")
 
 

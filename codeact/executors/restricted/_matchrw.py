@@ -23,6 +23,8 @@ import ast
 from collections.abc import Callable
 from typing import Any
 
+from RestrictedPython.transformer import INSPECT_ATTRIBUTES
+
 NameSource = Callable[[], str]
 
 
@@ -158,3 +160,60 @@ def rewrite_match(
                 ast.copy_location(child, node)
     ast.fix_missing_locations(ast.Module(body=out, type_ignores=[]))
     return out
+
+
+class MatchRules:
+    """The policy's visitors for ``match`` statements (a mixin of ``CellPolicy``, which
+    provides ``match_guarded``, ``error``, ``check_name`` and the scope stack)."""
+
+    _scopes: list[str]
+    node_contents_visit: Any
+    error: Any
+    check_name: Any
+    gen_tmp_name: Any
+    match_guarded: Any
+
+    def visit_Match(self, node: ast.Match) -> Any:
+        node = self.node_contents_visit(node)
+        if not needs_rewrite(node, self.match_guarded):
+            return node
+        if self._scopes[-1] == "class" or or_pattern_problem(node, self.match_guarded):
+            where = "a class body" if self._scopes[-1] == "class" else "an or-pattern (|)"
+            self.error(node, f"a class pattern on a checked attribute cannot be used in {where}.")
+            return node
+        return rewrite_match(node, self.match_guarded, self.gen_tmp_name)
+
+    def visit_match_case(self, node: ast.AST) -> Any:
+        return self.node_contents_visit(node)
+
+    def visit_MatchValue(self, node: ast.AST) -> Any:
+        return self.node_contents_visit(node)
+
+    def visit_MatchSingleton(self, node: ast.AST) -> Any:
+        return self.node_contents_visit(node)
+
+    def visit_MatchSequence(self, node: ast.AST) -> Any:
+        return self.node_contents_visit(node)
+
+    def visit_MatchStar(self, node: ast.MatchStar) -> Any:
+        self.check_name(node, node.name)
+        return self.node_contents_visit(node)
+
+    def visit_MatchMapping(self, node: ast.MatchMapping) -> Any:
+        self.check_name(node, node.rest)
+        return self.node_contents_visit(node)
+
+    def visit_MatchClass(self, node: ast.MatchClass) -> Any:
+        # Keyword patterns read attributes with the real getattr: names checked at run time
+        # are read in the case's guard instead (visit_Match, _matchrw); the rest as for x.attr.
+        for attr in node.kwd_attrs:
+            if attr.startswith("__") or attr in INSPECT_ATTRIBUTES:
+                self.error(node, f'"{attr}" cannot be matched as an attribute in the sandbox.')
+        return self.node_contents_visit(node)
+
+    def visit_MatchAs(self, node: ast.MatchAs) -> Any:
+        self.check_name(node, node.name)
+        return self.node_contents_visit(node)
+
+    def visit_MatchOr(self, node: ast.AST) -> Any:
+        return self.node_contents_visit(node)

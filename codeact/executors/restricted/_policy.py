@@ -33,9 +33,10 @@ from RestrictedPython.transformer import (
     copy_locations,
 )
 
-from codeact.executors.restricted._matchrw import needs_rewrite, or_pattern_problem, rewrite_match
+from codeact.executors.restricted._matchrw import MatchRules
 from codeact.executors.restricted._nodes import (
     bounded,
+    declare_caches,
     hook_call,
     hook_stmt,
     int_fast_path,
@@ -44,7 +45,7 @@ from codeact.executors.restricted._nodes import (
     simple,
     write_guard,
 )
-from codeact.executors.restricted._sizes import MAX_WIDTH
+from codeact.executors.restricted._sizes import MAX_WIDTH, plain_literal
 
 VALUE_NAME = "_codeact_value_"
 _DIGIT_RUNS = re.compile(r"\d+")
@@ -91,15 +92,11 @@ GUARDED_OPS: dict[type[ast.operator], str] = {
 }
 
 
-def _match_guarded(attr: str) -> bool:
-    return attr.startswith("_") or attr in RUNTIME_ATTRS
-
-
 def _is_hook_name(name: str) -> bool:
     return len(name) > 2 and name.startswith("_") and name.endswith("_")
 
 
-class CellPolicy(RestrictingNodeTransformer):
+class CellPolicy(MatchRules, RestrictingNodeTransformer):
     """The transformer applied to every cell."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -109,6 +106,21 @@ class CellPolicy(RestrictingNodeTransformer):
         #: "comprehension". Temporaries (``_tN_ := ...``) are only used in a def's body.
         self._scopes = ["module"]
         self._temps = 0
+        #: Per module/def scope: the names of the write-guard caches used (see write_guard).
+        self.write_caches: list[set[str]] = [set()]
+
+    def match_guarded(self, attr: str) -> bool:
+        """A class pattern keyword read through the guards (``_matchrw``)."""
+        return attr.startswith("_") or attr in RUNTIME_ATTRS
+
+    def _write_cache(self, target: ast.expr) -> str | None:
+        """The cache name for writes through the plain name ``target`` (module and def
+        scopes; a class body would make it a class attribute)."""
+        if not isinstance(target, ast.Name) or self._scopes[-1] not in ("module", "function"):
+            return None
+        name = f"_w_{target.id}_"
+        self.write_caches[-1].add(name)
+        return name
 
     def _temp(self) -> str | None:
         """A fresh local name for a walrus temporary, or None outside a def's own body."""
@@ -195,7 +207,7 @@ class CellPolicy(RestrictingNodeTransformer):
         self._check_attr(node, store=store)
         node = self.node_contents_visit(node)
         if store:
-            node.value = write_guard(node.value)
+            node.value = write_guard(node.value, self._write_cache(node.value))
             return node
         if node.attr.startswith("_") or node.attr in RUNTIME_ATTRS:
             return hook_call("_getattr_", [node.value, ast.Constant(node.attr)], node)
@@ -221,8 +233,11 @@ class CellPolicy(RestrictingNodeTransformer):
         if isinstance(node.func, ast.Name) and node.func.id in ("exec", "eval"):
             self.error(node, f"{node.func.id}() calls are not allowed.")
         template = literal_format_template(node)
+        func = node.func
         node = self.node_contents_visit(node)
-        if template is not None:  # 'literal {}'.format(...): one direct call, no bound method
+        if template is not None and plain_literal(template):
+            node.func = func  # no attribute walks, widths checked now: the native method
+        elif template is not None:  # walks or a huge width: checked when it runs
             node.func = ast.Name("_format_", ast.Load())
             node.args.insert(0, ast.Constant(template))
             copy_locations(node.func, node)
@@ -248,7 +263,7 @@ class CellPolicy(RestrictingNodeTransformer):
         if isinstance(node.target, ast.Attribute):
             self._check_attr(node.target, store=True)
             node.target.value = self.visit(node.target.value)
-            node.target.value = write_guard(node.target.value)
+            node.target.value = write_guard(node.target.value, self._write_cache(node.target.value))
         else:
             node.target = self.visit(node.target)
         node.value = self.visit(node.value)
@@ -293,7 +308,9 @@ class CellPolicy(RestrictingNodeTransformer):
         try:
             node = self.node_contents_visit(node)  # decorators, defaults: the enclosing scope
             holder = ast.Module(body=body, type_ignores=[])
+            self.write_caches.append(set())
             node.body = self._in_scope("function", self._visit_children, holder).body
+            declare_caches(node.body, self.write_caches.pop())
         finally:
             self._class_depth = depth
         if in_class and node.name in ("__exit__", "__aexit__"):
@@ -331,52 +348,6 @@ class CellPolicy(RestrictingNodeTransformer):
         copy_locations(marker, node)
         node.decorator_list.insert(0, marker)
         return node
-
-    # -- match statements ----------------------------------------------------------------------
-    def visit_Match(self, node: ast.Match) -> Any:
-        node = self.node_contents_visit(node)
-        if not needs_rewrite(node, _match_guarded):
-            return node
-        if self._scopes[-1] == "class" or or_pattern_problem(node, _match_guarded):
-            where = "a class body" if self._scopes[-1] == "class" else "an or-pattern (|)"
-            self.error(node, f"a class pattern on a checked attribute cannot be used in {where}.")
-            return node
-        return rewrite_match(node, _match_guarded, self.gen_tmp_name)
-
-    def visit_match_case(self, node: ast.AST) -> Any:
-        return self.node_contents_visit(node)
-
-    def visit_MatchValue(self, node: ast.AST) -> Any:
-        return self.node_contents_visit(node)
-
-    def visit_MatchSingleton(self, node: ast.AST) -> Any:
-        return self.node_contents_visit(node)
-
-    def visit_MatchSequence(self, node: ast.AST) -> Any:
-        return self.node_contents_visit(node)
-
-    def visit_MatchStar(self, node: ast.MatchStar) -> Any:
-        self.check_name(node, node.name)
-        return self.node_contents_visit(node)
-
-    def visit_MatchMapping(self, node: ast.MatchMapping) -> Any:
-        self.check_name(node, node.rest)
-        return self.node_contents_visit(node)
-
-    def visit_MatchClass(self, node: ast.MatchClass) -> Any:
-        # Keyword patterns read attributes with the real getattr: names checked at run time
-        # are read in the case's guard instead (visit_Match, _matchrw); the rest as for x.attr.
-        for attr in node.kwd_attrs:
-            if attr.startswith("__") or attr in INSPECT_ATTRIBUTES:
-                self.error(node, f'"{attr}" cannot be matched as an attribute in the sandbox.')
-        return self.node_contents_visit(node)
-
-    def visit_MatchAs(self, node: ast.MatchAs) -> Any:
-        self.check_name(node, node.name)
-        return self.node_contents_visit(node)
-
-    def visit_MatchOr(self, node: ast.AST) -> Any:
-        return self.node_contents_visit(node)
 
 
 class CellSyntaxError(Exception):
@@ -422,9 +393,11 @@ def compile_cell(source: str) -> CompiledCell:
         pointer = f"\n    {text}\n    {' ' * max((exc.offset or 1) - 1, 0)}^" if text else ""
         raise CellSyntaxError("SyntaxError", [f"Line {exc.lineno}: {exc.msg}{pointer}"]) from None
     errors: list[str] = []
-    CellPolicy(errors, [], {}).visit(tree)
+    policy = CellPolicy(errors, [], {})
+    policy.visit(tree)
     if errors:
         raise CellSyntaxError("PolicyError", errors)
+    declare_caches(tree.body, policy.write_caches[0])
     has_value = bool(tree.body) and isinstance(tree.body[-1], ast.Expr)
     if has_value:
         last = tree.body[-1]

@@ -210,6 +210,7 @@ class Session:
             "_write_": self._write,
             "_type_": type,
             "_int_": int,
+            "_float_": float,
             "_sandbox_classes_": g.SANDBOX_CLASSES,
             "_pow_": sz.guarded_pow,
             "_mul_": sz.guarded_mul,
