@@ -13,7 +13,8 @@ machine load moves all three together. For each cell it prints the median µs an
 plain exec of the medians and of the bests, then per mode the geometric mean and the worst cell,
 the whole ``execute()`` time of a trivial cell (thread hop or round trip to the worker
 included) and the load average. ``--smolagents`` adds smolagents' LocalPythonExecutor when it is
-installed.
+installed; ``--cpu`` adds the guards' cost alone by thread CPU time (the policy-compiled cell in
+a restricted session's namespace against plain ``exec``, in one thread: no scheduling noise).
 """
 
 from __future__ import annotations
@@ -175,6 +176,37 @@ async def interleaved(cells: dict[str, str], repeat: int) -> tuple[Samples, dict
     return samples, labels
 
 
+def guards_cpu(cells: dict[str, str], repeat: int) -> dict[str, tuple[float, float]]:
+    """The guards alone, free of scheduling noise: each cell compiled under the policy and run
+    in a restricted session's namespace, against plain ``exec``, alternating in this thread and
+    timed by this thread's CPU time. Per cell: (median of per-round ratios, ratio of bests)."""
+    import tempfile
+
+    from codeact.executors.restricted._policy import compile_cell
+    from codeact.executors.restricted._session import Session
+
+    with tempfile.TemporaryDirectory() as workdir:
+        session = Session(allowed_modules=MODULES, workdir=workdir)
+        assert session.run_cell(SETUP, None)["error"] is None
+        ns: dict[str, Any] = {}
+        exec(SETUP, ns)
+        out = {}
+        for name, cell in cells.items():
+            plain_code, guarded = compile(cell, "<cell>", "exec"), compile_cell(cell).code
+            times: list[tuple[float, float]] = []
+            for _ in range(repeat + 2):
+                t0 = time.thread_time()
+                exec(plain_code, ns)
+                t1 = time.thread_time()
+                exec(guarded, session.globals)
+                times.append((t1 - t0, time.thread_time() - t1))
+            times = times[2:]
+            med = statistics.median(g / max(p, 1e-9) for p, g in times)
+            best = min(g for _, g in times) / max(min(p for p, _ in times), 1e-9)
+            out[name] = (med, best)
+    return out
+
+
 def smolagents(cells: dict[str, str], repeat: int) -> dict[str, float] | None:
     """The same cells through smolagents' LocalPythonExecutor, when it is installed."""
     try:
@@ -237,6 +269,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--only", default="", help="run only cells whose name contains this")
     parser.add_argument("--smolagents", action="store_true", help="add smolagents' column")
+    parser.add_argument(
+        "--cpu", action="store_true", help="also time the guards alone by thread CPU time"
+    )
     args = parser.parse_args()
     cells = {k: v for k, v in CELLS.items() if args.only in k or k == "trivial"}
     load = os.getloadavg()
@@ -246,6 +281,15 @@ def main() -> None:
     whole = samples["inline"]["whole execute()"][0], samples["process"]["whole execute()"][0]
     print(f"trivial cell, whole execute(): inline {whole[0]:.0f} µs, process {whole[1]:.0f} µs")
     print(f"load average (1 min) before {load[0]:.2f}, after {after[0]:.2f}; {args.repeat} rounds")
+    if args.cpu:
+        cpu = guards_cpu(cells, args.repeat)
+        worst = max((n for n in cpu if n != "trivial"), key=lambda n: cpu[n][0])
+        print(
+            f"guards alone (thread CPU time): worst median {cpu[worst][0]:.2f}x ({worst}), "
+            f"worst best {max(b for n, (_m, b) in cpu.items() if n != 'trivial'):.2f}x"
+        )
+        for name, (med, best) in sorted(cpu.items(), key=lambda kv: -kv[1][0])[:5]:
+            print(f"  {name:28} median {med:.2f}x, best {best:.2f}x")
     if args.smolagents:
         smol = smolagents(cells, args.repeat)
         if smol is None:

@@ -340,7 +340,9 @@ class Kernel:
                     target = ast.Name(VALUE_NAME, ast.Store())
                     tree.body[-1] = ast.copy_location(ast.Assign([target], last.value), last)
                 ast.fix_missing_locations(tree)
-                self.run_code(compile(tree, filename, "exec", flags=TOP_LEVEL_AWAIT))
+                # dont_inherit: the kernel's own ``from __future__`` must not reach the cell
+                flags = TOP_LEVEL_AWAIT
+                self.run_code(compile(tree, filename, "exec", flags=flags, dont_inherit=True))
                 if has_value:
                     value = self.ns.pop(VALUE_NAME, None)
                     if value is not None:
