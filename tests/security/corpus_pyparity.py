@@ -261,4 +261,31 @@ CASES = [
         "        s.push(lambda *a: True)\n        while True:\n            pass",
         T,
     ),
+    # -- the hot paths' fast paths keep the guards ------------------------------------------------
+    Case(
+        "write_cache_rebound_to_host_object",
+        "class A:\n    pass\np = A()\nfor i in range(3):\n    p.x = i\nimport json\n"
+        "p = json.JSONDecoder()\np.parse_object = print",
+        E,
+        "cannot set attributes",
+    ),
+    Case(
+        "write_cache_rebound_in_a_def",
+        "class A:\n    pass\nimport json\ndef f(objs):\n    for p in objs:\n        p.x = 1\n"
+        "f([A(), A(), json.JSONDecoder()])",
+        E,
+        "cannot set attributes",
+    ),
+    Case("write_cache_name_reserved", "class A:\n    pass\np = A()\np.x = 1\n_w_p_", E, "reserved"),
+    Case("float_times_list", "n = 2.0\n[0] * n", E, "can't multiply sequence"),
+    Case("float_on_the_right_of_text_mod", "t = '%0999999999d'\nn = 1.5\nt % n", E, "MemoryError"),
+    Case(
+        "float_operand_in_a_def",
+        "def f(a, b):\n    return a.v * b.v\nclass V:\n    pass\nx, y = V(), V()\n"
+        "x.v, y.v = 2.5, 'ab' * 3\nf(x, y)",
+        E,
+        "can't multiply sequence",
+    ),
+    Case("literal_format_wide", "'{:>999999999999}'.format(1)", E, "MemoryError"),
+    Case("literal_format_nested_width", "w = 10**10\n'{:>{}}'.format(1, w)", E, "MemoryError"),
 ]
