@@ -91,16 +91,18 @@ class SessionLoop:
         ``close_coroutines``: also close the tasks' coroutines now, while the cell's deadline
         and interrupts still apply (their cleanup code is the cell's), rather than whenever
         the garbage collector gets to them."""
-        loop, self._loop = self._loop, None
-        if loop is None or loop.is_closed():
+        loop = self._loop
+        if loop is None or loop.is_running():  # a cell is in it: its own ending abandons it
+            return
+        self._loop = None
+        if loop.is_closed():
             return
         for task in asyncio.all_tasks(loop):
             task.cancel()
             if close_coroutines:
                 with contextlib.suppress(BaseException):  # the cell's own cleanup failing
                     task.get_coro().close()
-        if not loop.is_running():
-            loop.close()
+        loop.close()
 
 
 def _quiet(loop: Any, context: dict[str, Any]) -> None:
