@@ -1,19 +1,23 @@
 """The compile-time policy: RestrictedPython's transformer, adjusted so ordinary Python works.
 
 Compared with the stock policy this one allows ``nonlocal``, annotations (so ``@dataclass``),
-augmented assignment to attributes and items, ``match`` statements, private ``_names`` (checked at
-run time: only objects made by the sandbox expose them) and defining dunder methods such as
-``__str__``, ``__iter__`` or ``__enter__``. It still refuses reaching dunder attributes
-(``x.__class__``), frame/generator/traceback internals (``gi_frame``, ``tb_frame``), names that
-would shadow the guard hooks (``_getattr_``...), ``exec``/``eval`` calls, ``async`` code and
-``try/except*``.
+augmented assignment to attributes and items, ``match`` statements (class-pattern keywords on
+names checked at run time are read through the guards: ``_matchrw``), ``__slots__`` in class
+bodies (checked when the class is made), private ``_names`` (checked at run time: only objects
+made by the sandbox expose them), defining dunder methods such as ``__str__``, ``__iter__`` or
+``__enter__``, and async code (``async def``, ``await`` — also at top level, run on the session's
+loop: ``_asyncrun`` —, ``async for``/``async with``). It still refuses reaching dunder attributes
+(``x.__class__``), frame/generator/coroutine/traceback internals (``gi_frame``, ``cr_frame``,
+``ag_frame``, ``tb_frame``), names that would shadow the guard hooks (``_getattr_``...),
+``exec``/``eval`` calls and ``try/except*``.
 
 For speed, attribute reads with public names, item access, iteration and unpacking compile to
 plain bytecode: what they could reach is controlled by what the cell can hold (module proxies,
 plain-data tool results), not by per-operation hooks. Only private names, ``format``/``format_map``
-(attribute walks in format strings) and ``obj`` (``AttributeError.obj``) go through
-``_getattr_``; attribute writes go through ``_write_``; ``**``, ``*`` and ``<<`` go through size
-guards.
+(attribute walks in format strings), ``obj`` (``AttributeError.obj``) and the other
+``RUNTIME_ATTRS`` go through ``_getattr_``; attribute writes go through ``_write_`` (with an
+inline fast path); ``**``, ``*``, ``%`` and ``<<`` go through size guards unless their operands
+are plain numbers.
 """
 
 from __future__ import annotations
