@@ -1,10 +1,12 @@
 """Module proxies: the sandbox never holds a real module object.
 
 Allowed standard-library modules are exposed through immutable proxies that carry only the
-attributes on a per-module allow-list — allowed modules re-export dangerous ones through public
-attributes (``datetime.sys``, ``dataclasses.builtins``, ``json.codecs``, ``io.open``...) and some
-of their functions evaluate strings or use the real ``getattr`` (``typing.get_type_hints``,
-``functools.singledispatch``, ``operator.attrgetter``). Third-party packages opted in by the user
+attributes on a per-module allow-list (``_stdlib.REVIEWED``, a note per module) — allowed modules
+re-export dangerous ones through public attributes (``datetime.sys``, ``dataclasses.builtins``,
+``json.codecs``, ``io.open``...) and some of their functions evaluate strings or use the real
+``getattr`` (``typing.get_type_hints``, ``operator.attrgetter``; ``functools.singledispatch`` is
+wrapped: ``_stdwrap``). Modules with per-session state (``warnings``, ``pprint``, ``asyncio``,
+``sys``) are built by the session. Third-party packages opted in by the user
 (pandas, numpy...) get a proxy that exposes public attributes except a deny-list, wrapping
 submodules in proxies in turn and the routes ``_datalibs`` knows in checking wrappers.
 """
