@@ -7,17 +7,21 @@ modulo of variables, string building and formatting, dict/list/set work, compreh
 recursion, classes with attribute updates, exceptions, generators, sorting with keys, ``re``,
 ``json``, ``datetime``, pandas and numpy), not cells picked because the guards leave them alone.
 Plain ``exec`` of pre-compiled code in a namespace prepared the same way is the physical limit.
-For RestrictedExecutor (inline, and process isolation inside the OS sandbox when bubblewrap is
-there) it prints the code's own run time inside the sandbox (``ExecutionResult.duration_s``) and
-its ratio to plain exec, then the geometric mean and the worst cell, then the whole
-``execute()`` time of a trivial cell (thread hop or round trip to the worker included).
-smolagents' LocalPythonExecutor gets a column when it is installed.
+Timing is interleaved: each round runs every cell in plain exec, then RestrictedExecutor inline,
+then in process isolation (inside the OS sandbox when bubblewrap is there), back to back, so
+machine load moves all three together. For each cell it prints the median µs and the ratios to
+plain exec of the medians and of the bests, then per mode the geometric mean and the worst cell,
+the whole ``execute()`` time of a trivial cell (thread hop or round trip to the worker
+included) and the load average. ``--smolagents`` adds smolagents' LocalPythonExecutor when it is
+installed; ``--cpu`` adds the guards' cost alone by thread CPU time (the policy-compiled cell in
+a restricted session's namespace against plain ``exec``, in one thread: no scheduling noise).
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import statistics
 import time
 import warnings
@@ -126,42 +130,81 @@ def median_us(fn: Callable[[], Any], repeat: int) -> float:
     return statistics.median(samples) * 1e6
 
 
-def plain(cells: dict[str, str], repeat: int) -> dict[str, float]:
-    """Each cell through plain ``exec`` of pre-compiled code."""
-    ns: dict[str, Any] = {}
-    exec(SETUP, ns)
-    out = {}
-    for name, cell in cells.items():
-        code = compile(cell, "<cell>", "exec")
-        out[name] = median_us(lambda code=code: exec(code, ns), repeat)
-    return out
+Samples = dict[str, dict[str, list[float]]]  # mode → cell → µs per repetition
 
 
-async def restricted(
-    isolation: str, cells: dict[str, str], repeat: int
-) -> tuple[dict[str, float], dict[str, float], str]:
-    """Each cell through RestrictedExecutor: (inner µs, total execute() µs, sandbox label)."""
-    out, total = {}, {}
+def _executor(isolation: str) -> RestrictedExecutor:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # inline + pandas warns that no OS sandbox stands behind
-        ex = RestrictedExecutor(isolation=isolation, allowed_modules=MODULES)  # type: ignore[arg-type]
-    async with ex:
-        setup = await ex.execute(SETUP)
-        assert setup.error is None, setup.error
-        label = isolation + (" + bwrap" if getattr(ex, "os_sandboxed", False) else "")
-        for name, cell in cells.items():
-            for _ in range(3):
-                await ex.execute(cell)
-            samples, inner = [], []
-            for _ in range(repeat):
+        return RestrictedExecutor(isolation=isolation, allowed_modules=MODULES)  # type: ignore[arg-type]
+
+
+async def interleaved(cells: dict[str, str], repeat: int) -> tuple[Samples, dict[str, str]]:
+    """Every repetition times each cell back to back in plain ``exec``, inline and process, so
+    a change of machine load hits all three alike. Plain ``exec`` is timed around the call;
+    the executors report the code's own run time inside the sandbox
+    (``ExecutionResult.duration_s``). Also the whole ``execute()`` of the trivial cell."""
+    ns: dict[str, Any] = {}
+    exec(SETUP, ns)
+    codes = {name: compile(cell, "<cell>", "exec") for name, cell in cells.items()}
+    samples: Samples = {m: {n: [] for n in cells} for m in ("plain", "inline", "process")}
+    labels = {"plain": "plain exec"}
+    async with _executor("inline") as inline, _executor("process") as process:
+        executors = {"inline": inline, "process": process}
+        for mode, ex in executors.items():
+            setup = await ex.execute(SETUP)
+            assert setup.error is None, setup.error
+            labels[mode] = mode + (" + bwrap" if getattr(ex, "os_sandboxed", False) else "")
+        for rep in range(repeat + 2):  # two warm-up rounds
+            for name, cell in cells.items():
                 t0 = time.perf_counter()
-                r = await ex.execute(cell)
-                samples.append(time.perf_counter() - t0)
-                inner.append(r.duration_s)
-                assert r.error is None, f"{name}: {r.error}"
-            out[name] = statistics.median(inner) * 1e6
-            total[name] = statistics.median(samples) * 1e6
-    return out, total, label
+                exec(codes[name], ns)
+                plain_us = (time.perf_counter() - t0) * 1e6
+                row = {"plain": plain_us}
+                for mode, ex in executors.items():
+                    r = await ex.execute(cell)
+                    assert r.error is None, f"{mode} {name}: {r.error}"
+                    row[mode] = r.duration_s * 1e6
+                if rep >= 2:
+                    for mode, us in row.items():
+                        samples[mode][name].append(us)
+        for mode, ex in executors.items():
+            t0 = time.perf_counter()
+            for _ in range(repeat):
+                await ex.execute("x = 1")
+            samples[mode]["whole execute()"] = [(time.perf_counter() - t0) / repeat * 1e6]
+    return samples, labels
+
+
+def guards_cpu(cells: dict[str, str], repeat: int) -> dict[str, tuple[float, float]]:
+    """The guards alone, free of scheduling noise: each cell compiled under the policy and run
+    in a restricted session's namespace, against plain ``exec``, alternating in this thread and
+    timed by this thread's CPU time. Per cell: (median of per-round ratios, ratio of bests)."""
+    import tempfile
+
+    from codeact.executors.restricted._policy import compile_cell
+    from codeact.executors.restricted._session import Session
+
+    with tempfile.TemporaryDirectory() as workdir:
+        session = Session(allowed_modules=MODULES, workdir=workdir)
+        assert session.run_cell(SETUP, None)["error"] is None
+        ns: dict[str, Any] = {}
+        exec(SETUP, ns)
+        out = {}
+        for name, cell in cells.items():
+            plain_code, guarded = compile(cell, "<cell>", "exec"), compile_cell(cell).code
+            times: list[tuple[float, float]] = []
+            for _ in range(repeat + 2):
+                t0 = time.thread_time()
+                exec(plain_code, ns)
+                t1 = time.thread_time()
+                exec(guarded, session.globals)
+                times.append((t1 - t0, time.thread_time() - t1))
+            times = times[2:]
+            med = statistics.median(g / max(p, 1e-9) for p, g in times)
+            best = min(g for _, g in times) / max(min(p for p, _ in times), 1e-9)
+            out[name] = (med, best)
+    return out
 
 
 def smolagents(cells: dict[str, str], repeat: int) -> dict[str, float] | None:
@@ -187,51 +230,74 @@ def geomean(values: list[float]) -> float:
     return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
-def report(
-    cells: dict[str, str], base: dict[str, float], columns: dict[str, dict[str, float]]
-) -> None:
-    """Print the per-cell table, then each column's geometric mean and worst cell."""
+def report(cells: dict[str, str], samples: Samples, labels: dict[str, str]) -> None:
+    """Per cell: plain exec's median µs, then per mode the median µs, the median of the
+    per-round ratios (each round's sandbox time over the same round's plain time) and the ratio
+    of the bests; then each mode's geometric mean and worst cell (both ways)."""
+    modes = [m for m in samples if m != "plain"]
     head = f"{'cell':28} {'exec µs':>9}" + "".join(
-        f" {k[:14] + ' µs':>17} {'ratio':>6}" for k in columns
+        f" {labels[m][:14] + ' µs':>17} {'med x':>5} {'bestx':>5}" for m in modes
     )
     print(head)
     print("-" * len(head))
+    ratios: dict[str, dict[str, dict[str, float]]] = {m: {"med": {}, "best": {}} for m in modes}
     for name in cells:
-        row = f"{name:28} {base[name]:9.1f}"
-        for col in columns.values():
-            row += f" {col[name]:17.1f} {col[name] / base[name]:6.2f}"
+        base = samples["plain"][name]
+        row = f"{name:28} {statistics.median(base):9.1f}"
+        for m in modes:
+            own = samples[m][name]
+            med = statistics.median(o / b for o, b in zip(own, base, strict=True))
+            best = min(own) / min(base)
+            row += f" {statistics.median(own):17.1f} {med:5.2f} {best:5.2f}"
+            if name != "trivial":
+                ratios[m]["med"][name], ratios[m]["best"][name] = med, best
         print(row)
     print()
-    for key, col in columns.items():
-        ratios = {n: col[n] / base[n] for n in cells if n != "trivial" and not math.isnan(col[n])}
-        worst = max(ratios, key=ratios.__getitem__)
-        print(
-            f"{key:18}: {len(ratios)} cells, geometric mean {geomean(list(ratios.values())):.2f}x "
-            f"plain exec, worst {ratios[worst]:.2f}x ({worst})"
-        )
+    for m in modes:
+        for kind in ("med", "best"):
+            r = ratios[m][kind]
+            worst = max(r, key=r.__getitem__)
+            print(
+                f"{labels[m]:18} {kind + ':':5} {len(r)} cells, geometric mean "
+                f"{geomean(list(r.values())):.2f}x plain exec, worst {r[worst]:.2f}x ({worst})"
+            )
 
 
 def main() -> None:
-    """Run every column and print the table."""
+    """Run the interleaved timing and print the table."""
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--repeat", type=int, default=30)
+    parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--only", default="", help="run only cells whose name contains this")
+    parser.add_argument("--smolagents", action="store_true", help="add smolagents' column")
+    parser.add_argument(
+        "--cpu", action="store_true", help="also time the guards alone by thread CPU time"
+    )
     args = parser.parse_args()
     cells = {k: v for k, v in CELLS.items() if args.only in k or k == "trivial"}
-    base = plain(cells, args.repeat)
-    inline, inline_total, inline_label = anyio.run(restricted, "inline", cells, args.repeat)
-    process, process_total, process_label = anyio.run(restricted, "process", cells, args.repeat)
-    columns = {inline_label: inline, process_label: process}
-    smol = smolagents(cells, args.repeat)
-    if smol is not None:
-        columns["smolagents"] = smol
-    report(cells, base, columns)
-    print(
-        f"trivial cell, whole execute(): {inline_label} {inline_total['trivial']:.0f} µs, "
-        f"{process_label} {process_total['trivial']:.0f} µs"
-    )
-    if smol is None:
-        print("smolagents is not installed: pip install smolagents to add its column")
+    load = os.getloadavg()
+    samples, labels = anyio.run(interleaved, cells, args.repeat)
+    report(cells, samples, labels)
+    after = os.getloadavg()
+    whole = samples["inline"]["whole execute()"][0], samples["process"]["whole execute()"][0]
+    print(f"trivial cell, whole execute(): inline {whole[0]:.0f} µs, process {whole[1]:.0f} µs")
+    print(f"load average (1 min) before {load[0]:.2f}, after {after[0]:.2f}; {args.repeat} rounds")
+    if args.cpu:
+        cpu = guards_cpu(cells, args.repeat)
+        worst = max((n for n in cpu if n != "trivial"), key=lambda n: cpu[n][0])
+        print(
+            f"guards alone (thread CPU time): worst median {cpu[worst][0]:.2f}x ({worst}), "
+            f"worst best {max(b for n, (_m, b) in cpu.items() if n != 'trivial'):.2f}x"
+        )
+        for name, (med, best) in sorted(cpu.items(), key=lambda kv: -kv[1][0])[:5]:
+            print(f"  {name:28} median {med:.2f}x, best {best:.2f}x")
+    if args.smolagents:
+        smol = smolagents(cells, args.repeat)
+        if smol is None:
+            print("smolagents is not installed: pip install smolagents to add its column")
+        else:
+            base = {n: statistics.median(v) for n, v in samples["plain"].items()}
+            r = {n: smol[n] / base[n] for n in cells if n != "trivial" and not math.isnan(smol[n])}
+            print(f"smolagents: geometric mean {geomean(list(r.values())):.2f}x plain exec")
 
 
 if __name__ == "__main__":

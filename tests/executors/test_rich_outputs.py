@@ -1,38 +1,44 @@
-"""Rich outputs of restricted cells (``_rich.py``): matplotlib figures as PNG (Agg, in the
-process worker under its OS sandbox when available), a trailing DataFrame as a table, and the
-files a cell wrote; the ``codeact.cell`` event built from them; figures sent to a multimodal
-model only when asked."""
+"""Rich outputs of cells (``_rich.py``; inline, in the process worker and in the Docker kernel,
+which runs the same capture): matplotlib figures as PNG (Agg), a trailing DataFrame as a table,
+and the files a cell wrote; the ``codeact.cell`` event built from them; figures sent to a
+multimodal model only when asked."""
 
 from __future__ import annotations
 
 import base64
 import json
+import warnings
 from collections.abc import AsyncIterator
 
 import pytest
 
 from codeact import CodeActAgent
 from codeact._messages import BinaryPart
+from codeact.executors import CodeExecutor
 from codeact.executors.restricted import RestrictedExecutor
+from codeact.executors.restricted._ossandbox import UnsandboxedWarning
 from codeact.llms import ScriptedLLM
 from codeact.server._cells import MAX_IMAGE_CHARS, MAX_STREAM_CHARS, cell_value
+from tests.executors.modes import MODES, make_executor
 
 pytest.importorskip("matplotlib")
 pytest.importorskip("pandas")
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
-@pytest.fixture
-async def ex() -> AsyncIterator[RestrictedExecutor]:
-    executor = RestrictedExecutor(
-        isolation="process", allowed_modules=["pandas", "numpy", "matplotlib"], timeout=60
-    )
-    async with executor:
-        yield executor
+@pytest.fixture(params=MODES)
+async def ex(request: pytest.FixtureRequest) -> AsyncIterator[CodeExecutor]:
+    """The same rich outputs inline, in the process worker and from the Docker kernel."""
+    modules = ["pandas", "numpy", "matplotlib"]
+    with warnings.catch_warnings():  # inline: the packages' own I/O is not sandboxed
+        warnings.simplefilter("ignore", UnsandboxedWarning)
+        executor = make_executor(request, request.param, allowed_modules=modules)
+        async with executor:
+            yield executor
 
 
 @pytest.mark.anyio
-async def test_figures_become_pngs_and_are_closed(ex: RestrictedExecutor) -> None:
+async def test_figures_become_pngs_and_are_closed(ex: CodeExecutor) -> None:
     """Two figures (one shown with plt.show()) give two PNGs; the next cell has none left."""
     code = (
         "import matplotlib.pyplot as plt\n"
@@ -49,7 +55,7 @@ async def test_figures_become_pngs_and_are_closed(ex: RestrictedExecutor) -> Non
 
 
 @pytest.mark.anyio
-async def test_dataframe_and_series_become_tables(ex: RestrictedExecutor) -> None:
+async def test_dataframe_and_series_become_tables(ex: CodeExecutor) -> None:
     """A trailing DataFrame or Series gives a text table; other values give none."""
     df = await ex.execute("import pandas as pd\npd.DataFrame({'a': [1, 2], 'b': ['x', None]})")
     assert df.tables == [
@@ -75,11 +81,11 @@ async def test_dataframe_and_series_become_tables(ex: RestrictedExecutor) -> Non
 
 
 @pytest.mark.anyio
-async def test_files_written_by_the_cell(ex: RestrictedExecutor) -> None:
+async def test_files_written_by_the_cell(ex: CodeExecutor) -> None:
     """Files the cell created or changed are listed; uploads and untouched files are not."""
     await ex.upload("in.csv", b"a\n1\n")
     r = await ex.execute(
-        "import pandas as pd\ndf = pd.read_csv('in.csv')\ndf.to_csv('out.csv')\n"
+        "import pandas as pd\ndf = pd.read_csv('in.csv')\nopen('out.csv', 'w').write(df.to_csv())\n"
         "open('notes.txt', 'w').write('hi')\n"
     )
     assert r.ok, r.error

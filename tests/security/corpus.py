@@ -61,7 +61,11 @@ CASES = [
     Case("typing_get_type_hints", "import typing\ntyping.get_type_hints", E, "no attribute"),
     Case("typing_forwardref", "import typing\ntyping.ForwardRef", E, "no attribute"),
     Case(
-        "functools_singledispatch", "import functools\nfunctools.singledispatch", E, "no attribute"
+        "singledispatch_evals_no_strings",
+        "import functools\n@functools.singledispatch\ndef f(x): pass\n"
+        "@f.register\ndef _(x: '().__class__'): pass",
+        E,
+        "does not evaluate strings",
     ),
     Case(
         "operator_attrgetter",
@@ -182,7 +186,7 @@ CASES = [
     Case("reduce_def", "class A:\n    def __reduce__(self):\n        pass", E, "PolicyError"),
     Case("try_star", "try:\n    pass\nexcept* Exception:\n    pass", E, "PolicyError"),
     Case("exception_group_absent", "ExceptionGroup", E, "NameError"),
-    Case("async_def", "async def f():\n    pass", E, "PolicyError"),
+    Case("ok_async_def", "async def f():\n    return 1\nawait f()", V, value="1"),
     Case(
         "match_class_dunder_kw",
         "match 1:\n    case int(__class__=c):\n        pass",

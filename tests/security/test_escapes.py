@@ -11,6 +11,7 @@ import pytest
 
 from codeact.executors import RestrictedExecutor
 from tests.security.corpus import CASES, Case
+from tests.security.corpus_pyparity import CASES as PARITY_CASES
 
 pytestmark = pytest.mark.anyio
 
@@ -36,7 +37,7 @@ def leak_fn() -> object:
 
 PARAMS = [
     pytest.param(case, iso, id=f"{iso}-{case.id}")
-    for case in CASES
+    for case in CASES + PARITY_CASES
     for iso in ("inline", "process")
     if case.only in (None, iso)
 ]

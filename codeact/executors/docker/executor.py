@@ -71,11 +71,13 @@ class DockerExecutor(CodeExecutor):
     register it in ``/etc/docker/daemon.json`` as ``{"runtimes": {"runsc": {"path":
     "/usr/bin/runsc", "runtimeArgs": ["--network=none"]}}}`` and reload dockerd (``SIGHUP``);
     ``docker info`` then lists it. With ``--network=none`` as a runtime argument ``network=True``
-    gives no network under gVisor. Under gVisor ``pids_limit`` is enforced inside the sandbox
-    (``RLIMIT_NPROC``, per sandbox since gVisor has its own kernel; forks past it fail with
-    ``EAGAIN``) and the host's pids cgroup gets ``GVISOR_THREADS`` more for the Sentry's own
-    threads. Everything else (limits, read-only root, user, caps) applies as with runc. It costs
-    about 0.2-0.5 s more per session start and little per cell (``benchmarks/docker_executor.py``).
+    gives no network under gVisor. Under gVisor ``pids_limit`` does not limit the sandbox's
+    processes: the host's pids cgroup counts the Sentry's threads (it gets ``GVISOR_THREADS``
+    more for them), and gVisor does not enforce ``RLIMIT_NPROC`` (set anyway), so a fork bomb
+    runs until ``memory`` stops it, which restarts the session with an error naming the limit
+    (tested in ``tests/docker/test_kernel_parity.py``). Everything else (limits, read-only
+    root, user, caps) applies as with runc. It costs about 0.2-0.5 s more per session start and
+    little per cell (``benchmarks/docker_executor.py``).
     """
 
     name = "docker"
@@ -190,8 +192,8 @@ class DockerExecutor(CodeExecutor):
         if self.runtime:
             opts["runtime"] = self.runtime
         if is_gvisor(self.runtime):
-            # The host cgroup counts the Sentry's threads, not the sandbox's processes (which
-            # the sandbox's own kernel limits per uid, here one sandbox): see the class doc.
+            # The host cgroup counts the Sentry's threads, not the sandbox's processes; gVisor
+            # ignores RLIMIT_NPROC today (the memory limit stops a fork bomb): see the class doc.
             opts["pids_limit"] = self.pids_limit + GVISOR_THREADS
             opts["ulimits"].append(
                 docker.types.Ulimit(name="nproc", soft=self.pids_limit, hard=self.pids_limit)

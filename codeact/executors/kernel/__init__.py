@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-KERNEL_SOURCE = (Path(__file__).parent / "kernel.py").read_text(encoding="utf-8")
+
+def _source() -> str:
+    """kernel.py, preceded by the restricted executor's rich-output capture (``_rich.py``,
+    stdlib only): figures, tables and written files are collected the same way in both."""
+    here = Path(__file__).parent
+    rich = (here.parent / "restricted" / "_rich.py").read_text(encoding="utf-8")
+    rich = rich.replace("from __future__ import annotations\n", "", 1)
+    kernel = (here / "kernel.py").read_text(encoding="utf-8")
+    return "from __future__ import annotations\n" + rich + "\n" + kernel
+
+
+KERNEL_SOURCE = _source()
 
 #: The container command: read one frame (the kernel's source) from stdin and run it. Works with
 #: any image that has Python 3, so nothing has to be installed in the image.

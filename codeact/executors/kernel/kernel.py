@@ -9,6 +9,7 @@ matplotlib figures as PNG, and proxies ``from tools import x`` calls to the host
 import ast
 import base64
 import codecs
+import contextlib
 import io
 import json
 import os
@@ -26,6 +27,9 @@ HEADER = struct.Struct(">I")
 MAX_FRAME = 16 * 1024 * 1024
 WORKDIR = "/workspace"
 HELD_SIGNALS = {signal.SIGALRM, signal.SIGINT}
+TOP_LEVEL_AWAIT = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+VALUE_NAME = "__codeact_value__"
+CO_COROUTINE = 0x80  # inspect.CO_COROUTINE, without importing inspect
 
 
 class CellTimeout(BaseException):
@@ -79,11 +83,23 @@ class Channel:
             signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
     def recv(self):
-        header = self._exactly(HEADER.size)
-        (n,) = HEADER.unpack(header)
-        if n > MAX_FRAME:
-            raise SystemExit("oversized frame from host")
-        return json.loads(self._exactly(n))
+        """The next frame. The wait for it may be interrupted (a deadline, SIGINT); reading it
+        may not: a timeout that landed between a frame's header and its body would leave the
+        rest of the frame to be read as the next header."""
+        poller = select.poll()
+        poller.register(self.rfile.fileno(), select.POLLIN)
+        while not poller.poll():
+            pass
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
+        try:
+            header = self._exactly(HEADER.size)
+            (n,) = HEADER.unpack(header)
+            if n > MAX_FRAME:
+                raise SystemExit("oversized frame from host")
+            data = self._exactly(n)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        return json.loads(data)
 
     def _exactly(self, n):
         data = b""
@@ -188,24 +204,68 @@ class Kernel:
         self.counter = 0
         self.sources = {}
         self.interruptible = False
+        self.loop = None  # the session's event loop, made by the first async cell
+        self.bare_tools = {}
+        # figures, tables, written files: _rich.py is sent ahead of this file (kernel/__init__)
+        self.rich = RichCapture(WORKDIR)  # noqa: F821
 
     def reset(self):
+        self.abandon_loop()
         self.ns = {
             "__name__": "__main__",
             "__builtins__": __builtins__,
             "final_answer": self.final_answer,
+            "__codeact_await_call__": await_call,
+            **self.bare_tools,
         }
 
-    def final_answer(self, value):
-        """End the task with value (plain data)."""
-        self.final = (to_plain(value),)
+    def final_answer(self, *args, **kwargs):
+        """End the task with a value (plain data): final_answer(value) or
+        final_answer(answer=value)."""
+        if len(args) + len(kwargs) != 1 or (kwargs and "answer" not in kwargs):
+            raise TypeError(
+                "final_answer() takes one value: final_answer(value) or final_answer(answer=value)"
+            )
+        self.final = (to_plain(args[0] if args else kwargs["answer"]),)
         raise FinalAnswer()
+
+    def run_code(self, code):
+        """Run a compiled cell part; one with top-level await runs on the session's loop."""
+        result = eval(code, self.ns)
+        if code.co_flags & CO_COROUTINE:
+            import asyncio
+
+            if self.loop is None or self.loop.is_closed():
+                self.loop = asyncio.new_event_loop()
+            try:
+                result = self.loop.run_until_complete(result)
+            except BaseException:  # a deadline or interrupt may have landed inside the loop
+                self.abandon_loop()
+                raise
+        return result
+
+    def abandon_loop(self):
+        """Cancel the loop's tasks, close their coroutines and the loop."""
+        loop, self.loop = self.loop, None
+        if loop is None or loop.is_closed():
+            return
+        import asyncio
+
+        for task in asyncio.all_tasks(loop):
+            task.cancel()
+            with contextlib.suppress(BaseException):  # the cell's own cleanup failing
+                task.get_coro().close()
+        if not loop.is_running():
+            loop.close()
 
     def tools_module(self, specs):
         for old in [k for k in sys.modules if k.startswith("tools.")]:
             del sys.modules[old]
         mod = types.ModuleType("tools")
         mod.ToolError = ToolError
+        for old in self.bare_tools:
+            self.ns.pop(old, None)
+        self.bare_tools = {}
         for name, params, doc in specs:
             target, _, attr = name.rpartition(".")
             holder = mod
@@ -216,7 +276,10 @@ class Kernel:
                     setattr(mod, target, holder)
                     sys.modules["tools." + target] = holder
             setattr(holder, attr, self.tool_function(name, params, doc))
+            if not target:  # also a bare name, as in the restricted executor
+                self.bare_tools[attr] = getattr(holder, attr)
         sys.modules["tools"] = mod
+        self.ns.update(self.bare_tools)
 
     def tool_function(self, name, params, doc):
         kernel = self
@@ -254,6 +317,7 @@ class Kernel:
 
         call.__name__ = call.__qualname__ = name.rpartition(".")[2]
         call.__doc__ = doc
+        call.__codeact_tool__ = True
         return call
 
     def run(self, code, timeout):
@@ -264,22 +328,29 @@ class Kernel:
         self.counter += 1
         filename = f"<cell-{self.counter}>"
         self.sources[filename] = code
+        self.rich.begin()
         signal.setitimer(signal.ITIMER_REAL, max(float(timeout), 0.001))
         self.interruptible = True
         try:
             try:
-                tree = ast.parse(code, filename, "exec")
-                last = None
-                if tree.body and isinstance(tree.body[-1], ast.Expr):
-                    last = ast.Expression(tree.body.pop().value)
-                exec(compile(tree, filename, "exec"), self.ns)
-                if last is not None:
-                    value = eval(compile(last, filename, "eval"), self.ns)
+                tree = AwaitCalls().visit(ast.parse(code, filename, "exec"))
+                has_value = bool(tree.body) and isinstance(tree.body[-1], ast.Expr)
+                if has_value:  # the trailing expression's value, kept as a notebook would
+                    last = tree.body[-1]
+                    target = ast.Name(VALUE_NAME, ast.Store())
+                    tree.body[-1] = ast.copy_location(ast.Assign([target], last.value), last)
+                ast.fix_missing_locations(tree)
+                # dont_inherit: the kernel's own ``from __future__`` must not reach the cell
+                flags = TOP_LEVEL_AWAIT
+                self.run_code(compile(tree, filename, "exec", flags=flags, dont_inherit=True))
+                if has_value:
+                    value = self.ns.pop(VALUE_NAME, None)
                     if value is not None:
                         text = repr(value)
                         result["value"] = (
                             text if len(text) < 20000 else text[:10000] + " ... " + text[-10000:]
                         )
+                        self.rich.value(value)
             except FinalAnswer:
                 pass
             except CellTimeout:
@@ -291,8 +362,9 @@ class Kernel:
         finally:
             self.interruptible = False
             signal.setitimer(signal.ITIMER_REAL, 0)
+            self.ns.pop(VALUE_NAME, None)
         try:  # noqa: SIM105 - a broken figure must not lose the result
-            result["images"] = figures()
+            result.update(self.rich.end())
         except Exception:
             pass
         self.output.drain()
@@ -344,17 +416,34 @@ class Kernel:
             lines.append(f"  [Previous line repeated {repeats - 2} more times]")
 
 
-def figures():
-    plt = sys.modules.get("matplotlib.pyplot")
-    if plt is None:
-        return []
-    images = []
-    for num in plt.get_fignums():
-        buf = io.BytesIO()
-        plt.figure(num).savefig(buf, format="png")
-        images.append(base64.b64encode(buf.getvalue()).decode("ascii"))
-    plt.close("all")
-    return images
+class AwaitCalls(ast.NodeTransformer):
+    """``await f(x)`` → ``await __codeact_await_call__(f, x)``: host tools (plain functions)
+    can be awaited like async tools, as in the restricted executor."""
+
+    def visit_Await(self, node):
+        self.generic_visit(node)
+        call = node.value
+        if isinstance(call, ast.Call):
+            call.args.insert(0, call.func)
+            call.func = ast.copy_location(ast.Name("__codeact_await_call__", ast.Load()), call)
+        return node
+
+
+class Ready:
+    """An awaitable that gives a value at once."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __await__(self):
+        return self.value
+        yield
+
+
+def await_call(fn, /, *args, **kwargs):
+    """What ``await f(x)`` calls: a host tool's result becomes awaitable."""
+    result = fn(*args, **kwargs)
+    return Ready(result) if getattr(fn, "__codeact_tool__", False) is True else result
 
 
 def to_plain(value, depth=0):

@@ -6,52 +6,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable
 
-from codeact.executors.restricted._modules import STDLIB_ALLOWED
-
-#: Standard-library modules that hand out the host, with what to use instead.
-HOST_MODULES: dict[str, str] = {
-    "os": "open() on relative paths reads and writes files in the working directory",
-    "posix": "open() on relative paths reads and writes files in the working directory",
-    "nt": "open() on relative paths reads and writes files in the working directory",
-    "sys": "the sandbox's own `import sys` gives sys.stdout, sys.version and friends",
-    "builtins": "the sandbox's builtins are already there",
-    "importlib": "import the allowed modules directly",
-    "subprocess": "give the agent a tool (a Python function) that runs the command on the host",
-    "_posixsubprocess": "give the agent a tool that runs the command on the host",
-    "multiprocessing": "give the agent a tool, or use the Docker backend",
-    "concurrent": "give the agent a tool, or use the Docker backend",
-    "threading": "cells run one at a time; give the agent a tool for parallel work",
-    "_thread": "cells run one at a time; give the agent a tool for parallel work",
-    "ctypes": "native code is never loaded by cells; wrap it in a tool",
-    "socket": "give the agent a tool that makes the request on the host",
-    "ssl": "give the agent a tool that makes the request on the host",
-    "http": "give the agent a tool that makes the request on the host",
-    "urllib": "give the agent a tool that makes the request on the host",
-    "shutil": "open() on relative paths; upload()/download() move files in and out",
-    "pathlib": "open() on relative paths; upload()/download() move files in and out",
-    "tempfile": "write to a relative path in the working directory",
-    "glob": "upload()/download(), or a tool that lists files",
-    "io": "the sandbox's `import io` gives StringIO and BytesIO",
-    "pty": "give the agent a tool",
-    "signal": "deadlines are the executor's `timeout`",
-    "resource": "limits are the executor's options (memory_limit_mb, cpu_limit_s...)",
-    "gc": "nothing: the collector's object lists reach the host's objects",
-    "inspect": "nothing: frames and code objects reach the host",
-    "pickle": "json (allowed) for data; pickle runs code when loading",
-    "marshal": "json (allowed) for data",
-    "code": "cells are already code",
-    "runpy": "cells are already code",
-    "pkgutil": "import the allowed modules directly",
-    "zipimport": "import the allowed modules directly",
-    "mmap": "open() on relative paths",
-    "fcntl": "open() on relative paths",
-    "select": "give the agent a tool",
-    "selectors": "give the agent a tool",
-    "asyncio": "cells run synchronously; call tools directly",
-    "platform": "sys.version and sys.platform (allowed) describe the interpreter",
-    "webbrowser": "give the agent a tool",
-    "faulthandler": "nothing: it writes to host file descriptors",
-}
+from codeact.executors.restricted._stdlib import HOST_MODULES, STDLIB_ALLOWED
 
 
 def check_allowed_modules(names: Iterable[str]) -> list[str]:

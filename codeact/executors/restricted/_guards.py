@@ -96,8 +96,19 @@ def sandbox_class(cls: Any) -> Any:
     if isinstance(cls, type):
         if issubclass(cls, type):
             raise PolicyError("metaclasses cannot be defined in the sandbox")
+        _check_slots(cls)
         SANDBOX_CLASSES.add(cls)
     return cls
+
+
+def _check_slots(cls: type) -> None:
+    """``__slots__`` may name ordinary attributes (private ones are mangled and readable on the
+    sandbox's own objects only) plus ``__dict__``/``__weakref__``; not other special names: a
+    slot named ``__class__`` would let an instance lie about its type to isinstance. Checked on
+    the descriptors the class got (``__slots__`` may have been an iterator, now spent)."""
+    for name, value in vars(cls).items():
+        if name.startswith("__") and isinstance(value, types.MemberDescriptorType):
+            raise PolicyError(f"__slots__ cannot name the special attribute {name!r}")
 
 
 def is_sandbox_object(obj: Any) -> bool:
@@ -111,6 +122,8 @@ def _readable_dunder(obj: Any, name: str) -> bool:
     """``__annotations__`` on what the cell itself defined; exception chains on exceptions."""
     if name in ("__cause__", "__context__", "__suppress_context__"):
         return isinstance(obj, BaseException)
+    if name == "__slots__":
+        return is_sandbox_object(obj)
     if name == "__annotations__":
         if is_sandbox_object(obj):
             return True
@@ -227,6 +240,28 @@ def chained_exception(exc: Any) -> Any:
     if all(isinstance(a, _PLAIN_ARGS) for a in exc.args):
         return exc
     return RuntimeError(f"{type(exc).__name__} (details withheld by the sandbox)")
+
+
+class _NoMatch:
+    """What ``_match_attr_`` returns for an attribute the object does not have."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<no match>"
+
+
+NO_MATCH = _NoMatch()
+
+
+def match_attr(obj: Any, name: str) -> Any:
+    """A ``match`` class pattern's keyword read through the guards (``_match_attr_``): a
+    refused name raises as ``obj.name`` would; a missing one is ``NO_MATCH`` (no match)."""
+    check_attr_name(obj, name)
+    try:
+        return guarded_getattr(obj, name)
+    except AttributeError:
+        return NO_MATCH
 
 
 def guarded_hasattr(obj: Any, name: Any) -> bool:

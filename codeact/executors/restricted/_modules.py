@@ -1,10 +1,12 @@
 """Module proxies: the sandbox never holds a real module object.
 
 Allowed standard-library modules are exposed through immutable proxies that carry only the
-attributes on a per-module allow-list — allowed modules re-export dangerous ones through public
-attributes (``datetime.sys``, ``dataclasses.builtins``, ``json.codecs``, ``io.open``...) and some
-of their functions evaluate strings or use the real ``getattr`` (``typing.get_type_hints``,
-``functools.singledispatch``, ``operator.attrgetter``). Third-party packages opted in by the user
+attributes on a per-module allow-list (``_stdlib.REVIEWED``, a note per module) — allowed modules
+re-export dangerous ones through public attributes (``datetime.sys``, ``dataclasses.builtins``,
+``json.codecs``, ``io.open``...) and some of their functions evaluate strings or use the real
+``getattr`` (``typing.get_type_hints``, ``operator.attrgetter``; ``functools.singledispatch`` is
+wrapped: ``_stdwrap``). Modules with per-session state (``warnings``, ``pprint``, ``asyncio``,
+``sys``) are built by the session. Third-party packages opted in by the user
 (pandas, numpy...) get a proxy that exposes public attributes except a deny-list, wrapping
 submodules in proxies in turn and the routes ``_datalibs`` knows in checking wrappers.
 """
@@ -30,87 +32,8 @@ from codeact.executors.restricted._guards import (
     PolicyError,
     safe_sleep,
 )
-
-_S = str.split
-#: The default allow-list: module → public attributes the sandbox may use.
-STDLIB_ALLOWED: dict[str, list[str]] = {
-    "math": [n for n in dir(__import__("math")) if not n.startswith("_")],
-    "cmath": [n for n in dir(__import__("cmath")) if not n.startswith("_")],
-    "statistics": _S(
-        "mean fmean geometric_mean harmonic_mean median median_low median_high median_grouped "
-        "mode multimode pstdev pvariance stdev variance quantiles covariance correlation "
-        "linear_regression NormalDist StatisticsError"
-    ),
-    "json": _S("loads dumps JSONDecodeError JSONEncoder JSONDecoder"),
-    "re": _S(
-        "compile match search fullmatch findall finditer sub subn split escape purge error "
-        "Pattern Match IGNORECASE I MULTILINE M DOTALL S VERBOSE X ASCII A UNICODE U NOFLAG"
-    ),
-    "datetime": _S("date datetime time timedelta timezone tzinfo MINYEAR MAXYEAR UTC"),
-    "time": _S(
-        "time time_ns monotonic monotonic_ns perf_counter perf_counter_ns process_time strftime "
-        "strptime gmtime localtime mktime asctime ctime struct_time timezone altzone daylight "
-        "tzname"
-    ),
-    "calendar": _S(
-        "isleap leapdays monthrange weekday monthcalendar month_name month_abbr day_name "
-        "day_abbr MONDAY TUESDAY WEDNESDAY THURSDAY FRIDAY SATURDAY SUNDAY"
-    ),
-    "collections": _S(
-        "Counter defaultdict OrderedDict deque namedtuple ChainMap UserDict UserList"
-    ),
-    "itertools": [n for n in dir(__import__("itertools")) if not n.startswith("_")],
-    "functools": _S(
-        "reduce partial lru_cache cache wraps total_ordering cmp_to_key cached_property "
-        "update_wrapper partialmethod"
-    ),
-    "random": _S(
-        "random randint randrange choice choices shuffle sample uniform gauss seed getrandbits "
-        "triangular betavariate expovariate gammavariate lognormvariate normalvariate "
-        "vonmisesvariate paretovariate weibullvariate Random randbytes"
-    ),
-    "string": _S(
-        "ascii_letters ascii_lowercase ascii_uppercase digits hexdigits octdigits punctuation "
-        "printable whitespace capwords Template"
-    ),
-    "decimal": _S(
-        "Decimal localcontext Context DecimalException InvalidOperation DivisionByZero Inexact "
-        "Rounded ROUND_CEILING ROUND_DOWN ROUND_FLOOR ROUND_HALF_DOWN ROUND_HALF_EVEN "
-        "ROUND_HALF_UP ROUND_UP ROUND_05UP"
-    ),
-    "fractions": _S("Fraction"),
-    "csv": _S(
-        "reader writer DictReader DictWriter Sniffer excel excel_tab unix_dialect Error "
-        "QUOTE_ALL QUOTE_MINIMAL QUOTE_NONE QUOTE_NONNUMERIC"
-    ),
-    "io": _S("StringIO BytesIO"),
-    "dataclasses": _S(
-        "dataclass field fields asdict astuple replace is_dataclass FrozenInstanceError InitVar "
-        "KW_ONLY MISSING"
-    ),
-    "typing": _S(
-        "Any Optional Union List Dict Tuple Set FrozenSet Callable Iterable Iterator Sequence "
-        "Mapping MutableMapping MutableSequence Generator NamedTuple TypedDict Literal TypeVar "
-        "Generic cast overload Final ClassVar Protocol Annotated Self Never NoReturn "
-        "DefaultDict Counter Deque Type"
-    ),
-    "textwrap": _S("wrap fill dedent indent shorten TextWrapper"),
-    "heapq": _S("heappush heappop heapify heapreplace heappushpop nlargest nsmallest merge"),
-    "bisect": _S("bisect bisect_left bisect_right insort insort_left insort_right"),
-    "enum": _S("Enum IntEnum Flag IntFlag StrEnum auto unique"),
-    "copy": _S("copy deepcopy Error"),
-    "operator": _S(
-        "itemgetter add sub mul truediv floordiv mod pow neg pos abs eq ne lt le gt ge not_ "
-        "truth and_ or_ xor contains countOf indexOf concat iadd"
-    ),
-    "string.templatelib": [],
-    "uuid": _S("uuid4 UUID"),
-    "hashlib": _S("md5 sha1 sha256 sha512 blake2b"),
-    "base64": _S("b64encode b64decode urlsafe_b64encode urlsafe_b64decode b32encode b16encode"),
-    "pprint": _S("pformat"),
-    "unicodedata": _S("name lookup category normalize numeric decimal digit"),
-}
-STDLIB_ALLOWED.pop("string.templatelib")
+from codeact.executors.restricted._stdlib import HOST_MODULES, STDLIB_ALLOWED
+from codeact.executors.restricted._stdwrap import WRAPPED
 
 
 class ModuleProxy:
@@ -170,12 +93,13 @@ READ_ONLY_TYPES.append(ModuleProxy)
 _OVERRIDES: dict[tuple[str, str], Any] = {
     ("time", "sleep"): safe_sleep,
     ("dataclasses", "make_dataclass"): safe_make_dataclass,
+    **WRAPPED,
 }
 
 
-def _stdlib_proxy(name: str) -> ModuleProxy:
+def _stdlib_proxy(name: str, subs: dict[str, ModuleProxy]) -> ModuleProxy:
     module = importlib.import_module(name)
-    attrs: dict[str, Any] = {}
+    attrs: dict[str, Any] = dict(subs)
     for attr in STDLIB_ALLOWED[name]:
         value = getattr(module, attr, _MISSING)
         if value is not _MISSING and not isinstance(value, types.ModuleType):
@@ -267,7 +191,13 @@ class ModuleTable:
         if name in STDLIB_ALLOWED:
             proxy = self._stdlib_cache.get(name)
             if proxy is None:
-                proxy = self._stdlib_cache[name] = _stdlib_proxy(name)
+                subs = {
+                    sub.rpartition(".")[2]: self.get(sub)
+                    for sub in STDLIB_ALLOWED
+                    if sub.rpartition(".")[0] == name
+                    and sub.rpartition(".")[2] in STDLIB_ALLOWED[name]
+                }
+                proxy = self._stdlib_cache[name] = _stdlib_proxy(name, subs)
             return proxy
         root = name.split(".")[0]
         if root in self.third_party:
@@ -287,9 +217,12 @@ class ModuleTable:
                         f"module {name!r} is allowed but not installed: {exc}"
                     ) from None
             return proxy
+        instead = HOST_MODULES.get(root)
+        why = f" (it reaches the host; instead: {instead})" if instead else ""
         raise ImportError(
-            f"import of {name!r} is not allowed in the sandbox. Allowed modules: "
-            f"{', '.join(self.allowed_names())}"
+            f"import of {name!r} is not allowed in the sandbox{why}. Allowed modules: "
+            f"{', '.join(self.allowed_names())}",
+            name=name,
         )
 
     def importer(self) -> Callable[..., Any]:
@@ -307,13 +240,30 @@ class ModuleTable:
             if level:
                 raise ImportError("relative imports are not allowed in the sandbox")
             if fromlist:
-                return self.get(name)
+                module = self.get(name)
+                self._check_fromlist(name, module, fromlist)
+                return module
             top = name.split(".")[0]
             if "." in name:
                 self.get(name)  # must be allowed itself
             return self.get(top)
 
         return guarded_import
+
+    def _check_fromlist(self, name: str, module: Any, fromlist: Any) -> None:
+        """``from name import x``: a name the sandbox does not expose is an ``ImportError`` that
+        names the module (CPython's would say ``'<unknown module name>'`` for a proxy)."""
+        for attr in fromlist:
+            if attr == "*" or not isinstance(attr, str):
+                continue
+            try:
+                getattr(module, attr)
+            except AttributeError:
+                raise ImportError(
+                    f"cannot import name {attr!r} from {name!r}: the sandbox's {name!r} does "
+                    f"not offer it (available: {', '.join(dir(module)) or 'nothing'})",
+                    name=name,
+                ) from None
 
 
 def fake_sys(stdout: Any, stderr: Any) -> ModuleProxy:

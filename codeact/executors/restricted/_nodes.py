@@ -70,11 +70,34 @@ def int_fast_path(node: ast.BinOp, call: ast.Call) -> ast.expr:
         comparators.append(type_of(node.right))
         ops.append(ast.Is())
     test = ast.Compare(left=type_of(node.left), ops=ops, comparators=comparators)
-    native = ast.BinOp(left=fresh(node.left), op=node.op, right=fresh(node.right))
-    result = ast.IfExp(test=test, body=native, orelse=call)
+    floats = float_test(node, type_of(node.left), type_of(node.right))
+    result = ast.IfExp(
+        test=test,
+        body=ast.BinOp(left=fresh(node.left), op=node.op, right=fresh(node.right)),
+        orelse=ast.IfExp(
+            test=floats,
+            body=ast.BinOp(left=fresh(node.left), op=node.op, right=fresh(node.right)),
+            orelse=call,
+        ),
+    )
     copy_locations(result, node)
     ast.fix_missing_locations(result)
     return result
+
+
+def float_test(node: ast.BinOp, left_type: ast.expr, right_type: ast.expr) -> ast.expr:
+    """The second fast path: a float operand makes the operation safe. A product with a float
+    is a number, an elementwise product or a TypeError (no sequence repeats by a float); a
+    float on the left of ``%`` is arithmetic, never text formatting."""
+
+    def is_float(type_call: ast.expr) -> ast.expr:
+        return ast.Compare(
+            left=type_call, ops=[ast.Is()], comparators=[ast.Name("_float_", ast.Load())]
+        )
+
+    if isinstance(node.op, ast.Mult):
+        return ast.BoolOp(op=ast.Or(), values=[is_float(left_type), is_float(right_type)])
+    return is_float(left_type)
 
 
 def int_fast_path_with_temps(node: ast.BinOp, hook: str, left: str, right: str) -> ast.expr:
@@ -99,9 +122,19 @@ def int_fast_path_with_temps(node: ast.BinOp, hook: str, left: str, right: str) 
         ops=[ast.Is(), ast.Is()],
         comparators=[stored(right, node.right), name("_int_", ast.Load())],
     )
-    native = ast.BinOp(left=name(left, ast.Load()), op=node.op, right=name(right, ast.Load()))
+
+    def native() -> ast.BinOp:
+        return ast.BinOp(left=name(left, ast.Load()), op=node.op, right=name(right, ast.Load()))
+
     guarded = hook_call(hook, [name(left, ast.Load()), name(right, ast.Load())], node)
-    result = ast.IfExp(test=test, body=native, orelse=guarded)
+    floats = float_test(
+        node,
+        hook_call("_type_", [name(left, ast.Load())], node),
+        hook_call("_type_", [name(right, ast.Load())], node),
+    )
+    result = ast.IfExp(
+        test=test, body=native(), orelse=ast.IfExp(test=floats, body=native(), orelse=guarded)
+    )
     copy_locations(result, node)
     ast.fix_missing_locations(result)
     return result
@@ -120,22 +153,54 @@ def literal_format_template(node: ast.Call) -> str | None:
     return None
 
 
-def write_guard(target: ast.expr) -> ast.expr:
+def write_guard(target: ast.expr, cache: str | None = None) -> ast.expr:
     """``_write_(x)``; for a plain name, with an inline fast path for sandbox-made objects:
-    ``(x if _type_(x) in _sandbox_classes_ else _write_(x))`` avoids a Python call per write."""
+    ``(x if _type_(x) in _sandbox_classes_ else _write_(x))`` avoids a Python call per write.
+
+    With ``cache`` (a name of the scope, set to None by ``declare_caches``), the object last
+    found to be sandbox-made is remembered: ``(x if x is _w_x_ else (_w_x_ := x) if
+    _type_(x) in _sandbox_classes_ else _write_(x))`` — a loop writing to one object's
+    attributes pays one identity test per write. A sandbox-made object stays one (its class
+    cannot be reassigned: ``__class__`` is never writable)."""
     call = hook_call("_write_", [target], target)
     if not isinstance(target, ast.Name):
         return call
-    name = ast.Name(target.id, ast.Load())
+
+    def load(name: str) -> ast.Name:
+        return ast.Name(name, ast.Load())
+
     test = ast.Compare(
-        left=hook_call("_type_", [ast.Name(target.id, ast.Load())], target),
+        left=hook_call("_type_", [load(target.id)], target),
         ops=[ast.In()],
-        comparators=[ast.Name("_sandbox_classes_", ast.Load())],
+        comparators=[load("_sandbox_classes_")],
     )
-    node = ast.IfExp(test=test, body=name, orelse=call)
+    checked: ast.expr = load(target.id)
+    if cache is not None:
+        checked = ast.NamedExpr(target=ast.Name(cache, ast.Store()), value=load(target.id))
+    node: ast.expr = ast.IfExp(test=test, body=checked, orelse=call)
+    if cache is not None:
+        same = ast.Compare(left=load(target.id), ops=[ast.Is()], comparators=[load(cache)])
+        node = ast.IfExp(test=same, body=load(target.id), orelse=node)
     copy_locations(node, target)
     ast.fix_missing_locations(node)
     return node
+
+
+def declare_caches(body: list[ast.stmt], names: set[str]) -> None:
+    """``_w_x_ = None`` for each write cache, at the top of a module or def body (after a
+    docstring and ``from __future__`` imports)."""
+    at = 0
+    while at < len(body) and (
+        (isinstance(body[at], ast.ImportFrom) and body[at].module == "__future__")  # type: ignore[attr-defined]
+        or (at == 0 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant))
+    ):
+        at += 1
+    for name in sorted(names):
+        stmt = ast.Assign(targets=[ast.Name(name, ast.Store())], value=ast.Constant(None))
+        if body:
+            copy_locations(stmt, body[min(at, len(body) - 1)])
+        ast.fix_missing_locations(stmt)
+        body.insert(at, stmt)
 
 
 def hook_call(name: str, args: list[ast.expr], loc: Any) -> ast.Call:

@@ -1,25 +1,30 @@
 """The compile-time policy: RestrictedPython's transformer, adjusted so ordinary Python works.
 
 Compared with the stock policy this one allows ``nonlocal``, annotations (so ``@dataclass``),
-augmented assignment to attributes and items, ``match`` statements, private ``_names`` (checked at
-run time: only objects made by the sandbox expose them) and defining dunder methods such as
-``__str__``, ``__iter__`` or ``__enter__``. It still refuses reaching dunder attributes
-(``x.__class__``), frame/generator/traceback internals (``gi_frame``, ``tb_frame``), names that
-would shadow the guard hooks (``_getattr_``...), ``exec``/``eval`` calls, ``async`` code and
-``try/except*``.
+augmented assignment to attributes and items, ``match`` statements (class-pattern keywords on
+names checked at run time are read through the guards: ``_matchrw``), ``__slots__`` in class
+bodies (checked when the class is made), private ``_names`` (checked at run time: only objects
+made by the sandbox expose them), defining dunder methods such as ``__str__``, ``__iter__`` or
+``__enter__``, and async code (``async def``, ``await`` — also at top level, run on the session's
+loop: ``_asyncrun`` —, ``async for``/``async with``). It still refuses reaching dunder attributes
+(``x.__class__``), frame/generator/coroutine/traceback internals (``gi_frame``, ``cr_frame``,
+``ag_frame``, ``tb_frame``), names that would shadow the guard hooks (``_getattr_``...),
+``exec``/``eval`` calls and ``try/except*``.
 
 For speed, attribute reads with public names, item access, iteration and unpacking compile to
 plain bytecode: what they could reach is controlled by what the cell can hold (module proxies,
 plain-data tool results), not by per-operation hooks. Only private names, ``format``/``format_map``
-(attribute walks in format strings) and ``obj`` (``AttributeError.obj``) go through
-``_getattr_``; attribute writes go through ``_write_``; ``**``, ``*`` and ``<<`` go through size
-guards.
+(attribute walks in format strings), ``obj`` (``AttributeError.obj``) and the other
+``RUNTIME_ATTRS`` go through ``_getattr_``; attribute writes go through ``_write_`` (with an
+inline fast path); ``**``, ``*``, ``%`` and ``<<`` go through size guards unless their operands
+are plain numbers.
 """
 
 from __future__ import annotations
 
 import ast
 import hashlib
+import inspect
 import itertools
 import re
 from dataclasses import dataclass
@@ -32,8 +37,10 @@ from RestrictedPython.transformer import (
     copy_locations,
 )
 
+from codeact.executors.restricted._matchrw import MatchRules
 from codeact.executors.restricted._nodes import (
     bounded,
+    declare_caches,
     hook_call,
     hook_stmt,
     int_fast_path,
@@ -42,7 +49,7 @@ from codeact.executors.restricted._nodes import (
     simple,
     write_guard,
 )
-from codeact.executors.restricted._sizes import MAX_WIDTH
+from codeact.executors.restricted._sizes import MAX_WIDTH, plain_literal
 
 VALUE_NAME = "_codeact_value_"
 _DIGIT_RUNS = re.compile(r"\d+")
@@ -58,7 +65,9 @@ SAFE_DUNDERS = frozenset(
 #: Special attributes cells may read, checked at run time: annotations on what the cell itself
 #: defined; exception chains, whose members are handed over only when they hold plain values
 #: (host code that turns one exception into another must not hand its state to the cell).
-READ_DUNDERS = frozenset({"__annotations__", "__cause__", "__context__", "__suppress_context__"})
+READ_DUNDERS = frozenset(
+    {"__annotations__", "__cause__", "__context__", "__suppress_context__", "__slots__"}
+)
 #: Dunder methods a sandbox class may not define: they run outside a cell's deadline, matter
 #: to pickling (which the host never does with sandbox objects), or hand native code a raw
 #: memory address or buffer (numpy's array interface: ``np.asarray`` trusts the pointer).
@@ -76,6 +85,7 @@ RUNTIME_ATTRS = frozenset(
     # Styler's templates and the real classes behind array stand-ins (_datalibs)
     | {"eval", "query", "agg", "aggregate", "apply", "transform"}
     | {"savefig", "print_figure", "style", "mro", "baseclass", "plot", "hist", "boxplot"}
+    | {"get_loop", "get_stack", "print_stack"}  # asyncio: the event loop, frames (_asyncrun)
 )
 RESERVED_NAMES = frozenset({"printed", "builtins", "breakpoint", "_print", "_print_"})
 GUARDED_OPS: dict[type[ast.operator], str] = {
@@ -90,7 +100,7 @@ def _is_hook_name(name: str) -> bool:
     return len(name) > 2 and name.startswith("_") and name.endswith("_")
 
 
-class CellPolicy(RestrictingNodeTransformer):
+class CellPolicy(MatchRules, RestrictingNodeTransformer):
     """The transformer applied to every cell."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -100,6 +110,21 @@ class CellPolicy(RestrictingNodeTransformer):
         #: "comprehension". Temporaries (``_tN_ := ...``) are only used in a def's body.
         self._scopes = ["module"]
         self._temps = 0
+        #: Per module/def scope: the names of the write-guard caches used (see write_guard).
+        self.write_caches: list[set[str]] = [set()]
+
+    def match_guarded(self, attr: str) -> bool:
+        """A class pattern keyword read through the guards (``_matchrw``)."""
+        return attr.startswith("_") or attr in RUNTIME_ATTRS
+
+    def _write_cache(self, target: ast.expr) -> str | None:
+        """The cache name for writes through the plain name ``target`` (module and def
+        scopes; a class body would make it a class attribute)."""
+        if not isinstance(target, ast.Name) or self._scopes[-1] not in ("module", "function"):
+            return None
+        name = f"_w_{target.id}_"
+        self.write_caches[-1].add(name)
+        return name
 
     def _temp(self) -> str | None:
         """A fresh local name for a walrus temporary, or None outside a def's own body."""
@@ -163,6 +188,8 @@ class CellPolicy(RestrictingNodeTransformer):
     def visit_Name(self, node: ast.Name) -> Any:
         if isinstance(node.ctx, ast.Load) and node.id == "__name__":
             return node
+        if node.id == "__slots__" and self._scopes[-1] == "class":
+            return node  # names checked when the class is made (_guards.sandbox_class)
         self.check_name(node, node.id)
         return node
 
@@ -184,7 +211,7 @@ class CellPolicy(RestrictingNodeTransformer):
         self._check_attr(node, store=store)
         node = self.node_contents_visit(node)
         if store:
-            node.value = write_guard(node.value)
+            node.value = write_guard(node.value, self._write_cache(node.value))
             return node
         if node.attr.startswith("_") or node.attr in RUNTIME_ATTRS:
             return hook_call("_getattr_", [node.value, ast.Constant(node.attr)], node)
@@ -210,8 +237,11 @@ class CellPolicy(RestrictingNodeTransformer):
         if isinstance(node.func, ast.Name) and node.func.id in ("exec", "eval"):
             self.error(node, f"{node.func.id}() calls are not allowed.")
         template = literal_format_template(node)
+        func = node.func
         node = self.node_contents_visit(node)
-        if template is not None:  # 'literal {}'.format(...): one direct call, no bound method
+        if template is not None and plain_literal(template):
+            node.func = func  # no attribute walks, widths checked now: the native method
+        elif template is not None:  # walks or a huge width: checked when it runs
             node.func = ast.Name("_format_", ast.Load())
             node.args.insert(0, ast.Constant(template))
             copy_locations(node.func, node)
@@ -237,7 +267,7 @@ class CellPolicy(RestrictingNodeTransformer):
         if isinstance(node.target, ast.Attribute):
             self._check_attr(node.target, store=True)
             node.target.value = self.visit(node.target.value)
-            node.target.value = write_guard(node.target.value)
+            node.target.value = write_guard(node.target.value, self._write_cache(node.target.value))
         else:
             node.target = self.visit(node.target)
         node.value = self.visit(node.value)
@@ -282,12 +312,33 @@ class CellPolicy(RestrictingNodeTransformer):
         try:
             node = self.node_contents_visit(node)  # decorators, defaults: the enclosing scope
             holder = ast.Module(body=body, type_ignores=[])
+            self.write_caches.append(set())
             node.body = self._in_scope("function", self._visit_children, holder).body
+            declare_caches(node.body, self.write_caches.pop())
         finally:
             self._class_depth = depth
-        if in_class and node.name == "__exit__":
+        if in_class and node.name in ("__exit__", "__aexit__"):
             node.body.insert(0, hook_stmt("_check_timeout_", node))
         return node
+
+    # -- async code: the same rules; ``await f(...)`` lets host tools be awaited ------------------
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> Any:
+        return self.visit_FunctionDef(node)  # type: ignore[arg-type]  # the same fields
+
+    def visit_Await(self, node: ast.Await) -> Any:
+        node = self.node_contents_visit(node)
+        call = node.value
+        if isinstance(call, ast.Call):  # ``await f(x)`` → ``await _await_call_(f, x)``
+            call.args.insert(0, call.func)
+            call.func = ast.Name("_await_call_", ast.Load())
+            copy_locations(call.func, call)
+        return node
+
+    def visit_AsyncFor(self, node: ast.AsyncFor) -> Any:
+        return self.node_contents_visit(node)
+
+    def visit_AsyncWith(self, node: ast.AsyncWith) -> Any:
+        return self.node_contents_visit(node)
 
     def visit_ClassDef(self, node: ast.ClassDef) -> Any:
         self.check_name(node, node.name)
@@ -301,44 +352,6 @@ class CellPolicy(RestrictingNodeTransformer):
         copy_locations(marker, node)
         node.decorator_list.insert(0, marker)
         return node
-
-    # -- match statements ----------------------------------------------------------------------
-    def visit_Match(self, node: ast.AST) -> Any:
-        return self.node_contents_visit(node)
-
-    def visit_match_case(self, node: ast.AST) -> Any:
-        return self.node_contents_visit(node)
-
-    def visit_MatchValue(self, node: ast.AST) -> Any:
-        return self.node_contents_visit(node)
-
-    def visit_MatchSingleton(self, node: ast.AST) -> Any:
-        return self.node_contents_visit(node)
-
-    def visit_MatchSequence(self, node: ast.AST) -> Any:
-        return self.node_contents_visit(node)
-
-    def visit_MatchStar(self, node: ast.MatchStar) -> Any:
-        self.check_name(node, node.name)
-        return self.node_contents_visit(node)
-
-    def visit_MatchMapping(self, node: ast.MatchMapping) -> Any:
-        self.check_name(node, node.rest)
-        return self.node_contents_visit(node)
-
-    def visit_MatchClass(self, node: ast.MatchClass) -> Any:
-        # Keyword patterns read attributes with the real getattr: apply the attribute rules.
-        for attr in node.kwd_attrs:
-            if attr.startswith("_") or attr in INSPECT_ATTRIBUTES or attr in RUNTIME_ATTRS:
-                self.error(node, f'"{attr}" cannot be matched as an attribute in the sandbox.')
-        return self.node_contents_visit(node)
-
-    def visit_MatchAs(self, node: ast.MatchAs) -> Any:
-        self.check_name(node, node.name)
-        return self.node_contents_visit(node)
-
-    def visit_MatchOr(self, node: ast.AST) -> Any:
-        return self.node_contents_visit(node)
 
 
 class CellSyntaxError(Exception):
@@ -359,6 +372,7 @@ class CompiledCell:
     filename: str
     source: str
     has_value: bool
+    is_async: bool = False  # top-level await: the code object makes a coroutine
 
 
 _counter = itertools.count(1)
@@ -383,9 +397,11 @@ def compile_cell(source: str) -> CompiledCell:
         pointer = f"\n    {text}\n    {' ' * max((exc.offset or 1) - 1, 0)}^" if text else ""
         raise CellSyntaxError("SyntaxError", [f"Line {exc.lineno}: {exc.msg}{pointer}"]) from None
     errors: list[str] = []
-    CellPolicy(errors, [], {}).visit(tree)
+    policy = CellPolicy(errors, [], {})
+    policy.visit(tree)
     if errors:
         raise CellSyntaxError("PolicyError", errors)
+    declare_caches(tree.body, policy.write_caches[0])
     has_value = bool(tree.body) and isinstance(tree.body[-1], ast.Expr)
     if has_value:
         last = tree.body[-1]
@@ -394,8 +410,9 @@ def compile_cell(source: str) -> CompiledCell:
         copy_locations(assign, last)
         tree.body[-1] = assign
     ast.fix_missing_locations(tree)
-    code = compile(tree, filename, "exec", dont_inherit=True)
+    code = compile(tree, filename, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
     CELL_SOURCES[filename] = source
     if len(CELL_SOURCES) > _MAX_SOURCES:
         CELL_SOURCES.pop(next(iter(CELL_SOURCES)))
-    return CompiledCell(code=code, filename=filename, source=source, has_value=has_value)
+    is_async = bool(code.co_flags & inspect.CO_COROUTINE)
+    return CompiledCell(code, filename, source, has_value, is_async)

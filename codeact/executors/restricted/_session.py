@@ -8,6 +8,7 @@ modules only (no pydantic), so the worker starts fast.
 from __future__ import annotations
 
 import builtins
+import decimal
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -15,13 +16,21 @@ from typing import Any
 
 from codeact.executors.restricted import _guards as g
 from codeact.executors.restricted import _sizes as sz
+from codeact.executors.restricted._asyncrun import (
+    SessionLoop,
+    asyncio_attrs,
+    make_await_call,
+    run_cell_code,
+)
 from codeact.executors.restricted._modules import ModuleProxy, ModuleTable, fake_sys
 from codeact.executors.restricted._policy import (
+    CELL_SOURCES,
     VALUE_NAME,
     CellSyntaxError,
     compile_cell,
 )
 from codeact.executors.restricted._rich import RichCapture
+from codeact.executors.restricted._stdsession import SessionWarnings, session_pprint
 from codeact.executors.restricted._values import MAX_TOOL_PAYLOAD as MAX_TOOL_PAYLOAD
 from codeact.executors.restricted._values import ToolError as ToolError
 from codeact.executors.restricted._values import (
@@ -93,6 +102,8 @@ class Session:
         self.stdout = _Stream("stdout", self)
         self.stderr = _Stream("stderr", self)
         self._tool_bridge = tool_bridge
+        self._tool_ids: set[int] = set()  # the tool functions, which ``await`` accepts
+        self.aio = SessionLoop()
         self.allowed_third_party = list(allowed_modules)
         self._write = g.make_write_guard(frozenset(m.split(".")[0] for m in allowed_modules))
         tool_modules = self._tools_modules(tool_names)
@@ -103,9 +114,19 @@ class Session:
             for name, _p, _d in tool_names
             if "." not in name
         }
+        self.warnings = SessionWarnings(self.stderr, CELL_SOURCES)
+        per_session = {
+            "sys": fake_sys(self.stdout, self.stderr),
+            "warnings": ModuleProxy("warnings", self.warnings.attrs()),
+            "pprint": ModuleProxy("pprint", session_pprint(self.stdout)),
+            "asyncio": ModuleProxy("asyncio", asyncio_attrs(self.aio)),
+        }
+        #: The session's decimal context, current while its cells run (cells of several
+        #: sessions share worker threads in inline mode).
+        self.decimal_context = decimal.Context()
         self.modules = ModuleTable(
             allowed_modules,
-            {**tool_modules, "sys": fake_sys(self.stdout, self.stderr)},
+            {**tool_modules, **per_session},
             paths=self.resolve if confine_readers else None,
             allow_pickle=allow_pickle,
         )
@@ -118,6 +139,7 @@ class Session:
     # -- namespace -------------------------------------------------------------------------------
     def reset(self) -> None:
         """A fresh namespace (files in the working directory are kept)."""
+        self.aio.abandon()
         self.globals = {
             "__builtins__": self.builtins,
             "__name__": "__main__",
@@ -188,6 +210,7 @@ class Session:
             "_write_": self._write,
             "_type_": type,
             "_int_": int,
+            "_float_": float,
             "_sandbox_classes_": g.SANDBOX_CLASSES,
             "_pow_": sz.guarded_pow,
             "_mul_": sz.guarded_mul,
@@ -198,6 +221,9 @@ class Session:
             "_refuse_width_": sz.refuse_width,
             "_check_timeout_": g.check_timeout,
             "_sandbox_class_": g.sandbox_class,
+            "_match_attr_": g.match_attr,
+            "_nomatch_": g.NO_MATCH,
+            "_await_call_": make_await_call(self._tool_ids),
         }
 
     # -- builtins that need the session ------------------------------------------------------------
@@ -291,6 +317,7 @@ class Session:
 
         call_tool.__name__ = call_tool.__qualname__ = name.rpartition(".")[2]
         call_tool.__doc__ = doc
+        self._tool_ids.add(id(call_tool))
         return call_tool
 
     # -- running a cell ----------------------------------------------------------------------------
@@ -313,9 +340,14 @@ class Session:
             }
             return self._finish(result, start)
         g.set_deadline(deadline)
+        outer_context = decimal.getcontext()
+        decimal.setcontext(self.decimal_context)
         try:
             try:
-                exec(compiled.code, self.globals)
+                if compiled.is_async:  # top-level await: on the session's loop
+                    run_cell_code(self.aio, compiled.code, self.globals)
+                else:
+                    exec(compiled.code, self.globals)
                 if compiled.has_value:
                     value = self.globals.pop(VALUE_NAME, None)
                     if value is not None:
@@ -331,6 +363,8 @@ class Session:
             result["timed_out"] = True
         finally:
             g.set_deadline(None)
+            self.decimal_context = decimal.getcontext()
+            decimal.setcontext(outer_context)
             self.globals.pop(VALUE_NAME, None)
         return self._finish(result, start)
 

@@ -172,6 +172,15 @@ def refuse_width(value: Any) -> Any:
 _PLAIN_TEMPLATES: dict[str, bool] = {}
 
 
+def plain_literal(template: str) -> bool:
+    """``plain_template`` for a template written in the cell: False (checked at run time
+    instead) when it is malformed or a width is too large."""
+    try:
+        return plain_template(template)
+    except (MemoryError, ValueError):
+        return False
+
+
 def plain_template(template: str) -> bool:
     """True when ``template`` can go to the native ``str.format`` (widths checked, cached)."""
     known = _PLAIN_TEMPLATES.get(template)

@@ -283,6 +283,8 @@ class RestrictedExecutor(CodeExecutor):
             with anyio.CancelScope(shield=True):
                 await self._worker.stop()
             self._worker = None
+        if self._session is not None:
+            self._session.aio.abandon()  # the session's event loop, if an async cell made one
         self._session = None
         with anyio.CancelScope(shield=True):
             await self._release()

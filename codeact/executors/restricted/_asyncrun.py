@@ -1,0 +1,167 @@
+"""Async cells: ``async def``/``await``/``async for``/``async with`` under the same guards,
+top-level ``await`` on an event loop owned by the session, ``asyncio.run`` inside a cell, and
+host tools awaitable from async code.
+
+The loop is driven in slices (``SLICE_S``): between slices the runner is back in host code and
+checks the cell's deadline, so a cell whose coroutines all sleep or wait is stopped on time in
+inline mode too (an interrupt injected into a thread blocked in ``epoll_wait`` would wait for
+it to return). After a timeout or interrupt the loop is abandoned — its tasks cancelled, the loop
+closed — since the interrupt may have landed anywhere inside it; the next async cell gets a fresh
+one. Cells never get the loop object itself (no ``get_event_loop``; ``get_loop`` on futures and
+tasks, and frame lists from ``get_stack``, are refused by the run-time attribute guard): a loop
+would hand out sockets, subprocesses, threads and file-descriptor readers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import types
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from codeact.executors.restricted._guards import METHOD_GUARDS, PolicyError, check_timeout
+
+SLICE_S = 0.05
+
+#: The asyncio names cells get; ``run`` and ``to_thread`` are the session's own.
+ASYNCIO_NAMES = (
+    "sleep gather wait_for wait timeout create_task Task Future Queue LifoQueue PriorityQueue "
+    "QueueEmpty QueueFull Event Lock Semaphore BoundedSemaphore Condition TimeoutError "
+    "CancelledError InvalidStateError as_completed shield iscoroutine iscoroutinefunction "
+    "TaskGroup current_task all_tasks FIRST_COMPLETED FIRST_EXCEPTION ALL_COMPLETED"
+).split()
+
+
+class SessionLoop:
+    """The event loop of one session, created when the first async cell runs."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The session's loop (a new one after ``abandon``)."""
+        if self._loop is None or self._loop.is_closed():
+            self._loop = asyncio.new_event_loop()
+            self._loop.set_exception_handler(_quiet)  # never the host's logging
+        return self._loop
+
+    def run(self, awaitable: Any) -> Any:
+        """Run the loop until ``awaitable`` is done and return its result, checking the cell's
+        deadline every ``SLICE_S``; a deadline (or interrupt) abandons the loop."""
+        loop = self.loop()
+        future = asyncio.ensure_future(awaitable, loop=loop)
+        future.add_done_callback(lambda _f: loop.stop())
+        try:
+            while not future.done():
+                handle = loop.call_later(SLICE_S, loop.stop)
+                try:
+                    loop.run_forever()
+                finally:
+                    handle.cancel()
+                check_timeout()
+        except BaseException:
+            self.abandon(close_coroutines=True)
+            raise
+        return future.result()
+
+    def asyncio_run(self, main: Any, *, debug: Any = None) -> Any:
+        """``asyncio.run`` for cells: ``main`` runs on the session's loop; tasks it left
+        running are cancelled at the end, as ``asyncio.run`` does."""
+        if not asyncio.iscoroutine(main):
+            raise ValueError(f"a coroutine was expected, got {main!r}")
+        loop = self.loop()
+        if loop.is_running():
+            main.close()
+            raise RuntimeError("asyncio.run() cannot be called from a running event loop")
+        before = asyncio.all_tasks(loop)
+        try:
+            return self.run(main)
+        finally:
+            if self._loop is loop:
+                left = [t for t in asyncio.all_tasks(loop) - before if not t.done()]
+                for task in left:
+                    task.cancel()
+                if left:
+                    self.run(asyncio.gather(*left, return_exceptions=True))
+
+    def abandon(self, close_coroutines: bool = False) -> None:
+        """Cancel every task and close the loop (after a timeout, an interrupt, a reset).
+
+        ``close_coroutines``: also close the tasks' coroutines now, while the cell's deadline
+        and interrupts still apply (their cleanup code is the cell's), rather than whenever
+        the garbage collector gets to them."""
+        loop = self._loop
+        if loop is None or loop.is_running():  # a cell is in it: its own ending abandons it
+            return
+        self._loop = None
+        if loop.is_closed():
+            return
+        for task in asyncio.all_tasks(loop):
+            task.cancel()
+            if close_coroutines:
+                with contextlib.suppress(BaseException):  # the cell's own cleanup failing
+                    task.get_coro().close()
+        loop.close()
+
+
+def _quiet(loop: Any, context: dict[str, Any]) -> None:
+    """The session loop's exception handler: unretrieved task errors are the cell's business."""
+
+
+async def to_thread(func: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+    """``asyncio.to_thread`` for cells: calls ``func`` in the loop's thread (cells get no
+    threads); the usual way to await a plain function such as a host tool."""
+    return func(*args, **kwargs)
+
+
+def asyncio_attrs(loop: SessionLoop) -> dict[str, Any]:
+    """The ``asyncio`` module of one session."""
+    attrs = {name: getattr(asyncio, name) for name in ASYNCIO_NAMES if hasattr(asyncio, name)}
+    attrs.update(run=loop.asyncio_run, to_thread=to_thread)
+    return attrs
+
+
+class Ready:
+    """An awaitable that gives a value at once (``await tool(...)`` of a host tool)."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: Any) -> None:
+        self._value = value
+
+    def __await__(self) -> Any:
+        return self._value
+        yield  # a generator: awaiting it returns the value
+
+
+def make_await_call(tool_ids: set[int]) -> Callable[..., Any]:
+    """The ``_await_call_`` hook: ``await f(x)`` compiles to ``await _await_call_(f, x)``, so
+    that a host tool (a plain function in the sandbox) can be awaited like an async tool."""
+
+    def await_call(fn: Any, /, *args: Any, **kwargs: Any) -> Any:
+        result = fn(*args, **kwargs)
+        return Ready(result) if id(fn) in tool_ids else result
+
+    return await_call
+
+
+def run_cell_code(loop: SessionLoop, code: types.CodeType, namespace: dict[str, Any]) -> None:
+    """Run a compiled cell: one with top-level ``await`` on the session's loop."""
+    result = eval(code, namespace)  # a cell compiled under the policy
+    if isinstance(result, Coroutine):
+        loop.run(result)
+
+
+def _guard_loop_access(obj: Any, name: str, value: Any) -> Any:
+    """``get_loop``/``get_stack``/``print_stack``: only the sandbox's own methods of that name."""
+    fn = getattr(value, "__func__", value)
+    if isinstance(fn, types.FunctionType) and fn.__module__ == "__main__":
+        return value
+    raise PolicyError(
+        f"{name}() is not available in the sandbox (event loops and frames stay on the host)"
+    )
+
+
+for _name in ("get_loop", "get_stack", "print_stack"):
+    METHOD_GUARDS[_name] = _guard_loop_access

@@ -1,0 +1,214 @@
+"""Wrapped standard-library names (see the notes in ``_stdlib``): what cells get instead of
+``contextlib.suppress``/``ExitStack``, the ``queue`` classes and ``functools.singledispatch``.
+
+The per-session modules (``warnings``, ``pprint``) are in ``_stdsession``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import queue
+import time
+import types
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+from codeact.executors.restricted._guards import (
+    WRITABLE_TYPES,
+    GuardedType,
+    check_timeout,
+    safe_sleep,
+)
+
+_SLICE_S = 0.05
+
+
+class suppress(contextlib.suppress):
+    """``contextlib.suppress`` whose ``__exit__`` never swallows the cell's deadline."""
+
+    def __exit__(self, *exc: Any) -> bool:
+        check_timeout()
+        return bool(super().__exit__(*exc))
+
+
+class ExitStack(contextlib.ExitStack):
+    """``contextlib.ExitStack``: once its callbacks ran (one of them may have swallowed the
+    deadline), a cell past its deadline is stopped."""
+
+    def __exit__(self, *exc: Any) -> bool:
+        try:
+            return bool(super().__exit__(*exc))
+        finally:
+            check_timeout()
+
+
+class AsyncExitStack(contextlib.AsyncExitStack):
+    """``contextlib.AsyncExitStack`` with the same deadline check as ``ExitStack``."""
+
+    async def __aexit__(self, *exc: Any) -> bool:
+        try:
+            return bool(await super().__aexit__(*exc))
+        finally:
+            check_timeout()
+
+
+# -- queue ---------------------------------------------------------------------------------------
+_REAL: weakref.WeakKeyDictionary[Any, queue.Queue[Any]] = weakref.WeakKeyDictionary()
+
+
+def _sliced(op: Callable[..., Any], args: tuple[Any, ...], block: bool, timeout: Any) -> Any:
+    """``op(*args, block, timeout)`` waiting in slices, so the cell's deadline applies."""
+    if not block:
+        return op(*args, False)
+    if timeout is not None and timeout < 0:
+        raise ValueError("'timeout' must be a non-negative number")
+    end = None if timeout is None else time.monotonic() + timeout
+    while True:
+        left = _SLICE_S if end is None else min(_SLICE_S, max(end - time.monotonic(), 0.0))
+        try:
+            return op(*args, True, left)
+        except (queue.Empty, queue.Full):
+            if end is not None and time.monotonic() >= end:
+                raise
+            check_timeout()
+
+
+class Queue:
+    """``queue.Queue`` for the sandbox: the same methods; the items live in a real queue the
+    cell cannot reach (no ``mutex``/``not_empty`` to block on forever)."""
+
+    __slots__ = ("__weakref__",)
+
+    def __init__(self, maxsize: int = 0) -> None:
+        kind = next(_KINDS[c] for c in type(self).__mro__ if c in _KINDS)
+        _REAL[self] = kind(maxsize)
+
+    def put(self, item: Any, block: bool = True, timeout: float | None = None) -> None:
+        """Put an item (waiting for room up to ``timeout`` when full)."""
+        _sliced(_REAL[self].put, (item,), block, timeout)
+
+    def get(self, block: bool = True, timeout: float | None = None) -> Any:
+        """Remove and return an item (waiting up to ``timeout`` when empty)."""
+        return _sliced(_REAL[self].get, (), block, timeout)
+
+    def put_nowait(self, item: Any) -> None:
+        """Put an item without waiting (``queue.Full`` when full)."""
+        _REAL[self].put_nowait(item)
+
+    def get_nowait(self) -> Any:
+        """Remove and return an item without waiting (``queue.Empty`` when empty)."""
+        return _REAL[self].get_nowait()
+
+    def qsize(self) -> int:
+        """The number of items."""
+        return _REAL[self].qsize()
+
+    def empty(self) -> bool:
+        """True when there is no item."""
+        return _REAL[self].empty()
+
+    def full(self) -> bool:
+        """True when the queue is at ``maxsize``."""
+        return _REAL[self].full()
+
+    def task_done(self) -> None:
+        """Mark one fetched item as processed."""
+        _REAL[self].task_done()
+
+    def join(self) -> None:
+        """Wait until every item was marked done (in slices: the deadline applies)."""
+        real = _REAL[self]
+        while real.unfinished_tasks:
+            safe_sleep(_SLICE_S / 5)
+
+    @property
+    def maxsize(self) -> int:
+        """The queue's capacity (0: unbounded)."""
+        return _REAL[self].maxsize
+
+    def __repr__(self) -> str:
+        return f"<queue.{type(self).__name__} object ({self.qsize()} items)>"
+
+
+class LifoQueue(Queue):
+    """``queue.LifoQueue`` for the sandbox (see ``Queue``)."""
+
+    __slots__ = ()
+
+
+class PriorityQueue(Queue):
+    """``queue.PriorityQueue`` for the sandbox (see ``Queue``)."""
+
+    __slots__ = ()
+
+
+class SimpleQueue(Queue):
+    """``queue.SimpleQueue`` for the sandbox: an unbounded ``Queue``."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        super().__init__(0)
+
+
+#: The real class behind each wrapper (not a class attribute: a sandbox subclass could read it).
+_KINDS: dict[type, Any] = {
+    Queue: queue.Queue,
+    LifoQueue: queue.LifoQueue,
+    PriorityQueue: queue.PriorityQueue,
+    SimpleQueue: queue.Queue,
+}
+
+
+# -- functools.singledispatch ---------------------------------------------------------------------
+def _real_class(cls: Any) -> Any:
+    return object.__getattribute__(cls, "_type") if isinstance(cls, GuardedType) else cls
+
+
+def _annotated_class(func: Any) -> Any:
+    """The class of ``func``'s first annotated parameter, refusing strings (functools would
+    ``eval`` them, past the policy)."""
+    hints = getattr(func, "__annotations__", None) or {}
+    for name, hint in hints.items():
+        if name == "return":
+            continue
+        if isinstance(hint, str):
+            raise TypeError(
+                f"singledispatch: the annotation of {name!r} is the string {hint!r}; the "
+                "sandbox does not evaluate strings: use the class itself, or register(cls)"
+            )
+        return _real_class(hint)
+    raise TypeError(f"singledispatch: {func!r} has no annotated first parameter; use register(cls)")
+
+
+def singledispatch(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``functools.singledispatch`` whose ``register`` takes classes (the sandbox's ``list``
+    stand-ins included) and annotations that are classes, never strings."""
+    dispatcher = functools.singledispatch(func)
+    real_register = dispatcher.register
+
+    def register(cls: Any, func: Callable[..., Any] | None = None) -> Any:
+        if func is None and not isinstance(cls, (type, GuardedType, types.UnionType)):
+            return real_register(_annotated_class(cls), cls)  # @register with annotations
+        cls = _real_class(cls)
+        return real_register(cls) if func is None else real_register(cls, func)
+
+    dispatcher.register = register  # type: ignore[method-assign]
+    return dispatcher
+
+
+#: Wrapped names by (module, attribute).
+WRAPPED: dict[tuple[str, str], Any] = {
+    ("contextlib", "suppress"): suppress,
+    ("contextlib", "ExitStack"): ExitStack,
+    ("contextlib", "AsyncExitStack"): AsyncExitStack,
+    ("queue", "Queue"): Queue,
+    ("queue", "LifoQueue"): LifoQueue,
+    ("queue", "PriorityQueue"): PriorityQueue,
+    ("queue", "SimpleQueue"): SimpleQueue,
+    ("functools", "singledispatch"): singledispatch,
+}
+
+WRITABLE_TYPES.add(types.SimpleNamespace)  # a plain attribute bag: ``ns.x = 1`` as in CPython
