@@ -20,6 +20,7 @@ PUBLIC_MODULES = [
     "codeact.executors",
     "codeact.executors.docker",
     "codeact.executors.restricted",
+    "codeact.executors.wire",
     "codeact.llms",
     "codeact.notebooks",
     "codeact.mcp",

@@ -14,10 +14,10 @@ import sys
 import time
 from typing import Any, BinaryIO
 
-from codeact.executors._wire.frames import HEADER, ProtocolError, encode, frame_length
 from codeact.executors.restricted._guards import CellTimeout
 from codeact.executors.restricted._interrupt import SignalAlarm
 from codeact.executors.restricted._session import Session, ToolError
+from codeact.executors.wire.frames import HEADER, ProtocolError, encode, frame_length
 
 _BLOCK = {signal.SIGALRM}
 

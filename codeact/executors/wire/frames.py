@@ -28,6 +28,10 @@ WORKER_OPS: dict[str, dict[str, type | tuple[type, ...]]] = {
 }
 
 
+#: Operations the host sends (the kernel and the worker act on these; ``init`` comes first).
+HOST_OPS = frozenset({"init", "exec", "reset", "tools", "put", "get", "tool_result"})
+
+
 class ProtocolError(Exception):
     """A frame was malformed (too big, not JSON, unknown op or missing fields)."""
 
