@@ -19,6 +19,7 @@ PUBLIC_MODULES = [
     "codeact.events",
     "codeact.executors",
     "codeact.executors.docker",
+    "codeact.executors.ray",
     "codeact.executors.restricted",
     "codeact.executors.wire",
     "codeact.llms",

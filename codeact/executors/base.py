@@ -120,6 +120,7 @@ class CodeExecutor(ABC):
 _BUILTIN = {
     "restricted": "codeact.executors.restricted:RestrictedExecutor",
     "docker": "codeact.executors.docker:DockerExecutor",
+    "ray": "codeact.executors.ray:RayExecutor",
 }
 
 

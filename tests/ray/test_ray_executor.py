@@ -1,0 +1,92 @@
+"""RayExecutor on a real two-node Ray cluster (``tests/ray/conftest.py``)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import anyio
+import pytest
+
+from codeact.errors import UserError
+from codeact.executors.ray import RayExecutor
+from codeact.testing.contract import ExecutorContract, ExecutorFactory
+from tests.ray.conftest import RayCluster
+
+pytestmark = pytest.mark.anyio
+
+HOST_PID = os.getpid()
+
+
+def where_am_i(tag: str) -> dict[str, object]:
+    """A host tool: which process runs it."""
+    return {"tag": tag, "pid": os.getpid()}
+
+
+class TestRayContract(ExecutorContract):
+    @pytest.fixture
+    def executor_factory(self, ray_cluster: RayCluster) -> ExecutorFactory:
+        return lambda **kw: RayExecutor(num_cpus=0, **kw)
+
+
+async def test_sessions_on_two_nodes_files_and_host_tools(ray_cluster: RayCluster) -> None:
+    a = RayExecutor(num_cpus=0, resources={"node_a": 1}, tools=[where_am_i])
+    b = RayExecutor(num_cpus=0, resources={"node_b": 1}, tools=[where_am_i])
+    async with a, b:
+        assert a.node["node_id"] == ray_cluster.node_id("node_a")
+        assert b.node["node_id"] == ray_cluster.node_id("node_b")
+        with anyio.fail_after(60):
+            ra, rb = await a.execute("sum(range(5))"), await b.execute("x = 41\nx + 1")
+        assert ra.value == "10" and rb.value == "42", (ra, rb)
+        r = await b.execute(
+            "from tools import where_am_i\n"
+            "with open('out.txt', 'w') as f:\n    f.write('made on b')\n"
+            "where_am_i('b')"
+        )
+        assert r.ok and f"'pid': {HOST_PID}" in (r.value or ""), r  # the tool ran here
+        assert await b.download("out.txt") == b"made on b"
+        await a.upload("in.txt", b"sent from the host")
+        assert (await a.execute("open('in.txt').read()")).value == "'sent from the host'"
+
+
+async def test_a_node_killed_mid_cell_names_it_and_the_next_cell_runs_elsewhere(
+    ray_cluster: RayCluster,
+) -> None:
+    victim = ray_cluster.add("victim")
+    victim_id = ray_cluster.node_id("victim")
+    ex = RayExecutor(num_cpus=0, resources={"victim": 1})
+    try:
+        async with ex:
+            assert ex.node["node_id"] == victim_id
+            await ex.execute("kept = 1")
+            # later sessions must be able to land elsewhere: drop the label requirement
+            ex.resources = {}
+            started = time.monotonic()
+            async with anyio.create_task_group() as tg:
+
+                async def kill_when_running() -> None:
+                    await anyio.sleep(1.0)
+                    await anyio.to_thread.run_sync(ray_cluster.cluster.remove_node, victim, False)
+
+                tg.start_soon(kill_when_running)
+                r = await ex.execute("import time\ntime.sleep(60)", timeout=90)
+            took = time.monotonic() - started
+            assert r.restarted and r.error is not None, r
+            assert r.error.type == "ExecutorError" and victim_id[:12] in r.error.message, r.error
+            assert took < 30, took
+            print(f"killed node noticed after {took:.1f} s: {r.error.message}")
+            after = await ex.execute(
+                "try:\n    kept\n    k = 'kept'\nexcept NameError:\n    k = 'lost'\nk"
+            )
+            assert after.value == "'lost'" and ex.node["node_id"] != victim_id, (after, ex.node)
+    finally:
+        victim = None
+
+
+async def test_bad_options_are_user_errors() -> None:
+    with pytest.raises(UserError):
+        RayExecutor(sandbox="vm")  # type: ignore[arg-type]
+    with pytest.raises(UserError):
+        RayExecutor(sandbox_options={"no_such_option": 1})
+    with pytest.raises(UserError):
+        RayExecutor(num_cpus=-1)
