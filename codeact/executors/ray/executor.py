@@ -12,6 +12,7 @@ the sandbox with them.
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
@@ -46,12 +47,17 @@ def connect_ray(address: str | None) -> Any:
     ray = import_ray()
     if not ray.is_initialized():
         try:
-            ray.init(address=address, log_to_driver=False)
+            ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
         except (ConnectionError, ValueError, RuntimeError) as exc:
             raise UserError(
                 f"Cannot connect to the Ray cluster at {address or 'local'}: {exc}"
             ) from exc
     return ray
+
+
+def cluster_memory_mb(ray: Any) -> int:
+    """The memory Ray may hand out on the cluster's live nodes, in MB."""
+    return int(ray.cluster_resources().get("memory", 0)) >> 20
 
 
 class RayExecutor(KernelBackedExecutor):
