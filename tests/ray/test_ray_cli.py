@@ -160,3 +160,18 @@ def test_a_driver_killed_with_sigkill_leaves_no_kernel_on_any_node(
     finally:
         proc.kill()
         proc.wait(10)
+
+
+def test_doctor_shows_each_node_and_whether_it_can_start_a_sandbox(
+    ray_cluster: RayCluster,
+) -> None:
+    argv = [sys.executable, "-m", "codeact.cli", "doctor", "--ray", ray_cluster.address]
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=300, env=cli_env(), cwd=ROOT)
+    lines = [line for line in r.stdout.splitlines() if "] node " in line]
+    alive = {n["NodeID"][:12] for n in ray_cluster.ray.nodes() if n["Alive"]}
+    assert {line.split("] node ")[1][:12] for line in lines} == alive, r.stdout + r.stderr
+    assert all(line.startswith("[ok  ]") and "OS sandbox" in line for line in lines), r.stdout
+    bad = subprocess.run(
+        [*argv[:-1], "127.0.0.1:1"], capture_output=True, text=True, timeout=120, env=cli_env()
+    )
+    assert bad.returncode == 1 and "[FAIL] ray cluster 127.0.0.1:1" in bad.stdout, bad.stdout

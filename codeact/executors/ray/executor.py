@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import socket
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
@@ -46,6 +47,7 @@ def connect_ray(address: str | None) -> Any:
     connected to, else ``RAY_ADDRESS`` or a local one); returns ``ray``."""
     ray = import_ray()
     if not ray.is_initialized():
+        _check_reachable(address)
         try:
             ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
         except (ConnectionError, ValueError, RuntimeError) as exc:
@@ -53,6 +55,21 @@ def connect_ray(address: str | None) -> Any:
                 f"Cannot connect to the Ray cluster at {address or 'local'}: {exc}"
             ) from exc
     return ray
+
+
+def _check_reachable(address: str | None) -> None:
+    """``UserError`` at once when ``host:port`` refuses connections (Ray would retry for
+    minutes before saying so)."""
+    host, sep, port = (address or "").rpartition(":")
+    if not sep or not port.isdigit() or "://" in host:
+        return
+    try:
+        socket.create_connection((host, int(port)), timeout=10).close()
+    except OSError as exc:
+        raise UserError(
+            f"Cannot connect to the Ray cluster at {address}: {exc.strerror or exc}. Is "
+            "`ray start --head` running there, and is the address its GCS (port 6379 by default)?"
+        ) from None
 
 
 def cluster_memory_mb(ray: Any) -> int:
