@@ -31,15 +31,15 @@ def cli_env() -> dict[str, str]:
 
 
 def sandbox_hosts() -> set[int]:
-    """The SandboxHost actor processes alive on the cluster's nodes (this process's children:
-    Ray titles an actor's process ``ray::SandboxHost...``)."""
+    """The NodeHost actor processes alive on the cluster's nodes (this process's children:
+    Ray titles an actor's process ``ray::NodeHost...``)."""
     found = set()
     for pid in descendants(os.getpid()):
         try:
             cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
         except OSError:
             continue
-        if cmd.startswith(b"ray::SandboxHost"):
+        if cmd.startswith(b"ray::NodeHost"):
             found.add(pid)
     return found
 

@@ -2,7 +2,8 @@
 (the ``ray`` extra). Importing this package does not import Ray; starting a session does."""
 
 from codeact.executors.ray._nodes import NodeReport, probe_nodes
-from codeact.executors.ray.executor import RayExecutor, RayPeer, cluster_memory_mb, connect_ray
+from codeact.executors.ray._peer import RayPeer
+from codeact.executors.ray.executor import RayExecutor, cluster_memory_mb, connect_ray
 
 __all__ = [
     "NodeReport",

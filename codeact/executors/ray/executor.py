@@ -1,17 +1,16 @@
 """RayExecutor: each session's kernel on a node of a Ray cluster, in that node's sandbox.
 
 The driver (this process) keeps the session: the kernel client, the tools (run here), the
-deadlines. A ``SandboxHost`` actor placed by Ray resources starts the node's sandbox and relays
-the kernel's bytes (``_stream.ActorStream``). A node that dies loses its sessions: the cell gets
-an ``ExecutorError`` naming the node and the next cell runs in a fresh session that Ray places
-on a live node. The actors belong to this process: when it exits or is killed, Ray ends them,
-and bubblewrap (``--die-with-parent``) or the container kernel (its attach stream closes) takes
-the sandbox with them.
+deadlines. On each node it uses, a ``NodeHost`` actor (``_host``) starts the node's sandbox for
+each session and relays the kernel's bytes over one authenticated TCP connection; Ray carries
+the control calls and the lifetime. A node that dies loses its sessions: the cell gets an
+``ExecutorError`` naming the node and the next cell runs in a fresh session on a live node. The
+actors belong to this process: when it exits or is killed, Ray ends them, and bubblewrap
+(``--die-with-parent``) or the container kernel (its attach stream closes) ends the sandbox.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import socket
 from collections.abc import Callable, Mapping, Sequence
@@ -19,18 +18,15 @@ from typing import Any, Literal
 
 import anyio
 
-from codeact.errors import ExecutorError, UserError
-from codeact.executors.ray._host import SANDBOXES, SandboxHost, make_sandbox
-from codeact.executors.ray._stream import ActorStream
-from codeact.executors.wire.client import KernelClient
+from codeact.errors import UserError
+from codeact.executors.ray._host import SANDBOXES, make_sandbox
+from codeact.executors.ray._peer import RayPeer
+from codeact.executors.ray._placement import Need
 from codeact.executors.wire.executor import KernelBackedExecutor
 from codeact.executors.wire.files import check_relative
-from codeact.executors.wire.session import KernelPeer
 from codeact.tools import BaseTool
 
 Sandbox = Literal["process", "docker"]
-#: Attempts to place a session before giving up (a node that just died may still be listed).
-PLACE_ATTEMPTS = 3
 
 
 def import_ray() -> Any:
@@ -83,13 +79,15 @@ class RayExecutor(KernelBackedExecutor):
     ``sandbox="process"`` (default) starts ``RestrictedExecutor(isolation="process")`` on the
     node — the worker in bubblewrap with its cgroup and disk quota — and ``sandbox="docker"`` a
     ``DockerExecutor`` on the node's engine; ``sandbox_options`` go to that class (e.g.
-    ``{"allowed_modules": ["pandas"], "memory_limit_mb": 1024}``). Placement: ``num_cpus``,
-    ``memory_mb`` (reserved on the node) and custom ``resources`` (node labels such as
-    ``{"sandbox": 1}``); ``node_id`` pins a session to one node; otherwise sessions are spread
-    over the nodes. Tools run on this host: a cell's tool call crosses the cluster back here,
-    so the node needs no credentials. ``address`` is the cluster (``None``: the one this process
-    is connected to, else ``RAY_ADDRESS`` or a local one). Every node needs codeact (same
-    version) and, for ``process``, bubblewrap; for ``docker``, an engine with the image.
+    ``{"allowed_modules": ["pandas"], "memory_limit_mb": 1024}``). Placement: a node must carry
+    the custom ``resources`` asked for (labels such as ``{"sandbox": 1}``) and have room for
+    ``num_cpus`` and ``memory_mb`` next to this process's other sessions there; ``node_id``
+    pins a session to one node; among the nodes that fit, the one with fewest sessions wins.
+    Tools run on this host: a cell's tool call crosses the cluster back here, so the node needs
+    no credentials. ``address`` is the cluster (``None``: the one this process is connected to,
+    else ``RAY_ADDRESS`` or a local one). Every node needs codeact (same version) and, for
+    ``process``, bubblewrap; for ``docker``, an engine with the image; the driver must reach
+    the nodes' addresses over TCP (the kernels' relays listen there).
     """
 
     name = "ray"
@@ -130,34 +128,25 @@ class RayExecutor(KernelBackedExecutor):
 
     @property
     def node(self) -> dict[str, Any]:
-        """Where the session runs: ``node_id``, ``host``, ``pid`` and ``isolation`` (empty before
-        ``start()``)."""
+        """Where the session runs: ``node_id``, ``host``, ``ip``, ``pid`` (of the node's host
+        actor) and ``isolation`` (empty before ``start()``)."""
         peer = self.peer
         return dict(peer.where) if isinstance(peer, RayPeer) else {}
 
-    def actor_options(self) -> dict[str, Any]:
-        """The Ray options of a session's actor (placement and lifetime)."""
-        opts: dict[str, Any] = {
-            "num_cpus": self.num_cpus,
-            "resources": self.resources,
-            "max_restarts": 0,
-            "max_task_retries": 0,
-        }
-        if self.memory_mb is not None:
-            opts["memory"] = self.memory_mb << 20
-        if self.node_id is not None:
-            from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+    def need(self) -> Need:
+        """What a session of this executor asks of a node."""
+        return Need(self.num_cpus, self.memory_mb or 0, dict(self.resources), self.node_id)
 
-            opts["scheduling_strategy"] = NodeAffinitySchedulingStrategy(self.node_id, soft=False)
-        else:
-            opts["scheduling_strategy"] = "SPREAD"
-        return opts
-
-    async def open_peer(self) -> KernelPeer:
+    async def open_peer(self) -> RayPeer:
         """Connect to the cluster and place the session's sandbox on a node."""
         ray = await anyio.to_thread.run_sync(connect_ray, self.address)
         peer = RayPeer(self, ray)
         await peer.start()
+        return peer
+
+    def _ray_peer(self) -> RayPeer:
+        peer = self.running_peer()
+        assert isinstance(peer, RayPeer)
         return peer
 
     async def upload(self, path: str, data: bytes) -> None:
@@ -167,9 +156,7 @@ class RayExecutor(KernelBackedExecutor):
         check_relative(path)
         await self.start()
         async with self._lock:
-            peer = self.running_peer()
-            assert isinstance(peer, RayPeer)
-            await peer.call("upload", path, data)
+            await self._ray_peer().call("upload", path, data)
 
     async def download(self, path: str) -> bytes:
         """Read ``path`` (relative) from the session's working area on its node."""
@@ -178,121 +165,4 @@ class RayExecutor(KernelBackedExecutor):
         check_relative(path)
         await self.start()
         async with self._lock:
-            peer = self.running_peer()
-            assert isinstance(peer, RayPeer)
-            data = await peer.call("download", path)
-        return bytes(data)
-
-
-class RayPeer(KernelPeer):
-    """The session's ``SandboxHost`` actor as a ``KernelPeer``."""
-
-    def __init__(self, owner: RayExecutor, ray: Any) -> None:
-        super().__init__()
-        self.owner = owner
-        self.ray = ray
-        self.actor: Any = None
-        self.stream: ActorStream | None = None
-        #: Where the sandbox runs (``SandboxHost.start``'s answer).
-        self.where: dict[str, Any] = {}
-
-    def label(self) -> str:
-        """The node, as the user's messages name it."""
-        node = self.where.get("node_id", "?")
-        return f"{node[:12]} ({self.where.get('host', '?')})"
-
-    async def call(self, method: str, *args: Any) -> Any:
-        """Call the actor; Ray's errors become ``ExecutorError`` naming the node, the node
-        executor's own ``UserError`` (a missing file) stays one."""
-        if self.actor is None:
-            raise ExecutorError("the Ray sandbox is not running")
-        try:
-            return await getattr(self.actor, method).remote(*args)
-        except self.ray.exceptions.RayTaskError as exc:
-            cause = exc.as_instanceof_cause()
-            if isinstance(cause, UserError | ExecutorError):
-                raise type(cause)(str(cause).splitlines()[-1]) from None
-            raise ExecutorError(f"{method} failed on Ray node {self.label()}: {cause}") from exc
-        except Exception as exc:
-            raise ExecutorError(
-                f"the Ray node {self.label()} running this session is gone ({type(exc).__name__})"
-            ) from exc
-
-    async def start(self) -> None:
-        """Place a ``SandboxHost`` (retrying when the node it landed on died) and connect."""
-        owner = self.owner
-        remote = self.ray.remote(SandboxHost).options(**owner.actor_options())
-        problem: BaseException | None = None
-        for _ in range(PLACE_ATTEMPTS):
-            self.actor = remote.remote(owner.sandbox, owner.sandbox_options, owner.tool_specs())
-            try:
-                with anyio.fail_after(owner.start_timeout):
-                    self.where = await self.actor.start.remote()
-            except UserError:
-                raise
-            except Exception as exc:
-                problem = exc
-                await self.stop()
-                if isinstance(exc, TimeoutError):
-                    break
-                continue
-            self._connect()
-            return
-        raise ExecutorError(
-            f"No Ray node could start a sandbox for this session ({type(problem).__name__}: "
-            f"{str(problem).splitlines()[0] if str(problem) else ''}). `codeact doctor --ray "
-            "ADDRESS` shows which nodes can."
-        ) from problem
-
-    def _connect(self) -> None:
-        self.stream = ActorStream(self.actor)
-        self.client = KernelClient(self.stream)
-
-    async def restart(self) -> None:
-        """A fresh kernel on the same node when its actor answers; else a new session that Ray
-        places on a live node."""
-        if self.actor is not None:
-            try:
-                with anyio.fail_after(self.owner.start_timeout):
-                    await self.actor.restart.remote()
-            except Exception:
-                pass
-            else:
-                self._connect()
-                return
-        await self.stop()
-        await self.start()
-
-    async def stop(self) -> None:
-        """End the sandbox on its node (gracefully, else by killing the actor)."""
-        actor, self.actor, self.client, self.stream = self.actor, None, None, None
-        if actor is None:
-            return
-        with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
-            with anyio.fail_after(15):
-                await actor.stop.remote()
-        with contextlib.suppress(Exception):
-            self.ray.kill(actor, no_restart=True)
-
-    async def death_reason(self) -> tuple[str, str]:
-        """Why the kernel went away: from the node when its actor answers; else the node died."""
-        if self.actor is not None:
-            try:
-                with anyio.fail_after(5):
-                    kind, message = await self.actor.death_reason.remote()
-                return str(kind), f"{message} (on Ray node {self.label()})"
-            except Exception:
-                pass
-        return "ExecutorError", (
-            f"the Ray node {self.label()} running this session died or left the cluster; "
-            "the session's variables and files are lost, and a fresh session was started on "
-            "another node"
-        )
-
-    async def interrupt(self) -> bool:
-        """Ask the node to stop the running cell."""
-        try:
-            with anyio.fail_after(5):
-                return bool(await self.actor.interrupt.remote())
-        except Exception:
-            return False
+            return bytes(await self._ray_peer().call("download", path))
