@@ -26,6 +26,8 @@ from codeact.executors.ray import RayExecutor
 
 
 def ms(samples: list[float], q: float = 0.5) -> str:
+    if not samples:
+        return "     n/a"
     ordered = sorted(samples)
     value = ordered[min(len(ordered) - 1, int(q * len(ordered)))] if q != 0.5 else None
     return f"{(statistics.median(samples) if value is None else value) * 1000:8.2f} ms"
@@ -85,10 +87,19 @@ async def many(sessions: int, cells_each: int) -> None:
     nodes: dict[str, int] = {}
     t0 = time.perf_counter()
 
+    all_started = anyio.Event()
+    started = 0
+
     async def one(i: int) -> None:
+        nonlocal started
         try:
             async with RayExecutor(num_cpus=0, sandbox_options={"memory_limit_mb": 512}) as ex:
                 nodes[ex.node["node_id"]] = nodes.get(ex.node["node_id"], 0) + 1
+                started += 1
+                if started == sessions:
+                    all_started.set()
+                with anyio.move_on_after(600):
+                    await all_started.wait()  # every session is live: the cells run together
                 for k in range(cells_each):
                     c0 = time.perf_counter()
                     r = await ex.execute(f"v = {i} * {k}\nv")
@@ -97,13 +108,17 @@ async def many(sessions: int, cells_each: int) -> None:
                         errors.append(f"session {i}: {r.error or r.value}")
         except Exception as exc:
             errors.append(f"session {i}: {type(exc).__name__}: {exc}")
+            started += 1
+            if started == sessions:
+                all_started.set()
 
     async with anyio.create_task_group() as tg:
         for i in range(sessions):
             tg.start_soon(one, i)
     wall = time.perf_counter() - t0
     print(
-        f"{sessions} concurrent sessions x {cells_each} cells: {len(errors)} error(s), "
+        f"{sessions} live sessions, then {cells_each} cells in each at once: "
+        f"{len(errors)} error(s), "
         f"cell p50 {ms(times)} p99 {ms(times, 0.99)}, {wall:.1f} s wall, "
         f"sessions per node {sorted(nodes.values())}"
     )

@@ -159,6 +159,9 @@ class NodeHost:
 
     def __init__(self) -> None:
         self.sessions: dict[str, _Session] = {}
+        # sandboxes start a few at a time: a burst of sessions queues instead of starving
+        # every start of CPU until all of them miss their deadline
+        self.starting = asyncio.Semaphore(max(2, 2 * (os.cpu_count() or 1)))
 
     def info(self) -> dict[str, Any]:
         """Where this host runs: ``node_id``, ``host``, ``ip``, ``pid`` and ``sessions``."""
@@ -187,7 +190,8 @@ class NodeHost:
         """Start a session's sandbox; where it runs and how to reach its kernel."""
         ex = make_sandbox(sandbox, options, specs)
         try:
-            await ex.start()
+            async with self.starting:
+                await ex.start()
         except BaseException:
             with anyio.CancelScope(shield=True):
                 await ex.aclose()

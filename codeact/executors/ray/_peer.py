@@ -71,7 +71,7 @@ class RayPeer(KernelPeer):
         owner, need = self.owner, self.owner.need()
         problem: BaseException | None = None
         for _ in range(PLACE_ATTEMPTS):
-            node_id = PLACEMENT.choose(self.ray, need, self._dead)
+            node_id = PLACEMENT.reserve(self.ray, need, self._dead)
             try:
                 self.host = await PLACEMENT.host(self.ray, node_id)
                 with anyio.fail_after(owner.start_timeout):
@@ -80,16 +80,19 @@ class RayPeer(KernelPeer):
                     )
             except self.ray.exceptions.RayTaskError as exc:  # the sandbox itself failed
                 self.host = None
+                PLACEMENT.release(node_id, need)
+                why = str(exc.as_instanceof_cause()).strip().splitlines()[-1]
                 raise ExecutorError(
-                    f"Ray node {node_id[:12]} could not start a sandbox: "
-                    f"{exc.as_instanceof_cause()}"
+                    f"Ray node {node_id[:12]} could not start a sandbox: {why}"
                 ) from None
             except Exception as exc:  # the node or its host is gone (or too slow)
                 problem, self.host = exc, None
                 self._dead.add(node_id)
                 PLACEMENT.forget(node_id)
                 continue
-            PLACEMENT.hold(node_id, need)
+            except BaseException:
+                PLACEMENT.release(node_id, need)
+                raise
             await self._connect(opened)
             return
         raise ExecutorError(
@@ -130,7 +133,6 @@ class RayPeer(KernelPeer):
         node_id = str(self.where.get("node_id", ""))
         if node_id:
             self._dead.add(node_id)
-            PLACEMENT.hold(node_id, self.owner.need(), -1)
             PLACEMENT.forget(node_id)
         self.host = None
 
@@ -144,7 +146,7 @@ class RayPeer(KernelPeer):
             if self.host is not None:
                 with contextlib.suppress(ExecutorError):
                     await self.call("close", timeout=CONTROL_S)
-                PLACEMENT.hold(str(self.where.get("node_id", "")), self.owner.need(), -1)
+                PLACEMENT.release(str(self.where.get("node_id", "")), self.owner.need())
                 self.host = None
 
     async def death_reason(self) -> tuple[str, str]:

@@ -47,6 +47,7 @@ class Placement:
     def __init__(self) -> None:
         self.nodes: dict[str, _Node] = {}
         self.lock = anyio.Lock()
+        self.job: str | None = None
 
     def fits(self, node: dict[str, Any], need: Need) -> bool:
         """Whether ``node`` (an entry of ``ray.nodes()``) can take a session needing ``need``."""
@@ -61,8 +62,13 @@ class Placement:
         memory_mb = int(have.get("memory", 0)) >> 20
         return not (need.memory_mb and used.memory_mb + need.memory_mb > memory_mb)
 
-    def choose(self, ray: Any, need: Need, avoid: set[str]) -> str:
-        """The node for a new session (``ExecutorError`` when none fits)."""
+    def reserve(self, ray: Any, need: Need, avoid: set[str]) -> str:
+        """The node for a new session, its reservation counted there at once (so sessions
+        starting together spread); ``release`` it if the session does not start."""
+        job = str(ray.get_runtime_context().get_job_id())
+        if job != self.job:  # connected anew (another cluster, or after ray.shutdown())
+            self.nodes.clear()
+            self.job = job
         alive = [n for n in ray.nodes() if n.get("Alive") and n["NodeID"] not in avoid]
         fitting = [n for n in alive if self.fits(n, need)]
         if not fitting:
@@ -73,13 +79,16 @@ class Placement:
                 + f" ({len(alive)} live node(s); `codeact doctor --ray ADDRESS` shows them)"
             )
         best = min(fitting, key=lambda n: self.nodes.get(n["NodeID"], _Node(None)).sessions)
-        return str(best["NodeID"])
+        node_id = str(best["NodeID"])
+        self.nodes.setdefault(node_id, _Node(None))
+        self.hold(node_id, need)
+        return node_id
 
     async def host(self, ray: Any, node_id: str) -> Any:
         """The node's host actor, started (pinned to the node) on first use."""
         async with self.lock:
-            node = self.nodes.get(node_id)
-            if node is None:
+            node = self.nodes.setdefault(node_id, _Node(None))
+            if node.host is None:
                 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
                 actor = (
@@ -98,11 +107,15 @@ class Placement:
                 except Exception:
                     ray.kill(actor)
                     raise
-                node = self.nodes[node_id] = _Node(actor)
+                node.host = actor
             return node.host
 
+    def release(self, node_id: str, need: Need) -> None:
+        """Give back a session's reservation."""
+        self.hold(node_id, need, -1)
+
     def hold(self, node_id: str, need: Need, sign: int = 1) -> None:
-        """Count (or with ``sign=-1`` release) a session's reservation on a node."""
+        """Count (or with ``sign=-1`` give back) a session's reservation on a node."""
         node = self.nodes.get(node_id)
         if node is not None:
             node.cpus += sign * need.cpus
