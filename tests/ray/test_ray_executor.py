@@ -90,3 +90,32 @@ async def test_bad_options_are_user_errors() -> None:
         RayExecutor(sandbox_options={"no_such_option": 1})
     with pytest.raises(UserError):
         RayExecutor(num_cpus=-1)
+
+
+async def test_figures_and_streamed_output_come_back_from_the_node(
+    ray_cluster: RayCluster,
+) -> None:
+    seen: list[str] = []
+    options = {"allowed_modules": ["matplotlib"]}
+    async with RayExecutor(num_cpus=0, resources={"node_b": 1}, sandbox_options=options) as ex:
+        r = await ex.execute(
+            "import matplotlib.pyplot as plt\nprint('drawing')\nplt.plot([1, 2, 3])\n'done'",
+            on_output=lambda name, text: seen.append(text),
+        )
+    assert r.ok and r.value == "'done'" and "drawing" in "".join(seen), r
+    assert r.images and r.images[0].startswith("iVBOR"), r  # a PNG
+
+
+@pytest.mark.docker
+async def test_a_docker_sandbox_on_a_node(ray_cluster: RayCluster, sandbox_image: str) -> None:
+    options = {"image": sandbox_image, "memory": "256m"}
+    ex = RayExecutor(num_cpus=0, resources={"node_b": 1}, sandbox="docker", sandbox_options=options)
+    async with ex:
+        assert ex.node["node_id"] == ray_cluster.node_id("node_b")
+        assert "docker" in ex.node["isolation"]
+        await ex.upload("in.txt", b"to the container")
+        r = await ex.execute(
+            "import getpass\ndata = open('in.txt').read()\n(getpass.getuser(), data)"
+        )
+        assert r.ok and "'to the container'" in (r.value or ""), r
+        assert await ex.download("in.txt") == b"to the container"
