@@ -291,25 +291,21 @@ def make_executor(opts: SandboxOptions) -> CodeExecutor:
 
 def make_ray_executor(opts: SandboxOptions) -> CodeExecutor:
     """``--executor ray``: a session on the cluster, in a node's process sandbox with the
-    command line's modules and per-session limits (the node reserves ``--session-cpus``)."""
+    command line's modules and per-session limits."""
     from codeact.executors.ray import RayExecutor
     from codeact.executors.restricted.defaults import choose_sandbox
 
     allow = None
     if opts.allow is not None:
         allow = [m.strip() for m in opts.allow.split(",") if m.strip()]
-    modules = choose_sandbox(allow, isolation="process", os_sandbox="auto").allowed_modules
-    return RayExecutor(
+    return RayExecutor.with_limits(
         address=opts.ray_address,
-        timeout=opts.cell_timeout,
-        num_cpus=opts.cpus or 0.0,
-        sandbox_options={
-            "allowed_modules": modules,
-            "os_sandbox": opts.os_sandbox,
-            "memory_limit_mb": opts.memory_mb,
-            "disk_limit_mb": opts.disk_mb,
-            "cpus": opts.cpus,
-        },
+        allowed_modules=choose_sandbox(allow, isolation="process").allowed_modules,
+        os_sandbox=opts.os_sandbox,
+        cell_timeout=opts.cell_timeout,
+        memory_mb=opts.memory_mb,
+        disk_mb=opts.disk_mb,
+        cpus=opts.cpus,
     )
 
 

@@ -8,7 +8,7 @@ import time
 import anyio
 import pytest
 
-from codeact.errors import UserError
+from codeact.errors import ExecutorError, UserError
 from codeact.executors.ray import RayExecutor
 from codeact.testing.contract import ExecutorContract, ExecutorFactory
 from tests.ray.conftest import RayCluster
@@ -119,3 +119,19 @@ async def test_a_docker_sandbox_on_a_node(ray_cluster: RayCluster, sandbox_image
         )
         assert r.ok and "'to the container'" in (r.value or ""), r
         assert await ex.download("in.txt") == b"to the container"
+
+
+async def test_a_full_node_makes_a_session_wait_for_room_then_say_so(
+    ray_cluster: RayCluster,
+) -> None:
+    # node_b has one CPU: a second one-CPU session there waits, and fails after start_timeout
+    first = RayExecutor(num_cpus=1, resources={"node_b": 1})
+    async with first:
+        second = RayExecutor(num_cpus=1, resources={"node_b": 1}, start_timeout=1.5)
+        with pytest.raises(ExecutorError, match="has room"):
+            await second.start()
+        await second.aclose()
+        with pytest.raises(ExecutorError, match="has room"):  # no node carries the label at all
+            await RayExecutor(num_cpus=0, resources={"nowhere": 1}).start()
+    async with RayExecutor(num_cpus=1, resources={"node_b": 1}, start_timeout=30) as third:
+        assert (await third.execute("1 + 1")).value == "2"  # the first one's CPU came back

@@ -17,7 +17,7 @@ import anyio
 from anyio.abc import SocketAttribute
 
 from codeact.errors import ExecutorError, UserError
-from codeact.executors.ray._placement import PLACEMENT
+from codeact.executors.ray._placement import PLACEMENT, Need, NoRoom
 from codeact.executors.wire.client import KernelClient
 from codeact.executors.wire.session import KernelPeer
 
@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 #: Attempts to place a session before giving up (a node that just died may still be listed).
 PLACE_ATTEMPTS = 3
+#: How often a session waiting for room looks again.
+ROOM_POLL_S = 0.5
 #: Seconds a control call (interrupt, why it died, close) may take before the node counts as gone.
 CONTROL_S = 10.0
 
@@ -71,7 +73,7 @@ class RayPeer(KernelPeer):
         owner, need = self.owner, self.owner.need()
         problem: BaseException | None = None
         for _ in range(PLACE_ATTEMPTS):
-            node_id = PLACEMENT.reserve(self.ray, need, self._dead)
+            node_id = await self._reserve(need)
             try:
                 self.host = await PLACEMENT.host(self.ray, node_id)
                 with anyio.fail_after(owner.start_timeout):
@@ -99,6 +101,16 @@ class RayPeer(KernelPeer):
             f"No Ray node could start a sandbox for this session ({type(problem).__name__}). "
             "`codeact doctor --ray ADDRESS` shows which nodes can."
         ) from problem
+
+    async def _reserve(self, need: Need) -> str:
+        """A node with room, waiting (up to the start timeout) while the fitting ones are full."""
+        with anyio.move_on_after(self.owner.start_timeout):
+            while True:
+                try:
+                    return PLACEMENT.reserve(self.ray, need, self._dead)
+                except NoRoom:
+                    await anyio.sleep(ROOM_POLL_S)
+        return PLACEMENT.reserve(self.ray, need, self._dead)  # the error says what is full
 
     async def _connect(self, opened: dict[str, Any]) -> None:
         token = opened.pop("token")

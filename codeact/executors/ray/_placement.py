@@ -23,6 +23,10 @@ from codeact.executors.ray._host import NodeHost
 HOST_START_S = 120.0
 
 
+class NoRoom(ExecutorError):
+    """Nodes that could take the session exist but are full for now (wait and try again)."""
+
+
 @dataclass(frozen=True)
 class Need:
     """What one session asks of a node."""
@@ -49,12 +53,18 @@ class Placement:
         self.lock = anyio.Lock()
         self.job: str | None = None
 
-    def fits(self, node: dict[str, Any], need: Need) -> bool:
-        """Whether ``node`` (an entry of ``ray.nodes()``) can take a session needing ``need``."""
+    @staticmethod
+    def matches(node: dict[str, Any], need: Need) -> bool:
+        """Whether ``node`` (an entry of ``ray.nodes()``) is one ``need`` may use at all."""
         have = node.get("Resources") or {}
         if need.node_id is not None and node["NodeID"] != need.node_id:
             return False
-        if any(have.get(k, 0) < v for k, v in need.resources.items()):
+        return all(have.get(k, 0) >= v for k, v in need.resources.items())
+
+    def fits(self, node: dict[str, Any], need: Need) -> bool:
+        """Whether ``node`` has room now for a session needing ``need``."""
+        have = node.get("Resources") or {}
+        if not self.matches(node, need):
             return False
         used = self.nodes.get(node["NodeID"]) or _Node(None)
         if need.cpus and used.cpus + need.cpus > have.get("CPU", 0) + 1e-9:
@@ -72,7 +82,8 @@ class Placement:
         alive = [n for n in ray.nodes() if n.get("Alive") and n["NodeID"] not in avoid]
         fitting = [n for n in alive if self.fits(n, need)]
         if not fitting:
-            raise ExecutorError(
+            full = any(self.matches(n, need) for n in alive)
+            raise (NoRoom if full else ExecutorError)(
                 f"No live Ray node has room for a session needing {need.cpus:g} CPU, "
                 f"{need.memory_mb} MB and {dict(need.resources) or 'no labels'}"
                 + (f" on node {need.node_id}" if need.node_id else "")

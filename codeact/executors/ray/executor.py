@@ -126,6 +126,36 @@ class RayExecutor(KernelBackedExecutor):
         self.node_id = node_id
         self.start_timeout = start_timeout
 
+    @classmethod
+    def with_limits(
+        cls,
+        *,
+        address: str | None,
+        allowed_modules: Sequence[str],
+        os_sandbox: str = "auto",
+        cell_timeout: float = 60.0,
+        memory_mb: int = 2048,
+        disk_mb: int = 1024,
+        cpus: float | None = 1.0,
+    ) -> RayExecutor:
+        """The command line's session on the cluster: a node's process sandbox with these
+        modules and per-session limits, reserving its memory and disk (``memory_mb +
+        disk_mb``) on the node — the unit ``codeact serve`` budgets sessions by — and no
+        whole CPU (the session's cgroup caps its CPU at ``cpus``)."""
+        return cls(
+            address=address,
+            timeout=cell_timeout,
+            num_cpus=0,
+            memory_mb=memory_mb + disk_mb,
+            sandbox_options={
+                "allowed_modules": list(allowed_modules),
+                "os_sandbox": os_sandbox,
+                "memory_limit_mb": memory_mb,
+                "disk_limit_mb": disk_mb,
+                "cpus": cpus,
+            },
+        )
+
     @property
     def node(self) -> dict[str, Any]:
         """Where the session runs: ``node_id``, ``host``, ``ip``, ``pid`` (of the node's host
