@@ -95,7 +95,12 @@ class RayPeer(KernelPeer):
             except BaseException:
                 PLACEMENT.release(node_id, need)
                 raise
-            await self._connect(opened)
+            try:
+                await self._connect(opened)
+            except BaseException:
+                PLACEMENT.release(node_id, need)
+                self.host = None
+                raise
             return
         raise ExecutorError(
             f"No Ray node could start a sandbox for this session ({type(problem).__name__}). "
@@ -113,14 +118,25 @@ class RayPeer(KernelPeer):
         return PLACEMENT.reserve(self.ray, need, self._dead)  # the error says what is full
 
     async def _connect(self, opened: dict[str, Any]) -> None:
+        """Connect to the session's relay on its node and prove we know its token."""
         token = opened.pop("token")
         ip, port = opened.pop("address")
         self.where = {**self.where, **opened}
-        stream = await anyio.connect_tcp(ip, int(port))
-        with contextlib.suppress(OSError):
-            sock = stream.extra(SocketAttribute.raw_socket)
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        await stream.send(str(token).encode())
+        try:
+            with anyio.fail_after(CONTROL_S):
+                stream = await anyio.connect_tcp(ip, int(port))
+                with contextlib.suppress(OSError):
+                    sock = stream.extra(SocketAttribute.raw_socket)
+                    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                await stream.send(str(token).encode())
+        except (OSError, TimeoutError) as exc:
+            with contextlib.suppress(ExecutorError):
+                await self.call("close", timeout=CONTROL_S)
+            raise ExecutorError(
+                f"Cannot reach the sandbox's relay on Ray node {self.label()} at {ip}:{port} "
+                f"({exc or type(exc).__name__}): this process must reach the nodes' addresses "
+                "over TCP (ephemeral ports)"
+            ) from None
         self.client = KernelClient(stream)
 
     async def restart(self) -> None:
