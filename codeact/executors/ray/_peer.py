@@ -142,6 +142,9 @@ class RayPeer(KernelPeer):
     async def restart(self) -> None:
         """A fresh kernel on the same node while its host answers; else a new session on a
         live node (its variables and files are lost)."""
+        if self.retired:
+            await self.stop()
+            raise ExecutorError("the session was closed")
         old = self.client
         self.client = None
         if old is not None:

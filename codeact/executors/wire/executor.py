@@ -108,6 +108,7 @@ class KernelBackedExecutor(CodeExecutor):
         peer, self.peer = self.peer, None
         with anyio.CancelScope(shield=True):
             if peer is not None:
+                peer.retired = True
                 await peer.stop()
             await self.close_resources()
 

@@ -90,6 +90,8 @@ class KernelPeer(ABC):
     def __init__(self) -> None:
         #: The client of the running peer (None while there is none).
         self.client: KernelClient | None = None
+        #: Set when its executor closes: a cell racing the close gets no new peer.
+        self.retired = False
 
     @abstractmethod
     async def start(self) -> None:
@@ -107,8 +109,11 @@ class KernelPeer(ABC):
         return self.client
 
     async def restart(self) -> None:
-        """Replace the peer with a fresh one (its state is lost)."""
+        """Replace the peer with a fresh one (its state is lost); ``ExecutorError`` once
+        retired."""
         await self.stop()
+        if self.retired:
+            raise ExecutorError("the session was closed")
         await self.start()
 
     async def death_reason(self) -> tuple[str, str]:
