@@ -175,3 +175,28 @@ def test_doctor_shows_each_node_and_whether_it_can_start_a_sandbox(
         [*argv[:-1], "127.0.0.1:1"], capture_output=True, text=True, timeout=120, env=cli_env()
     )
     assert bad.returncode == 1 and "[FAIL] ray cluster 127.0.0.1:1" in bad.stdout, bad.stdout
+
+
+def test_batch_runs_its_sandboxes_on_the_cluster(ray_cluster: RayCluster, tmp_path: Path) -> None:
+    from tests.batch.test_cli import argv, make_tasks, results
+
+    tasks, replies = make_tasks(tmp_path, 4)
+    out = tmp_path / "results.jsonl"
+    before = sandbox_hosts()
+    env = {**cli_env(), "RAY_ADDRESS": ray_cluster.address}  # batch's sandboxes find it so
+    proc = subprocess.Popen(
+        argv(tasks, out, replies, "--executor", "ray", "-j", "2"),
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    hosts: set[int] = set()
+    while proc.poll() is None:  # the driver's host actors live on the nodes while it runs
+        hosts |= sandbox_hosts() - before
+        time.sleep(0.05)  # polling /proc, not waiting for something
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert sorted(r["value"] for r in results(out)) == [0, 1, 4, 9]
+    assert hosts, "no sandbox host ran on the cluster's nodes"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import socket
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
@@ -38,18 +39,22 @@ def import_ray() -> Any:
     return ray
 
 
+_CONNECTING = threading.Lock()
+
+
 def connect_ray(address: str | None) -> Any:
     """This process connected to the cluster at ``address`` (``None``: the one it is already
     connected to, else ``RAY_ADDRESS`` or a local one); returns ``ray``."""
     ray = import_ray()
-    if not ray.is_initialized():
-        _check_reachable(address)
-        try:
-            ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
-        except (ConnectionError, ValueError, RuntimeError) as exc:
-            raise UserError(
-                f"Cannot connect to the Ray cluster at {address or 'local'}: {exc}"
-            ) from exc
+    with _CONNECTING:  # sessions starting together connect once
+        if not ray.is_initialized():
+            _check_reachable(address)
+            try:
+                ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
+            except (ConnectionError, ValueError, RuntimeError) as exc:
+                raise UserError(
+                    f"Cannot connect to the Ray cluster at {address or 'local'}: {exc}"
+                ) from exc
     return ray
 
 
