@@ -32,8 +32,10 @@ class RayCluster:
         (node,) = [n["NodeID"] for n in self.ray.nodes() if n["Alive"] and label in n["Resources"]]
         return str(node)
 
-    def add(self, label: str) -> Any:
-        node = self.cluster.add_node(num_cpus=1, resources={label: 1000})
+    def add(self, label: str, *also: str) -> Any:
+        """A new node carrying ``label`` (and the labels ``also``)."""
+        resources = {name: 1000.0 for name in (label, *also)}
+        node = self.cluster.add_node(num_cpus=1, resources=resources)
         self.cluster.wait_for_nodes()
         return node
 

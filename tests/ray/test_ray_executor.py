@@ -52,35 +52,43 @@ async def test_sessions_on_two_nodes_files_and_host_tools(ray_cluster: RayCluste
 async def test_a_node_killed_mid_cell_names_it_and_the_next_cell_runs_elsewhere(
     ray_cluster: RayCluster,
 ) -> None:
-    victim = ray_cluster.add("victim")
+    victim = ray_cluster.add("victim", "node_b")  # both it and node_b fit {"node_b": 1}
     victim_id = ray_cluster.node_id("victim")
-    ex = RayExecutor(num_cpus=0, resources={"victim": 1})
-    try:
-        async with ex:
-            assert ex.node["node_id"] == victim_id
-            await ex.execute("kept = 1")
-            # later sessions must be able to land elsewhere: drop the label requirement
-            ex.resources = {}
-            started = time.monotonic()
-            async with anyio.create_task_group() as tg:
+    # a session held on node_b makes the victim the emptier node for the next one
+    (node_b,) = [
+        n["NodeID"]
+        for n in ray_cluster.ray.nodes()
+        if n["Alive"] and "node_b" in n["Resources"] and "victim" not in n["Resources"]
+    ]
+    blocker = RayExecutor(num_cpus=0, node_id=node_b)
+    ex = RayExecutor(num_cpus=0, resources={"node_b": 1})
+    sleeping = anyio.Event()
+    async with blocker, ex:
+        assert ex.node["node_id"] == victim_id, (ex.node, victim_id)
+        await ex.execute("kept = 1")
+        started = time.monotonic()
+        async with anyio.create_task_group() as tg:
 
-                async def kill_when_running() -> None:
-                    await anyio.sleep(1.0)
-                    await anyio.to_thread.run_sync(ray_cluster.cluster.remove_node, victim, False)
+            async def kill_when_running() -> None:
+                await sleeping.wait()
+                await anyio.to_thread.run_sync(ray_cluster.cluster.remove_node, victim, False)
 
-                tg.start_soon(kill_when_running)
-                r = await ex.execute("import time\ntime.sleep(60)", timeout=90)
-            took = time.monotonic() - started
-            assert r.restarted and r.error is not None, r
-            assert r.error.type == "ExecutorError" and victim_id[:12] in r.error.message, r.error
-            assert took < 30, took
-            print(f"killed node noticed after {took:.1f} s: {r.error.message}")
-            after = await ex.execute(
-                "try:\n    kept\n    k = 'kept'\nexcept NameError:\n    k = 'lost'\nk"
+            tg.start_soon(kill_when_running)
+            r = await ex.execute(
+                "import time\nprint('sleeping', flush=True)\ntime.sleep(60)",
+                timeout=90,
+                on_output=lambda _name, _text: sleeping.set(),
             )
-            assert after.value == "'lost'" and ex.node["node_id"] != victim_id, (after, ex.node)
-    finally:
-        victim = None
+        took = time.monotonic() - started
+        assert r.restarted and r.error is not None, r
+        assert r.error.type == "ExecutorError" and victim_id[:12] in r.error.message, r.error
+        assert took < 30, took
+        print(f"killed node noticed after {took:.1f} s: {r.error.message}")
+        after = await ex.execute(
+            "try:\n    kept\n    k = 'kept'\nexcept NameError:\n    k = 'lost'\nk"
+        )
+        assert after.value == "'lost'", after
+        assert ex.node["node_id"] == node_b, ex.node
 
 
 async def test_bad_options_are_user_errors() -> None:

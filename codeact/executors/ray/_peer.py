@@ -11,7 +11,8 @@ from __future__ import annotations
 import contextlib
 import socket
 import uuid
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 import anyio
 from anyio.abc import SocketAttribute
@@ -21,9 +22,6 @@ from codeact.executors.ray._placement import PLACEMENT, Need, NoRoom
 from codeact.executors.wire.client import KernelClient
 from codeact.executors.wire.session import KernelPeer
 
-if TYPE_CHECKING:
-    from codeact.executors.ray.executor import RayExecutor
-
 #: Attempts to place a session before giving up (a node that just died may still be listed).
 PLACE_ATTEMPTS = 3
 #: How often a session waiting for room looks again.
@@ -32,12 +30,23 @@ ROOM_POLL_S = 0.5
 CONTROL_S = 10.0
 
 
+@dataclass(frozen=True)
+class SessionSpec:
+    """What a node needs to start a session: its placement, sandbox and tools."""
+
+    need: Need
+    sandbox: str
+    options: dict[str, Any]
+    tool_specs: list[Any]
+    start_timeout: float
+
+
 class RayPeer(KernelPeer):
     """The session's sandbox on a Ray node."""
 
-    def __init__(self, owner: RayExecutor, ray: Any) -> None:
+    def __init__(self, spec: SessionSpec, ray: Any) -> None:
         super().__init__()
-        self.owner = owner
+        self.spec = spec
         self.ray = ray
         self.sid = uuid.uuid4().hex
         self.host: Any = None
@@ -70,15 +79,15 @@ class RayPeer(KernelPeer):
 
     async def start(self) -> None:
         """Place the session on a node (another one when the chosen node fails) and connect."""
-        owner, need = self.owner, self.owner.need()
+        spec, need = self.spec, self.spec.need
         problem: BaseException | None = None
         for _ in range(PLACE_ATTEMPTS):
             node_id = await self._reserve(need)
             try:
                 self.host = await PLACEMENT.host(self.ray, node_id)
-                with anyio.fail_after(owner.start_timeout):
+                with anyio.fail_after(spec.start_timeout):
                     opened = await self.host.open.remote(
-                        self.sid, owner.sandbox, owner.sandbox_options, owner.tool_specs()
+                        self.sid, spec.sandbox, spec.options, spec.tool_specs
                     )
             except self.ray.exceptions.RayTaskError as exc:  # the sandbox itself failed
                 self.host = None
@@ -109,7 +118,7 @@ class RayPeer(KernelPeer):
 
     async def _reserve(self, need: Need) -> str:
         """A node with room, waiting (up to the start timeout) while the fitting ones are full."""
-        with anyio.move_on_after(self.owner.start_timeout):
+        with anyio.move_on_after(self.spec.start_timeout):
             while True:
                 try:
                     return PLACEMENT.reserve(self.ray, need, self._dead)
@@ -152,7 +161,7 @@ class RayPeer(KernelPeer):
                 await old.aclose()
         if self.host is not None:
             try:
-                opened = await self.call("restart", timeout=self.owner.start_timeout)
+                opened = await self.call("restart", timeout=self.spec.start_timeout)
             except ExecutorError:
                 self._lost()
             else:
@@ -177,7 +186,7 @@ class RayPeer(KernelPeer):
             if self.host is not None:
                 with contextlib.suppress(ExecutorError):
                     await self.call("close", timeout=CONTROL_S)
-                PLACEMENT.release(str(self.where.get("node_id", "")), self.owner.need())
+                PLACEMENT.release(str(self.where.get("node_id", "")), self.spec.need)
                 self.host = None
 
     async def death_reason(self) -> tuple[str, str]:

@@ -21,7 +21,7 @@ import anyio
 
 from codeact.errors import UserError
 from codeact.executors.ray._host import SANDBOXES, make_sandbox
-from codeact.executors.ray._peer import RayPeer
+from codeact.executors.ray._peer import RayPeer, SessionSpec
 from codeact.executors.ray._placement import Need
 from codeact.executors.wire.executor import KernelBackedExecutor
 from codeact.executors.wire.files import check_relative
@@ -175,7 +175,14 @@ class RayExecutor(KernelBackedExecutor):
     async def open_peer(self) -> RayPeer:
         """Connect to the cluster and place the session's sandbox on a node."""
         ray = await anyio.to_thread.run_sync(connect_ray, self.address)
-        peer = RayPeer(self, ray)
+        spec = SessionSpec(
+            need=self.need(),
+            sandbox=self.sandbox,
+            options=dict(self.sandbox_options),
+            tool_specs=self.tool_specs(),
+            start_timeout=self.start_timeout,
+        )
+        peer = RayPeer(spec, ray)
         await peer.start()
         return peer
 

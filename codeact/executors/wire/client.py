@@ -43,7 +43,7 @@ STREAM_GONE = (
 )
 
 
-class KernelLost(Exception):
+class KernelLost(ExecutorError):
     """The peer cannot finish this cell: it must be replaced (its state is lost).
 
     ``kind``/``message`` say why for the cell's result; ``gone`` means the stream ended (ask the

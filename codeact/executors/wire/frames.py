@@ -10,6 +10,8 @@ import json
 import struct
 from typing import Any
 
+from codeact.errors import ExecutorError
+
 HEADER = struct.Struct(">I")
 MAX_FRAME = 16 * 1024 * 1024
 
@@ -32,7 +34,7 @@ WORKER_OPS: dict[str, dict[str, type | tuple[type, ...]]] = {
 HOST_OPS = frozenset({"init", "exec", "reset", "tools", "put", "get", "tool_result"})
 
 
-class ProtocolError(Exception):
+class ProtocolError(ExecutorError):
     """A frame was malformed (too big, not JSON, unknown op or missing fields)."""
 
 
