@@ -17,6 +17,7 @@ EXPECTED = {
     "docker_sandbox.py": "answer: The best-selling product is coffee.",
     "notebook_export.py": "notebook: sales_analysis.ipynb",
     "custom_executor.py": "cells seen by the custom executor: ['a = 1\\nb = 2']",
+    "kernel_backend.py": "answer: Oslo has 709000 inhabitants.",
     "test_in_containers.py": "2 passed",
     "multi_agent.py": "answer: The median is 3.5. | active agent now: analyst",
 }

@@ -77,6 +77,18 @@ class ExecutorFactory:
     def __call__(self) -> CodeExecutor:
         from codeact.executors import get_executor
 
+        if self.executor == "ray":  # on the cluster batch --ray uses (or RAY_ADDRESS)
+            from codeact.executors.ray import RayExecutor
+
+            return RayExecutor.with_limits(
+                address=None,
+                allowed_modules=self.choice().allowed_modules,
+                os_sandbox=self.os_sandbox,
+                cell_timeout=self.cell_timeout,
+                memory_mb=self.memory_mb,
+                disk_mb=self.disk_mb,
+                cpus=self.cpus,
+            )
         if self.executor != "restricted":
             return get_executor(self.executor)
         from codeact.executors.restricted import UnsandboxedWarning

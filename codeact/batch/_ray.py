@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import math
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +22,8 @@ from codeact.batch._types import Task, TaskError, TaskResult
 from codeact.batch._worker import Started, WorkerSpec
 from codeact.errors import UserError
 
+#: A task group's ``start_soon``.
+Spawn = Callable[..., Any]
 #: Seconds to wait for a node's worker to start and load its LLM.
 READY_TIMEOUT_S = 600.0
 #: How often the driver looks for nodes that joined while it waits for room.
@@ -74,13 +78,16 @@ class _Pool:
         self.seen: set[str] = set()
         self._actor = ray.remote(NodeWorker)
         self._changed = anyio.Event()
+        self._look_at = 0.0
 
     def _notify(self) -> None:
         self._changed.set()
         self._changed = anyio.Event()
 
-    async def grow(self) -> None:
-        """Start a worker on every alive node not seen before, and wait until they are ready."""
+    async def grow(self, spawn: Spawn | None = None) -> None:
+        """Start a worker on every alive node not seen before; wait until they are ready, or
+        with ``spawn`` (a task group's ``start_soon``) let them get ready in the background
+        and join the pool then, while the other nodes keep taking tasks."""
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         new = []
@@ -98,10 +105,18 @@ class _Pool:
                 scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
             ).remote(self.spec)
             new.append(_Slot(handle, node_id, capacity))
+        self._look_at = time.monotonic() + REFRESH_S
         for slot in new:
-            await self._ready(slot)
-        if new:
+            if spawn is None:
+                await self._ready(slot)
+            else:
+                spawn(self._join, slot)
+        if new and spawn is None:
             self._notify()
+
+    async def _join(self, slot: _Slot) -> None:
+        await self._ready(slot)
+        self._notify()
 
     async def _ready(self, slot: _Slot) -> None:
         try:
@@ -113,10 +128,13 @@ class _Pool:
             raise UserError(f"The LLM could not be made on node {slot.node_id}: {error}")
         self.slots.append(slot)
 
-    async def acquire(self) -> _Slot:
-        """A node worker with room for one more task (waits for room; new nodes are looked
-        for every few seconds). ``UserError`` when no node is left."""
+    async def acquire(self, spawn: Spawn | None = None) -> _Slot:
+        """A node worker with room for one more task (waits for room). New nodes are looked
+        for every few seconds, also while the others have room (with ``spawn``, see
+        ``grow``). ``UserError`` when no node is left."""
         while True:
+            if spawn is not None and time.monotonic() >= self._look_at:
+                await self.grow(spawn)
             alive = [s for s in self.slots if s.alive]
             free = [s for s in alive if s.inflight < s.capacity]
             if free:
@@ -132,7 +150,7 @@ class _Pool:
             with anyio.move_on_after(REFRESH_S) as scope:
                 await changed.wait()
             if scope.cancelled_caught:
-                await self.grow()
+                await self.grow(spawn)
 
     def release(self, slot: _Slot) -> None:
         """A task on ``slot`` ended."""
@@ -170,7 +188,7 @@ async def run_ray(
         await pool.grow()
         async with anyio.create_task_group() as tg:
             for task in tasks:
-                slot = await pool.acquire()
+                slot = await pool.acquire(tg.start_soon)
                 tg.start_soon(_run_with_retries, pool, slot, task, max_retries, send, started)
     finally:
         pool.close()

@@ -45,7 +45,9 @@ SESSION_MEMORY_MB, SESSION_DISK_MB, SESSION_CPUS = 2048, 1024, 1.0
 def add_sandbox_options(parser: argparse.ArgumentParser) -> None:
     """The options that choose the sandbox (``--executor``, ``--isolation``, ``--allow``,
     ``--os-sandbox``) and its per-session limits, for ``run``, ``batch`` and ``sandbox``."""
-    parser.add_argument("--executor", default="restricted", help="restricted (default) or docker")
+    parser.add_argument(
+        "--executor", default="restricted", help="restricted (default), docker or ray"
+    )
     parser.add_argument(
         "--isolation",
         choices=["process", "inline"],
@@ -65,6 +67,17 @@ def add_sandbox_options(parser: argparse.ArgumentParser) -> None:
         "bwrap (required), none",
     )
     add_session_limit_options(parser)
+
+
+def add_ray_option(parser: argparse.ArgumentParser) -> None:
+    """``--ray ADDRESS``: the Ray cluster of ``--executor ray`` (``run`` and ``serve``)."""
+    parser.add_argument(
+        "--ray",
+        default=None,
+        metavar="ADDRESS",
+        help="with --executor ray: the Ray cluster whose nodes run the sandboxes "
+        "(default: RAY_ADDRESS, else the cluster `ray start` made here)",
+    )
 
 
 def add_timeout_option(parser: argparse.ArgumentParser, what: str) -> None:
@@ -175,6 +188,8 @@ class SandboxOptions:
     memory_mb: int = SESSION_MEMORY_MB
     disk_mb: int = SESSION_DISK_MB
     cpus: float | None = SESSION_CPUS
+    #: The Ray cluster of ``--executor ray`` (None: ``RAY_ADDRESS`` or the local one).
+    ray_address: str | None = None
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> SandboxOptions:
@@ -185,6 +200,7 @@ class SandboxOptions:
             allow=args.allow,
             os_sandbox=args.os_sandbox,
             cell_timeout=getattr(args, "cell_timeout", cls.cell_timeout),
+            ray_address=getattr(args, "ray", None),
             **session_limits(args),
         )
 
@@ -231,8 +247,13 @@ def sandbox_choice(opts: SandboxOptions) -> SandboxChoice | None:
     return choose_sandbox(allow, isolation=opts.isolation, os_sandbox=opts.os_sandbox)
 
 
-def other_sandbox_summary(executor: str) -> str:
+def other_sandbox_summary(executor: str, ray_address: str | None = None) -> str:
     """The "sandbox:" line for an executor other than the restricted one."""
+    if executor == "ray":
+        return (
+            "sandbox: a process worker in bubblewrap on a node of the Ray cluster at "
+            f"{ray_address or os.environ.get('RAY_ADDRESS') or 'auto'} (tools run here)"
+        )
     if executor == "docker":
         from codeact.executors.docker.image import IMAGE
 
@@ -250,6 +271,8 @@ def make_executor(opts: SandboxOptions) -> CodeExecutor:
     from codeact.executors.restricted import UnsandboxedWarning
     from codeact.executors.restricted.executor import RestrictedExecutor
 
+    if opts.executor == "ray":
+        return make_ray_executor(opts)
     choice = sandbox_choice(opts)
     if choice is None:
         return get_executor(opts.executor)
@@ -264,6 +287,26 @@ def make_executor(opts: SandboxOptions) -> CodeExecutor:
             disk_limit_mb=opts.disk_mb,
             cpus=opts.cpus,
         )
+
+
+def make_ray_executor(opts: SandboxOptions) -> CodeExecutor:
+    """``--executor ray``: a session on the cluster, in a node's process sandbox with the
+    command line's modules and per-session limits."""
+    from codeact.executors.ray import RayExecutor
+    from codeact.executors.restricted.defaults import choose_sandbox
+
+    allow = None
+    if opts.allow is not None:
+        allow = [m.strip() for m in opts.allow.split(",") if m.strip()]
+    return RayExecutor.with_limits(
+        address=opts.ray_address,
+        allowed_modules=choose_sandbox(allow, isolation="process").allowed_modules,
+        os_sandbox=opts.os_sandbox,
+        cell_timeout=opts.cell_timeout,
+        memory_mb=opts.memory_mb,
+        disk_mb=opts.disk_mb,
+        cpus=opts.cpus,
+    )
 
 
 def print_json(payload: dict[str, Any]) -> None:

@@ -21,7 +21,13 @@ DATA_MODULES = ("pandas", "numpy", "matplotlib")
 
 def add_parser(sub: Any) -> None:
     """Add ``doctor`` to the subcommands."""
-    sub.add_parser("doctor", help="check what is installed and usable")
+    doctor = sub.add_parser("doctor", help="check what is installed and usable")
+    doctor.add_argument(
+        "--ray",
+        default=None,
+        metavar="ADDRESS",
+        help="also check a Ray cluster: its nodes and whether each can start a sandbox",
+    )
 
 
 def doctor(args: argparse.Namespace) -> int:
@@ -45,7 +51,28 @@ def doctor(args: argparse.Namespace) -> int:
         worst = max(worst, {"ok": 0, "optional": 0, "missing": 1}[status])
         mark = {"ok": "ok  ", "optional": "--  ", "missing": "FAIL"}[status]
         print(f"[{mark}] {name:<{width}}  {detail}")
+    if getattr(args, "ray", None):
+        worst = max(worst, _check_ray(args.ray))
     return EXIT_OK if worst == 0 else EXIT_FAILED
+
+
+def _check_ray(address: str) -> int:
+    """One line per node of the cluster: can it start a sandbox? 1 if any cannot."""
+    from codeact.executors.ray import probe_nodes
+
+    try:
+        reports = anyio.run(probe_nodes, address)
+    except CodeActError as exc:
+        print(f"[FAIL] ray cluster {address}  {exc}")
+        return 1
+    print(f"ray cluster {address}: {len(reports)} live node(s)")
+    for r in reports:
+        mark = "ok  " if r.ok else "FAIL"
+        print(
+            f"[{mark}] node {r.node_id[:12]} at {r.address} ({r.cpus:g} CPU, "
+            f"{r.memory_mb} MB)  {r.detail}"
+        )
+    return 0 if reports and all(r.ok for r in reports) else 1
 
 
 def _check_python() -> tuple[str, str]:

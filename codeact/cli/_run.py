@@ -29,6 +29,7 @@ from codeact.cli._common import (
     MODEL_HELP,
     SandboxOptions,
     add_mcp_config_option,
+    add_ray_option,
     add_sandbox_options,
     add_timeout_option,
     elapsed,
@@ -68,6 +69,7 @@ def add_parser(sub: Any) -> None:
         help="a file to put in the sandbox's working directory (repeatable)",
     )
     add_sandbox_options(run)
+    add_ray_option(run)
     add_mcp_config_option(run)
     run.add_argument("--model", default=None, help=MODEL_HELP)
     run.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint (/v1 URL)")
@@ -160,7 +162,8 @@ async def _run(args: argparse.Namespace, console: Any) -> int:
             if choice.warning:
                 console.print(f"[yellow]warning: {choice.warning}[/yellow]")
         else:
-            console.print(f"[dim]{other_sandbox_summary(opts.executor)}[/dim]", highlight=False)
+            summary = other_sandbox_summary(opts.executor, opts.ray_address)
+            console.print(f"[dim]{summary}[/dim]", highlight=False)
         executor = make_executor(opts)
         mcp_servers = read_mcp_config(args.mcp_config)
     except UserError as exc:

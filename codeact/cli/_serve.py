@@ -15,9 +15,11 @@ from codeact.cli._common import (
     SandboxOptions,
     add_mcp_config_option,
     add_os_sandbox_option,
+    add_ray_option,
     add_session_limit_options,
     make_executor,
     make_llm,
+    other_sandbox_summary,
     read_mcp_config,
     reap_crashed_sessions,
     sandbox_choice,
@@ -51,6 +53,14 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
     add_os_sandbox_option(
         serve, "OS sandbox around the default agent's sandbox worker, as for `codeact run`"
     )
+    serve.add_argument(
+        "--executor",
+        choices=["restricted", "ray"],
+        default="restricted",
+        help="the default agent's sandbox: restricted (on this machine, default) or ray "
+        "(on the nodes of the Ray cluster --ray; several replicas may share one)",
+    )
+    add_ray_option(serve)
     serve.add_argument(
         "--db",
         default="codeact-sessions.db",
@@ -136,14 +146,16 @@ def session_budget(args: argparse.Namespace, say: Any) -> int:
     1024)."""
     if args.max_sessions is not None:
         return int(args.max_sessions)
-    machine = machine_memory_mb()
+    cluster = getattr(args, "cluster_memory_mb", None)
+    machine = cluster or machine_memory_mb()
+    where = "the Ray cluster's" if cluster else "this machine's"
     budget = int(args.memory_budget or machine * 3 // 4)
     per_session = int(args.session_memory + args.session_disk)
     sessions: int = max(1, budget // per_session)
     say(
         f"sessions: at most {sessions} sandboxes live at once ({per_session} MB each: "
         f"{args.session_memory} MB memory + {args.session_disk} MB disk, within a "
-        f"{budget} MB budget of this machine's {machine} MB; --max-sessions, --memory-budget "
+        f"{budget} MB budget of {where} {machine} MB; --max-sessions, --memory-budget "
         "and --session-memory/--session-disk change it)"
     )
     return sessions
@@ -184,7 +196,20 @@ def serve_command(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         factory = _default_factory(args)
     reap_crashed_sessions(say=lambda msg: print(msg, file=sys.stderr, flush=True))
+    if getattr(args, "executor", "restricted") == "ray":
+        try:  # before the signal handlers (ray.init replaces SIGTERM's)
+            args.cluster_memory_mb = _connect_cluster(args.ray)
+        except UserError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return EXIT_USAGE
     return serve_app(args, factory)
+
+
+def _connect_cluster(address: str | None) -> int:
+    """Connect to the Ray cluster of ``--executor ray``; its memory in MB (the budget's base)."""
+    from codeact.executors.ray import cluster_memory_mb, connect_ray
+
+    return cluster_memory_mb(connect_ray(address))
 
 
 def _default_factory(args: argparse.Namespace) -> Any:
@@ -192,9 +217,16 @@ def _default_factory(args: argparse.Namespace) -> Any:
     (a new model adapter for each agent, as the model spec describes)."""
     from codeact.agents.codeact import CodeActAgent
 
-    opts = SandboxOptions(os_sandbox=args.os_sandbox, **session_limits(args))
+    opts = SandboxOptions(
+        executor=getattr(args, "executor", "restricted"),
+        os_sandbox=args.os_sandbox,
+        ray_address=getattr(args, "ray", None),
+        **session_limits(args),
+    )
     choice = sandbox_choice(opts)
-    if choice is not None:
+    if choice is None:
+        print(other_sandbox_summary(opts.executor, opts.ray_address), flush=True)
+    else:
         print(choice.summary, flush=True)
         if choice.warning:
             print(f"warning: {choice.warning}", file=sys.stderr, flush=True)

@@ -17,6 +17,7 @@ from codeact.executors.base import (
 
 if TYPE_CHECKING:
     from codeact.executors.docker import DockerExecutor
+    from codeact.executors.ray import RayExecutor
     from codeact.executors.restricted import RestrictedExecutor
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "ExecutionResult",
     "ExecutorError",
     "OutputCallback",
+    "RayExecutor",
     "RestrictedExecutor",
     "executor_class",
     "get_executor",
@@ -42,4 +44,8 @@ def __getattr__(name: str) -> Any:
         from codeact.executors.docker import DockerExecutor
 
         return DockerExecutor
+    if name == "RayExecutor":
+        from codeact.executors.ray import RayExecutor
+
+        return RayExecutor
     raise AttributeError(f"module 'codeact.executors' has no attribute {name!r}")

@@ -121,6 +121,7 @@ EXECUTOR_GROUP = "codeact.executors"
 _BUILTIN = {
     "restricted": "codeact.executors.restricted:RestrictedExecutor",
     "docker": "codeact.executors.docker:DockerExecutor",
+    "ray": "codeact.executors.ray:RayExecutor",
 }
 
 

@@ -123,6 +123,26 @@ async def test_a_node_killed_mid_batch_costs_only_its_running_tasks(
     assert all(r.node != victim_id for r in retried)
 
 
+async def test_a_node_that_joins_mid_batch_gets_tasks_while_the_others_keep_finishing(
+    cluster: LocalCluster,
+) -> None:
+    tasks = [
+        Task(id=str(i), prompt="code:import time\ntime.sleep(0.4)\nfinal_answer(1)")
+        for i in range(60)
+    ]
+    got, late = [], None
+    async with run_batch(tasks, make_agent, make_llm, backend="ray", timeout=60) as results:
+        async for r in results:
+            got.append(r)
+            if late is None:  # the others have free slots all along (their tasks are short)
+                # (Ray starts a node from the main thread only: the loop waits meanwhile)
+                late = cluster.cluster.add_node(num_cpus=1, resources={"late": 1})
+    (late_id,) = cluster.node_ids("late")
+    assert all(r.ok for r in got), [r.error for r in got if not r.ok]
+    assert any(r.node == late_id for r in got), "the node that joined ran no task"
+    await anyio.to_thread.run_sync(cluster.cluster.remove_node, late)
+
+
 async def test_leaving_early_cancels_tasks_on_the_nodes(cluster: LocalCluster) -> None:
     before = descendants(os.getpid())  # the nodes' raylets and workers are our children
     tasks = [Task(id="fast", prompt="code:final_answer(1)")]

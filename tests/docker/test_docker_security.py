@@ -8,9 +8,9 @@ import anyio
 import pytest
 
 from codeact.errors import UserError
-from codeact.executors._wire.frames import MAX_FRAME
 from codeact.executors.docker import DockerExecutor
 from codeact.executors.docker.executor import GVISOR_THREADS
+from codeact.executors.wire.frames import MAX_FRAME
 
 pytestmark = [pytest.mark.anyio, pytest.mark.docker]
 

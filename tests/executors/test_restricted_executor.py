@@ -19,14 +19,14 @@ from codeact.executors import (
     executor_class,
     get_executor,
 )
-from codeact.executors._wire.frames import (
+from codeact.executors.base import truncate_middle
+from codeact.executors.wire.frames import (
     HEADER,
     MAX_FRAME,
     ProtocolError,
     decode_worker_frame,
     frame_length,
 )
-from codeact.executors.base import truncate_middle
 
 pytestmark = pytest.mark.anyio
 BOTH = pytest.mark.parametrize("isolation", ["inline", "process"])

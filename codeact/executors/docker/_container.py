@@ -10,11 +10,11 @@ import anyio
 import anyio.to_thread
 
 from codeact.errors import ExecutorError
-from codeact.executors._wire.client import KernelClient
-from codeact.executors._wire.frames import raw_frame
 from codeact.executors.docker._engine import ContainerGone, engine_errors
 from codeact.executors.docker._stream import ContainerStream
 from codeact.executors.kernel import KERNEL_SOURCE
+from codeact.executors.wire.client import KernelClient
+from codeact.executors.wire.frames import raw_frame
 
 _ATTACH = {"stdin": 1, "stdout": 1, "stream": 1}
 

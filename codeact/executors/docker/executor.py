@@ -1,15 +1,13 @@
 """DockerExecutor: one hardened container per session with a long-lived kernel inside.
 
-This module is the container's lifecycle (options, start, replace, remove, files); the kernel
-protocol is ``codeact.executors._wire`` and the engine's errors are mapped in ``_engine``."""
+This module is the container's lifecycle (options, start, replace, remove); cells, tools, files
+and restarts come from the kernel kit (``codeact.executors.wire``: ``KernelBackedExecutor``) and
+the engine's errors are mapped in ``_engine``."""
 
 from __future__ import annotations
 
-import base64
-import io
 import os
 import socket
-import tarfile
 import uuid
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -17,13 +15,8 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.to_thread
 
-from codeact.errors import ExecutorError, UserError
+from codeact.errors import ExecutorError
 from codeact.executors._owner import owner_id
-from codeact.executors._wire.cells import to_result
-from codeact.executors._wire.client import KernelClient
-from codeact.executors._wire.frames import MAX_FRAME, ProtocolError
-from codeact.executors._wire.session import run_cell
-from codeact.executors.base import CodeExecutor, ExecutionResult, OutputCallback
 from codeact.executors.docker._container import RunningContainer
 from codeact.executors.docker._engine import (
     LABEL,
@@ -35,6 +28,8 @@ from codeact.executors.docker._engine import (
 )
 from codeact.executors.docker.image import IMAGE as IMAGE  # re-exported: the CLI imports it here
 from codeact.executors.kernel import BOOTSTRAP
+from codeact.executors.wire.executor import KernelBackedExecutor
+from codeact.executors.wire.session import KernelPeer
 from codeact.tools import BaseTool
 
 if TYPE_CHECKING:
@@ -51,7 +46,7 @@ def is_gvisor(runtime: str | None) -> bool:
     return runtime is not None and ("runsc" in runtime or "gvisor" in runtime)
 
 
-class DockerExecutor(CodeExecutor):
+class DockerExecutor(KernelBackedExecutor):
     """Runs cells in a container: no network, read-only root, non-root, all caps dropped,
     ``no-new-privileges``, memory (= swap), CPU, pids, open-file and file-size limits, an init
     process, and size- and inode-capped tmpfs for ``/workspace`` and ``/tmp`` (``max_files``;
@@ -81,6 +76,7 @@ class DockerExecutor(CodeExecutor):
     """
 
     name = "docker"
+    grace = KILL_GRACE_S
 
     def __init__(
         self,
@@ -106,9 +102,8 @@ class DockerExecutor(CodeExecutor):
         container_id: str | None = None,
         pool: SandboxPool | None = None,
     ) -> None:
-        super().__init__(tools=tools)
+        super().__init__(tools=tools, timeout=timeout, max_output_bytes=max_output_bytes)
         self.image = image
-        self.timeout = timeout
         self.memory = memory
         self.cpus = cpus
         self.pids_limit = pids_limit
@@ -121,7 +116,6 @@ class DockerExecutor(CodeExecutor):
         self.user = user
         self.runtime = runtime
         self.docker_host = docker_host
-        self.max_output_bytes = max_output_bytes
         self.start_timeout = start_timeout
         self.extra_labels = dict(labels or {})
         #: A running container (started with ``container_options()``) to adopt instead of
@@ -131,9 +125,6 @@ class DockerExecutor(CodeExecutor):
         self.pool = pool
         self.session_id = uuid.uuid4().hex[:12]
         self._engine: Any = None
-        self._box: RunningContainer | None = None
-        self._lock = anyio.Lock()
-        self._closed = False
 
     # -- lifecycle -----------------------------------------------------------------------------
     def container_options(self) -> dict[str, Any]:
@@ -203,184 +194,86 @@ class DockerExecutor(CodeExecutor):
     @property
     def container(self) -> Any:
         """The docker SDK container of the running session (None when there is none)."""
-        return None if self._box is None else self._box.container
+        box = self._box
+        return None if box is None else box.container
 
-    def _kernel(self) -> KernelClient:
-        if self._box is None:
-            raise ExecutorError("the sandbox container is not running")
-        return self._box.client
+    @property
+    def _box(self) -> RunningContainer | None:
+        return self.peer.box if isinstance(self.peer, ContainerPeer) else None
 
-    async def start(self) -> None:
-        """Create and start the container and its kernel (idempotent)."""
-        if self._closed:
-            raise ExecutorError("This executor was closed; create a new one.")
-        if self._box is not None:
-            return
-        self.check_tools()
+    async def open_peer(self) -> ContainerPeer:
+        """The session's container: taken from the pool, or created (after reaping containers
+        that crashed processes left behind)."""
         if self.pool is not None:
-            self._box = await self.pool.take()
-            self._engine = self._box.engine
-            if self.tools and not await self._box.client.set_tools(self.tool_specs()):
-                await self.aclose()
+            box = await self.pool.take()
+            self._engine = box.engine
+            peer = ContainerPeer(self, box)
+            if self.tools and not await box.client.set_tools(self.tool_specs()):
+                await peer.stop()
                 raise ExecutorError("the sandbox kernel did not accept the tools")
-            return
+            return peer
         if self._engine is None:
             self._engine = await anyio.to_thread.run_sync(docker_client, self.docker_host)
             await anyio.to_thread.run_sync(reap_orphans, self._engine)
-        await self._boot()
-
-    async def _boot(self) -> None:
-        adopt, self.adopt_id = self.adopt_id, None
-        self._box = await RunningContainer.launch(
-            self._engine,
-            image=self.image,
-            options=self.container_options(),
-            init={"tools": self.tool_specs(), "max_output": self.max_output_bytes},
-            start_timeout=self.start_timeout,
-            adopt_id=adopt,
-        )
+        peer = ContainerPeer(self)
+        await peer.start()
+        return peer
 
     def handover(self) -> RunningContainer:
         """Give the running container to someone else (a ``SandboxPool``'s taker): this
         executor is then closed without removing it, and the taker removes it."""
-        if self._box is None:
+        peer = self.peer
+        if not isinstance(peer, ContainerPeer) or peer.box is None:
             raise ExecutorError("Only a started executor can hand its container over")
-        box, self._box, self._engine = self._box, None, None
+        box, peer.box, peer.client = peer.box, None, None
+        self.peer, self._engine = None, None
         self._closed = True
         return box
 
-    async def _remove(self) -> None:
-        box, self._box = self._box, None
-        if box is not None:
-            await box.remove()
-
-    async def _restart(self) -> None:
-        """Replace the container with a fresh one (variables and files are lost)."""
-        await self._remove()
-        await self._boot()
-
-    async def _death_reason(self) -> tuple[str, str]:
-        """Why the kernel went away: an error type and a message, from the engine's state."""
-        if self._box is None:
-            return "SandboxCrashed", "the container is gone; the session was restarted"
-        kind, reason = await self._box.death_reason(self.memory)
-        return kind, f"{reason}; the session was restarted"
-
-    async def _interrupt(self) -> bool:
-        """SIGINT to the kernel (through the container's init): the cell stops."""
-        return self._box is not None and await self._box.signal("SIGINT")
-
-    async def reset(self) -> None:
-        """A fresh namespace in the same container (files in /workspace stay); a kernel that
-        does not confirm within 10 s is replaced."""
-        await self.start()
-        async with self._lock:
-            if not await self._kernel().reset(timeout=10):
-                await self._restart()
-
-    async def aclose(self) -> None:
-        """Remove the container. Safe to call twice."""
-        if self._closed and self._box is None:
-            return
-        self._closed = True
-        await self._remove()
+    async def close_resources(self) -> None:
+        """Close the engine client."""
         if self._engine is not None:
             engine, self._engine = self._engine, None
             await anyio.to_thread.run_sync(engine.close)
 
-    # -- cells ---------------------------------------------------------------------------------
-    async def execute(
-        self,
-        code: str,
-        *,
-        timeout: float | None = None,
-        on_output: OutputCallback | None = None,
-    ) -> ExecutionResult:
-        """Run one cell in the container's kernel."""
-        await self.start()
-        limit = self.timeout if timeout is None else timeout
-        async with self._lock:
-            if self._box is None:
-                await self._boot()
-            raw = await run_cell(
-                _Lifecycle(self),
-                code,
-                limit=limit,
-                tools=self.tools,
-                grace=KILL_GRACE_S,
-                on_output=on_output,
-                max_output=self.max_output_bytes,
-            )
-        return to_result(raw)
 
-    # -- files ---------------------------------------------------------------------------------
-    async def upload(self, path: str, data: bytes) -> None:
-        """Write ``data`` to ``/workspace/<path>``."""
-        _check_rel(path)
-        buf = io.BytesIO()
-        with tarfile.open(fileobj=buf, mode="w") as tar:
-            info = tarfile.TarInfo(path)
-            info.size = len(data)
-            info.mode = 0o644
-            tar.addfile(info, io.BytesIO(data))
-        await self.upload_archive(buf.getvalue())
+class ContainerPeer(KernelPeer):
+    """The session's container as a ``KernelPeer``: launched with the executor's options,
+    removed when stopped, interrupted with SIGINT, asked why it died by the engine."""
 
-    async def upload_archive(self, tar_bytes: bytes) -> None:
-        """Extract a tar archive (files and folders) into ``/workspace``."""
-        await self.start()
-        message = {"op": "put", "data": base64.b64encode(tar_bytes).decode()}
-        async with self._lock:
-            try:
-                msg = await self._kernel().request(message, {"file_done", "file_error"})
-            except ProtocolError as exc:  # raised before anything was sent
-                raise UserError(
-                    f"Upload of {len(tar_bytes)} bytes is too large for one frame "
-                    f"(about {MAX_FRAME * 3 // 4 >> 20} MB at most): {exc}"
-                ) from None
-        if msg is None or msg["op"] == "file_error":
-            raise ExecutorError(f"upload failed: {msg['message'] if msg else 'the sandbox died'}")
-
-    async def download(self, path: str) -> bytes:
-        """Read ``/workspace/<path>``: a file's bytes, or a tar archive for a folder."""
-        _check_rel(path)
-        await self.start()
-        async with self._lock:
-            msg = await self._kernel().request({"op": "get", "path": path}, {"file", "file_error"})
-        if msg is None:
-            raise ExecutorError("download failed: the sandbox died")
-        if msg["op"] == "file_error":
-            raise UserError(f"No file {path!r} in the sandbox: {msg['message']}")
-        data = base64.b64decode(msg["data"])
-        with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-            members = tar.getmembers()
-            if len(members) == 1 and members[0].isfile():
-                f = tar.extractfile(members[0])
-                assert f is not None
-                return f.read()
-        return data
-
-
-class _Lifecycle:
-    """The executor's container as a ``KernelSession`` for ``run_cell``."""
-
-    def __init__(self, owner: DockerExecutor) -> None:
+    def __init__(self, owner: DockerExecutor, box: RunningContainer | None = None) -> None:
+        super().__init__()
         self.owner = owner
+        self.box = box
+        self.client = None if box is None else box.client
 
-    @property
-    def kernel(self) -> KernelClient:
-        return self.owner._kernel()
+    async def start(self) -> None:
+        """Create the container (or adopt ``container_id`` once) and wait for its kernel."""
+        owner = self.owner
+        adopt, owner.adopt_id = owner.adopt_id, None
+        self.box = await RunningContainer.launch(
+            owner._engine,
+            image=owner.image,
+            options=owner.container_options(),
+            init=owner.init_frame(),
+            start_timeout=owner.start_timeout,
+            adopt_id=adopt,
+        )
+        self.client = self.box.client
 
-    async def restart(self) -> None:
-        await self.owner._restart()
+    async def stop(self) -> None:
+        """Remove the container (gone already is fine)."""
+        box, self.box, self.client = self.box, None, None
+        if box is not None:
+            await box.remove()
 
     async def death_reason(self) -> tuple[str, str]:
-        return await self.owner._death_reason()
+        """Why the kernel went away: an error type and a message, from the engine's state."""
+        if self.box is None:
+            return "SandboxCrashed", "the container is gone; the session was restarted"
+        kind, reason = await self.box.death_reason(self.owner.memory)
+        return kind, f"{reason}; the session was restarted"
 
     async def interrupt(self) -> bool:
-        return await self.owner._interrupt()
-
-
-def _check_rel(path: str) -> None:
-    parts = path.replace("\\", "/").split("/")
-    if not path or path.startswith("/") or ".." in parts:
-        raise UserError(f"Paths must be relative to /workspace: {path!r}")
+        """SIGINT to the kernel (through the container's init): the cell stops."""
+        return self.box is not None and await self.box.signal("SIGINT")

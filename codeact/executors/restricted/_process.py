@@ -20,8 +20,6 @@ from anyio.abc import Process
 from anyio.streams.stapled import StapledByteStream
 
 from codeact.errors import ExecutorError
-from codeact.executors._wire.client import KernelClient
-from codeact.executors._wire.session import run_cell
 from codeact.executors.base import OutputCallback
 from codeact.executors.restricted._cgroups import join_command
 from codeact.executors.restricted._ossandbox import (
@@ -35,6 +33,8 @@ from codeact.executors.restricted._ossandbox import (
     seccomp_fd,
 )
 from codeact.executors.restricted._sitebinds import PACKAGE_DIR
+from codeact.executors.wire.client import KernelClient
+from codeact.executors.wire.session import KernelPeer
 
 if TYPE_CHECKING:
     from codeact.executors.restricted.executor import RestrictedExecutor
@@ -53,13 +53,13 @@ _COMMON_ENV = {
 }
 
 
-class WorkerProcess:
-    """One worker process; ``start`` again after ``stop`` gives a fresh one."""
+class WorkerProcess(KernelPeer):
+    """One worker process (a ``KernelPeer``); ``start`` again after ``stop`` gives a fresh one."""
 
     def __init__(self, owner: RestrictedExecutor) -> None:
+        super().__init__()
         self.owner = owner
         self.proc: Process | None = None
-        self._client: KernelClient | None = None
         #: The host pid of the Python worker itself (inside bubblewrap it is bwrap's child).
         self.worker_pid: int | None = None
         self._oom_kills = 0
@@ -137,8 +137,9 @@ class WorkerProcess:
         self._oom_kills = 0 if owner.cgroup is None else owner.cgroup.oom_kills()
         sandbox_init = await self._read_child_pid() if sandboxed else None
         assert self.proc.stdin is not None and self.proc.stdout is not None
-        self._client = KernelClient(StapledByteStream(self.proc.stdin, self.proc.stdout))
-        ready = await self._client.handshake(self._init_frame(inner_workdir), timeout=60)
+        client = KernelClient(StapledByteStream(self.proc.stdin, self.proc.stdout))
+        self.client = client
+        ready = await client.handshake(self._init_frame(inner_workdir), timeout=60)
         if ready is None:
             detail = await self._stderr_tail()
             await self.stop()
@@ -212,26 +213,11 @@ class WorkerProcess:
             return lines[-1][:300] if lines else ""
         return ""
 
-    @property
-    def kernel(self) -> KernelClient:
-        """The client of the running worker."""
-        if self._client is None:
-            raise ExecutorError("the restricted worker is not running")
-        return self._client
-
     # -- lifecycle -------------------------------------------------------------------------------
-    async def reset(self) -> None:
-        """Forget the variables; a worker that does not confirm within 10 s is replaced."""
-        if not await self.kernel.reset(timeout=10):
-            await self.restart()
-
-    async def restart(self) -> None:
-        await self.stop()
-        await self.start()
-
     async def stop(self) -> None:
+        """Kill the worker (and its sandbox) and wait for it; safe to call twice."""
         proc, self.proc = self.proc, None
-        self._client = None
+        self.client = None
         if proc is None:
             return
         if proc.returncode is None:
@@ -248,8 +234,7 @@ class WorkerProcess:
         self, code: str, limit: float, on_output: OutputCallback | None
     ) -> dict[str, Any]:
         """Run one cell in the worker (replaced when lost; interrupted when cancelled)."""
-        return await run_cell(
-            self,
+        return await self.run(
             code,
             limit=limit,
             tools=self.owner.tools,

@@ -14,10 +14,10 @@ import sys
 import time
 from typing import Any, BinaryIO
 
-from codeact.executors._wire.frames import HEADER, ProtocolError, encode, frame_length
 from codeact.executors.restricted._guards import CellTimeout
 from codeact.executors.restricted._interrupt import SignalAlarm
 from codeact.executors.restricted._session import Session, ToolError
+from codeact.executors.wire.frames import HEADER, ProtocolError, encode, frame_length
 
 _BLOCK = {signal.SIGALRM}
 
@@ -125,9 +125,10 @@ def _install_filter(program: str | None) -> None:
     libc = ctypes.CDLL(None, use_errno=True)
     pr_set_no_new_privs, pr_set_seccomp, seccomp_mode_filter = 38, 22, 2
     prog = _Prog(len(code) // 8, code)
-    if libc.prctl(pr_set_no_new_privs, 1, 0, 0, 0) != 0 or libc.prctl(
-        pr_set_seccomp, seccomp_mode_filter, ctypes.byref(prog), 0, 0
-    ) != 0:
+    if (
+        libc.prctl(pr_set_no_new_privs, 1, 0, 0, 0) != 0
+        or libc.prctl(pr_set_seccomp, seccomp_mode_filter, ctypes.byref(prog), 0, 0) != 0
+    ):
         raise SystemExit(
             f"could not install the system-call filter (errno {ctypes.get_errno()}); "
             "CODEACT_SECCOMP=denylist runs the worker without it"

@@ -16,7 +16,6 @@ import anyio.from_thread
 import anyio.to_thread
 
 from codeact.errors import ExecutorError, UserError
-from codeact.executors._wire.cells import run_host_tool, to_result
 from codeact.executors.base import CodeExecutor, ExecutionResult, OutputCallback
 from codeact.executors.restricted._allowed import check_allowed_modules, third_party
 from codeact.executors.restricted._cgroups import CgroupLimits, SessionCgroup, cgroup_support
@@ -40,6 +39,7 @@ from codeact.executors.restricted._reaping import (
 )
 from codeact.executors.restricted._session import Session
 from codeact.executors.restricted._workspace import Workspace
+from codeact.executors.wire.cells import run_host_tool, to_result
 from codeact.tools import BaseTool
 
 Isolation = Literal["inline", "process"]
@@ -208,9 +208,7 @@ class RestrictedExecutor(CodeExecutor):
                     limits = dataclasses.replace(
                         limits, memory_bytes=limits.memory_bytes + (self.disk_limit_mb << 20)
                     )
-                self.cgroup = await anyio.to_thread.run_sync(
-                    SessionCgroup.create, limits, support
-                )
+                self.cgroup = await anyio.to_thread.run_sync(SessionCgroup.create, limits, support)
 
     async def _release(self) -> None:
         """Delete the control group and the session folder (in a thread: never on the loop)."""

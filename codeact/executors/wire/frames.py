@@ -10,6 +10,8 @@ import json
 import struct
 from typing import Any
 
+from codeact.errors import ExecutorError
+
 HEADER = struct.Struct(">I")
 MAX_FRAME = 16 * 1024 * 1024
 
@@ -28,7 +30,11 @@ WORKER_OPS: dict[str, dict[str, type | tuple[type, ...]]] = {
 }
 
 
-class ProtocolError(Exception):
+#: Operations the host sends (the kernel and the worker act on these; ``init`` comes first).
+HOST_OPS = frozenset({"init", "exec", "reset", "tools", "put", "get", "tool_result"})
+
+
+class ProtocolError(ExecutorError):
     """A frame was malformed (too big, not JSON, unknown op or missing fields)."""
 
 

@@ -9,8 +9,8 @@ from typing import Any, Literal
 
 import anyio
 
-from codeact.executors._wire.frames import ProtocolError, encode
 from codeact.executors.base import ExecutionError, ExecutionResult, OutputCallback
+from codeact.executors.wire.frames import ProtocolError, encode
 from codeact.tools import BaseTool, from_plain_json
 
 

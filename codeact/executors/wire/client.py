@@ -9,6 +9,7 @@ lifecycle replaces the peer (``session.run_cell`` does that for a ``KernelSessio
 
 from __future__ import annotations
 
+import base64
 import secrets
 import time
 from collections.abc import Sequence
@@ -18,15 +19,18 @@ import anyio
 from anyio.abc import ByteStream
 from anyio.streams.buffered import BufferedByteReceiveStream
 
-from codeact.executors._wire.cells import CellOutput, lost_result, tool_reply
-from codeact.executors._wire.frames import (
+from codeact.errors import ExecutorError, UserError
+from codeact.executors.base import OutputCallback
+from codeact.executors.wire.cells import CellOutput, lost_result, tool_reply
+from codeact.executors.wire.files import check_relative, tar_file, untar_file
+from codeact.executors.wire.frames import (
     HEADER,
+    MAX_FRAME,
     ProtocolError,
     decode_worker_frame,
     encode,
     frame_length,
 )
-from codeact.executors.base import OutputCallback
 from codeact.tools import BaseTool
 
 #: What reading or writing a stream raises when the peer went away.
@@ -39,7 +43,7 @@ STREAM_GONE = (
 )
 
 
-class KernelLost(Exception):
+class KernelLost(ExecutorError):
     """The peer cannot finish this cell: it must be replaced (its state is lost).
 
     ``kind``/``message`` say why for the cell's result; ``gone`` means the stream ended (ask the
@@ -140,6 +144,39 @@ class KernelClient:
         return (
             await self.request({"op": "tools", "tools": specs}, {"tools_done"}, timeout) is not None
         )
+
+    async def put_archive(self, archive: bytes, timeout: float | None = 120.0) -> None:
+        """Extract a tar ``archive`` into the kernel's working area (``put``). ``UserError``
+        when it is too large for one frame, ``ExecutorError`` when the kernel refuses or dies."""
+        message = {"op": "put", "data": base64.b64encode(archive).decode()}
+        try:
+            msg = await self.request(message, {"file_done", "file_error"}, timeout)
+        except ProtocolError as exc:  # raised before anything was sent
+            raise UserError(
+                f"Upload of {len(archive)} bytes is too large for one frame "
+                f"(about {MAX_FRAME * 3 // 4 >> 20} MB at most): {exc}"
+            ) from None
+        if msg is None or msg["op"] == "file_error":
+            raise ExecutorError(f"upload failed: {msg['message'] if msg else 'the sandbox died'}")
+
+    async def put_file(self, path: str, data: bytes, timeout: float | None = 120.0) -> None:
+        """Write ``data`` to ``path`` (relative) in the kernel's working area."""
+        await self.put_archive(tar_file(path, data), timeout)
+
+    async def get_path(self, path: str, timeout: float | None = 120.0) -> bytes:
+        """``path`` (relative) from the kernel's working area: a file's bytes, or a tar archive
+        of a folder. ``UserError`` when there is no such file, ``ExecutorError`` if it died."""
+        check_relative(path)
+        msg = await self.request({"op": "get", "path": path}, {"file", "file_error"}, timeout)
+        if msg is None:
+            raise ExecutorError("download failed: the sandbox died")
+        if msg["op"] == "file_error":
+            raise UserError(f"No file {path!r} in the sandbox: {msg['message']}")
+        try:
+            data = base64.b64decode(msg["data"], validate=True)
+        except ValueError:
+            raise ExecutorError("download failed: the sandbox sent malformed data") from None
+        return untar_file(data)
 
     async def execute(
         self,
