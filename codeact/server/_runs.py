@@ -15,14 +15,13 @@ from ag_ui.core import ActivityDeltaEvent, BaseEvent, RunErrorEvent, TextMessage
 from starlette.requests import Request
 
 from codeact.agents import RunHandler
+from codeact.events import Event
 from codeact.server._sse import frame as frame
 from codeact.server.store import SessionKey
 from codeact.server.translator import Translator
 
 log = logging.getLogger("codeact.server")
 
-#: Events translated per turn of the event loop (fair to the other runs and new requests).
-BATCH_EVENTS = 16
 #: Stored events are written in batches, at most this often.
 FLUSH_EVERY_S = 0.25
 #: A reader woken with fewer frames than this waits this long for more, so that one write
@@ -201,9 +200,19 @@ class LiveRun:
 
 
 async def drive(live: LiveRun, flush: Flush) -> None:
-    """Run the agent to its end, publishing AG-UI events and storing them in batches."""
+    """Run the agent to its end, publishing AG-UI events and storing them in batches.
+
+    Events are translated and published as the agent emits them, in the agent's task
+    (``RunHandler.forward``): no queue and no task switch per event. The readers, woken
+    once per turn of the event loop whatever the number of events, write them out."""
     assert live.handler is not None and live.translator is not None
     handler, translator = live.handler, live.translator
+    attached = True
+
+    def sink(event: Event) -> None:
+        if attached:  # (a run the server stops gets the server's terminal event, not its own)
+            live.publish(translator.translate(event))
+
     stop = anyio.Event()  # the flusher ends its current write, then stops (never cancelled)
     try:
         async with anyio.create_task_group() as tg:
@@ -213,22 +222,23 @@ async def drive(live: LiveRun, flush: Flush) -> None:
             try:
                 if not live.count:  # (the server publishes it at once, for the first byte)
                     live.publish(translator.start())
-                async for batch in handler.stream_batches(BATCH_EVENTS):
-                    out: list[BaseEvent] = []
-                    for event in batch:
-                        out += translator.translate(event)
-                    live.publish(out)  # (the readers are woken once per batch)
+                handler.forward(sink)
+                await handler.wait()
+                if handler.sink_error is not None:  # translation, a hook or encoding failed
+                    raise handler.sink_error
                 if not live.finished:
                     live.publish(translator.error("the run ended without a terminal event"))
             finally:
                 stop.set()
     except Exception as exc:
+        attached = False
         log.exception("run %r on thread %r failed in the server", live.run_id, live.thread_id)
         with anyio.CancelScope(shield=True):
             await _stop(handler)
         leaf = _leaf(exc)
         live.publish_error(f"the server could not continue this run ({type(leaf).__name__})")
     finally:
+        attached = False
         with anyio.CancelScope(shield=True):
             if not live.finished:  # cancelled from outside (shutdown)
                 await _stop(handler)
