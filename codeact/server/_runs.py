@@ -213,12 +213,9 @@ async def drive(live: LiveRun, flush: Flush) -> None:
         if attached:  # (a run the server stops gets the server's terminal event, not its own)
             live.publish(translator.translate(event))
 
-    stop = anyio.Event()  # the flusher ends its current write, then stops (never cancelled)
     try:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(_flusher, live, flush, stop)
-            tg.start_soon(_ticker, live, translator, stop)
-            tg.start_soon(_pulse, live, stop)
+            tg.start_soon(_housekeeping, live, flush, translator)
             try:
                 if not live.count:  # (the server publishes it at once, for the first byte)
                     live.publish(translator.start())
@@ -228,8 +225,8 @@ async def drive(live: LiveRun, flush: Flush) -> None:
                     raise handler.sink_error
                 if not live.finished:
                     live.publish(translator.error("the run ended without a terminal event"))
-            finally:
-                stop.set()
+            finally:  # (housekeeping stops at its next sleep: a store write is shielded)
+                tg.cancel_scope.cancel()
     except Exception as exc:
         attached = False
         log.exception("run %r on thread %r failed in the server", live.run_id, live.thread_id)
@@ -266,31 +263,27 @@ async def _stop(handler: RunHandler) -> None:
         log.exception("cancelling a run failed")
 
 
-async def _pulse(live: LiveRun, stop: anyio.Event) -> None:
-    """Wakes the run's readers every ``PULSE_S`` while it runs, so that a silent run's readers
-    notice a disconnect and send heartbeats: one timer per run, not one per reader's wait."""
-    while not stop.is_set():
-        with anyio.move_on_after(PULSE_S):
-            await stop.wait()
-        live.notify()
-
-
-async def _ticker(live: LiveRun, translator: Translator, stop: anyio.Event) -> None:
-    """Coalesced live cell output that waited long enough is published (when ``activity``)."""
-    if not translator.activity:
-        return
-    while not stop.is_set():
-        with anyio.move_on_after(TICK_S):
-            await stop.wait()
-        if not stop.is_set() and not live.finished:
+async def _housekeeping(live: LiveRun, flush: Flush, translator: Translator) -> None:
+    """A run's one timer: every ``FLUSH_EVERY_S`` its pending events go to the store; when
+    ``activity``, coalesced live cell output that waited long enough is published (every
+    ``TICK_S``); when the run has been silent for ``PULSE_S``, its readers are woken (they
+    notice a disconnect and send heartbeats; a run that publishes wakes them anyway). Plain
+    sleeps, no cancel scope per wake-up; ``drive`` cancels it when the run ends (a store
+    write under way is shielded and completes)."""
+    period = min(FLUSH_EVERY_S, TICK_S) if translator.activity else FLUSH_EVERY_S
+    seen, quiet = live.count, 0.0
+    while True:
+        await anyio.sleep(period)
+        if translator.activity and not live.finished:
             live.publish(translator.tick())
-
-
-async def _flusher(live: LiveRun, flush: Flush, stop: anyio.Event) -> None:
-    while not stop.is_set():
-        with anyio.move_on_after(FLUSH_EVERY_S):
-            await stop.wait()
-        if live.pending and not stop.is_set():
+        if live.count != seen:
+            seen, quiet = live.count, 0.0
+        else:
+            quiet += period
+            if quiet >= PULSE_S:
+                quiet = 0.0
+                live.notify()
+        if live.pending:
             with anyio.CancelScope(shield=True):  # a write under way is never abandoned
                 await _flush(live, flush)
 
