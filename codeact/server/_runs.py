@@ -97,10 +97,14 @@ _dumps = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def _has_extras(event: BaseEvent) -> bool:
-    return any(
-        getattr(event, name, None) is not None
-        for name in ("timestamp", "raw_event", "metadata", "subagent_run_id")
-    ) or bool(event.model_extra)
+    fields = event.__dict__
+    return (
+        fields.get("timestamp") is not None
+        or fields.get("raw_event") is not None
+        or fields.get("metadata") is not None
+        or fields.get("subagent_run_id") is not None
+        or bool(event.model_extra)
+    )
 
 
 @dataclass(eq=False)
@@ -128,6 +132,7 @@ class LiveRun:
     #: Called once, when the terminal event is appended (before readers are woken).
     on_finished: Callable[[], None] | None = None
     _changed: anyio.Event | None = None  # set when frames are added (made by a waiting reader)
+    _event_type: type[anyio.Event] | None = None
     done: anyio.Event = field(default_factory=anyio.Event)  # stored and released
     started: float = field(default_factory=time.monotonic)
 
@@ -168,7 +173,11 @@ class LiveRun:
     def changed(self) -> anyio.Event:
         """An event set the next time frames are added (or the run ends)."""
         if self._changed is None:
-            self._changed = anyio.Event()
+            if self._event_type is None:
+                self._changed = anyio.Event()
+                self._event_type = type(self._changed)
+            else:  # (the event loop's own Event class: no look-up of the loop per wait)
+                self._changed = self._event_type()
         return self._changed
 
     @property
