@@ -5,7 +5,8 @@ Run by hand: ``.venv/bin/python benchmarks/server.py``. The server runs in its o
 (uvicorn on 127.0.0.1, a ScriptedLLM agent, MemoryStore); a small asyncio HTTP client drives
 it, so the client's cost stays out of the server's numbers. ``--code DIR`` serves the codeact
 package found in DIR instead (e.g. an older checkout: ``git archive <rev> | tar -x -C DIR``), to
-compare before and after on the same machine.
+compare before and after on the same machine; with ``--anchor``, ``--before DIR`` serves DIR's
+codeact as a third server in the same interleaved rounds (before, after and the bare anchor).
 
 ``--db postgresql://...`` (or ``--db temp-postgres``: a throwaway server from the Debian
 binaries) measures replicas instead: runs/s and p99 time to first event of short scripted runs
