@@ -5,7 +5,8 @@ Run by hand: ``.venv/bin/python benchmarks/server.py``. The server runs in its o
 (uvicorn on 127.0.0.1, a ScriptedLLM agent, MemoryStore); a small asyncio HTTP client drives
 it, so the client's cost stays out of the server's numbers. ``--code DIR`` serves the codeact
 package found in DIR instead (e.g. an older checkout: ``git archive <rev> | tar -x -C DIR``), to
-compare before and after on the same machine.
+compare before and after on the same machine; with ``--anchor``, ``--before DIR`` serves DIR's
+codeact as a third server in the same interleaved rounds (before, after and the bare anchor).
 
 ``--db postgresql://...`` (or ``--db temp-postgres``: a throwaway server from the Debian
 binaries) measures replicas instead: runs/s and p99 time to first event of short scripted runs
@@ -237,6 +238,13 @@ def main() -> None:
         "paced CPU/event and events/s at --runs, and unpaced first-event p99",
     )
     p.add_argument("--rounds", type=int, default=3, help="interleaved rounds (with --anchor)")
+    p.add_argument(
+        "--before",
+        default="",
+        help="with --anchor: also serve the codeact package found in this directory (e.g. "
+        "`git archive <rev> | tar -x -C DIR`), interleaved with the others: before and after "
+        "side by side",
+    )
     args = p.parse_args()
     if args.serve is not None and args.serve_anchor:
         serve_anchor(args.serve, args.chunk_delay, args.chunks)
@@ -295,11 +303,13 @@ def compare_with_anchor(args: argparse.Namespace) -> None:
     levels = [int(x) for x in args.runs.split(",")]
     print(f"codeact from {code} vs a bare Starlette SSE endpoint (same uvicorn stack); "
           f"{CHUNKS} chunks per answer; {args.rounds} interleaved rounds; medians")  # fmt: skip
+    if args.before:
+        print(f"before: codeact from {Path(args.before).resolve()}")
     for delay in (args.chunk_delay, 0.0):
-        servers = {
-            name: start_server(code, 0, delay, anchor=name == "anchor")
-            for name in ("codeact", "anchor")
-        }
+        servers = {"codeact": start_server(code, 0, delay)}
+        if args.before:
+            servers["before"] = start_server(Path(args.before).resolve(), 0, delay)
+        servers["anchor"] = start_server(code, 0, delay, anchor=True)
         try:
             for _proc, port in servers.values():
                 asyncio.run(one_run(port, "warmup"))
@@ -325,6 +335,13 @@ def _report(delay: float, n: int, got: dict[str, list[dict[str, float]]]) -> Non
     p99 = {name: med(name, "ttfe_p99_ms") for name in got}
     fails = sum(r["failures"] for rs in got.values() for r in rs)
     mode = f"paced {delay * 1000:.0f} ms" if delay else "unpaced"
+    if "before" in got:
+        print(
+            f"{'before':>14} {n:4d} runs: CPU/event {cpu['before']:.3f} ms "
+            f"({cpu['before'] / cpu['anchor']:.2f}x); events/s {rate['before']:,.0f} "
+            f"({rate['before'] / rate['anchor']:.2f}x); first-event p99 {p99['before']:.0f} ms "
+            f"({p99['before'] / p99['anchor']:.2f}x)"
+        )
     print(
         f"{mode:>14} {n:4d} runs: CPU/event {cpu['codeact']:.3f} vs {cpu['anchor']:.3f} ms "
         f"({cpu['codeact'] / cpu['anchor']:.2f}x); events/s {rate['codeact']:,.0f} vs "

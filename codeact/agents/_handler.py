@@ -48,6 +48,8 @@ class RunHandler:
         self._recv: MemoryObjectReceiveStream[Event]
         self._send, self._recv = anyio.create_memory_object_stream[Event](math.inf)
         self._streamed = False
+        self._sink: Callable[[Event], None] | None = None
+        self._sink_error: BaseException | None = None
         self._cancel_requested = False
         self._scope: anyio.CancelScope | None = None
         self._task: asyncio.Task[None] | None = None
@@ -106,11 +108,24 @@ class RunHandler:
             }
         )
         self._seq += 1
+        if self._sink is not None:
+            self._to_sink(stamped)
+            return stamped
         # A reader that went away (its stream_events() loop cancelled, e.g. by Ctrl-C) leaves
         # nobody to see this event, and the run must still end cleanly.
         with suppress(anyio.BrokenResourceError):
             self._send.send_nowait(stamped)
         return stamped
+
+    def _to_sink(self, event: Event) -> None:
+        assert self._sink is not None
+        try:
+            self._sink(event)
+        except Exception as exc:  # the consumer failed: the run stops, the emitter goes on
+            self._sink, self._sink_error = None, exc
+            self._cancel_requested = True
+            if self._scope is not None:
+                self._scope.cancel()
 
     # -- public API ----------------------------------------------------------------------------
     def __await__(self) -> Generator[Any, None, AgentOutput]:
@@ -154,13 +169,39 @@ class RunHandler:
                         break
                 yield batch
 
+    def forward(self, sink: Callable[[Event], None]) -> None:
+        """Hand every event to ``sink`` as it is emitted, in the emitting task, instead of
+        streaming them (no queue and no task switch per event; the events emitted so far are
+        handed over at once). Once per handler, instead of ``stream_events``. ``sink`` must be
+        quick; if it raises, it gets no more events and the run is cancelled (``sink_error``
+        has the exception). Wait for the run's end with ``await handler.wait()``."""
+        if self._streamed:
+            raise UserError("stream_events() can be consumed only once per handler")
+        self._streamed = True
+        self._sink = sink
+        while self._sink is not None:
+            try:
+                event = self._recv.receive_nowait()
+            except (anyio.WouldBlock, anyio.EndOfStream):
+                break
+            self._to_sink(event)
+        self._start()
+
+    @property
+    def sink_error(self) -> BaseException | None:
+        """The exception the ``forward`` sink raised, if it did."""
+        return self._sink_error
+
+    async def wait(self) -> None:
+        """Wait until the run has ended (any way), without raising its error."""
+        await asyncio.wait([self._start()])
+
     async def cancel(self) -> None:
         """Stop the run: in-flight LLM and tool work is cancelled, memory stays consistent."""
         self._cancel_requested = True
         if self._scope is not None:
             self._scope.cancel()
-        task = self._start()
-        await asyncio.wait([task])
+        await self.wait()
 
     def done(self) -> bool:
         """True when the run has ended (any way)."""

@@ -15,14 +15,13 @@ from ag_ui.core import ActivityDeltaEvent, BaseEvent, RunErrorEvent, TextMessage
 from starlette.requests import Request
 
 from codeact.agents import RunHandler
+from codeact.events import Event
 from codeact.server._sse import frame as frame
 from codeact.server.store import SessionKey
 from codeact.server.translator import Translator
 
 log = logging.getLogger("codeact.server")
 
-#: Events translated per turn of the event loop (fair to the other runs and new requests).
-BATCH_EVENTS = 16
 #: Stored events are written in batches, at most this often.
 FLUSH_EVERY_S = 0.25
 #: A reader woken with fewer frames than this waits this long for more, so that one write
@@ -98,10 +97,14 @@ _dumps = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def _has_extras(event: BaseEvent) -> bool:
-    return any(
-        getattr(event, name, None) is not None
-        for name in ("timestamp", "raw_event", "metadata", "subagent_run_id")
-    ) or bool(event.model_extra)
+    fields = event.__dict__
+    return (
+        fields.get("timestamp") is not None
+        or fields.get("raw_event") is not None
+        or fields.get("metadata") is not None
+        or fields.get("subagent_run_id") is not None
+        or bool(event.model_extra)
+    )
 
 
 @dataclass(eq=False)
@@ -129,6 +132,7 @@ class LiveRun:
     #: Called once, when the terminal event is appended (before readers are woken).
     on_finished: Callable[[], None] | None = None
     _changed: anyio.Event | None = None  # set when frames are added (made by a waiting reader)
+    _event_type: type[anyio.Event] | None = None
     done: anyio.Event = field(default_factory=anyio.Event)  # stored and released
     started: float = field(default_factory=time.monotonic)
 
@@ -169,7 +173,11 @@ class LiveRun:
     def changed(self) -> anyio.Event:
         """An event set the next time frames are added (or the run ends)."""
         if self._changed is None:
-            self._changed = anyio.Event()
+            if self._event_type is None:
+                self._changed = anyio.Event()
+                self._event_type = type(self._changed)
+            else:  # (the event loop's own Event class: no look-up of the loop per wait)
+                self._changed = self._event_type()
         return self._changed
 
     @property
@@ -201,34 +209,42 @@ class LiveRun:
 
 
 async def drive(live: LiveRun, flush: Flush) -> None:
-    """Run the agent to its end, publishing AG-UI events and storing them in batches."""
+    """Run the agent to its end, publishing AG-UI events and storing them in batches.
+
+    Events are translated and published as the agent emits them, in the agent's task
+    (``RunHandler.forward``): no queue and no task switch per event. The readers, woken
+    once per turn of the event loop whatever the number of events, write them out."""
     assert live.handler is not None and live.translator is not None
     handler, translator = live.handler, live.translator
-    stop = anyio.Event()  # the flusher ends its current write, then stops (never cancelled)
+    attached = True
+
+    def sink(event: Event) -> None:
+        if attached:  # (a run the server stops gets the server's terminal event, not its own)
+            live.publish(translator.translate(event))
+
     try:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(_flusher, live, flush, stop)
-            tg.start_soon(_ticker, live, translator, stop)
-            tg.start_soon(_pulse, live, stop)
+            tg.start_soon(_housekeeping, live, flush, translator)
             try:
                 if not live.count:  # (the server publishes it at once, for the first byte)
                     live.publish(translator.start())
-                async for batch in handler.stream_batches(BATCH_EVENTS):
-                    out: list[BaseEvent] = []
-                    for event in batch:
-                        out += translator.translate(event)
-                    live.publish(out)  # (the readers are woken once per batch)
+                handler.forward(sink)
+                await handler.wait()
+                if handler.sink_error is not None:  # translation, a hook or encoding failed
+                    raise handler.sink_error
                 if not live.finished:
                     live.publish(translator.error("the run ended without a terminal event"))
-            finally:
-                stop.set()
+            finally:  # (housekeeping stops at its next sleep: a store write is shielded)
+                tg.cancel_scope.cancel()
     except Exception as exc:
+        attached = False
         log.exception("run %r on thread %r failed in the server", live.run_id, live.thread_id)
         with anyio.CancelScope(shield=True):
             await _stop(handler)
         leaf = _leaf(exc)
         live.publish_error(f"the server could not continue this run ({type(leaf).__name__})")
     finally:
+        attached = False
         with anyio.CancelScope(shield=True):
             if not live.finished:  # cancelled from outside (shutdown)
                 await _stop(handler)
@@ -256,31 +272,27 @@ async def _stop(handler: RunHandler) -> None:
         log.exception("cancelling a run failed")
 
 
-async def _pulse(live: LiveRun, stop: anyio.Event) -> None:
-    """Wakes the run's readers every ``PULSE_S`` while it runs, so that a silent run's readers
-    notice a disconnect and send heartbeats: one timer per run, not one per reader's wait."""
-    while not stop.is_set():
-        with anyio.move_on_after(PULSE_S):
-            await stop.wait()
-        live.notify()
-
-
-async def _ticker(live: LiveRun, translator: Translator, stop: anyio.Event) -> None:
-    """Coalesced live cell output that waited long enough is published (when ``activity``)."""
-    if not translator.activity:
-        return
-    while not stop.is_set():
-        with anyio.move_on_after(TICK_S):
-            await stop.wait()
-        if not stop.is_set() and not live.finished:
+async def _housekeeping(live: LiveRun, flush: Flush, translator: Translator) -> None:
+    """A run's one timer: every ``FLUSH_EVERY_S`` its pending events go to the store; when
+    ``activity``, coalesced live cell output that waited long enough is published (every
+    ``TICK_S``); when the run has been silent for ``PULSE_S``, its readers are woken (they
+    notice a disconnect and send heartbeats; a run that publishes wakes them anyway). Plain
+    sleeps, no cancel scope per wake-up; ``drive`` cancels it when the run ends (a store
+    write under way is shielded and completes)."""
+    period = min(FLUSH_EVERY_S, TICK_S) if translator.activity else FLUSH_EVERY_S
+    seen, quiet = live.count, 0.0
+    while True:
+        await anyio.sleep(period)
+        if translator.activity and not live.finished:
             live.publish(translator.tick())
-
-
-async def _flusher(live: LiveRun, flush: Flush, stop: anyio.Event) -> None:
-    while not stop.is_set():
-        with anyio.move_on_after(FLUSH_EVERY_S):
-            await stop.wait()
-        if live.pending and not stop.is_set():
+        if live.count != seen:
+            seen, quiet = live.count, 0.0
+        else:
+            quiet += period
+            if quiet >= PULSE_S:
+                quiet = 0.0
+                live.notify()
+        if live.pending:
             with anyio.CancelScope(shield=True):  # a write under way is never abandoned
                 await _flush(live, flush)
 

@@ -1,0 +1,96 @@
+"""``RunHandler.forward``: every event handed to a sink as it is emitted (what the server
+uses instead of a queue), in order, once; a sink that fails stops the run, not the emitter."""
+
+from __future__ import annotations
+
+import anyio
+import pytest
+
+from codeact import FunctionAgent
+from codeact.errors import RunCancelledError, UserError
+from codeact.events import (
+    AgentStream,
+    Event,
+    RunCancelled,
+    RunFinished,
+    TerminalEvent,
+    ToolCallResult,
+)
+from codeact.llms import Reply, ScriptedLLM, tool_call
+
+pytestmark = pytest.mark.anyio
+
+
+def double(x: int) -> int:
+    """Twice x."""
+    return 2 * x
+
+
+async def test_the_sink_gets_what_stream_events_yields_in_the_same_order() -> None:
+    def agent() -> FunctionAgent:
+        replies: list[object] = [tool_call("double", x=21), Reply(chunks=["4", "2", "!"])]
+        return FunctionAgent(llm=ScriptedLLM(replies), tools=[double])  # type: ignore[arg-type]
+
+    streamed = [e async for e in agent().run("go").stream_events()]
+    got: list[Event] = []
+    handler = agent().run("go")
+    handler.forward(got.append)
+    await handler.wait()
+    assert [type(e) for e in got] == [type(e) for e in streamed]
+    assert [e.seq for e in got] == list(range(len(got)))
+    assert {e.run_id for e in got} == {handler.run_id}
+    assert isinstance(got[-1], RunFinished)
+    assert sum(isinstance(e, TerminalEvent) for e in got) == 1
+    assert [e.delta for e in got if isinstance(e, AgentStream) and e.delta] == ["4", "2", "!"]
+    assert any(isinstance(e, ToolCallResult) and e.tool_output.content == "42" for e in got)
+    assert (await handler).response.text == "42!"
+
+
+async def test_events_emitted_before_forward_are_handed_over_first() -> None:
+    handler = FunctionAgent(llm=ScriptedLLM(["hi"])).run("go")
+    await handler.wait()  # the whole run is emitted before anyone forwards it
+    got: list[Event] = []
+    handler.forward(got.append)
+    assert [e.seq for e in got] == list(range(len(got)))
+    assert isinstance(got[-1], RunFinished)
+
+
+async def test_a_failing_sink_cancels_the_run_and_gets_nothing_more() -> None:
+    agent = FunctionAgent(llm=ScriptedLLM([Reply(chunks=["a"] * 1000, chunk_delay=0.01)]))
+    handler = agent.run("go")
+    got: list[Event] = []
+
+    def sink(event: Event) -> None:
+        got.append(event)
+        if isinstance(event, AgentStream):
+            raise ValueError("the consumer broke")
+
+    handler.forward(sink)
+    with anyio.fail_after(10):  # (1000 chunks 10 ms apart: only a cancelled run ends now)
+        await handler.wait()
+    assert isinstance(handler.sink_error, ValueError)
+    assert isinstance(got[-1], AgentStream)  # nothing after the failure
+    assert isinstance(handler.error, RunCancelledError)
+    with pytest.raises(RunCancelledError):
+        await handler
+
+
+async def test_forward_is_once_per_handler_like_stream_events() -> None:
+    handler = FunctionAgent(llm=ScriptedLLM(["hi"])).run("go")
+    handler.forward(lambda e: None)
+    with pytest.raises(UserError):
+        handler.forward(lambda e: None)
+    with pytest.raises(UserError):
+        await handler.stream_events().__anext__()
+    await handler.cancel()
+    assert handler.done()
+
+
+async def test_cancel_reaches_the_sink_as_the_terminal_event() -> None:
+    agent = FunctionAgent(llm=ScriptedLLM([Reply(text="slow", delay=60)]))
+    handler = agent.run("go")
+    got: list[Event] = []
+    handler.forward(got.append)
+    await handler.cancel()
+    assert isinstance(got[-1], RunCancelled)
+    assert handler.sink_error is None
