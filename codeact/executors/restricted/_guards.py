@@ -97,8 +97,23 @@ def sandbox_class(cls: Any) -> Any:
         if issubclass(cls, type):
             raise PolicyError("metaclasses cannot be defined in the sandbox")
         _check_slots(cls)
+        _check_bases(cls)
         SANDBOX_CLASSES.add(cls)
     return cls
+
+
+#: Modules whose classes the host's event loop calls back into, and whose instances hold the
+#: loop: a cell may not subclass them (an override of ``get_loop`` would run in host threads).
+_NO_SUBCLASS_MODULES = ("asyncio", "_asyncio")
+
+
+def _check_bases(cls: type) -> None:
+    """Refuse a class deriving from a host class of ``_NO_SUBCLASS_MODULES`` (their exceptions
+    excepted): ``asyncio.Task``/``Future``/``Queue``/``Lock`` subclasses reach the loop."""
+    for base in cls.__mro__[1:]:
+        module = (getattr(base, "__module__", "") or "").split(".")[0]
+        if module in _NO_SUBCLASS_MODULES and not issubclass(base, BaseException):
+            raise PolicyError(f"{base.__name__} cannot be subclassed in the sandbox")
 
 
 def _check_slots(cls: type) -> None:
@@ -116,6 +131,34 @@ def is_sandbox_object(obj: Any) -> bool:
     if type(obj) in SANDBOX_CLASSES:
         return True
     return isinstance(obj, type) and obj in SANDBOX_CLASSES
+
+
+#: Host base classes whose instances keep no private state of their own worth guarding: a
+#: private attribute found in the instance's ``__dict__`` of a sandbox subclass is the cell's.
+_PLAIN_BASE_MODULES = frozenset(
+    {"builtins", "abc", "typing", "collections", "collections.abc", "_collections_abc", "enum",
+     "numbers", "types"}
+)
+
+
+def private_readable(obj: Any, name: str) -> bool:
+    """A private ``name`` is readable on ``obj`` only where the cell defined it: ``obj`` is a
+    sandbox class or instance, and the class of its MRO that defines ``name`` is a sandbox
+    class. Not found on any class (an instance attribute): every host base must be a plain
+    one (``_PLAIN_BASE_MODULES``) or an exception, so a host base's own ``self._loop`` stays
+    hidden from a subclass the cell defined."""
+    if not is_sandbox_object(obj):
+        return False
+    mro = obj.__mro__ if isinstance(obj, type) else type(obj).__mro__
+    for klass in mro:
+        if name in klass.__dict__:
+            return klass in SANDBOX_CLASSES
+    for klass in mro:
+        if klass in SANDBOX_CLASSES or klass.__module__ in _PLAIN_BASE_MODULES:
+            continue
+        if not issubclass(klass, BaseException):
+            return False
+    return True
 
 
 def _readable_dunder(obj: Any, name: str) -> bool:
@@ -139,7 +182,7 @@ def check_attr_name(obj: Any, name: Any) -> str:
         if name.startswith("__"):
             if name in SAFE_DUNDERS or _readable_dunder(obj, name):
                 return name
-        elif name in PUBLIC_UNDERSCORE or is_sandbox_object(obj):
+        elif name in PUBLIC_UNDERSCORE or private_readable(obj, name):
             return name
         raise AttributeError(
             f"access to attribute {name!r} is not allowed in the sandbox "
@@ -264,6 +307,37 @@ def match_attr(obj: Any, name: str) -> Any:
         return NO_MATCH
 
 
+#: Classes whose one positional sub-pattern is the subject itself (``case int(n)``); the
+#: flag that says so is inherited, as ``issubclass`` is.
+_MATCH_SELF = (bool, bytearray, bytes, dict, float, frozenset, int, list, set, str, tuple)
+
+
+def match_positional(obj: Any, cls: Any, index: int, count: int) -> Any:
+    """A ``match`` class pattern's positional sub-pattern number ``index`` (of ``count``)
+    read through the guards (``_match_pos_``): the name comes from ``cls.__match_args__``
+    as in CPython, and is read as ``obj.name`` would be; missing is ``NO_MATCH``."""
+    names = getattr(cls, "__match_args__", None) if isinstance(cls, type) else None
+    if names is None:
+        if isinstance(cls, type) and issubclass(cls, _MATCH_SELF) and count == 1:
+            return obj
+        raise TypeError(f"{_name_of(cls)}() accepts 0 positional sub-patterns ({count} given)")
+    if type(names) is not tuple:
+        raise TypeError(f"{_name_of(cls)}.__match_args__ must be a tuple (got {type(names)})")
+    if count > len(names):
+        raise TypeError(
+            f"{_name_of(cls)}() accepts {len(names)} positional sub-pattern"
+            f"{'' if len(names) == 1 else 's'} ({count} given)"
+        )
+    name = names[index]
+    if type(name) is not str:
+        raise TypeError(f"__match_args__ elements must be strings (got {type(name).__name__})")
+    return match_attr(obj, name)
+
+
+def _name_of(cls: Any) -> str:
+    return str(getattr(cls, "__qualname__", type(cls).__name__))
+
+
 def guarded_hasattr(obj: Any, name: Any) -> bool:
     """``hasattr`` for the sandbox: refused names read as absent."""
     try:
@@ -321,7 +395,7 @@ def make_setattr(write: WriteGuard) -> tuple[Callable[..., None], Callable[..., 
         """``setattr`` for the sandbox."""
         if type(name) is not str or name.startswith("__"):
             raise AttributeError(f"cannot set attribute {name!r} in the sandbox")
-        if name.startswith("_") and not is_sandbox_object(obj):
+        if name.startswith("_") and not private_readable(obj, name):
             raise AttributeError(f"cannot set attribute {name!r} in the sandbox")
         setattr(write(obj), name, value)
 
@@ -329,7 +403,7 @@ def make_setattr(write: WriteGuard) -> tuple[Callable[..., None], Callable[..., 
         """``delattr`` for the sandbox."""
         if type(name) is not str or name.startswith("__"):
             raise AttributeError(f"cannot delete attribute {name!r} in the sandbox")
-        if name.startswith("_") and not is_sandbox_object(obj):
+        if name.startswith("_") and not private_readable(obj, name):
             raise AttributeError(f"cannot delete attribute {name!r} in the sandbox")
         delattr(write(obj), name)
 

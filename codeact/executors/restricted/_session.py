@@ -222,6 +222,7 @@ class Session:
             "_check_timeout_": g.check_timeout,
             "_sandbox_class_": g.sandbox_class,
             "_match_attr_": g.match_attr,
+            "_match_pos_": g.match_positional,
             "_nomatch_": g.NO_MATCH,
             "_await_call_": make_await_call(self._tool_ids),
         }
