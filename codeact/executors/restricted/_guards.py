@@ -53,8 +53,12 @@ class PolicyError(RuntimeError):
     """Raised inside the sandbox when the code tries something the policy refuses."""
 
 
-class CellTimeout(BaseException):
-    """Raised inside a cell when its deadline passes."""
+class CellTimeout(KeyboardInterrupt):
+    """Raised inside a cell when its deadline passes.
+
+    A ``KeyboardInterrupt`` so that asyncio lets it through: a task's step keeps any other
+    exception as the task's result and the loop goes on with the next ready task (one
+    interrupt would end one spinning task out of many); an interrupt stops the loop."""
 
 
 class FinalAnswerSignal(BaseException):
@@ -64,15 +68,27 @@ class FinalAnswerSignal(BaseException):
 _cell = threading.local()
 
 
+#: The deadline of a thread that runs no cell: sandbox code running there (a generator's
+#: ``finally`` run by the garbage collector, a callback from host code) is past it at once.
+_OUTSIDE = float("-inf")
+
+
 def set_deadline(deadline: float | None) -> None:
-    """Set (or clear) the monotonic deadline of the cell running in this thread."""
-    _cell.deadline = deadline
+    """Start the cell running in this thread: its monotonic deadline (``None``: no limit)."""
+    _cell.deadline = float("inf") if deadline is None else deadline
+
+
+def leave_cell() -> None:
+    """End this thread's cell: from now on every ``_check_timeout_`` here raises."""
+    _cell.deadline = _OUTSIDE
 
 
 def check_timeout() -> None:
-    """Raise ``CellTimeout`` if this thread's cell is past its deadline (``_check_timeout_``)."""
-    deadline = getattr(_cell, "deadline", None)
-    if deadline is not None and time.monotonic() > deadline:
+    """Raise ``CellTimeout`` if this thread's cell is past its deadline (``_check_timeout_``),
+    or if no cell runs in this thread: the check sits in every ``except`` handler, ``finally``
+    body and ``__exit__`` of sandbox code, so once late (or outside a cell) none can swallow
+    the timeout."""
+    if time.monotonic() > getattr(_cell, "deadline", _OUTSIDE):
         raise CellTimeout()
 
 

@@ -363,7 +363,7 @@ class Session:
         except g.CellTimeout:
             result["timed_out"] = True
         finally:
-            g.set_deadline(None)
+            g.leave_cell()
             self.decimal_context = decimal.getcontext()
             decimal.setcontext(outer_context)
             self.globals.pop(VALUE_NAME, None)
