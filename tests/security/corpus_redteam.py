@@ -99,4 +99,15 @@ CASES = [
         "while True:\n    try:\n        while True:\n            pass\n    finally:\n        continue",
         T,
     ),
+    # 8. struct formats are size-checked before packing
+    Case("struct_pack_huge", "import struct\nstruct.pack('300000000x')", E, "MemoryError"),
+    Case(
+        "struct_class_huge",
+        "import struct\nstruct.Struct('300000000s').pack(b'')",
+        E,
+        "MemoryError",
+    ),
+    Case(
+        "struct_small_ok", "import struct\nlen(struct.Struct('<4sI').pack(b'ab', 7))", V, value="8"
+    ),
 ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import queue
+import struct
 import time
 import types
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from codeact.executors.restricted._guards import (
     check_timeout,
     safe_sleep,
 )
+from codeact.executors.restricted._sizes import MAX_STR_BYTES
 
 _SLICE_S = 0.05
 
@@ -199,6 +201,31 @@ def singledispatch(func: Callable[..., Any]) -> Callable[..., Any]:
     return dispatcher
 
 
+# -- struct ----------------------------------------------------------------------------------
+def _checked_format(fmt: Any) -> Any:
+    """Refuse a struct format whose packed size is over the limit of one string."""
+    size = struct.calcsize(fmt)
+    if size > MAX_STR_BYTES:
+        raise MemoryError(f"refusing to pack {size:,} bytes with struct (limit {MAX_STR_BYTES:,})")
+    return fmt
+
+
+def struct_pack(fmt: Any, /, *values: Any) -> bytes:
+    """``struct.pack`` with the format's size checked first (``'300000000x'``)."""
+    return struct.pack(_checked_format(fmt), *values)
+
+
+class _StructType(GuardedType):
+    """``struct.Struct`` whose format's size is checked when it is made."""
+
+    __slots__ = ()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        obj = self._type(*args, **kwargs)
+        _checked_format(obj.format)
+        return obj
+
+
 #: Wrapped names by (module, attribute).
 WRAPPED: dict[tuple[str, str], Any] = {
     ("contextlib", "suppress"): suppress,
@@ -209,6 +236,8 @@ WRAPPED: dict[tuple[str, str], Any] = {
     ("queue", "PriorityQueue"): PriorityQueue,
     ("queue", "SimpleQueue"): SimpleQueue,
     ("functools", "singledispatch"): singledispatch,
+    ("struct", "pack"): struct_pack,
+    ("struct", "Struct"): _StructType(struct.Struct),
 }
 
 WRITABLE_TYPES.add(types.SimpleNamespace)  # a plain attribute bag: ``ns.x = 1`` as in CPython
