@@ -216,7 +216,7 @@ CASES = [
         "import asyncio\nclass F(asyncio.Future):\n    pass\nasync def m():\n"
         "    return F().get_loop()\nawait m()",
         E,
-        "not available",
+        "cannot be subclassed",
     ),
     Case("task_class_get_loop", "import asyncio\nasyncio.Task.get_loop", E, "not available"),
     Case("asyncio_get_event_loop", "import asyncio\nasyncio.get_event_loop", E, "no attribute"),

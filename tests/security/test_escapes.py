@@ -12,6 +12,7 @@ import pytest
 from codeact.executors import RestrictedExecutor
 from tests.security.corpus import CASES, Case
 from tests.security.corpus_pyparity import CASES as PARITY_CASES
+from tests.security.corpus_redteam import CASES as REDTEAM_CASES
 
 pytestmark = pytest.mark.anyio
 
@@ -37,7 +38,7 @@ def leak_fn() -> object:
 
 PARAMS = [
     pytest.param(case, iso, id=f"{iso}-{case.id}")
-    for case in CASES + PARITY_CASES
+    for case in CASES + PARITY_CASES + REDTEAM_CASES
     for iso in ("inline", "process")
     if case.only in (None, iso)
 ]

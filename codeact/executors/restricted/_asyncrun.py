@@ -20,7 +20,12 @@ import types
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from codeact.executors.restricted._guards import METHOD_GUARDS, PolicyError, check_timeout
+from codeact.executors.restricted._guards import (
+    METHOD_GUARDS,
+    GuardedType,
+    PolicyError,
+    check_timeout,
+)
 
 SLICE_S = 0.05
 
@@ -115,10 +120,27 @@ async def to_thread(func: Callable[..., Any], /, *args: Any, **kwargs: Any) -> A
     return func(*args, **kwargs)
 
 
+class _NoLoopArgument(GuardedType):
+    """``asyncio.Task``/``Future`` for cells: ``loop=`` refused (a loop object the cell made
+    would get the host's context and callbacks, and the task would sit in asyncio's
+    process-wide registry with it); ``isinstance`` and the rest as with the real class."""
+
+    __slots__ = ()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("loop") is not None:
+            raise PolicyError(
+                f"{self._type.__name__}(loop=...) is not available in the sandbox "
+                f"(tasks and futures run on the session's own loop)"
+            )
+        return self._type(*args, **kwargs)
+
+
 def asyncio_attrs(loop: SessionLoop) -> dict[str, Any]:
     """The ``asyncio`` module of one session."""
     attrs = {name: getattr(asyncio, name) for name in ASYNCIO_NAMES if hasattr(asyncio, name)}
     attrs.update(run=loop.asyncio_run, to_thread=to_thread)
+    attrs.update(Task=_NoLoopArgument(asyncio.Task), Future=_NoLoopArgument(asyncio.Future))
     return attrs
 
 

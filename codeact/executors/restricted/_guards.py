@@ -53,8 +53,12 @@ class PolicyError(RuntimeError):
     """Raised inside the sandbox when the code tries something the policy refuses."""
 
 
-class CellTimeout(BaseException):
-    """Raised inside a cell when its deadline passes."""
+class CellTimeout(KeyboardInterrupt):
+    """Raised inside a cell when its deadline passes.
+
+    A ``KeyboardInterrupt`` so that asyncio lets it through: a task's step keeps any other
+    exception as the task's result and the loop goes on with the next ready task (one
+    interrupt would end one spinning task out of many); an interrupt stops the loop."""
 
 
 class FinalAnswerSignal(BaseException):
@@ -64,15 +68,27 @@ class FinalAnswerSignal(BaseException):
 _cell = threading.local()
 
 
+#: The deadline of a thread that runs no cell: sandbox code running there (a generator's
+#: ``finally`` run by the garbage collector, a callback from host code) is past it at once.
+_OUTSIDE = float("-inf")
+
+
 def set_deadline(deadline: float | None) -> None:
-    """Set (or clear) the monotonic deadline of the cell running in this thread."""
-    _cell.deadline = deadline
+    """Start the cell running in this thread: its monotonic deadline (``None``: no limit)."""
+    _cell.deadline = float("inf") if deadline is None else deadline
+
+
+def leave_cell() -> None:
+    """End this thread's cell: from now on every ``_check_timeout_`` here raises."""
+    _cell.deadline = _OUTSIDE
 
 
 def check_timeout() -> None:
-    """Raise ``CellTimeout`` if this thread's cell is past its deadline (``_check_timeout_``)."""
-    deadline = getattr(_cell, "deadline", None)
-    if deadline is not None and time.monotonic() > deadline:
+    """Raise ``CellTimeout`` if this thread's cell is past its deadline (``_check_timeout_``),
+    or if no cell runs in this thread: the check sits in every ``except`` handler, ``finally``
+    body and ``__exit__`` of sandbox code, so once late (or outside a cell) none can swallow
+    the timeout."""
+    if time.monotonic() > getattr(_cell, "deadline", _OUTSIDE):
         raise CellTimeout()
 
 
@@ -97,8 +113,23 @@ def sandbox_class(cls: Any) -> Any:
         if issubclass(cls, type):
             raise PolicyError("metaclasses cannot be defined in the sandbox")
         _check_slots(cls)
+        _check_bases(cls)
         SANDBOX_CLASSES.add(cls)
     return cls
+
+
+#: Modules whose classes the host's event loop calls back into, and whose instances hold the
+#: loop: a cell may not subclass them (an override of ``get_loop`` would run in host threads).
+_NO_SUBCLASS_MODULES = ("asyncio", "_asyncio")
+
+
+def _check_bases(cls: type) -> None:
+    """Refuse a class deriving from a host class of ``_NO_SUBCLASS_MODULES`` (their exceptions
+    excepted): ``asyncio.Task``/``Future``/``Queue``/``Lock`` subclasses reach the loop."""
+    for base in cls.__mro__[1:]:
+        module = (getattr(base, "__module__", "") or "").split(".")[0]
+        if module in _NO_SUBCLASS_MODULES and not issubclass(base, BaseException):
+            raise PolicyError(f"{base.__name__} cannot be subclassed in the sandbox")
 
 
 def _check_slots(cls: type) -> None:
@@ -116,6 +147,43 @@ def is_sandbox_object(obj: Any) -> bool:
     if type(obj) in SANDBOX_CLASSES:
         return True
     return isinstance(obj, type) and obj in SANDBOX_CLASSES
+
+
+#: Host base classes whose instances keep no private state of their own worth guarding: a
+#: private attribute found in the instance's ``__dict__`` of a sandbox subclass is the cell's.
+_PLAIN_BASE_MODULES = frozenset(
+    {
+        "builtins",
+        "abc",
+        "typing",
+        "collections",
+        "collections.abc",
+        "_collections_abc",
+        "enum",
+        "numbers",
+        "types",
+    }
+)
+
+
+def private_readable(obj: Any, name: str) -> bool:
+    """A private ``name`` is readable on ``obj`` only where the cell defined it: ``obj`` is a
+    sandbox class or instance, and the class of its MRO that defines ``name`` is a sandbox
+    class. Not found on any class (an instance attribute): every host base must be a plain
+    one (``_PLAIN_BASE_MODULES``) or an exception, so a host base's own ``self._loop`` stays
+    hidden from a subclass the cell defined."""
+    if not is_sandbox_object(obj):
+        return False
+    mro = obj.__mro__ if isinstance(obj, type) else type(obj).__mro__
+    for klass in mro:
+        if name in klass.__dict__:
+            return klass in SANDBOX_CLASSES
+    for klass in mro:
+        if klass in SANDBOX_CLASSES or klass.__module__ in _PLAIN_BASE_MODULES:
+            continue
+        if not issubclass(klass, BaseException):
+            return False
+    return True
 
 
 def _readable_dunder(obj: Any, name: str) -> bool:
@@ -139,7 +207,7 @@ def check_attr_name(obj: Any, name: Any) -> str:
         if name.startswith("__"):
             if name in SAFE_DUNDERS or _readable_dunder(obj, name):
                 return name
-        elif name in PUBLIC_UNDERSCORE or is_sandbox_object(obj):
+        elif name in PUBLIC_UNDERSCORE or private_readable(obj, name):
             return name
         raise AttributeError(
             f"access to attribute {name!r} is not allowed in the sandbox "
@@ -242,28 +310,6 @@ def chained_exception(exc: Any) -> Any:
     return RuntimeError(f"{type(exc).__name__} (details withheld by the sandbox)")
 
 
-class _NoMatch:
-    """What ``_match_attr_`` returns for an attribute the object does not have."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "<no match>"
-
-
-NO_MATCH = _NoMatch()
-
-
-def match_attr(obj: Any, name: str) -> Any:
-    """A ``match`` class pattern's keyword read through the guards (``_match_attr_``): a
-    refused name raises as ``obj.name`` would; a missing one is ``NO_MATCH`` (no match)."""
-    check_attr_name(obj, name)
-    try:
-        return guarded_getattr(obj, name)
-    except AttributeError:
-        return NO_MATCH
-
-
 def guarded_hasattr(obj: Any, name: Any) -> bool:
     """``hasattr`` for the sandbox: refused names read as absent."""
     try:
@@ -321,7 +367,7 @@ def make_setattr(write: WriteGuard) -> tuple[Callable[..., None], Callable[..., 
         """``setattr`` for the sandbox."""
         if type(name) is not str or name.startswith("__"):
             raise AttributeError(f"cannot set attribute {name!r} in the sandbox")
-        if name.startswith("_") and not is_sandbox_object(obj):
+        if name.startswith("_") and not private_readable(obj, name):
             raise AttributeError(f"cannot set attribute {name!r} in the sandbox")
         setattr(write(obj), name, value)
 
@@ -329,7 +375,7 @@ def make_setattr(write: WriteGuard) -> tuple[Callable[..., None], Callable[..., 
         """``delattr`` for the sandbox."""
         if type(name) is not str or name.startswith("__"):
             raise AttributeError(f"cannot delete attribute {name!r} in the sandbox")
-        if name.startswith("_") and not is_sandbox_object(obj):
+        if name.startswith("_") and not private_readable(obj, name):
             raise AttributeError(f"cannot delete attribute {name!r} in the sandbox")
         delattr(write(obj), name)
 

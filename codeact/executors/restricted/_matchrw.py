@@ -20,6 +20,7 @@ which returns the names it captured; the guard binds them.
 from __future__ import annotations
 
 import ast
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -54,9 +55,8 @@ def _in_or(pattern: ast.AST, guarded: Callable[[str], bool]) -> bool:
     for node in ast.walk(pattern):
         if isinstance(node, ast.MatchOr):
             for alt in node.patterns:
-                for sub in ast.walk(alt):
-                    if isinstance(sub, ast.MatchClass) and any(map(guarded, sub.kwd_attrs)):
-                        return True
+                if any(_rewritten(sub, guarded) for sub in ast.walk(alt)):
+                    return True
     return False
 
 
@@ -76,7 +76,7 @@ class _Rewriter(ast.NodeTransformer):
             for a, p in zip(node.kwd_attrs, node.kwd_patterns, strict=True)
             if self.guarded(a)
         ]
-        if not moved:
+        if not moved and not node.patterns:
             return node
         kept = [
             (a, p)
@@ -86,12 +86,18 @@ class _Rewriter(ast.NodeTransformer):
         node.kwd_attrs = [a for a, _ in kept]
         node.kwd_patterns = [p for _, p in kept]
         subject = self.fresh()
+        count = len(node.patterns)
+        for i, sub in enumerate(node.patterns):  # ``_match_pos_(t, Cls, i, count)``
+            cls = copy.deepcopy(node.cls)
+            args = [_load(subject), cls, ast.Constant(i), ast.Constant(count)]
+            self.terms.extend(self._terms(_call("_match_pos_", *args), sub))
+        node.patterns = []
         for attr, sub in moved:
-            self.terms.extend(self._terms(subject, attr, sub))
+            value = _call("_match_attr_", _load(subject), ast.Constant(attr))
+            self.terms.extend(self._terms(value, sub))
         return ast.MatchAs(pattern=node, name=subject)
 
-    def _terms(self, subject: str, attr: str, sub: ast.pattern) -> list[ast.expr]:
-        value: ast.expr = _call("_match_attr_", _load(subject), ast.Constant(attr))
+    def _terms(self, value: ast.expr, sub: ast.pattern) -> list[ast.expr]:
         if isinstance(sub, ast.MatchAs) and sub.pattern is None:
             if sub.name is not None:
                 value = ast.NamedExpr(target=ast.Name(sub.name, ast.Store()), value=value)
@@ -127,11 +133,17 @@ class _Rewriter(ast.NodeTransformer):
         return name, names
 
 
-def needs_rewrite(node: ast.Match, guarded: Callable[[str], bool]) -> bool:
-    """True when some class pattern of ``node`` names a guarded attribute."""
-    return any(
-        isinstance(n, ast.MatchClass) and any(map(guarded, n.kwd_attrs)) for n in ast.walk(node)
+def _rewritten(node: ast.AST, guarded: Callable[[str], bool]) -> bool:
+    """A class pattern with positional sub-patterns or a keyword on a guarded name."""
+    return isinstance(node, ast.MatchClass) and (
+        bool(node.patterns) or any(map(guarded, node.kwd_attrs))
     )
+
+
+def needs_rewrite(node: ast.Match, guarded: Callable[[str], bool]) -> bool:
+    """True when some class pattern of ``node`` is read through the guards (positional
+    sub-patterns, keywords on guarded names)."""
+    return any(_rewritten(n, guarded) for n in ast.walk(node))
 
 
 def or_pattern_problem(node: ast.Match, guarded: Callable[[str], bool]) -> bool:

@@ -303,6 +303,12 @@ class CellPolicy(MatchRules, RestrictingNodeTransformer):
         node.body.insert(0, hook_stmt("_check_timeout_", node))
         return node
 
+    def visit_Try(self, node: ast.Try) -> Any:
+        node = self.node_contents_visit(node)
+        if node.finalbody:  # ``finally: return`` (or break) cannot swallow a timeout either
+            node.finalbody.insert(0, hook_stmt("_check_timeout_", node.finalbody[0]))
+        return node
+
     def visit_FunctionDef(self, node: ast.FunctionDef) -> Any:
         in_class = self._class_depth > 0
         self.check_name(node, node.name, allow_magic_methods=in_class)

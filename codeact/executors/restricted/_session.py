@@ -22,6 +22,7 @@ from codeact.executors.restricted._asyncrun import (
     make_await_call,
     run_cell_code,
 )
+from codeact.executors.restricted._matchrt import NO_MATCH, match_attr, match_positional
 from codeact.executors.restricted._modules import ModuleProxy, ModuleTable, fake_sys
 from codeact.executors.restricted._policy import (
     CELL_SOURCES,
@@ -221,8 +222,9 @@ class Session:
             "_refuse_width_": sz.refuse_width,
             "_check_timeout_": g.check_timeout,
             "_sandbox_class_": g.sandbox_class,
-            "_match_attr_": g.match_attr,
-            "_nomatch_": g.NO_MATCH,
+            "_match_attr_": match_attr,
+            "_match_pos_": match_positional,
+            "_nomatch_": NO_MATCH,
             "_await_call_": make_await_call(self._tool_ids),
         }
 
@@ -362,7 +364,7 @@ class Session:
         except g.CellTimeout:
             result["timed_out"] = True
         finally:
-            g.set_deadline(None)
+            g.leave_cell()
             self.decimal_context = decimal.getcontext()
             decimal.setcontext(outer_context)
             self.globals.pop(VALUE_NAME, None)

@@ -9,9 +9,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import queue
+import struct
 import time
 import types
-import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -21,6 +21,7 @@ from codeact.executors.restricted._guards import (
     check_timeout,
     safe_sleep,
 )
+from codeact.executors.restricted._sizes import MAX_STR_BYTES
 
 _SLICE_S = 0.05
 
@@ -55,7 +56,6 @@ class AsyncExitStack(contextlib.AsyncExitStack):
 
 
 # -- queue ---------------------------------------------------------------------------------------
-_REAL: weakref.WeakKeyDictionary[Any, queue.Queue[Any]] = weakref.WeakKeyDictionary()
 
 
 def _sliced(op: Callable[..., Any], args: tuple[Any, ...], block: bool, timeout: Any) -> Any:
@@ -79,54 +79,56 @@ class Queue:
     """``queue.Queue`` for the sandbox: the same methods; the items live in a real queue the
     cell cannot reach (no ``mutex``/``not_empty`` to block on forever)."""
 
-    __slots__ = ("__weakref__",)
+    # The real queue is the wrapper's own slot, never looked up by the cell's __hash__/__eq__
+    # in a table shared by every session; the guards keep its name from the cell's subclasses.
+    __slots__ = ("__weakref__", "_real")
 
     def __init__(self, maxsize: int = 0) -> None:
         kind = next(_KINDS[c] for c in type(self).__mro__ if c in _KINDS)
-        _REAL[self] = kind(maxsize)
+        self._real: queue.Queue[Any] = kind(maxsize)
 
     def put(self, item: Any, block: bool = True, timeout: float | None = None) -> None:
         """Put an item (waiting for room up to ``timeout`` when full)."""
-        _sliced(_REAL[self].put, (item,), block, timeout)
+        _sliced(self._real.put, (item,), block, timeout)
 
     def get(self, block: bool = True, timeout: float | None = None) -> Any:
         """Remove and return an item (waiting up to ``timeout`` when empty)."""
-        return _sliced(_REAL[self].get, (), block, timeout)
+        return _sliced(self._real.get, (), block, timeout)
 
     def put_nowait(self, item: Any) -> None:
         """Put an item without waiting (``queue.Full`` when full)."""
-        _REAL[self].put_nowait(item)
+        self._real.put_nowait(item)
 
     def get_nowait(self) -> Any:
         """Remove and return an item without waiting (``queue.Empty`` when empty)."""
-        return _REAL[self].get_nowait()
+        return self._real.get_nowait()
 
     def qsize(self) -> int:
         """The number of items."""
-        return _REAL[self].qsize()
+        return self._real.qsize()
 
     def empty(self) -> bool:
         """True when there is no item."""
-        return _REAL[self].empty()
+        return self._real.empty()
 
     def full(self) -> bool:
         """True when the queue is at ``maxsize``."""
-        return _REAL[self].full()
+        return self._real.full()
 
     def task_done(self) -> None:
         """Mark one fetched item as processed."""
-        _REAL[self].task_done()
+        self._real.task_done()
 
     def join(self) -> None:
         """Wait until every item was marked done (in slices: the deadline applies)."""
-        real = _REAL[self]
+        real = self._real
         while real.unfinished_tasks:
             safe_sleep(_SLICE_S / 5)
 
     @property
     def maxsize(self) -> int:
         """The queue's capacity (0: unbounded)."""
-        return _REAL[self].maxsize
+        return self._real.maxsize
 
     def __repr__(self) -> str:
         return f"<queue.{type(self).__name__} object ({self.qsize()} items)>"
@@ -199,6 +201,31 @@ def singledispatch(func: Callable[..., Any]) -> Callable[..., Any]:
     return dispatcher
 
 
+# -- struct ----------------------------------------------------------------------------------
+def _checked_format(fmt: Any) -> Any:
+    """Refuse a struct format whose packed size is over the limit of one string."""
+    size = struct.calcsize(fmt)
+    if size > MAX_STR_BYTES:
+        raise MemoryError(f"refusing to pack {size:,} bytes with struct (limit {MAX_STR_BYTES:,})")
+    return fmt
+
+
+def struct_pack(fmt: Any, /, *values: Any) -> bytes:
+    """``struct.pack`` with the format's size checked first (``'300000000x'``)."""
+    return struct.pack(_checked_format(fmt), *values)
+
+
+class _StructType(GuardedType):
+    """``struct.Struct`` whose format's size is checked when it is made."""
+
+    __slots__ = ()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        obj = self._type(*args, **kwargs)
+        _checked_format(obj.format)
+        return obj
+
+
 #: Wrapped names by (module, attribute).
 WRAPPED: dict[tuple[str, str], Any] = {
     ("contextlib", "suppress"): suppress,
@@ -209,6 +236,8 @@ WRAPPED: dict[tuple[str, str], Any] = {
     ("queue", "PriorityQueue"): PriorityQueue,
     ("queue", "SimpleQueue"): SimpleQueue,
     ("functools", "singledispatch"): singledispatch,
+    ("struct", "pack"): struct_pack,
+    ("struct", "Struct"): _StructType(struct.Struct),
 }
 
 WRITABLE_TYPES.add(types.SimpleNamespace)  # a plain attribute bag: ``ns.x = 1`` as in CPython

@@ -1,0 +1,113 @@
+"""The red team's findings against the issue-26 surface (async, standard library, ``match``,
+``__slots__``), each as the attempt that worked before its fix (run by ``test_escapes``
+against both isolation modes)."""
+
+from __future__ import annotations
+
+from tests.security.corpus import Case
+
+E = "error"
+T = "timeout"
+V = "value"
+
+_HOOK = "    @classmethod\n    def __subclasshook__(cls, C):\n        return True\n"
+
+CASES = [
+    # 1. a subclass of a host class does not make the host's private state the cell's
+    Case(
+        "future_subclass_private_loop",
+        "import asyncio\nawait asyncio.sleep(0)\nclass F(asyncio.Future):\n    pass\nF()._loop",
+        E,
+        "cannot be subclassed",
+    ),
+    Case(
+        "queue_subclass_private_loop",
+        "import asyncio\nclass Q(asyncio.Queue):\n    pass\nQ()._loop",
+        E,
+        "cannot be subclassed",
+    ),
+    Case(
+        "fraction_subclass_host_private",
+        "from fractions import Fraction\nclass F(Fraction):\n    pass\nF(1, 2)._numerator",
+        E,
+        "not allowed",
+    ),
+    Case(
+        "own_private_on_plain_subclass",
+        "import abc\nclass A(abc.ABC, Exception):\n    def __init__(self):\n        self._x = 1\n"
+        "    def _m(self):\n        return self._x + 1\nA()._m()",
+        V,
+        value="2",
+    ),
+    Case(
+        "queue_wrapper_real_queue_hidden",
+        "import queue\nclass Q(queue.Queue):\n    pass\nq = Q()\nq.put(1)\nq._real",
+        E,
+        "not allowed",
+    ),
+    # 2. positional class sub-patterns read through the guards too
+    Case(
+        "match_positional_gi_frame",
+        "import abc, dataclasses\n@dataclasses.dataclass\nclass GI(abc.ABC):\n"
+        "    gi_frame: object = None\n" + _HOOK + "def g():\n    yield 1\n"
+        "match g():\n    case GI(f):\n        f",
+        E,
+        "not allowed",
+    ),
+    Case(
+        "match_positional_private_on_task",
+        "import abc, asyncio, dataclasses\n@dataclasses.dataclass\nclass L(abc.ABC):\n    _loop: object = None\n"
+        + _HOOK
+        + "async def m():\n    match asyncio.current_task():\n"
+        "        case L(lp):\n            return lp\nawait m()",
+        E,
+        "not allowed",
+    ),
+    Case(
+        "match_positional_still_matches",
+        "import dataclasses\n@dataclasses.dataclass\nclass P:\n    x: int\n    y: int\n"
+        "match P(1, 2):\n    case P(1, y):\n        r = y\n"
+        "match 5:\n    case int(n):\n        r = r + n\nr",
+        V,
+        value="7",
+    ),
+    # 6. a cell's asyncio.Task subclass in the process-wide task registry
+    Case(
+        "task_subclass_get_loop_spin",
+        "import asyncio\nclass T(asyncio.Task):\n    def get_loop(self):\n        while True:\n"
+        "            pass",
+        E,
+        "cannot be subclassed",
+    ),
+    # 3. a timeout stops every task, not one per interrupt
+    Case(
+        "many_spinning_tasks",
+        "import asyncio\nasync def spin():\n    while True:\n        pass\n"
+        "ts = [asyncio.create_task(spin()) for i in range(40)]\nawait asyncio.sleep(0)\n"
+        "print('still running')",
+        T,
+    ),
+    # 4. return in finally does not swallow the timeout for good
+    Case(
+        "finally_return_swallows_timeout",
+        "def f():\n    try:\n        while True:\n            pass\n    finally:\n        return\n"
+        "while True:\n    f()",
+        T,
+    ),
+    Case(
+        "finally_continue_swallows_timeout",
+        "while True:\n    try:\n        while True:\n            pass\n    finally:\n        continue",
+        T,
+    ),
+    # 8. struct formats are size-checked before packing
+    Case("struct_pack_huge", "import struct\nstruct.pack('300000000x')", E, "MemoryError"),
+    Case(
+        "struct_class_huge",
+        "import struct\nstruct.Struct('300000000s').pack(b'')",
+        E,
+        "MemoryError",
+    ),
+    Case(
+        "struct_small_ok", "import struct\nlen(struct.Struct('<4sI').pack(b'ab', 7))", V, value="8"
+    ),
+]
