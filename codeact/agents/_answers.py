@@ -24,7 +24,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from codeact._messages import ChatMessage
+from codeact.agents._placeholders import templates
 from codeact.agents._state import RunState, StepContext
+from codeact.agents._trace import (
+    best_traced_answer,
+    best_traced_values,
+    computed_texts,
+    given_values,
+    traces,
+)
 from codeact.agents.validators import (
     AnswerCandidate,
     AnswerValidator,
@@ -66,7 +74,12 @@ class AnswerPolicy:
         acceptable yet."""
         run = step.run
         computed = any(c.error is None for c in run.cells)
-        if self.require_execution and not computed and run.execution_nudges < self.execution_nudges:
+        if (
+            self.require_execution
+            and not computed
+            and run.execution_nudges < self.execution_nudges
+            and not is_last_step(run)
+        ):
             run.execution_nudges += 1
             note = NO_CODE_NUDGE.format(source=_source_hint(run.user_msg))
             return _retry(step, reply, note, "no_code", run.execution_nudges)
@@ -74,9 +87,10 @@ class AnswerPolicy:
         try:
             candidate = apply_validators(self.validators, candidate)
         except ModelRetry as exc:
-            if run.answer_retries < self.max_answer_retries:
+            if run.answer_retries < self.max_answer_retries and not is_last_step(run):
                 run.answer_retries += 1
                 return _retry(step, reply, str(exc), "validator", run.answer_retries)
+            candidate = traced_fallback(candidate)
         return AgentOutput(
             response=ChatMessage.assistant(candidate.text),
             value=candidate.value,
@@ -127,12 +141,12 @@ def command_line_options(
     one), and lenient code blocks for the embedded model unless ``lenient_code`` says
     otherwise. The default system prompt stays: the small-model prompt measured worse on the
     demo question (it counted rows instead of summing units)."""
-    from codeact.agents.validators import placeholder_validator
+    from codeact.agents.validators import placeholder_validator, traced_validator
     from codeact.llms.local import LocalLLM
 
     return {
         "require_execution": require_execution,
-        "answer_validators": [placeholder_validator()],
+        "answer_validators": [placeholder_validator(), traced_validator()],
         "lenient_code_blocks": isinstance(llm, LocalLLM) if lenient_code is None else lenient_code,
     }
 
@@ -147,14 +161,40 @@ def record_cells(run: RunState, output: AgentOutput, results: Sequence[ToolCallR
         error = execution.get("error")
         failed = result.tool_output.is_error
         message = (error or {}).get("message") if isinstance(error, dict) else None
+        value = execution.get("value")
         run.cells.append(
             CellRun(
                 code=code_of.get(result.tool_id, ""),
                 stdout=str(execution.get("stdout", "")),
                 error=(message or "failed") if failed else None,
                 final_answer=execution.get("final_answer"),
+                value=None if value is None else str(value),
             )
         )
+
+
+def is_last_step(run: RunState) -> bool:
+    """True on the run's last LLM step: a retry or a code block would end it at the limit."""
+    return 0 < run.max_iterations <= run.iterations
+
+
+def traced_fallback(candidate: AnswerCandidate) -> AnswerCandidate:
+    """When the model cannot be sent back any more: each asked placeholder that is missing or
+    holds a value no cell printed takes the value a successful cell printed for it, if any
+    (``best_traced_values``); the others stay as they are."""
+    best = best_traced_values(candidate.question, candidate.cells)
+    if not best:
+        return candidate
+    texts = computed_texts(candidate.ok_cells)
+    given = given_values(candidate.text, templates(candidate.question))
+    text = candidate.text
+    for name, value in best.items():
+        if name in given and traces(given[name], texts):
+            continue
+        token = f"@{name}[{value}]"
+        pattern = re.compile(rf"@{re.escape(name)}\[[^\]\n]*\]")
+        text = pattern.sub(token, text) if pattern.search(text) else f"{text.rstrip()}\n{token}"
+    return candidate.replace(text=text.strip())
 
 
 def _source_hint(question: str) -> str:
@@ -169,3 +209,36 @@ def _retry(
 ) -> AgentOutput:
     step.handler.emit(AnswerRetry(reason=reason, message=note, attempt=attempt))
     return AgentOutput(response=reply, retry_messages=[reply, ChatMessage.user(note)])
+
+
+LAST_STEP_NOTE = (
+    "This is your last reply: code will not run any more. Do not write code. Give the final "
+    "answer now, in the format the question asks for, using only values your code printed "
+    "above{found}."
+)
+
+
+def last_step_note(run: RunState) -> str:
+    """What the model is told before its last step (with the values the cells printed for
+    the asked placeholders, when there are any)."""
+    found = best_traced_answer(run.user_msg, run.cells)
+    hint = f" (they include: {found})" if found and "@" in found else ""
+    return LAST_STEP_NOTE.format(found=hint)
+
+
+def answer_at_limit(run: RunState) -> AgentOutput | None:
+    """The best traced answer when the last step wrote code that can no longer run: the
+    values successful cells printed, marked as such (``raw["at_limit"]``), or None."""
+    found = best_traced_answer(run.user_msg, run.cells)
+    if found is None:
+        return None
+    text = f"{AT_LIMIT_PREFIX.format(limit='step')}\n{found}"
+    return AgentOutput(
+        response=ChatMessage.assistant(text), raw={"at_limit": "steps", "answer": found}
+    )
+
+
+#: The first line of an answer assembled from printed values when a run hit a limit.
+AT_LIMIT_PREFIX = (
+    "(The run reached its {limit} limit; the answer is made of values the code printed.)"
+)

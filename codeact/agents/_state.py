@@ -36,6 +36,8 @@ class RunState:
     retry_messages: list[ChatMessage] = field(default_factory=list)
     tool_results: list[ToolCallResult] = field(default_factory=list)
     iterations: int = 0
+    #: The run's step limit (0: unknown), so an agent can tell its last step.
+    max_iterations: int = 0
     #: CodeAct: the later blocks of the current reply are not run (one failed or ended the task).
     skip_rest: bool = False
     #: CodeAct: the tail of the last failed block's output, until the model has been told once.

@@ -11,7 +11,13 @@ from typing import Any, Literal
 import anyio.to_thread
 
 from codeact._messages import ChatMessage, ToolCallRequest
-from codeact.agents._answers import AnswerPolicy, record_cells
+from codeact.agents._answers import (
+    AnswerPolicy,
+    answer_at_limit,
+    is_last_step,
+    last_step_note,
+    record_cells,
+)
 from codeact.agents._blocks import PREVIEW_LINES as PREVIEW_LINES
 from codeact.agents._blocks import describe_files as describe_files
 from codeact.agents._blocks import parse_blocks as parse_blocks
@@ -210,17 +216,24 @@ class CodeActAgent(BaseAgent):
         self, step: StepContext, llm_input: list[ChatMessage], tools: list[BaseTool]
     ) -> AgentOutput:
         """Stream a reply; its ``<execute>`` blocks become ``execute`` calls."""
-        text = await self.stream_text(step, llm_input)
         run = step.run
+        last = is_last_step(run) and bool(run.cells)
+        if last:
+            llm_input = [*llm_input, ChatMessage.user(last_step_note(run))]
+        text = await self.stream_text(step, llm_input)
         blocks, problem = parse_blocks(text)
         reply = ChatMessage.assistant(text)
-        if problem is not None:
+        if problem is not None and not last:
             return AgentOutput(response=reply, retry_messages=[reply, ChatMessage.user(problem)])
         if not blocks:
             blocks = self.answers.fenced_code(run, text)
+        if blocks and last:
+            at_limit = answer_at_limit(run)
+            if at_limit is not None:
+                return at_limit
         if not blocks:
             failure, run.last_failure = run.last_failure, None
-            if failure is not None:
+            if failure is not None and not last:
                 note = (
                     "Your last code block failed:\n"
                     f"{failure}\n"
