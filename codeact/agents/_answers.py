@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from codeact._messages import ChatMessage
-from codeact.agents._placeholders import templates
+from codeact.agents._placeholders import required_placeholders, templates
 from codeact.agents._state import RunState, StepContext
 from codeact.agents._trace import (
     best_traced_answer,
@@ -155,22 +155,23 @@ def record_cells(run: RunState, output: AgentOutput, results: Sequence[ToolCallR
     """Remember this round's cells (code, stdout, error, final answer) for the answer checks."""
     code_of = {c.id: str(c.arguments.get("code", "")) for c in output.tool_calls}
     for result in results:
-        if result.tool_name != "execute":
-            continue
-        execution: dict[str, Any] = result.execution or {}
-        error = execution.get("error")
-        failed = result.tool_output.is_error
-        message = (error or {}).get("message") if isinstance(error, dict) else None
-        value = execution.get("value")
-        run.cells.append(
-            CellRun(
-                code=code_of.get(result.tool_id, ""),
-                stdout=str(execution.get("stdout", "")),
-                error=(message or "failed") if failed else None,
-                final_answer=execution.get("final_answer"),
-                value=None if value is None else str(value),
-            )
-        )
+        if result.tool_name == "execute":
+            run.cells.append(cell_run(result, code_of.get(result.tool_id)))
+
+
+def cell_run(result: ToolCallResult, code: str | None = None) -> CellRun:
+    """One ``execute`` result as a ``CellRun`` (code, stdout, last value, error)."""
+    execution: dict[str, Any] = result.execution or {}
+    error = execution.get("error")
+    message = (error or {}).get("message") if isinstance(error, dict) else None
+    value = execution.get("value")
+    return CellRun(
+        code=str(result.tool_kwargs.get("code", "")) if code is None else code,
+        stdout=str(execution.get("stdout", "")),
+        error=(message or "failed") if result.tool_output.is_error else None,
+        final_answer=execution.get("final_answer"),
+        value=None if value is None else str(value),
+    )
 
 
 def is_last_step(run: RunState) -> bool:
@@ -229,6 +230,8 @@ def last_step_note(run: RunState) -> str:
 def answer_at_limit(run: RunState) -> AgentOutput | None:
     """The best traced answer when the last step wrote code that can no longer run: the
     values successful cells printed, marked as such (``raw["at_limit"]``), or None."""
+    if not required_placeholders(run.user_msg):
+        return None  # a prose answer is the model's to write
     found = best_traced_answer(run.user_msg, run.cells)
     if found is None:
         return None

@@ -19,7 +19,10 @@ from codeact._advice import (
     timeout_advice,
 )
 from codeact._signals import exit_code, interruptible
+from codeact.agents._answers import cell_run
+from codeact.agents._trace import jsonable
 from codeact.agents.codeact import CodeActAgent, describe_files
+from codeact.agents.validators import CellRun, best_traced_answer, trace_answer
 from codeact.cli._common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -50,7 +53,7 @@ from codeact.errors import (
     RunTimeoutError,
     UserError,
 )
-from codeact.events import AgentOutput
+from codeact.events import AgentOutput, ToolCallResult
 from codeact.executors import CodeExecutor
 from codeact.executors.restricted._ossandbox import UnsandboxedWarning
 
@@ -249,11 +252,14 @@ async def _solve_in(
         view = RunProgress(console)
         timeout = resolve_timeout(args.timeout, model_spec(args.model))
         handler = agent.run(question, ctx=ctx, timeout=timeout)
+        cells: list[CellRun] = []
         t0 = time.perf_counter()
         try:
             with view:
                 async for ev in handler.stream_events():
                     view.show(ev)
+                    if isinstance(ev, ToolCallResult) and ev.tool_name == "execute":
+                        cells.append(cell_run(ev))
             result = await handler
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True):
@@ -262,19 +268,48 @@ async def _solve_in(
         except RunTimeoutError as exc:
             message = timeout_advice(exc.timeout)
             console.print(f"[red]{message}[/red]", highlight=False)
-            _fail_json(args, "timeout", message, view.steps)
+            _at_limit(args, console, "time", question, best_traced_answer(question, cells), cells)
+            _fail_json(args, "timeout", message, view.steps, question, cells, "time")
             return EXIT_TIMEOUT
         except MaxIterationsError as exc:
             message = step_limit_advice(exc.limit)
             console.print(f"[red]The run failed: {message}[/red]", highlight=False)
-            _fail_json(args, "failed", message, view.steps)
+            _at_limit(args, console, "steps", question, best_traced_answer(question, cells), cells)
+            _fail_json(args, "failed", message, view.steps, question, cells, "steps")
             return EXIT_FAILED
         except (RunCancelledError, CodeActError) as exc:
             console.print(f"[red]The run failed: {exc}[/red]")
             _fail_json(args, "failed", str(exc), view.steps)
             return EXIT_FAILED
-    _report(args, console, result, view, elapsed(t0), agent.llm.metadata.model_name)
+    raw = result.raw if isinstance(result.raw, dict) else {}
+    if raw.get("at_limit") == "steps":  # the last step answered from printed values
+        message = step_limit_advice(args.max_steps)
+        console.print(f"[red]The run failed: {message}[/red]", highlight=False)
+        _at_limit(args, console, "steps", question, str(raw.get("answer")), cells)
+        _fail_json(args, "failed", message, view.steps, question, cells, "steps")
+        return EXIT_FAILED
+    _report(
+        args, console, result, view, elapsed(t0), agent.llm.metadata.model_name, question, cells
+    )
     return EXIT_OK
+
+
+def _at_limit(
+    args: argparse.Namespace,
+    console: Any,
+    limit: str,
+    question: str,
+    answer: str | None,
+    cells: list[CellRun],
+) -> None:
+    """Print the best answer made of printed values when a run stopped at a limit."""
+    if args.json or not answer:
+        return
+    console.print(
+        f"[yellow]The run stopped at its {limit} limit. The best answer made only of values "
+        "the code printed (check it):[/yellow]"
+    )
+    print(answer)
 
 
 def _report(
@@ -284,7 +319,11 @@ def _report(
     view: RunProgress,
     total: float,
     model: str,
+    question: str,
+    cells: list[CellRun],
 ) -> None:
+    traced = trace_answer(question, result.response.text or "", cells)
+    computed = view.computed and all(t.computed for t in traced.values())
     if args.json:
         print_json(
             {
@@ -292,7 +331,8 @@ def _report(
                 "answer": result.response.text,
                 "value": result.value,
                 "steps": view.steps,
-                "computed": view.computed,
+                "computed": computed,
+                "answers": jsonable(traced),
                 "timings": {
                     "total_s": total,
                     "llm_s": round(view.llm_s, 3),
@@ -309,6 +349,12 @@ def _report(
                 "[yellow]Note: no code ran without an error, so this answer was not computed "
                 "from the data; check it (or ask again).[/yellow]"
             )
+        elif not computed:
+            names = ", ".join(f"@{n}" for n, t in traced.items() if not t.computed)
+            console.print(
+                f"[yellow]Note: no cell printed the value of {names}; check it.[/yellow]",
+                highlight=False,
+            )
         console.print(
             f"[dim]{len(view.steps)} code step(s), {total:.1f} s total "
             f"(model {view.llm_s:.1f} s, code {view.code_s:.2f} s)[/dim]"
@@ -316,7 +362,21 @@ def _report(
 
 
 def _fail_json(
-    args: argparse.Namespace, kind: str, message: str, steps: list[dict[str, Any]] | None = None
+    args: argparse.Namespace,
+    kind: str,
+    message: str,
+    steps: list[dict[str, Any]] | None = None,
+    question: str = "",
+    cells: list[CellRun] | None = None,
+    limit: str | None = None,
 ) -> None:
-    if args.json:
-        print_json({"ok": False, "error": kind, "message": message, "steps": steps or []})
+    """The failure object of ``--json``; at a step or time limit it carries the best answer
+    made of printed values (``answer``, ``answers``, ``at_limit``), when there is one."""
+    if not args.json:
+        return
+    out: dict[str, Any] = {"ok": False, "error": kind, "message": message, "steps": steps or []}
+    answer = best_traced_answer(question, cells or []) if limit else None
+    if answer is not None:
+        traced = trace_answer(question, answer, cells or [])
+        out.update(answer=answer, answers=jsonable(traced), computed=True, at_limit=limit)
+    print_json(out)
