@@ -43,7 +43,7 @@ from codeact.agents.validators import (
 from codeact.events import AgentOutput, AnswerRetry, ToolCallResult
 
 _FENCED = re.compile(r"```[ \t]*(?:python3?|py)?[ \t]*\n(.*?)```", re.DOTALL | re.IGNORECASE)
-_FILE_LINE = re.compile(r"^- (\S+) \(", re.MULTILINE)
+_FILE_LINE = re.compile(r"^- ('[^'\n]*'|\"[^\"\n]*\"|\S+) \(", re.MULTILINE)
 
 NO_CODE_NUDGE = (
     "You answered without running any code. Do not guess: compute the answer. Write Python "
@@ -201,7 +201,7 @@ def traced_fallback(candidate: AnswerCandidate) -> AnswerCandidate:
 def _source_hint(question: str) -> str:
     files = _FILE_LINE.findall(question or "")
     if files:
-        return "reads " + ", ".join(repr(f) for f in files)
+        return "reads " + ", ".join(f if f[0] in "'\"" else repr(f) for f in files)
     return "works the answer out"
 
 
