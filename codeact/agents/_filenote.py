@@ -75,7 +75,7 @@ def describe_csv(text: str, *, single_column: bool = False) -> str | None:
         return None
     scanned = min(rows, SCAN_ROWS)
     sep = "" if delimiter == "," else f", separated by {delimiter!r}"
-    out = [f"  {rows} rows x {len(header)} columns{sep}. Columns (as pandas reads them):"]
+    out = [f"  {rows} rows x {len(header)} columns{sep}. Columns (name: type):"]
     for name, values in list(zip(header, columns, strict=False))[:MAX_COLUMNS]:
         out.append("  - " + _column(name, values))
     if len(header) > MAX_COLUMNS:
@@ -118,11 +118,11 @@ def _kind(present: list[str], missing: int) -> tuple[str, str]:
     if all(_FLOAT.match(v) for v in stripped):
         return "float64", ""
     if all(_SEPARATED.match(v) or _INT.match(v) for v in stripped):
-        return "object", "numbers stored as text with ',' separators: read with thousands=','"
+        return "text", "numbers stored as text with ',' separators: read with thousands=','"
     if all(_DATE.match(v) for v in stripped):
-        return "object", "dates as text: pd.to_datetime() them"
+        return "text", "dates as text: pd.to_datetime() them"
     distinct = len(set(stripped))
-    return "object", f"{distinct} distinct values" if distinct <= 20 else ""
+    return "text", f"{distinct} distinct values" if distinct <= 20 else ""
 
 
 def _example(value: str, kind: str) -> str:

@@ -25,6 +25,7 @@ from codeact.agents._loop import current_call
 from codeact.agents._prompts import CODEACT_INSTRUCTIONS as CODEACT_INSTRUCTIONS
 from codeact.agents._prompts import MCP_SECTION, TOOLS_SECTION
 from codeact.agents._prompts import SMALL_MODEL_INSTRUCTIONS as SMALL_MODEL_INSTRUCTIONS
+from codeact.agents._recover import failure_hints
 from codeact.agents._render import EXECUTE, render_code_rounds
 from codeact.agents.base import BaseAgent, RunState, StepContext
 from codeact.agents.validators import AnswerValidator
@@ -101,6 +102,7 @@ class CodeActAgent(BaseAgent):
         max_answer_retries: int = 2,
         lenient_code_blocks: bool = False,
         images_to_llm: bool = False,
+        recovery_hints: bool = True,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -116,6 +118,9 @@ class CodeActAgent(BaseAgent):
         #: Send the cells' figures to the model as image parts (for multimodal models; text
         #: models see only the "[N image(s) produced]" placeholder of the observation).
         self.images_to_llm = images_to_llm
+        #: Add hints to a failed cell's observation (the frame's real columns and dtypes on a
+        #: KeyError/AttributeError, numbers stored as text, a new hint for a repeated error).
+        self.recovery_hints = recovery_hints
         if executor is not None and code_execute_fn is not None:
             raise UserError("Pass either executor= or code_execute_fn=, not both")
         check_cell_tools(
@@ -321,8 +326,13 @@ class _ExecuteTool(BaseTool):
         failed = not result.ok
         if scope is not None and (failed or result.is_final_answer):
             scope.step.run.skip_rest = True
+        observation = result.to_observation(self.agent.observation_max_chars)
+        if failed and self.agent.recovery_hints:
+            probe = None if isinstance(session, FunctionExecutor) else session
+            run = scope.step.run if scope is not None else None
+            observation += await failure_hints(probe, run, result, code)
         return ToolOutput(
-            content=result.to_observation(self.agent.observation_max_chars),
+            content=observation,
             tool_name=EXECUTE,
             is_error=failed,
             raw_output=result.model_dump(),
