@@ -141,12 +141,16 @@ def command_line_options(
     one), and lenient code blocks for the embedded model unless ``lenient_code`` says
     otherwise. The default system prompt stays: the small-model prompt measured worse on the
     demo question (it counted rows instead of summing units)."""
-    from codeact.agents.validators import placeholder_validator, traced_validator
+    from codeact.agents.validators import (
+        placeholder_validator,
+        rules_validator,
+        traced_validator,
+    )
     from codeact.llms.local import LocalLLM
 
     return {
         "require_execution": require_execution,
-        "answer_validators": [placeholder_validator(), traced_validator()],
+        "answer_validators": [placeholder_validator(), traced_validator(), rules_validator()],
         "lenient_code_blocks": isinstance(llm, LocalLLM) if lenient_code is None else lenient_code,
     }
 

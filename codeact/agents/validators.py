@@ -177,6 +177,23 @@ def traced_validator(question: str | None = None) -> AnswerValidator:
     return validate
 
 
+def rules_validator() -> AnswerValidator:
+    """A validator checking the computation against the question with cheap rules, no model
+    call: the asked period (month, year, week) when the code groups by another, filters the
+    question names (quoted values, thresholds such as "more than 90000") that the code never
+    uses, missing values the question asks to fill, a ``nan`` answer where it asks to skip
+    them. A broken rule sends the model back with a precise note, at most once per rule and
+    run (a model whose code is right answers again)."""
+    from codeact.agents._rules import check_rules
+
+    def validate(candidate: AnswerCandidate) -> None:
+        problem = check_rules(candidate)
+        if problem is not None:
+            raise ModelRetry(problem)
+
+    return validate
+
+
 def _keep_asked(text: str, wanted: list[str], texts: list[str], places: dict[str, int]) -> str:
     def fix(m: re.Match[str]) -> str:
         name, value = m.group(1), m.group(2)
@@ -279,6 +296,7 @@ __all__ = [
     "placeholder_validator",
     "placeholders",
     "required_placeholders",
+    "rules_validator",
     "trace_answer",
     "traced_validator",
 ]
