@@ -239,6 +239,8 @@ async def main_async(args: argparse.Namespace) -> None:
         questions = [q for q in questions if args.only in q.id]
     if args.skip:
         questions = [q for q in questions if args.skip not in q.id]
+    if args.level:
+        questions = [q for q in questions if q.level == args.level]
     questions = questions[: args.limit] if args.limit else questions
     llm = infer_llm(args.model, progress=lambda m: print(m, file=sys.stderr))
     rows = []
@@ -268,6 +270,7 @@ def main() -> None:
     parser.add_argument("--split", choices=["tune", "heldout", "all"], default="heldout")
     parser.add_argument("--config", action="append", choices=list(CONFIGS))
     parser.add_argument("--skip", default="", help="questions whose id contains this are left out")
+    parser.add_argument("--level", choices=["easy", "medium", "hard"], help="one level only")
     parser.add_argument("--limit", type=int, default=0, help="first N questions only")
     parser.add_argument("--only", default="", help="questions whose id contains this")
     parser.add_argument("--max-steps", type=int, default=8)
