@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import inspect
 import json
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
-
-import anyio.to_thread
 
 from codeact._messages import ChatMessage, ToolCallRequest
 from codeact.agents._answers import (
@@ -21,6 +18,8 @@ from codeact.agents._answers import (
 from codeact.agents._blocks import PREVIEW_LINES as PREVIEW_LINES
 from codeact.agents._blocks import describe_files as describe_files
 from codeact.agents._blocks import parse_blocks as parse_blocks
+from codeact.agents._function_executor import CodeExecuteFn as CodeExecuteFn
+from codeact.agents._function_executor import FunctionExecutor as FunctionExecutor
 from codeact.agents._loop import current_call
 from codeact.agents._prompts import CODEACT_INSTRUCTIONS as CODEACT_INSTRUCTIONS
 from codeact.agents._prompts import MCP_SECTION, TOOLS_SECTION
@@ -34,8 +33,6 @@ from codeact.errors import UserError
 from codeact.events import AgentOutput, CodeOutputStream, ToolCallResult
 from codeact.executors.base import (
     CodeExecutor,
-    ExecutionError,
-    ExecutionResult,
     OutputCallback,
     check_cell_tools,
     get_executor,
@@ -43,7 +40,6 @@ from codeact.executors.base import (
 from codeact.mcp import MCPTool
 from codeact.tools import BaseTool, FunctionTool, ToolMetadata, ToolOutput
 
-CodeExecuteFn = Callable[[str], "str | dict[str, Any] | ExecutionResult | Awaitable[Any]"]
 ExecutorSpec = CodeExecutor | str | Callable[[], CodeExecutor]
 
 _SOLUTION = re.compile(r"</?solution>")
@@ -352,66 +348,3 @@ def _bound_handoff(tool: BaseTool, ctx: Context) -> BaseTool:
 
     handoff.__doc__ = tool.metadata.description
     return FunctionTool.from_function(handoff, name="handoff", _allow_reserved=True)
-
-
-class FunctionExecutor(CodeExecutor):
-    """Adapts a ``code -> str | dict | ExecutionResult`` callable (sync or async) to the seam."""
-
-    name = "function"
-
-    def __init__(self, fn: CodeExecuteFn) -> None:
-        super().__init__()
-        self.fn = fn
-
-    async def start(self) -> None:
-        """Nothing to start."""
-
-    async def execute(
-        self,
-        code: str,
-        *,
-        timeout: float | None = None,
-        on_output: OutputCallback | None = None,
-    ) -> ExecutionResult:
-        """Call the function; exceptions it raises are reported as the cell's error."""
-        try:
-            if inspect.iscoroutinefunction(self.fn):
-                out = await self.fn(code)
-            else:
-                out = await anyio.to_thread.run_sync(self.fn, code)
-                if inspect.isawaitable(out):
-                    out = await out
-        except Exception as exc:
-            return ExecutionResult(
-                error=ExecutionError(
-                    type=type(exc).__name__,
-                    message=str(exc),
-                    traceback=f"{type(exc).__name__}: {exc}",
-                )
-            )
-        return _normalise(out)
-
-    async def reset(self) -> None:
-        """A plain function has no state to reset."""
-
-    async def aclose(self) -> None:
-        """Nothing to close."""
-
-
-def _normalise(out: Any) -> ExecutionResult:
-    if isinstance(out, ExecutionResult):
-        return out
-    if isinstance(out, str):
-        return ExecutionResult(stdout=out)
-    if isinstance(out, dict):
-        error = out.get("error") or out.get("exception")
-        value = out.get("value", out.get("return_value"))
-        return ExecutionResult(
-            stdout=str(out.get("stdout", out.get("output", "")) or ""),
-            stderr=str(out.get("stderr", "") or ""),
-            value=None if value is None else str(value),
-            error=ExecutionError(type="Error", message=str(error), traceback=str(error))
-            if error
-            else None,
-        )
-    return ExecutionResult(stdout=str(out))

@@ -266,16 +266,10 @@ async def _solve_in(
                 await handler.cancel()
             raise
         except RunTimeoutError as exc:
-            message = timeout_advice(exc.timeout)
-            console.print(f"[red]{message}[/red]", highlight=False)
-            _at_limit(args, console, "time", question, best_traced_answer(question, cells), cells)
-            _fail_json(args, "timeout", message, view.steps, question, cells, "time")
+            _stopped(args, console, "time", timeout_advice(exc.timeout), view, question, cells)
             return EXIT_TIMEOUT
         except MaxIterationsError as exc:
-            message = step_limit_advice(exc.limit)
-            console.print(f"[red]The run failed: {message}[/red]", highlight=False)
-            _at_limit(args, console, "steps", question, best_traced_answer(question, cells), cells)
-            _fail_json(args, "failed", message, view.steps, question, cells, "steps")
+            _stopped(args, console, "steps", step_limit_advice(exc.limit), view, question, cells)
             return EXIT_FAILED
         except (RunCancelledError, CodeActError) as exc:
             console.print(f"[red]The run failed: {exc}[/red]")
@@ -283,10 +277,7 @@ async def _solve_in(
             return EXIT_FAILED
     raw = result.raw if isinstance(result.raw, dict) else {}
     if raw.get("at_limit") == "steps":  # the last step answered from printed values
-        message = step_limit_advice(args.max_steps)
-        console.print(f"[red]The run failed: {message}[/red]", highlight=False)
-        _at_limit(args, console, "steps", question, str(raw.get("answer")), cells)
-        _fail_json(args, "failed", message, view.steps, question, cells, "steps")
+        _stopped(args, console, "steps", step_limit_advice(args.max_steps), view, question, cells)
         return EXIT_FAILED
     _report(
         args, console, result, view, elapsed(t0), agent.llm.metadata.model_name, question, cells
@@ -294,15 +285,22 @@ async def _solve_in(
     return EXIT_OK
 
 
-def _at_limit(
+def _stopped(
     args: argparse.Namespace,
     console: Any,
     limit: str,
+    message: str,
+    view: RunProgress,
     question: str,
-    answer: str | None,
     cells: list[CellRun],
 ) -> None:
-    """Print the best answer made of printed values when a run stopped at a limit."""
+    """A run stopped at its step or time limit: the advice, then the best answer made only of
+    values the code printed, if any (on stdout; with ``--json`` in the failure object)."""
+    failed = "" if limit == "time" else "The run failed: "
+    console.print(f"[red]{failed}{message}[/red]", highlight=False)
+    kind = "timeout" if limit == "time" else "failed"
+    _fail_json(args, kind, message, view.steps, question, cells, limit)
+    answer = best_traced_answer(question, cells)
     if args.json or not answer:
         return
     console.print(
