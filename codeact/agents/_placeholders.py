@@ -13,6 +13,9 @@ import re
 from dataclasses import dataclass
 
 TOKEN = re.compile(r"@([A-Za-z_]\w*)\[([^\]\n]*)\]")
+#: Bounds for hostile questions: placeholders read, characters looked back for a sentence.
+MAX_TOKENS = 200
+LOOK_BACK = 2000
 
 #: Names that stand for "a name" in instructions, never for a value to compute.
 GENERIC_NAMES = frozenset(
@@ -74,11 +77,13 @@ class Placeholder:
 
 
 def occurrences(text: str) -> list[Placeholder]:
-    """Every ``@name[...]`` of ``text`` with its position."""
-    return [
-        Placeholder(m.group(1), m.group(2).strip(), m.start(), m.end())
-        for m in TOKEN.finditer(text or "")
-    ]
+    """The ``@name[...]`` of ``text`` with their positions (at most ``MAX_TOKENS``)."""
+    out = []
+    for m in TOKEN.finditer(text or ""):
+        out.append(Placeholder(m.group(1), m.group(2).strip(), m.start(), m.end()))
+        if len(out) >= MAX_TOKENS:
+            break
+    return out
 
 
 def is_generic(name: str) -> bool:
@@ -108,8 +113,9 @@ def _boilerplate_spans(text: str) -> list[tuple[int, int]]:
 
 
 def _last_sentence_end(text: str, before: int) -> int:
-    ends = [m.start() for m in re.finditer(r"[.!?](?=\s)", text[:before])]
-    return ends[-1] if ends else -1
+    start = max(0, before - LOOK_BACK)
+    ends = [m.start() for m in re.finditer(r"[.!?](?=\s)", text[start:before])]
+    return start + ends[-1] if ends else start - 1
 
 
 def required_placeholders(question: str) -> list[str]:
