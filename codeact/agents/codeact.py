@@ -79,7 +79,12 @@ class CodeActAgent(BaseAgent):
     kept); ``lenient_code_blocks`` runs fenced Python blocks of a reply that has no
     ``<execute>`` block, unless a cell of the turn already succeeded. Every send-back is an
     ``AnswerRetry`` event. ``SMALL_MODEL_INSTRUCTIONS`` is a system prompt tuned for small
-    local models (pass it as ``code_act_system_prompt``).
+    local models (pass it as ``code_act_system_prompt``). ``recovery_hints`` (on by default)
+    adds hints to a failed cell's output: the frame's real columns and dtypes on a
+    ``KeyError``/``AttributeError``, how to read numbers stored as text, a different hint when
+    the same error repeats. On the run's last step the model is told that code will not run any
+    more; if it writes code anyway and the question asks for ``@name[...]`` values, the answer
+    is made of the values successful cells printed (``raw["at_limit"] == "steps"``).
     """
 
     tool_concurrency = 1  # blocks of one reply run in order, in the same session

@@ -7,13 +7,20 @@ to keep — the same candidate, a normalised one, or just a replacement text —
 The agent applies its validators in order and retries a bounded number of times
 (``max_answer_retries``); each retry shows as an ``AnswerRetry`` event.
 
-Two validators ship here:
+Validators that ship here:
 
 - ``placeholder_validator()``: the answer must contain every ``@name[...]`` placeholder the
-  question asks for. When the model's prose drops values that the turn's code printed in that
-  format, they are carried into the answer instead of being lost.
+  question asks for (``required_placeholders``: boilerplate and examples do not count). When
+  the model's prose drops values that the turn's code printed in that format, they are carried
+  into the answer instead of being lost.
+- ``traced_validator()``: every placeholder value must come from what a successful cell printed
+  (``trace_answer``), written with the asked decimals.
+- ``rules_validator()``: cheap checks of the computation against the question (period,
+  filters, missing values).
 - ``format_validator(pattern_or_model)``: the answer must match a regex, or its value (or the
   JSON in its text) must validate against a pydantic model.
+
+``best_traced_answer(question, cells)`` builds an answer from printed values only.
 """
 
 from __future__ import annotations
