@@ -242,7 +242,7 @@ async def main_async(args: argparse.Namespace) -> None:
     if args.level:
         questions = [q for q in questions if q.level == args.level]
     questions = questions[: args.limit] if args.limit else questions
-    llm = infer_llm(args.model, progress=lambda m: print(m, file=sys.stderr))
+    llm = infer_llm(args.model, progress=lambda m: print(m, file=sys.stderr), threads=args.threads)
     rows = []
     async with llm:
         for config in args.config or ["baseline"]:
@@ -271,6 +271,9 @@ def main() -> None:
     parser.add_argument("--config", action="append", choices=list(CONFIGS))
     parser.add_argument("--skip", default="", help="questions whose id contains this are left out")
     parser.add_argument("--level", choices=["easy", "medium", "hard"], help="one level only")
+    parser.add_argument(
+        "--threads", type=int, default=None, help="the embedded model's threads (default: cores)"
+    )
     parser.add_argument("--limit", type=int, default=0, help="first N questions only")
     parser.add_argument("--only", default="", help="questions whose id contains this")
     parser.add_argument("--max-steps", type=int, default=8)
