@@ -112,8 +112,8 @@ class AnswerPolicy:
         try:
             candidate = apply_validators(self.validators, candidate)
         except ModelRetry as exc:
-            if run.answer_retries >= self.max_answer_retries:
-                return output
+            if run.answer_retries >= self.max_answer_retries or is_last_step(run):
+                return output  # no step left to retry in: the value came from code
             run.answer_retries += 1
             step.handler.emit(
                 AnswerRetry(reason="validator", message=str(exc), attempt=run.answer_retries)
