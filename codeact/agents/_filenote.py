@@ -42,7 +42,9 @@ NA_STRINGS = frozenset(
 )
 _INT = re.compile(r"^[-+]?\d+$")
 _FLOAT = re.compile(r"^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$|^[-+]?(?:inf|Infinity)$")
-_SEPARATED = re.compile(r"^[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
+#: A number written with ',' thousands separators (``5,350,380``).
+SEPARATED_NUMBER = r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?"
+_SEPARATED = re.compile(f"^{SEPARATED_NUMBER}$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?$")
 
 

@@ -18,6 +18,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from codeact.agents._filenote import SEPARATED_NUMBER
 from codeact.executors.base import CodeExecutor, ExecutionResult
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ MAX_COLUMNS = 40
 PROBE_TIMEOUT = 10.0
 _NAME_BEFORE = re.compile(r"([A-Za-z_]\w*)\s*(?:\[|\.)")
 _NO_ATTRIBUTE = re.compile(r"'(DataFrame|Series)' object has no attribute '([^']+)'")
-_SEPARATED = re.compile(r"'[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?'")
+_SEPARATED = re.compile(f"'{SEPARATED_NUMBER}'")
 _TEXT_MATH = re.compile(
     r"unsupported operand type\(s\)|can only concatenate str"
     r"|not supported between instances of 'str'"
