@@ -121,17 +121,16 @@ def _last_sentence_end(text: str, before: int) -> int:
 def required_placeholders(question: str) -> list[str]:
     """The placeholder names the question asks for, in order, without repeats: a name counts
     when at least one of its occurrences is not generic, not inside an example or the template
-    sentence, and not filled with a concrete value."""
+    sentence, and not filled with a concrete value (when every such occurrence is inside an
+    example or template sentence, those count)."""
     text = question or ""
     skip = _example_spans(text) + _boilerplate_spans(text)
-    out: dict[str, None] = {}
-    for p in occurrences(text):
-        if is_generic(p.name) or _LITERAL.match(p.template):
-            continue
-        if any(a <= p.start < b for a, b in skip):
-            continue
-        out[p.name] = None
-    return list(out)
+    candidates = [
+        p for p in occurrences(text) if not is_generic(p.name) and not _LITERAL.match(p.template)
+    ]
+    out = [p.name for p in candidates if not any(a <= p.start < b for a, b in skip)]
+    # Every template inside an example sentence ("e.g. of age, as @mean_age[value]"): those.
+    return list(dict.fromkeys(out or [p.name for p in candidates]))
 
 
 def templates(question: str) -> dict[str, str]:

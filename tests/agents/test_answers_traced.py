@@ -22,8 +22,7 @@ BOILERPLATE = (
 )
 Q = (
     "What is 6 times 7.25?\n"
-    '@product[product_value] where "product_value" is rounded to one decimal place.\n'
-    + BOILERPLATE
+    '@product[product_value] where "product_value" is rounded to one decimal place.\n' + BOILERPLATE
 )
 
 
@@ -43,16 +42,14 @@ def answer(events: list[Event]) -> str:
 
 
 async def test_boilerplate_is_not_asked_for_and_the_answer_keeps_only_the_asked_value() -> None:
-    a, llm = agent(
-        ["<execute>\nprint(6 * 7.25)\n</execute>", "@answer_name[None] @product[43.5]"]
-    )
+    a, llm = agent(["<execute>\nprint(6 * 7.25)\n</execute>", "@answer_name[None] @product[43.5]"])
     events = await collect(a.run(Q))
     assert retries(events) == [] and llm.remaining == 0
     assert answer(events) == "@product[43.5]"
 
 
 async def test_a_copied_example_value_is_sent_back_to_be_computed() -> None:
-    a, llm = agent(
+    a, _ = agent(
         [
             "<execute>\nx = 6 * 7.25\n</execute>",  # computes but prints nothing
             "@product[34.65]",  # the example's value: made up

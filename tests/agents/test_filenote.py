@@ -12,7 +12,7 @@ from codeact.llms import ScriptedLLM
 from tests.helpers import collect
 
 CSV = (
-    b'DATE, WINDSPEED,POPULATION,city,age\n'
+    b"DATE, WINDSPEED,POPULATION,city,age\n"
     b'2022-01-01,3.5,"5,350,380",Lyon,4\n'
     b'2022-01-02,,"1,200",Graz,\n'
     b'2022-01-03,7.25,"980",Lyon,61\n'

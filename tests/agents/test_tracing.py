@@ -47,6 +47,7 @@ DABENCH = (
         ("Answer as @mean_fare[value]. " + BOILERPLATE, ["mean_fare"]),
         ("Answer as @city[name] @date[YYYY-MM-DD].", ["city", "date"]),
         ("Report @answer1[v] and @value[v].", []),
+        ("Give the mean (e.g. of age) as @mean_age[value].", ["mean_age"]),
     ],
 )
 def test_only_the_placeholders_the_question_asks_for_are_required(
@@ -111,7 +112,9 @@ def test_the_asked_rounding_is_applied_from_the_printed_number() -> None:
     assert apply_validators([traced_validator()], c).text == "@avg[3.14]"  # 3.1 from 3.14159
     out = apply_validators([traced_validator()], c.replace(text="@avg[3.14159]"))
     assert out.text == "@avg[3.14]"
-    assert apply_validators([traced_validator()], c.replace(text="@avg[3.142]")).text == "@avg[3.14]"
+    assert (
+        apply_validators([traced_validator()], c.replace(text="@avg[3.142]")).text == "@avg[3.14]"
+    )
 
 
 def test_best_traced_answer_takes_printed_values_latest_first() -> None:
