@@ -13,7 +13,7 @@ import csv
 import io
 import re
 
-SCAN_ROWS = 50_000
+SCAN_ROWS = 20_000
 MAX_COLUMNS = 40
 MAX_EXAMPLE_CHARS = 24
 #: The strings pandas reads as missing by default.
@@ -70,14 +70,19 @@ def describe_csv(text: str, *, single_column: bool = False) -> str | None:
         rows = 0
         for row in reader:
             rows += 1
-            if rows <= SCAN_ROWS:
-                for i, col in enumerate(columns):
-                    col.append(row[i] if i < len(row) else "")
+            for i, col in enumerate(columns):
+                col.append(row[i] if i < len(row) else "")
+            if rows >= SCAN_ROWS:
+                break
     except csv.Error:
         return None
-    scanned = min(rows, SCAN_ROWS)
+    scanned = rows
+    about = ""
+    if rows >= SCAN_ROWS:  # the rest is counted by lines, not parsed
+        rows = max(rows, text.count("\n") - (0 if text.endswith("\n") else -1) - 1)
+        about = "about "
     sep = "" if delimiter == "," else f", separated by {delimiter!r}"
-    out = [f"  {rows} rows x {len(header)} columns{sep}. Columns (name: type):"]
+    out = [f"  {about}{rows} rows x {len(header)} columns{sep}. Columns (name: type):"]
     for name, values in list(zip(header, columns, strict=False))[:MAX_COLUMNS]:
         out.append("  - " + _column(name, values))
     if len(header) > MAX_COLUMNS:

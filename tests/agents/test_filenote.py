@@ -40,6 +40,9 @@ def test_other_delimiters_binary_and_hostile_files() -> None:
     note = describe_files({"w.csv": wide})
     assert "... and 460 more columns" in note and len(note) < 6000
     assert "rows x" not in describe_files({"notes.txt": b"just some words\nno table here\n"})
+    long = b"a,b\n" + b"1,x\n" * 30_000 + b",y\n"  # past the rows parsed: counted by lines
+    note = describe_files({"l.csv": long})
+    assert "about 30001 rows x 2 columns" in note and "from the first 20000 rows" in note
 
 
 @pytest.mark.anyio
