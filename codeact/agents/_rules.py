@@ -4,8 +4,9 @@ No model call: each rule reads the question and the code of the turn's successfu
 
 - **period**: the question asks per month (year, week) and the code groups or resamples, but
   never by that unit (grouping by day instead of month).
-- **filters**: a value the question quotes (``'faulty'``) or a threshold it names ("more than
-  90000", "before 2000") appears nowhere in the code.
+- **filters**: a value the question quotes (``'faulty'``), a threshold it names ("more than
+  90000", "before 2000") or a value of a text column the files note lists ("in HR") appears
+  nowhere in the code.
 - **missing values**: the question asks to fill missing values and no code fills them; or the
   answer is ``nan`` although the question says to skip missing values.
 
@@ -119,6 +120,33 @@ def filter_problem(question: str, code: str) -> str | None:
     return None
 
 
+_NOTE_TEXT_COLUMN = re.compile(r"^  - '.*?': text, .*?e\.g\. (.*)$", re.M)
+
+
+def _category_values(question: str) -> list[str]:
+    """The example values of text columns that the files note lists (``'HR'``, ``'Porto'``)."""
+    note = question.partition("\n\nFiles in the working directory")[2]
+    out: dict[str, None] = {}
+    for line in _NOTE_TEXT_COLUMN.findall(note):
+        for value in re.findall(r"'([^'\n]{2,40})'", line):
+            out[value] = None
+    return list(out)
+
+
+def category_problem(question: str, code: str) -> str | None:
+    """A value of a text column (from the files note) named in the question, never used."""
+    task = _task_text(question)
+    low = code.lower()
+    for value in _category_values(question):
+        named = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", task)
+        if named and value.lower() not in low:
+            return (
+                f"The question is about {value!r} (a value in the data), but your code never "
+                "filters on it. Select those rows, print the result, then answer."
+            )
+    return None
+
+
 def _underscored(number: str) -> str:
     head, dot, tail = number.partition(".")
     if not head.lstrip("-").isdigit() or len(head.lstrip("-")) < 4:
@@ -160,6 +188,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
     problems = (
         ("period", period_problem(question, code)),
         ("filter", filter_problem(question, code)),
+        ("category", category_problem(question, code)),
         ("missing", missing_problem(question, code, candidate.text)),
     )
     for rule, problem in problems:

@@ -62,6 +62,20 @@ def test_filters_and_missing_values(question: str, code: str, complaint: str | N
     assert (said is None) if complaint is None else (complaint in (said or "")), said
 
 
+def test_a_category_value_of_the_files_note_named_in_the_question_must_be_filtered() -> None:
+    from codeact.agents.codeact import describe_files
+
+    data = b"name,department,salary\n" + b"".join(
+        f"e{i},{d},{50 + i}\n".encode() for i, d in enumerate(["HR", "Sales", "HR", "IT"])
+    )
+    q = "What is the std of salaries in HR? Answer as @std[value].\n\n" + describe_files(
+        {"e.csv": data}
+    )
+    assert "about 'HR'" in (check(candidate(q, "df.salary.std()")) or "")
+    assert check(candidate(q, "df[df.department == 'HR'].salary.std()")) is None
+    assert check(candidate(q.replace("in HR", "overall"), "df.salary.std()")) is None
+
+
 def test_a_nan_answer_where_missing_values_are_to_be_skipped_is_checked_once() -> None:
     c = candidate("Mean wind? Ignore missing values. @w[value]", "df.w.mean()", "@w[nan]")
     assert "Your answer is nan" in (check(c) or "")
