@@ -92,7 +92,12 @@ CONFIGS: dict[str, ConfigFn] = {
 
 
 async def ask(
-    llm: LLM, question: Question, files: dict[str, bytes], config: str, max_steps: int
+    llm: LLM,
+    question: Question,
+    files: dict[str, bytes],
+    config: str,
+    max_steps: int,
+    timeout: float | None = None,
 ) -> dict[str, Any]:
     """Run one question under one configuration; the scored record."""
     with warnings.catch_warnings():
@@ -109,7 +114,7 @@ async def ask(
     t0 = time.perf_counter()
     async with Context() as ctx, executor:
         await agent.session(ctx).upload(question.file, data)
-        handler = agent.run(prompt, ctx=ctx)
+        handler = agent.run(prompt, ctx=ctx, timeout=timeout)
         async for ev in handler.stream_events():
             if isinstance(ev, AgentInput):
                 steps += 1
@@ -247,7 +252,7 @@ async def main_async(args: argparse.Namespace) -> None:
     async with llm:
         for config in args.config or ["baseline"]:
             for i, q in enumerate(questions, 1):
-                row = await ask(llm, q, files, config, args.max_steps)
+                row = await ask(llm, q, files, config, args.max_steps, args.timeout or None)
                 rows.append(row)
                 mark = "ok " if row["correct"] else "BAD"
                 print(
@@ -277,6 +282,9 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=0, help="first N questions only")
     parser.add_argument("--only", default="", help="questions whose id contains this")
     parser.add_argument("--max-steps", type=int, default=8)
+    parser.add_argument(
+        "--timeout", type=float, default=1800, help="seconds per question, as codeact run (0: none)"
+    )
     parser.add_argument("--out", help="append one JSON line per question here")
     anyio.run(main_async, parser.parse_args())
 
