@@ -98,6 +98,7 @@ async def ask(
     config: str,
     max_steps: int,
     timeout: float | None = None,
+    transcript: bool = False,
 ) -> dict[str, Any]:
     """Run one question under one configuration; the scored record."""
     with warnings.catch_warnings():
@@ -149,6 +150,11 @@ async def ask(
         "at_limit": at_limit,
         "seconds": round(time.perf_counter() - t0, 1),
         "error": error,
+        "cells_run": [
+            {"code": c.code[-400:], "out": c.stdout[-300:], "error": c.error} for c in ran
+        ]
+        if transcript
+        else None,
     }
 
 
@@ -170,7 +176,7 @@ class Cell:
         return cls(
             code=str(ev.tool_kwargs.get("code", "")),
             stdout=str(execution.get("stdout", "")),
-            error="failed" if ev.tool_output.is_error else None,
+            error=ev.tool_output.content[-300:] if ev.tool_output.is_error else None,
             final_answer=execution.get("final_answer"),
             value=None if value is None else str(value),
         )
@@ -252,7 +258,9 @@ async def main_async(args: argparse.Namespace) -> None:
     async with llm:
         for config in args.config or ["baseline"]:
             for i, q in enumerate(questions, 1):
-                row = await ask(llm, q, files, config, args.max_steps, args.timeout or None)
+                row = await ask(
+                    llm, q, files, config, args.max_steps, args.timeout or None, args.transcript
+                )
                 rows.append(row)
                 mark = "ok " if row["correct"] else "BAD"
                 print(
@@ -282,6 +290,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=0, help="first N questions only")
     parser.add_argument("--only", default="", help="questions whose id contains this")
     parser.add_argument("--max-steps", type=int, default=8)
+    parser.add_argument("--transcript", action="store_true", help="keep each cell in --out")
     parser.add_argument(
         "--timeout", type=float, default=1800, help="seconds per question, as codeact run (0: none)"
     )

@@ -90,7 +90,8 @@ class AnswerPolicy:
             if run.answer_retries < self.max_answer_retries and not is_last_step(run):
                 run.answer_retries += 1
                 return _retry(step, reply, str(exc), "validator", run.answer_retries)
-            candidate = traced_fallback(candidate)
+            if any(getattr(v, "traces_values", False) for v in self.validators):
+                candidate = traced_fallback(candidate)
         return AgentOutput(
             response=ChatMessage.assistant(candidate.text),
             value=candidate.value,
@@ -186,20 +187,29 @@ def is_last_step(run: RunState) -> bool:
 def traced_fallback(candidate: AnswerCandidate) -> AnswerCandidate:
     """When the model cannot be sent back any more: each asked placeholder that is missing or
     holds a value no cell printed takes the value a successful cell printed for it, if any
-    (``best_traced_values``); the others stay as they are."""
+    (``best_traced_values``); an untraced value with nothing printed for it is left out, with
+    a note, rather than returned as if computed."""
     best = best_traced_values(candidate.question, candidate.cells)
-    if not best:
-        return candidate
     texts = computed_texts(candidate.ok_cells)
     given = given_values(candidate.text, templates(candidate.question))
-    text = candidate.text
-    for name, value in best.items():
+    text, dropped = candidate.text, []
+    for name in required_placeholders(candidate.question):
         if name in given and traces(given[name], texts):
             continue
-        token = f"@{name}[{value}]"
         pattern = re.compile(rf"@{re.escape(name)}\[[^\]\n]*\]")
-        text = pattern.sub(token, text) if pattern.search(text) else f"{text.rstrip()}\n{token}"
+        if name in best:
+            token = f"@{name}[{best[name]}]"
+            text = pattern.sub(token, text) if pattern.search(text) else f"{text.rstrip()}\n{token}"
+        elif name in given:
+            text = pattern.sub("", text)
+            dropped.append(f"@{name}")
+    if dropped:
+        text = f"{text.rstrip()}\n{UNTRACED_NOTE.format(names=', '.join(dropped))}"
     return candidate.replace(text=text.strip())
+
+
+#: Said in an answer instead of a value no cell printed.
+UNTRACED_NOTE = "(No cell printed a value for {names}: left out rather than guessed.)"
 
 
 def _source_hint(question: str) -> str:

@@ -158,7 +158,9 @@ def traced_validator(question: str | None = None) -> AnswerValidator:
     from a cell: printed (or returned) by a cell of the turn that ran without an error, the
     same number or a more precise one that rounds to it (see ``trace_answer``).
 
-    An untraceable value sends the model back to compute it. Values are written with the
+    An untraceable value sends the model back to compute it; when it cannot be sent back any
+    more, the agent puts in the value a cell printed for that name, or leaves it out with a
+    note (never a value no cell printed). Values are written with the
     decimals the question asks for (re-rounded from the printed number), and placeholders the
     question does not ask for (``@answer_name[...]``, copied examples) are dropped from the
     answer unless a cell printed their value.
@@ -181,6 +183,7 @@ def traced_validator(question: str | None = None) -> AnswerValidator:
         text = _keep_asked(candidate.text, wanted, texts, rounding(asked))
         return None if text == candidate.text else candidate.replace(text=text)
 
+    validate.traces_values = True  # type: ignore[attr-defined]  # the agent's fallback applies
     return validate
 
 

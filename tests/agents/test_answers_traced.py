@@ -97,3 +97,18 @@ async def test_without_retries_left_an_untraced_value_takes_the_printed_one() ->
     events = await collect(a.run(Q))
     assert len(retries(events)) == 1
     assert answer(events) == "@product[43.5]"
+
+
+async def test_an_untraced_value_with_nothing_printed_is_left_out_not_returned() -> None:
+    a, _ = agent(
+        [
+            "<execute>\nprint(undefined)\n</execute>",
+            "<execute>\nprint(still_undefined)\n</execute>",
+            "@product[14.7]",  # the last step: a value no cell printed
+        ],
+        max_iterations=3,
+    )
+    events = await collect(a.run(Q))
+    text = answer(events)
+    assert "14.7" not in text and "@product[" not in text
+    assert "No cell printed a value for @product" in text
