@@ -84,9 +84,13 @@ async def _columns(session: CodeExecutor, name: str) -> list[tuple[str, str]] | 
 def _meant(missing: str, columns: list[tuple[str, str]]) -> str:
     names = [c for c, _ in columns]
     same = [c for c in names if c.strip().lower() == missing.strip().lower()]
+    if same and same[0] != same[0].strip():
+        return (
+            f" The column is {same[0]!r} (mind the spaces): strip the names right after "
+            "read_csv with df.columns = df.columns.str.strip()."
+        )
     if same:
-        spaced = " (mind the spaces)" if same[0] != same[0].strip() else ""
-        return f" The column is {same[0]!r}{spaced}."
+        return f" The column is {same[0]!r}."
     close = difflib.get_close_matches(missing, names, n=2, cutoff=0.6)
     return f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
 
@@ -96,8 +100,9 @@ async def column_hint(session: CodeExecutor, result: ExecutionResult, names: lis
     error = result.error
     if error is None or error.type not in ("KeyError", "AttributeError"):
         return ""
-    if error.type == "KeyError":
-        missing = error.message.strip().strip("'\"")
+    if error.type == "KeyError":  # 'x', or a list of them: "['x']" / "None of [Index(['x'])]"
+        quoted = re.findall(r"'([^'\n]*)'", error.message)
+        missing = quoted[0] if quoted else error.message.strip().strip("'\"")
     else:
         m = _NO_ATTRIBUTE.search(error.message)
         if m is None or m.group(1) != "DataFrame":

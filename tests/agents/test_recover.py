@@ -55,8 +55,14 @@ async def test_a_missing_column_shows_the_real_columns_and_the_one_meant() -> No
     assert "KeyError: 'WINDSPEED'" in key_error
     assert "df has the columns (name: dtype) 'DATE': " in key_error
     assert "' WINDSPEED': float64, 'POPULATION': " in key_error
-    assert "The column is ' WINDSPEED' (mind the spaces)." in key_error
+    assert "The column is ' WINDSPEED' (mind the spaces)" in key_error
+    assert "df.columns = df.columns.str.strip()" in key_error
     assert "The column is ' WINDSPEED'" in attribute_error
+
+
+async def test_a_list_of_missing_columns_is_read_from_the_key_error() -> None:
+    outputs, _ = await run([READ, "<execute>\ndf.dropna(subset=['WINDSPEED'])\n</execute>", "done"])
+    assert "The column is ' WINDSPEED' (mind the spaces)" in outputs[1]
 
 
 async def test_numbers_stored_as_text_get_a_reading_hint() -> None:
