@@ -20,7 +20,7 @@ from codeact.agents._placeholders import TOKEN, required_placeholders, rounding,
 if TYPE_CHECKING:
     from codeact.agents.validators import CellRun
 
-_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")
+NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _PLAIN_NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _NUMERIC_VALUE = re.compile(r"^[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?%?$")
 #: Values that say "no value": a placeholder holding one is not answered.
@@ -66,7 +66,7 @@ def as_decimal(text: str) -> Decimal | None:
 def _printed_numbers(texts: Sequence[str]) -> list[Decimal]:
     out = []
     for text in texts:
-        for pattern in (_NUMBER, _PLAIN_NUMBER):  # "12,345" is one number, or a list of two
+        for pattern in (NUMBER, _PLAIN_NUMBER):  # "12,345" is one number, or a list of two
             for m in pattern.finditer(text):
                 try:
                     out.append(Decimal(m.group(0).replace(",", "")))
@@ -169,7 +169,7 @@ def best_traced_values(question: str, cells: Sequence[CellRun]) -> dict[str, str
                 if value is not None:
                     found[name] = value
     if len(wanted) == 1 and not found and ok:
-        numbers = _NUMBER.findall("\n".join(computed_texts([ok[-1]])))
+        numbers = NUMBER.findall("\n".join(computed_texts([ok[-1]])))
         if len(numbers) == 1:
             found[wanted[0]] = numbers[0]
     places = rounding(question)
@@ -184,7 +184,7 @@ def _labelled(name: str, shown: str) -> str | None:
             continue
         tail = re.split(r"[:=]", line, maxsplit=1)
         rest = tail[1] if len(tail) > 1 else line
-        numbers = _NUMBER.findall(rest)
+        numbers = NUMBER.findall(rest)
         if numbers:
             return str(numbers[-1])
         if len(tail) > 1 and rest.strip():

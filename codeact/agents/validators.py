@@ -42,6 +42,7 @@ from codeact.agents._placeholders import (
     templates,
 )
 from codeact.agents._trace import (
+    NUMBER,
     TracedValue,
     best_traced_answer,
     computed_texts,
@@ -120,7 +121,8 @@ def placeholder_validator(question: str | None = None, *, carry: bool = True) ->
     examples such as "For example: @mean_fare[34.65]" do not. A placeholder holding no value
     (``None``, ``N/A``, the question's own template word) is missing. With ``carry`` (the
     default), values that the turn's successful cells printed as ``@name[value]`` fill in what
-    the prose left out; nothing else is ever filled in. Otherwise it raises ``ModelRetry``
+    the prose left out, and so does the one number of a prose answer to a one-value question
+    when a cell printed it; nothing else is ever filled in. Otherwise it raises ``ModelRetry``
     naming the missing placeholders.
     """
 
@@ -138,6 +140,8 @@ def placeholder_validator(question: str | None = None, *, carry: bool = True) ->
             printed: dict[str, str] = {}
             for cell in candidate.ok_cells:
                 printed.update(given_values(cell.stdout, template))
+            if len(wanted) == 1 and not printed:
+                printed.update(prose_value(candidate, wanted[0]))
             if all(n in printed for n in missing):
                 tokens = " ".join(f"@{n}[{printed[n]}]" for n in missing)
                 return candidate.replace(text=f"{candidate.text.rstrip()}\n{tokens}".strip())
@@ -151,6 +155,16 @@ def placeholder_validator(question: str | None = None, *, carry: bool = True) ->
         )
 
     return validate
+
+
+def prose_value(candidate: AnswerCandidate, name: str) -> dict[str, str]:
+    """``{name: number}`` when the answer's prose holds exactly one number and a successful
+    cell printed it (the one value asked for, stated without its placeholder)."""
+    numbers = set(NUMBER.findall(TOKEN.sub("", candidate.text)))
+    if len(numbers) != 1:
+        return {}
+    (number,) = numbers
+    return {name: number} if traces(number, computed_texts(candidate.ok_cells)) else {}
 
 
 def traced_validator(question: str | None = None) -> AnswerValidator:

@@ -129,3 +129,14 @@ def test_best_traced_answer_takes_printed_values_latest_first() -> None:
     assert best_traced_answer("Give @n[value].", [ok("1 2\n")]) is None
     assert best_traced_answer("What is it?", [ok("it is 7\n")]) == "it is 7"
     assert best_traced_answer("What is it?", []) is None
+
+
+def test_the_one_number_of_a_prose_answer_fills_the_one_value_asked_when_printed() -> None:
+    q = "How many readings have no rain? Answer as @missing_rain[value]."
+    cells = [ok(" RAIN    71\nDATE    0\n")]
+    c = AnswerCandidate(text="There are 71 readings without rain.", question=q, cells=cells)
+    assert apply_validators([placeholder_validator()], c).text.endswith("@missing_rain[71]")
+    with pytest.raises(ModelRetry):  # a number no cell printed is not carried
+        apply_validators([placeholder_validator()], c.replace(text="There are 72 readings."))
+    with pytest.raises(ModelRetry):  # two numbers: which one is meant is not guessed
+        apply_validators([placeholder_validator()], c.replace(text="71 of 0 readings."))
