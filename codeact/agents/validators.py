@@ -141,7 +141,7 @@ def placeholder_validator(question: str | None = None, *, carry: bool = True) ->
             for cell in candidate.ok_cells:
                 printed.update(given_values(cell.stdout, template))
             if len(wanted) == 1 and not printed:
-                printed.update(prose_value(candidate, wanted[0]))
+                printed.update(_prose_value(candidate, wanted[0]))
             if all(n in printed for n in missing):
                 tokens = " ".join(f"@{n}[{printed[n]}]" for n in missing)
                 return candidate.replace(text=f"{candidate.text.rstrip()}\n{tokens}".strip())
@@ -157,7 +157,7 @@ def placeholder_validator(question: str | None = None, *, carry: bool = True) ->
     return validate
 
 
-def prose_value(candidate: AnswerCandidate, name: str) -> dict[str, str]:
+def _prose_value(candidate: AnswerCandidate, name: str) -> dict[str, str]:
     """``{name: number}`` when the answer's prose holds exactly one number and a successful
     cell printed it (the one value asked for, stated without its placeholder)."""
     numbers = set(NUMBER.findall(TOKEN.sub("", candidate.text)))
