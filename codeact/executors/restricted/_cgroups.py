@@ -94,11 +94,9 @@ def _probe_v1() -> CgroupSupport:
                 None, f"cgroup v1 {name} is not writable here ({exc.strerror}): run as root"
             )
     acct = CGROUP_FS / "cpuacct"
-    if (
-        "cpuacct" in own
-        and (acct / "cpuacct.usage").exists()
-        and not (bases["cpu"].parent / "cpuacct.usage").exists()
-    ):  # mounted apart from cpu: a group there too, for the CPU time used
+    if "cpuacct" in own and (acct / "cpuacct.usage").exists() and not (
+        bases["cpu"].parent / "cpuacct.usage"
+    ).exists():  # mounted apart from cpu: a group there too, for the CPU time used
         bases["cpuacct"] = acct / own["cpuacct"].lstrip("/") / "codeact"
         with contextlib.suppress(OSError):
             bases["cpuacct"].mkdir(exist_ok=True)

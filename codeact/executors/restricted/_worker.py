@@ -125,10 +125,9 @@ def _install_filter(program: str | None) -> None:
     libc = ctypes.CDLL(None, use_errno=True)
     pr_set_no_new_privs, pr_set_seccomp, seccomp_mode_filter = 38, 22, 2
     prog = _Prog(len(code) // 8, code)
-    if (
-        libc.prctl(pr_set_no_new_privs, 1, 0, 0, 0) != 0
-        or libc.prctl(pr_set_seccomp, seccomp_mode_filter, ctypes.byref(prog), 0, 0) != 0
-    ):
+    if libc.prctl(pr_set_no_new_privs, 1, 0, 0, 0) != 0 or libc.prctl(
+        pr_set_seccomp, seccomp_mode_filter, ctypes.byref(prog), 0, 0
+    ) != 0:
         raise SystemExit(
             f"could not install the system-call filter (errno {ctypes.get_errno()}); "
             "CODEACT_SECCOMP=denylist runs the worker without it"

@@ -208,7 +208,9 @@ class RestrictedExecutor(CodeExecutor):
                     limits = dataclasses.replace(
                         limits, memory_bytes=limits.memory_bytes + (self.disk_limit_mb << 20)
                     )
-                self.cgroup = await anyio.to_thread.run_sync(SessionCgroup.create, limits, support)
+                self.cgroup = await anyio.to_thread.run_sync(
+                    SessionCgroup.create, limits, support
+                )
 
     async def _release(self) -> None:
         """Delete the control group and the session folder (in a thread: never on the loop)."""
