@@ -13,6 +13,7 @@ median steps (LLM calls) and median wall time per question; ``--out FILE`` write
 line per question and configuration.
 
 Configurations (agent options; see the CodeActAgent docstring):
+  cli         exactly what ``codeact run --file`` uses (command_line_options)
   baseline    the agent as ``codeact run`` built it before the small-model work (all off)
   code_first  require_execution: an answer is accepted only after a cell ran without error
   validators  the @name[...] placeholder validator (retry with a reason; carry computed values)
@@ -31,6 +32,7 @@ import sys
 import time
 import warnings
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +41,7 @@ import anyio
 sys.path.insert(0, str(Path(__file__).parent))
 
 from answer_data import Question, build_questions, check, generate_files
+from answer_data_styled import build_styled_questions, generate_styled_files
 
 from codeact import CodeActAgent, Context, RestrictedExecutor
 from codeact.agents.codeact import describe_files
@@ -65,7 +68,17 @@ def _options(question: Question, **flags: bool) -> dict[str, Any]:
     return out
 
 
+def _cli_options(question: Question) -> dict[str, Any]:
+    """Exactly what ``codeact run --file`` gives the agent (code first, its validators,
+    lenient blocks for the embedded model)."""
+    from codeact.agents._answers import command_line_options
+    from codeact.llms.local import LocalLLM
+
+    return command_line_options(LocalLLM.__new__(LocalLLM), require_execution=True)
+
+
 CONFIGS: dict[str, ConfigFn] = {
+    "cli": _cli_options,
     "baseline": lambda q: {},
     "code_first": lambda q: _options(q, code_first=True),
     "validators": lambda q: _options(q, validators=True),
@@ -79,7 +92,13 @@ CONFIGS: dict[str, ConfigFn] = {
 
 
 async def ask(
-    llm: LLM, question: Question, files: dict[str, bytes], config: str, max_steps: int
+    llm: LLM,
+    question: Question,
+    files: dict[str, bytes],
+    config: str,
+    max_steps: int,
+    timeout: float | None = None,
+    transcript: bool = False,
 ) -> dict[str, Any]:
     """Run one question under one configuration; the scored record."""
     with warnings.catch_warnings():
@@ -90,25 +109,29 @@ async def ask(
     )
     data = files[question.file]
     prompt = f"{question.text}\n\n{describe_files({question.file: data})}"
-    steps = cells = ok_cells = 0
-    reply, value, error = "", None, None
+    steps = 0
+    ran: list[Cell] = []
+    reply, value, error, at_limit = "", None, None, None
     t0 = time.perf_counter()
     async with Context() as ctx, executor:
         await agent.session(ctx).upload(question.file, data)
-        handler = agent.run(prompt, ctx=ctx)
+        handler = agent.run(prompt, ctx=ctx, timeout=timeout)
         async for ev in handler.stream_events():
             if isinstance(ev, AgentInput):
                 steps += 1
             elif isinstance(ev, ToolCallResult) and ev.tool_name == "execute":
-                cells += 1
-                ok_cells += not ev.tool_output.is_error
+                ran.append(Cell.of(ev))
             elif isinstance(ev, RunFinished):
                 reply, value = ev.result.response.text or "", ev.result.value
+                raw = ev.result.raw if isinstance(ev.result.raw, dict) else {}
+                at_limit = raw.get("at_limit")
         try:
             await handler
         except Exception as exc:  # a failed run scores as wrong, with its reason kept
             error = f"{type(exc).__name__}: {exc}"
+            reply, at_limit = _limit_answer(question.text, ran, exc)
     answer_text = reply if value is None else f"{reply}\n{value}"
+    cells, ok_cells = len(ran), sum(c.error is None for c in ran)
     return {
         "id": question.id,
         "split": question.split,
@@ -122,9 +145,69 @@ async def ask(
         "cells": cells,
         "ok_cells": ok_cells,
         "no_code": cells == 0,
+        "made_up": made_up(answer_text, ran),
+        "step_limit": "MaxIterationsError" in (error or "") or at_limit == "steps",
+        "at_limit": at_limit,
         "seconds": round(time.perf_counter() - t0, 1),
         "error": error,
+        "cells_run": [
+            {"code": c.code[-400:], "out": c.stdout[-300:], "error": c.error} for c in ran
+        ]
+        if transcript
+        else None,
     }
+
+
+@dataclass(frozen=True)
+class Cell:
+    """What the harness keeps of a cell (the attributes the answer tracing reads)."""
+
+    code: str
+    stdout: str
+    error: str | None
+    final_answer: Any
+    value: str | None
+
+    @classmethod
+    def of(cls, ev: ToolCallResult) -> Cell:
+        """The cell of an ``execute`` result."""
+        execution = ev.execution or {}
+        value = execution.get("value")
+        return cls(
+            code=str(ev.tool_kwargs.get("code", "")),
+            stdout=str(execution.get("stdout", "")),
+            error=ev.tool_output.content[-300:] if ev.tool_output.is_error else None,
+            final_answer=execution.get("final_answer"),
+            value=None if value is None else str(value),
+        )
+
+
+def made_up(answer: str, cells: list[Cell]) -> list[str]:
+    """The ``@name[value]`` tokens of the answer whose value no successful cell printed."""
+    from codeact.agents._trace import computed_texts, traces
+
+    texts = computed_texts(cells)  # type: ignore[arg-type]
+    return [f"@{n}[{v}]" for n, v in found_answers_all(answer) if not traces(v, texts)]
+
+
+def found_answers_all(text: str) -> list[tuple[str, str]]:
+    """Every ``@name[value]`` token (repeats kept)."""
+    import re
+
+    return re.findall(r"@(\w+)\[([^\]\n]*)\]", text or "")
+
+
+def _limit_answer(question: str, cells: list[Cell], exc: Exception) -> tuple[str, str | None]:
+    """What ``codeact run`` reports when a run stops at a limit: the best traced answer (the
+    code before issue 29 had none)."""
+    try:
+        from codeact.agents.validators import best_traced_answer  # type: ignore[attr-defined]
+    except ImportError:
+        return "", None
+    limit = {"MaxIterationsError": "steps", "RunTimeoutError": "time"}.get(type(exc).__name__)
+    if limit is None:
+        return "", None
+    return best_traced_answer(question, cells) or "", limit
 
 
 def _append(path: str, row: dict[str, Any]) -> None:
@@ -133,17 +216,25 @@ def _append(path: str, row: dict[str, Any]) -> None:
 
 
 def summarise(rows: list[dict[str, Any]]) -> None:
-    """One line per configuration."""
+    """One line per configuration: exactly right (and by level), answers without code, answers
+    with a made-up placeholder value, runs at the step limit, median steps and times."""
     print(
-        f"\n{'config':12} {'n':>3} {'accuracy':>9} {'no code':>8} {'med steps':>9} "
-        f"{'med s':>7} {'max s':>7}"
+        f"\n{'config':12} {'n':>3} {'right':>10} {'easy':>6} {'medium':>7} {'hard':>6} "
+        f"{'no code':>8} {'made up':>8} {'at limit':>8} {'med steps':>9} {'med s':>7} {'max s':>7}"
     )
     for config in dict.fromkeys(r["config"] for r in rows):
         mine = [r for r in rows if r["config"] == config]
-        acc = sum(r["correct"] for r in mine) / len(mine)
-        no_code = sum(r["no_code"] for r in mine) / len(mine)
+        right = sum(r["correct"] for r in mine)
+        levels = {
+            lv: f"{sum(r['correct'] for r in mine if r['level'] == lv)}/"
+            f"{sum(r['level'] == lv for r in mine)}"
+            for lv in ("easy", "medium", "hard")
+        }
         print(
-            f"{config:12} {len(mine):3d} {acc:9.0%} {no_code:8.0%} "
+            f"{config:12} {len(mine):3d} {right:4d} ({right / len(mine):3.0%}) "
+            f"{levels['easy']:>6} {levels['medium']:>7} {levels['hard']:>6} "
+            f"{sum(r['no_code'] for r in mine):8d} {sum(bool(r.get('made_up')) for r in mine):8d} "
+            f"{sum(bool(r.get('step_limit')) for r in mine):8d} "
             f"{statistics.median(r['steps'] for r in mine):9.1f} "
             f"{statistics.median(r['seconds'] for r in mine):7.1f} "
             f"{max(r['seconds'] for r in mine):7.1f}"
@@ -152,17 +243,24 @@ def summarise(rows: list[dict[str, Any]]) -> None:
 
 async def main_async(args: argparse.Namespace) -> None:
     """Every selected question under every selected configuration."""
-    files = generate_files()
-    questions = [q for q in build_questions(files) if args.split in ("all", q.split)]
+    files = {**generate_files(), **generate_styled_files()}
+    questions = build_questions(files) + build_styled_questions(files)
+    questions = [q for q in questions if args.split in ("all", q.split)]
     if args.only:
         questions = [q for q in questions if args.only in q.id]
+    if args.skip:
+        questions = [q for q in questions if args.skip not in q.id]
+    if args.level:
+        questions = [q for q in questions if q.level == args.level]
     questions = questions[: args.limit] if args.limit else questions
-    llm = infer_llm(args.model, progress=lambda m: print(m, file=sys.stderr))
+    llm = infer_llm(args.model, progress=lambda m: print(m, file=sys.stderr), threads=args.threads)
     rows = []
     async with llm:
         for config in args.config or ["baseline"]:
             for i, q in enumerate(questions, 1):
-                row = await ask(llm, q, files, config, args.max_steps)
+                row = await ask(
+                    llm, q, files, config, args.max_steps, args.timeout or None, args.transcript
+                )
                 rows.append(row)
                 mark = "ok " if row["correct"] else "BAD"
                 print(
@@ -184,9 +282,18 @@ def main() -> None:
     parser.add_argument("--model", default="local", help="model spec (codeact.llms.infer_llm)")
     parser.add_argument("--split", choices=["tune", "heldout", "all"], default="heldout")
     parser.add_argument("--config", action="append", choices=list(CONFIGS))
+    parser.add_argument("--skip", default="", help="questions whose id contains this are left out")
+    parser.add_argument("--level", choices=["easy", "medium", "hard"], help="one level only")
+    parser.add_argument(
+        "--threads", type=int, default=None, help="the embedded model's threads (default: cores)"
+    )
     parser.add_argument("--limit", type=int, default=0, help="first N questions only")
     parser.add_argument("--only", default="", help="questions whose id contains this")
     parser.add_argument("--max-steps", type=int, default=8)
+    parser.add_argument("--transcript", action="store_true", help="keep each cell in --out")
+    parser.add_argument(
+        "--timeout", type=float, default=1800, help="seconds per question, as codeact run (0: none)"
+    )
     parser.add_argument("--out", help="append one JSON line per question here")
     anyio.run(main_async, parser.parse_args())
 

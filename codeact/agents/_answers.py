@@ -24,7 +24,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from codeact._messages import ChatMessage
+from codeact.agents._placeholders import required_placeholders, templates
 from codeact.agents._state import RunState, StepContext
+from codeact.agents._trace import (
+    best_traced_answer,
+    best_traced_values,
+    computed_texts,
+    given_values,
+    traces,
+)
 from codeact.agents.validators import (
     AnswerCandidate,
     AnswerValidator,
@@ -35,7 +43,7 @@ from codeact.agents.validators import (
 from codeact.events import AgentOutput, AnswerRetry, ToolCallResult
 
 _FENCED = re.compile(r"```[ \t]*(?:python3?|py)?[ \t]*\n(.*?)```", re.DOTALL | re.IGNORECASE)
-_FILE_LINE = re.compile(r"^- (\S+) \(", re.MULTILINE)
+_FILE_LINE = re.compile(r"^- ('[^'\n]*'|\"[^\"\n]*\"|\S+) \(", re.MULTILINE)
 
 NO_CODE_NUDGE = (
     "You answered without running any code. Do not guess: compute the answer. Write Python "
@@ -66,7 +74,12 @@ class AnswerPolicy:
         acceptable yet."""
         run = step.run
         computed = any(c.error is None for c in run.cells)
-        if self.require_execution and not computed and run.execution_nudges < self.execution_nudges:
+        if (
+            self.require_execution
+            and not computed
+            and run.execution_nudges < self.execution_nudges
+            and not is_last_step(run)
+        ):
             run.execution_nudges += 1
             note = NO_CODE_NUDGE.format(source=_source_hint(run.user_msg))
             return _retry(step, reply, note, "no_code", run.execution_nudges)
@@ -74,9 +87,11 @@ class AnswerPolicy:
         try:
             candidate = apply_validators(self.validators, candidate)
         except ModelRetry as exc:
-            if run.answer_retries < self.max_answer_retries:
+            if run.answer_retries < self.max_answer_retries and not is_last_step(run):
                 run.answer_retries += 1
                 return _retry(step, reply, str(exc), "validator", run.answer_retries)
+            if any(getattr(v, "traces_values", False) for v in self.validators):
+                candidate = traced_fallback(candidate)
         return AgentOutput(
             response=ChatMessage.assistant(candidate.text),
             value=candidate.value,
@@ -98,8 +113,8 @@ class AnswerPolicy:
         try:
             candidate = apply_validators(self.validators, candidate)
         except ModelRetry as exc:
-            if run.answer_retries >= self.max_answer_retries:
-                return output
+            if run.answer_retries >= self.max_answer_retries or is_last_step(run):
+                return output  # no step left to retry in: the value came from code
             run.answer_retries += 1
             step.handler.emit(
                 AnswerRetry(reason="validator", message=str(exc), attempt=run.answer_retries)
@@ -127,12 +142,16 @@ def command_line_options(
     one), and lenient code blocks for the embedded model unless ``lenient_code`` says
     otherwise. The default system prompt stays: the small-model prompt measured worse on the
     demo question (it counted rows instead of summing units)."""
-    from codeact.agents.validators import placeholder_validator
+    from codeact.agents.validators import (
+        placeholder_validator,
+        rules_validator,
+        traced_validator,
+    )
     from codeact.llms.local import LocalLLM
 
     return {
         "require_execution": require_execution,
-        "answer_validators": [placeholder_validator()],
+        "answer_validators": [placeholder_validator(), traced_validator(), rules_validator()],
         "lenient_code_blocks": isinstance(llm, LocalLLM) if lenient_code is None else lenient_code,
     }
 
@@ -141,26 +160,62 @@ def record_cells(run: RunState, output: AgentOutput, results: Sequence[ToolCallR
     """Remember this round's cells (code, stdout, error, final answer) for the answer checks."""
     code_of = {c.id: str(c.arguments.get("code", "")) for c in output.tool_calls}
     for result in results:
-        if result.tool_name != "execute":
+        if result.tool_name == "execute":
+            run.cells.append(cell_run(result, code_of.get(result.tool_id)))
+
+
+def cell_run(result: ToolCallResult, code: str | None = None) -> CellRun:
+    """One ``execute`` result as a ``CellRun`` (code, stdout, last value, error)."""
+    execution: dict[str, Any] = result.execution or {}
+    error = execution.get("error")
+    message = (error or {}).get("message") if isinstance(error, dict) else None
+    value = execution.get("value")
+    return CellRun(
+        code=str(result.tool_kwargs.get("code", "")) if code is None else code,
+        stdout=str(execution.get("stdout", "")),
+        error=(message or "failed") if result.tool_output.is_error else None,
+        final_answer=execution.get("final_answer"),
+        value=None if value is None else str(value),
+    )
+
+
+def is_last_step(run: RunState) -> bool:
+    """True on the run's last LLM step: a retry or a code block would end it at the limit."""
+    return 0 < run.max_iterations <= run.iterations
+
+
+def traced_fallback(candidate: AnswerCandidate) -> AnswerCandidate:
+    """When the model cannot be sent back any more: each asked placeholder that is missing or
+    holds a value no cell printed takes the value a successful cell printed for it, if any
+    (``best_traced_values``); an untraced value with nothing printed for it is left out, with
+    a note, rather than returned as if computed."""
+    best = best_traced_values(candidate.question, candidate.cells)
+    texts = computed_texts(candidate.ok_cells)
+    given = given_values(candidate.text, templates(candidate.question))
+    text, dropped = candidate.text, []
+    for name in required_placeholders(candidate.question):
+        if name in given and traces(given[name], texts):
             continue
-        execution: dict[str, Any] = result.execution or {}
-        error = execution.get("error")
-        failed = result.tool_output.is_error
-        message = (error or {}).get("message") if isinstance(error, dict) else None
-        run.cells.append(
-            CellRun(
-                code=code_of.get(result.tool_id, ""),
-                stdout=str(execution.get("stdout", "")),
-                error=(message or "failed") if failed else None,
-                final_answer=execution.get("final_answer"),
-            )
-        )
+        pattern = re.compile(rf"@{re.escape(name)}\[[^\]\n]*\]")
+        if name in best:
+            token = f"@{name}[{best[name]}]"
+            text = pattern.sub(token, text) if pattern.search(text) else f"{text.rstrip()}\n{token}"
+        elif name in given:
+            text = pattern.sub("", text)
+            dropped.append(f"@{name}")
+    if dropped:
+        text = f"{text.rstrip()}\n{UNTRACED_NOTE.format(names=', '.join(dropped))}"
+    return candidate.replace(text=text.strip())
+
+
+#: Said in an answer instead of a value no cell printed.
+UNTRACED_NOTE = "(No cell printed a value for {names}: left out rather than guessed.)"
 
 
 def _source_hint(question: str) -> str:
     files = _FILE_LINE.findall(question or "")
     if files:
-        return "reads " + ", ".join(repr(f) for f in files)
+        return "reads " + ", ".join(f if f[0] in "'\"" else repr(f) for f in files)
     return "works the answer out"
 
 
@@ -169,3 +224,38 @@ def _retry(
 ) -> AgentOutput:
     step.handler.emit(AnswerRetry(reason=reason, message=note, attempt=attempt))
     return AgentOutput(response=reply, retry_messages=[reply, ChatMessage.user(note)])
+
+
+LAST_STEP_NOTE = (
+    "This is your last reply: code will not run any more. Do not write code. Give the final "
+    "answer now, in the format the question asks for, using only values your code printed "
+    "above{found}."
+)
+
+
+def last_step_note(run: RunState) -> str:
+    """What the model is told before its last step (with the values the cells printed for
+    the asked placeholders, when there are any)."""
+    found = best_traced_answer(run.user_msg, run.cells)
+    hint = f" (they include: {found})" if found and "@" in found else ""
+    return LAST_STEP_NOTE.format(found=hint)
+
+
+def answer_at_limit(run: RunState) -> AgentOutput | None:
+    """The best traced answer when the last step wrote code that can no longer run: the
+    values successful cells printed, marked as such (``raw["at_limit"]``), or None."""
+    if not required_placeholders(run.user_msg):
+        return None  # a prose answer is the model's to write
+    found = best_traced_answer(run.user_msg, run.cells)
+    if found is None:
+        return None
+    text = f"{AT_LIMIT_PREFIX.format(limit='step')}\n{found}"
+    return AgentOutput(
+        response=ChatMessage.assistant(text), raw={"at_limit": "steps", "answer": found}
+    )
+
+
+#: The first line of an answer assembled from printed values when a run hit a limit.
+AT_LIMIT_PREFIX = (
+    "(The run reached its {limit} limit; the answer is made of values the code printed.)"
+)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from codeact.agents._filenote import describe_csv
+
 _BLOCK = re.compile(r"<execute>(.*?)</execute>", re.DOTALL)
 _FENCE = re.compile(r"^\s*```[a-zA-Z0-9_+-]*\s*\n(.*?)\n?\s*```\s*$", re.DOTALL)
 
@@ -12,7 +14,9 @@ PREVIEW_LINES = 5
 
 
 def describe_files(files: dict[str, bytes]) -> str:
-    """A note for the model listing the uploaded files with the first lines of text files."""
+    """A note for the model listing the uploaded files (names quoted, so spaces show) with the
+    first lines of text files and, for tables, each column's dtype, missing values, numbers
+    stored as text and example values (``codeact.agents._filenote``)."""
     if not files:
         return ""
     out = ["Files in the working directory (open them with relative paths):"]
@@ -20,10 +24,14 @@ def describe_files(files: dict[str, bytes]) -> str:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
-            out.append(f"- {name} ({len(data)} bytes, binary)")
+            out.append(f"- {name!r} ({len(data)} bytes, binary)")
             continue
-        head = "\n".join(text.splitlines()[:PREVIEW_LINES])
-        out.append(f"- {name} ({len(text.splitlines())} lines). First lines:\n```\n{head}\n```")
+        lines = text.splitlines()
+        head = "\n".join(line[:300] for line in lines[:PREVIEW_LINES])
+        out.append(f"- {name!r} ({len(lines)} lines). First lines:\n```\n{head}\n```")
+        table = describe_csv(text, single_column=name.lower().endswith(".csv"))
+        if table is not None:
+            out.append(table)
     return "\n".join(out)
 
 

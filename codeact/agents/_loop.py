@@ -179,7 +179,9 @@ class _Loop:
             msg = self.user_msg
             ctx.memory.put(ChatMessage.user(msg) if isinstance(msg, str) else msg)
         last_user = next((m for m in reversed(ctx.memory.get_all()) if m.role == "user"), None)
-        run = RunState(user_msg=last_user.text if last_user else "")
+        run = RunState(
+            user_msg=last_user.text if last_user else "", max_iterations=self.config.max_iterations
+        )
         agent = await self._activate(handler, ctx.current_agent_name or self.config.root)
         try:
             while True:

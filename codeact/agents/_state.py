@@ -50,6 +50,8 @@ class RunState:
     retry_messages: list[ChatMessage] = field(default_factory=list)
     tool_results: list[ToolCallResult] = field(default_factory=list)
     iterations: int = 0
+    #: The run's step limit (0: unknown), so an agent can tell its last step.
+    max_iterations: int = 0
     #: CodeAct: the tail of the last failed block's output, until the model has been told once.
     last_failure: str | None = None
     #: CodeAct: every cell run in this turn (code, output, error), for answer checks.

@@ -2,25 +2,31 @@
 
 from __future__ import annotations
 
-import inspect
 import json
 import re
 import weakref
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
-import anyio.to_thread
-
 from codeact._messages import ChatMessage, ToolCallRequest
-from codeact.agents._answers import AnswerPolicy, record_cells
+from codeact.agents._answers import (
+    AnswerPolicy,
+    answer_at_limit,
+    is_last_step,
+    last_step_note,
+    record_cells,
+)
 from codeact.agents._blocks import PREVIEW_LINES as PREVIEW_LINES
 from codeact.agents._blocks import describe_files as describe_files
 from codeact.agents._blocks import parse_blocks as parse_blocks
+from codeact.agents._function_executor import CodeExecuteFn as CodeExecuteFn
+from codeact.agents._function_executor import FunctionExecutor as FunctionExecutor
 from codeact.agents._handoff import HandoffTool, SandboxHandoff
 from codeact.agents._loop import current_call
 from codeact.agents._prompts import CODEACT_INSTRUCTIONS as CODEACT_INSTRUCTIONS
 from codeact.agents._prompts import MCP_SECTION, TOOLS_SECTION
 from codeact.agents._prompts import SMALL_MODEL_INSTRUCTIONS as SMALL_MODEL_INSTRUCTIONS
+from codeact.agents._recover import failure_hints
 from codeact.agents._render import EXECUTE, render_code_rounds
 from codeact.agents.base import BaseAgent, RunState, StepContext
 from codeact.agents.validators import AnswerValidator
@@ -28,9 +34,7 @@ from codeact.context import Context
 from codeact.errors import UserError
 from codeact.events import AgentOutput, CodeOutputStream, ToolCallResult
 from codeact.executors.base import (
-    CellError,
     CodeExecutor,
-    ExecutionResult,
     OutputCallback,
     check_cell_tools,
     get_executor,
@@ -38,7 +42,6 @@ from codeact.executors.base import (
 from codeact.mcp import MCPTool
 from codeact.tools import BaseTool, FunctionTool, ToolMetadata, ToolOutput
 
-CodeExecuteFn = Callable[[str], "str | dict[str, Any] | ExecutionResult | Awaitable[Any]"]
 ExecutorSpec = CodeExecutor | str | Callable[[], CodeExecutor]
 
 _SOLUTION = re.compile(r"</?solution>")
@@ -89,7 +92,12 @@ class CodeActAgent(BaseAgent):
     kept); ``lenient_code_blocks`` runs fenced Python blocks of a reply that has no
     ``<execute>`` block, unless a cell of the turn already succeeded. Every send-back is an
     ``AnswerRetry`` event. ``SMALL_MODEL_INSTRUCTIONS`` is a system prompt tuned for small
-    local models (pass it as ``code_act_system_prompt``).
+    local models (pass it as ``code_act_system_prompt``). ``recovery_hints`` (on by default)
+    adds hints to a failed cell's output: the frame's real columns and dtypes on a
+    ``KeyError``/``AttributeError``, how to read numbers stored as text, a different hint when
+    the same error repeats. On the run's last step the model is told that code will not run any
+    more; if it writes code anyway and the question asks for ``@name[...]`` values, the answer
+    is made of the values successful cells printed (``raw["at_limit"] == "steps"``).
     """
 
     tool_concurrency = 1  # blocks of one reply run in order, in the same session
@@ -108,6 +116,7 @@ class CodeActAgent(BaseAgent):
         max_answer_retries: int = 2,
         lenient_code_blocks: bool = False,
         images_to_llm: bool = False,
+        recovery_hints: bool = True,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -123,6 +132,9 @@ class CodeActAgent(BaseAgent):
         #: Send the cells' figures to the model as image parts (for multimodal models; text
         #: models see only the "[N image(s) produced]" placeholder of the observation).
         self.images_to_llm = images_to_llm
+        #: Add hints to a failed cell's observation (the frame's real columns and dtypes on a
+        #: KeyError/AttributeError, numbers stored as text, a new hint for a repeated error).
+        self.recovery_hints = recovery_hints
         if executor is not None and code_execute_fn is not None:
             raise UserError("Pass either executor= or code_execute_fn=, not both")
         check_cell_tools(
@@ -233,17 +245,24 @@ class CodeActAgent(BaseAgent):
         self, step: StepContext, llm_input: list[ChatMessage], tools: list[BaseTool]
     ) -> AgentOutput:
         """Stream a reply; its ``<execute>`` blocks become ``execute`` calls."""
-        text = await self.stream_text(step, llm_input)
         run = step.run
+        last = is_last_step(run) and bool(run.cells)
+        if last:
+            llm_input = [*llm_input, ChatMessage.user(last_step_note(run))]
+        text = await self.stream_text(step, llm_input)
         blocks, problem = parse_blocks(text)
         reply = ChatMessage.assistant(text)
-        if problem is not None:
+        if problem is not None and not last:
             return AgentOutput(response=reply, retry_messages=[reply, ChatMessage.user(problem)])
         if not blocks:
             blocks = self.answers.fenced_code(run, text)
+        if blocks and last:
+            at_limit = answer_at_limit(run)
+            if at_limit is not None:
+                return at_limit
         if not blocks:
             failure, run.last_failure = run.last_failure, None
-            if failure is not None:
+            if failure is not None and not last:
                 note = (
                     "Your last code block failed:\n"
                     f"{failure}\n"
@@ -322,8 +341,13 @@ class _ExecuteTool(BaseTool):
         await session.start()  # lazily, on the first block; a failure ends the run (ExecutorError)
         result = await session.execute(code, timeout=self.agent.cell_timeout, on_output=on_output)
         failed = not result.ok
+        observation = result.to_observation(self.agent.observation_max_chars)
+        if failed and self.agent.recovery_hints:
+            probe = None if isinstance(session, FunctionExecutor) else session
+            run = scope.step.run if scope is not None else None
+            observation += await failure_hints(probe, run, result, code)
         return ToolOutput(
-            content=result.to_observation(self.agent.observation_max_chars),
+            content=observation,
             tool_name=EXECUTE,
             is_error=failed,
             raw_output=result.model_dump(),
@@ -332,66 +356,3 @@ class _ExecuteTool(BaseTool):
             handoff_to=self.agent.take_handoff(ctx),
             skip_later_calls=_NOT_RUN if failed or result.is_final_answer else None,
         )
-
-
-class FunctionExecutor(CodeExecutor):
-    """Adapts a ``code -> str | dict | ExecutionResult`` callable (sync or async) to the seam."""
-
-    name = "function"
-
-    def __init__(self, fn: CodeExecuteFn) -> None:
-        super().__init__()
-        self.fn = fn
-
-    async def start(self) -> None:
-        """Nothing to start."""
-
-    async def execute(
-        self,
-        code: str,
-        *,
-        timeout: float | None = None,
-        on_output: OutputCallback | None = None,
-    ) -> ExecutionResult:
-        """Call the function; exceptions it raises are reported as the cell's error."""
-        try:
-            if inspect.iscoroutinefunction(self.fn):
-                out = await self.fn(code)
-            else:
-                out = await anyio.to_thread.run_sync(self.fn, code)
-                if inspect.isawaitable(out):
-                    out = await out
-        except Exception as exc:
-            return ExecutionResult(
-                error=CellError(
-                    type=type(exc).__name__,
-                    message=str(exc),
-                    traceback=f"{type(exc).__name__}: {exc}",
-                )
-            )
-        return _normalise(out)
-
-    async def reset(self) -> None:
-        """A plain function has no state to reset."""
-
-    async def aclose(self) -> None:
-        """Nothing to close."""
-
-
-def _normalise(out: Any) -> ExecutionResult:
-    if isinstance(out, ExecutionResult):
-        return out
-    if isinstance(out, str):
-        return ExecutionResult(stdout=out)
-    if isinstance(out, dict):
-        error = out.get("error") or out.get("exception")
-        value = out.get("value", out.get("return_value"))
-        return ExecutionResult(
-            stdout=str(out.get("stdout", out.get("output", "")) or ""),
-            stderr=str(out.get("stderr", "") or ""),
-            value=None if value is None else str(value),
-            error=CellError(type="Error", message=str(error), traceback=str(error))
-            if error
-            else None,
-        )
-    return ExecutionResult(stdout=str(out))

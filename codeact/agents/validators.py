@@ -7,13 +7,20 @@ to keep — the same candidate, a normalised one, or just a replacement text —
 The agent applies its validators in order and retries a bounded number of times
 (``max_answer_retries``); each retry shows as an ``AnswerRetry`` event.
 
-Two validators ship here:
+Validators that ship here:
 
 - ``placeholder_validator()``: the answer must contain every ``@name[...]`` placeholder the
-  question asks for. When the model's prose drops values that the turn's code printed in that
-  format, they are carried into the answer instead of being lost.
+  question asks for (``required_placeholders``: boilerplate and examples do not count). When
+  the model's prose drops values that the turn's code printed in that format, they are carried
+  into the answer instead of being lost.
+- ``traced_validator()``: every placeholder value must come from what a successful cell printed
+  (``trace_answer``), written with the asked decimals.
+- ``rules_validator()``: cheap checks of the computation against the question (period,
+  filters, missing values).
 - ``format_validator(pattern_or_model)``: the answer must match a regex, or its value (or the
   JSON in its text) must validate against a pydantic model.
+
+``best_traced_answer(question, cells)`` builds an answer from printed values only.
 """
 
 from __future__ import annotations
@@ -27,6 +34,23 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from codeact.agents._placeholders import (
+    TOKEN,
+    asked_decimals,
+    required_placeholders,
+    rounding,
+    templates,
+)
+from codeact.agents._trace import (
+    NUMBER,
+    TracedValue,
+    best_traced_answer,
+    computed_texts,
+    given_values,
+    round_as_asked,
+    trace_answer,
+    traces,
+)
 from codeact.errors import CodeActError
 
 
@@ -42,6 +66,8 @@ class CellRun:
     stdout: str = ""
     error: str | None = None
     final_answer: Any = None
+    #: The repr of the cell's last expression, if it had one.
+    value: str | None = None
 
 
 @dataclass(frozen=True)
@@ -68,11 +94,11 @@ class AnswerCandidate:
 AnswerValidator = Callable[[AnswerCandidate], "AnswerCandidate | str | None"]
 
 _PLACEHOLDER = re.compile(r"@([A-Za-z_]\w*)\[")
-_TOKEN = re.compile(r"@([A-Za-z_]\w*)\[([^\]\n]*)\]")
 
 
 def placeholders(text: str) -> list[str]:
-    """The ``@name[...]`` placeholder names a question asks for, in order, without repeats."""
+    """Every ``@name[...]`` placeholder name of ``text``, in order, without repeats (see
+    ``required_placeholders`` for the ones a question really asks for)."""
     return list(dict.fromkeys(_PLACEHOLDER.findall(text or "")))
 
 
@@ -86,43 +112,36 @@ def _answer_text(candidate: AnswerCandidate) -> str:
     return f"{candidate.text}\n{extra}"
 
 
-def _filled(text: str, templates: dict[str, str] | None = None) -> dict[str, str]:
-    """``@name[value]`` tokens with a value: not empty, not ``value``, and not the question's
-    own placeholder text (``@city[name]``, ``@date[YYYY-MM-DD]``)."""
-    unfilled = {"value"}
-    out = {}
-    for name, value in _TOKEN.findall(text):
-        v = value.strip()
-        template = (templates or {}).get(name, "").strip().lower()
-        if v and v.lower() not in unfilled and v.lower() != template:
-            out[name] = v
-    return out
-
-
 def placeholder_validator(question: str | None = None, *, carry: bool = True) -> AnswerValidator:
-    """A validator requiring every ``@name[...]`` of the question in the answer.
+    """A validator requiring every ``@name[...]`` the question asks for in the answer.
 
     ``question`` fixes the placeholders; by default they are read from each turn's question, so
-    one validator serves any task. With ``carry`` (the default), values that the turn's
-    successful cells printed as ``@name[value]`` fill in what the prose left out, so a computed
-    answer is not lost to a paraphrase. Otherwise it raises ``ModelRetry`` naming the missing
-    placeholders and the exact format.
+    one validator serves any task. Only the names the question asks for count
+    (``required_placeholders``): instruction boilerplate such as ``@answer_name[answer]`` and
+    examples such as "For example: @mean_fare[34.65]" do not. A placeholder holding no value
+    (``None``, ``N/A``, the question's own template word) is missing. With ``carry`` (the
+    default), values that the turn's successful cells printed as ``@name[value]`` fill in what
+    the prose left out, and so does the one number of a prose answer to a one-value question
+    when a cell printed it; nothing else is ever filled in. Otherwise it raises ``ModelRetry``
+    naming the missing placeholders.
     """
 
     def validate(candidate: AnswerCandidate) -> AnswerCandidate | None:
         asked = question if question is not None else candidate.question
-        wanted = placeholders(asked)
+        wanted = required_placeholders(asked)
         if not wanted:
             return None
-        templates = dict(_TOKEN.findall(asked or ""))
-        given = _filled(_answer_text(candidate), templates)
+        template = templates(asked)
+        given = given_values(_answer_text(candidate), template)
         missing = [n for n in wanted if n not in given]
         if not missing:
             return None
         if carry:
             printed: dict[str, str] = {}
             for cell in candidate.ok_cells:
-                printed.update(_filled(cell.stdout, templates))
+                printed.update(given_values(cell.stdout, template))
+            if len(wanted) == 1 and not printed:
+                printed.update(_prose_value(candidate, wanted[0]))
             if all(n in printed for n in missing):
                 tokens = " ".join(f"@{n}[{printed[n]}]" for n in missing)
                 return candidate.replace(text=f"{candidate.text.rstrip()}\n{tokens}".strip())
@@ -130,11 +149,86 @@ def placeholder_validator(question: str | None = None, *, carry: bool = True) ->
         raise ModelRetry(
             "Your final answer must contain "
             + ", ".join(f"@{n}[...]" for n in missing)
-            + f". Reply with the final answer in exactly this format: {fmt} (replace value "
-            "with the computed result; compute it with code first if you have not)."
+            + f". Reply with the final answer in exactly this format: {fmt}, each value "
+            "exactly as your code printed it (nan is a value too). If no cell printed a value "
+            "yet, compute and print it with code first: never write a value no cell printed."
         )
 
     return validate
+
+
+def _prose_value(candidate: AnswerCandidate, name: str) -> dict[str, str]:
+    """``{name: number}`` when the answer's prose holds exactly one number and a successful
+    cell printed it (the one value asked for, stated without its placeholder)."""
+    numbers = set(NUMBER.findall(TOKEN.sub("", candidate.text)))
+    if len(numbers) != 1:
+        return {}
+    (number,) = numbers
+    return {name: number} if traces(number, computed_texts(candidate.ok_cells)) else {}
+
+
+def traced_validator(question: str | None = None) -> AnswerValidator:
+    """A validator requiring every value of the answer's ``@name[...]`` placeholders to come
+    from a cell: printed (or returned) by a cell of the turn that ran without an error, the
+    same number or a more precise one that rounds to it (see ``trace_answer``).
+
+    An untraceable value sends the model back to compute it; when it cannot be sent back any
+    more, the agent puts in the value a cell printed for that name, or leaves it out with a
+    note (never a value no cell printed). Values are written with the
+    decimals the question asks for (re-rounded from the printed number), and placeholders the
+    question does not ask for (``@answer_name[...]``, copied examples) are dropped from the
+    answer unless a cell printed their value.
+    """
+
+    def validate(candidate: AnswerCandidate) -> AnswerCandidate | None:
+        asked = question if question is not None else candidate.question
+        wanted = required_placeholders(asked)
+        if not wanted:
+            return None
+        texts = computed_texts(candidate.ok_cells)
+        given = given_values(candidate.text, templates(asked))
+        untraced = {n: v for n, v in given.items() if n in wanted and not traces(v, texts)}
+        if untraced:
+            listed = ", ".join(f"@{n}[{v}]" for n, v in untraced.items())
+            raise ModelRetry(
+                f"No cell printed the value of {listed}. Every value must come from your code's "
+                "output: compute it with code, print it, then answer with the printed value."
+            )
+        text = _keep_asked(candidate.text, wanted, texts, rounding(asked))
+        return None if text == candidate.text else candidate.replace(text=text)
+
+    validate.traces_values = True  # type: ignore[attr-defined]  # the agent's fallback applies
+    return validate
+
+
+def rules_validator() -> AnswerValidator:
+    """A validator checking the computation against the question with cheap rules, no model
+    call: the asked period (month, year, week) when the code groups by another, filters the
+    question names (quoted values, thresholds such as "more than 90000") that the code never
+    uses, missing values the question asks to fill, a ``nan`` answer where it asks to skip
+    them. A broken rule sends the model back with a precise note, at most once per rule and
+    run (a model whose code is right answers again)."""
+    from codeact.agents._rules import check_rules
+
+    def validate(candidate: AnswerCandidate) -> None:
+        problem = check_rules(candidate)
+        if problem is not None:
+            raise ModelRetry(problem)
+
+    return validate
+
+
+def _keep_asked(text: str, wanted: list[str], texts: list[str], places: dict[str, int]) -> str:
+    def fix(m: re.Match[str]) -> str:
+        name, value = m.group(1), m.group(2)
+        if name not in wanted:
+            return m.group(0) if traces(value, texts) else ""
+        if name in places:
+            return f"@{name}[{round_as_asked(value, places[name], texts)}]"
+        return m.group(0)
+
+    out = TOKEN.sub(fix, text)
+    return re.sub(r"[ \t]+\n", "\n", out).strip() if out != text else text
 
 
 def format_validator(
@@ -218,8 +312,15 @@ __all__ = [
     "AnswerValidator",
     "CellRun",
     "ModelRetry",
+    "TracedValue",
     "apply_validators",
+    "asked_decimals",
+    "best_traced_answer",
     "format_validator",
     "placeholder_validator",
     "placeholders",
+    "required_placeholders",
+    "rules_validator",
+    "trace_answer",
+    "traced_validator",
 ]

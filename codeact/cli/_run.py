@@ -19,7 +19,10 @@ from codeact._advice import (
     timeout_advice,
 )
 from codeact._signals import exit_code, interruptible
+from codeact.agents._answers import cell_run
+from codeact.agents._trace import jsonable
 from codeact.agents.codeact import CodeActAgent, describe_files
+from codeact.agents.validators import CellRun, best_traced_answer, trace_answer
 from codeact.cli._common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -51,7 +54,7 @@ from codeact.errors import (
     RunTimeoutError,
     UserError,
 )
-from codeact.events import AgentOutput
+from codeact.events import AgentOutput, ToolCallResult
 from codeact.executors import CodeExecutor
 from codeact.executors.restricted import UnsandboxedWarning
 
@@ -252,32 +255,62 @@ async def _solve_in(
         view = RunProgress(console)
         timeout = resolve_timeout(args.timeout, model_spec(args.model))
         handler = agent.run(question, ctx=ctx, timeout=timeout)
+        cells: list[CellRun] = []
         t0 = time.perf_counter()
         try:
             with view:
                 async for ev in handler.stream_events():
                     view.show(ev)
+                    if isinstance(ev, ToolCallResult) and ev.tool_name == "execute":
+                        cells.append(cell_run(ev))
             result = await handler
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True):
                 await handler.cancel()
             raise
         except RunTimeoutError as exc:
-            message = timeout_advice(exc.timeout)
-            console.print(f"[red]{message}[/red]", highlight=False)
-            _fail_json(args, "timeout", message, view.steps)
+            _stopped(args, console, "time", timeout_advice(exc.timeout), view, question, cells)
             return EXIT_TIMEOUT
         except MaxIterationsError as exc:
-            message = step_limit_advice(exc.limit)
-            console.print(f"[red]The run failed: {message}[/red]", highlight=False)
-            _fail_json(args, "failed", message, view.steps)
+            _stopped(args, console, "steps", step_limit_advice(exc.limit), view, question, cells)
             return EXIT_FAILED
         except (RunCancelledError, CodeActError) as exc:
             console.print(f"[red]The run failed: {exc}[/red]")
             _fail_json(args, "failed", str(exc), view.steps)
             return EXIT_FAILED
-    _report(args, console, result, view, elapsed(t0), agent.llm.metadata.model_name)
+    raw = result.raw if isinstance(result.raw, dict) else {}
+    if raw.get("at_limit") == "steps":  # the last step answered from printed values
+        _stopped(args, console, "steps", step_limit_advice(args.max_steps), view, question, cells)
+        return EXIT_FAILED
+    _report(
+        args, console, result, view, elapsed(t0), agent.llm.metadata.model_name, question, cells
+    )
     return EXIT_OK
+
+
+def _stopped(
+    args: argparse.Namespace,
+    console: Any,
+    limit: str,
+    message: str,
+    view: RunProgress,
+    question: str,
+    cells: list[CellRun],
+) -> None:
+    """A run stopped at its step or time limit: the advice, then the best answer made only of
+    values the code printed, if any (on stdout; with ``--json`` in the failure object)."""
+    failed = "" if limit == "time" else "The run failed: "
+    console.print(f"[red]{failed}{message}[/red]", highlight=False)
+    kind = "timeout" if limit == "time" else "failed"
+    _fail_json(args, kind, message, view.steps, question, cells, limit)
+    answer = best_traced_answer(question, cells)
+    if args.json or not answer:
+        return
+    console.print(
+        f"[yellow]The run stopped at its {limit} limit. The best answer made only of values "
+        "the code printed (check it):[/yellow]"
+    )
+    print(answer)
 
 
 def _report(
@@ -287,7 +320,11 @@ def _report(
     view: RunProgress,
     total: float,
     model: str,
+    question: str,
+    cells: list[CellRun],
 ) -> None:
+    traced = trace_answer(question, result.response.text or "", cells)
+    computed = view.computed and all(t.computed for t in traced.values())
     if args.json:
         print_json(
             {
@@ -295,7 +332,8 @@ def _report(
                 "answer": result.response.text,
                 "value": result.value,
                 "steps": view.steps,
-                "computed": view.computed,
+                "computed": computed,
+                "answers": jsonable(traced),
                 "timings": {
                     "total_s": total,
                     "llm_s": round(view.llm_s, 3),
@@ -312,6 +350,12 @@ def _report(
                 "[yellow]Note: no code ran without an error, so this answer was not computed "
                 "from the data; check it (or ask again).[/yellow]"
             )
+        elif not computed:
+            names = ", ".join(f"@{n}" for n, t in traced.items() if not t.computed)
+            console.print(
+                f"[yellow]Note: no cell printed the value of {names}; check it.[/yellow]",
+                highlight=False,
+            )
         console.print(
             f"[dim]{len(view.steps)} code step(s), {total:.1f} s total "
             f"(model {view.llm_s:.1f} s, code {view.code_s:.2f} s)[/dim]"
@@ -319,7 +363,21 @@ def _report(
 
 
 def _fail_json(
-    args: argparse.Namespace, kind: str, message: str, steps: list[dict[str, Any]] | None = None
+    args: argparse.Namespace,
+    kind: str,
+    message: str,
+    steps: list[dict[str, Any]] | None = None,
+    question: str = "",
+    cells: list[CellRun] | None = None,
+    limit: str | None = None,
 ) -> None:
-    if args.json:
-        print_json({"ok": False, "error": kind, "message": message, "steps": steps or []})
+    """The failure object of ``--json``; at a step or time limit it carries the best answer
+    made of printed values (``answer``, ``answers``, ``at_limit``), when there is one."""
+    if not args.json:
+        return
+    out: dict[str, Any] = {"ok": False, "error": kind, "message": message, "steps": steps or []}
+    answer = best_traced_answer(question, cells or []) if limit else None
+    if answer is not None:
+        traced = trace_answer(question, answer, cells or [])
+        out.update(answer=answer, answers=jsonable(traced), computed=True, at_limit=limit)
+    print_json(out)

@@ -1,0 +1,137 @@
+"""What the model is told about a CSV before its first cell, computed cheaply on the host.
+
+Small models trip on data they have not looked at: a header with a leading space
+(``" WINDSPEED"``), numbers stored as text with thousands separators (``"5,350,380"``),
+missing values. The note gives the shape, each column's name (quoted, so spaces show), the
+dtype pandas will read, missing-value counts, numbers stored as text and a few example values.
+Only the standard library is used, on at most ``SCAN_ROWS`` rows.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+SCAN_ROWS = 20_000
+MAX_COLUMNS = 40
+MAX_EXAMPLE_CHARS = 24
+#: The strings pandas reads as missing by default.
+NA_STRINGS = frozenset(
+    {
+        "",
+        "#N/A",
+        "#N/A N/A",
+        "#NA",
+        "-1.#IND",
+        "-1.#QNAN",
+        "-NaN",
+        "-nan",
+        "1.#IND",
+        "1.#QNAN",
+        "<NA>",
+        "N/A",
+        "NA",
+        "NULL",
+        "NaN",
+        "None",
+        "n/a",
+        "nan",
+        "null",
+    }
+)
+_INT = re.compile(r"^[-+]?\d+$")
+_FLOAT = re.compile(r"^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$|^[-+]?(?:inf|Infinity)$")
+#: A number written with ',' thousands separators (``5,350,380``).
+SEPARATED_NUMBER = r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?"
+_SEPARATED = re.compile(f"^{SEPARATED_NUMBER}$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?$")
+
+
+def _dialect(head: str) -> str:
+    lines = [ln for ln in head.splitlines()[:5] if ln.strip()]
+    if not lines:
+        return ","
+    counts = {d: [ln.count(d) for ln in lines] for d in (",", ";", "\t", "|")}
+    usable = {d: c[0] for d, c in counts.items() if c[0] > 0 and len(set(c)) == 1}
+    return max(usable, key=lambda d: usable[d]) if usable else ","
+
+
+def describe_csv(text: str, *, single_column: bool = False) -> str | None:
+    """The columns note of a CSV text, or None when it does not parse as a table (one column
+    counts only with ``single_column``: a ``.csv`` file)."""
+    delimiter = _dialect(text[:20_000])
+    try:
+        reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+        header = next(reader, None)
+        if not header or (len(header) < 2 and not single_column):
+            return None
+        columns: list[list[str]] = [[] for _ in header]
+        rows = 0
+        for row in reader:
+            rows += 1
+            for i, col in enumerate(columns):
+                col.append(row[i] if i < len(row) else "")
+            if rows >= SCAN_ROWS:
+                break
+    except csv.Error:
+        return None
+    scanned = rows
+    about = ""
+    if rows >= SCAN_ROWS:  # the rest is counted by lines, not parsed
+        rows = max(rows, text.count("\n") - (0 if text.endswith("\n") else -1) - 1)
+        about = "about "
+    sep = "" if delimiter == "," else f", separated by {delimiter!r}"
+    out = [f"  {about}{rows} rows x {len(header)} columns{sep}. Columns (name: type):"]
+    for name, values in list(zip(header, columns, strict=False))[:MAX_COLUMNS]:
+        out.append("  - " + _column(name, values))
+    if len(header) > MAX_COLUMNS:
+        out.append(f"  - ... and {len(header) - MAX_COLUMNS} more columns")
+    if scanned < rows:
+        out.append(f"  (types and missing counts from the first {scanned} rows)")
+    return "\n".join(out)
+
+
+def _column(name: str, values: list[str]) -> str:
+    label = repr(name)
+    if name != name.strip():
+        label += " (mind the spaces in the name)"
+    present = [v for v in values if v.strip() not in NA_STRINGS]
+    missing = len(values) - len(present)
+    kind, hint = _kind(present, missing)
+    distinct = list(dict.fromkeys(v.strip() for v in present))
+    shown = distinct if len(distinct) <= 6 else distinct[:3]
+    examples = ", ".join(_example(v, kind) for v in shown)
+    parts = [f"{label}: {kind}"]
+    if missing:
+        parts.append(f"{missing} missing")
+    if hint:
+        parts.append(hint)
+    if examples:
+        parts.append(f"e.g. {examples}")
+    return ", ".join(parts)
+
+
+def _kind(present: list[str], missing: int) -> tuple[str, str]:
+    stripped = [v.strip() for v in present]
+    if not stripped:
+        return "float64", "every value missing"
+    if all(_INT.match(v) for v in stripped):
+        return (
+            ("float64", "whole numbers (float because of the missing values)")
+            if missing
+            else ("int64", "")
+        )
+    if all(_FLOAT.match(v) for v in stripped):
+        return "float64", ""
+    if all(_SEPARATED.match(v) or _INT.match(v) for v in stripped):
+        return "text", "numbers stored as text with ',' separators: read with thousands=','"
+    if all(_DATE.match(v) for v in stripped):
+        return "text", "dates as text: pd.to_datetime() them"
+    distinct = len(set(stripped))
+    return "text", f"{distinct} distinct values" if distinct <= 20 else ""
+
+
+def _example(value: str, kind: str) -> str:
+    v = value if len(value) <= MAX_EXAMPLE_CHARS else value[: MAX_EXAMPLE_CHARS - 1] + "…"
+    return v if kind in ("int64", "float64") else repr(v)

@@ -1,0 +1,177 @@
+"""Recovering from failed cells instead of looping: short hints appended to a failed cell's
+observation.
+
+- ``KeyError`` / ``AttributeError`` on a DataFrame: the frame's real column names (quoted, so
+  spaces show) and dtypes, probed in the session with one expression per frame, and the column
+  that was probably meant.
+- Numbers stored as text (``could not convert string to float: '5,350,380'``): how to read them.
+- The same error a second time: the hint changes — stop repeating the code, check what is
+  there, reuse the variables earlier cells made, take a different approach.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import keyword
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from codeact.agents._filenote import SEPARATED_NUMBER
+from codeact.executors.base import CodeExecutor, ExecutionResult
+
+if TYPE_CHECKING:
+    from codeact.agents._state import RunState
+
+MAX_COLUMNS = 40
+PROBE_TIMEOUT = 10.0
+_NAME_BEFORE = re.compile(r"([A-Za-z_]\w*)\s*(?:\[|\.)")
+_NO_ATTRIBUTE = re.compile(r"'(DataFrame|Series)' object has no attribute '([^']+)'")
+_SEPARATED = re.compile(f"'{SEPARATED_NUMBER}'")
+_TEXT_MATH = re.compile(
+    r"unsupported operand type\(s\)|can only concatenate str"
+    r"|not supported between instances of 'str'"
+)
+
+
+def failing_line(traceback: str) -> str:
+    """The source line of the cell where the error was raised (the last one quoted)."""
+    lines = traceback.splitlines()
+    for i in range(len(lines) - 1, 0, -1):
+        if lines[i - 1].lstrip().startswith('File "<cell') and i < len(lines):
+            return lines[i].strip()
+    return ""
+
+
+def assigned_names(cells: Sequence[Any]) -> list[str]:
+    """Top-level names assigned by the given cells' code, in order."""
+    out: dict[str, None] = {}
+    for cell in cells:
+        try:
+            tree = ast.parse(cell.code)
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            if isinstance(node, ast.AnnAssign | ast.AugAssign):
+                targets = [node.target]
+            for target in targets:
+                for sub in ast.walk(target):
+                    if isinstance(sub, ast.Name):
+                        out[sub.id] = None
+    return list(out)
+
+
+async def _columns(session: CodeExecutor, name: str) -> list[tuple[str, str]] | None:
+    """``name``'s columns and dtypes when it is a DataFrame in the session, else None."""
+    if not name.isidentifier() or keyword.iskeyword(name):
+        return None
+    probe = (
+        f"[(str(c), str(t)) for c, t in {name}.dtypes.items()][:{MAX_COLUMNS}] "
+        f"if hasattr({name}, 'columns') and hasattr({name}, 'dtypes') else None"
+    )
+    try:
+        result = await session.execute(probe, timeout=PROBE_TIMEOUT)
+        value = ast.literal_eval(result.value) if result.ok and result.value else None
+    except Exception:  # a probe never breaks the run
+        return None
+    if not isinstance(value, list):
+        return None
+    return [(str(c), str(t)) for c, t in value if isinstance(c, str)]
+
+
+def _meant(missing: str, columns: list[tuple[str, str]]) -> str:
+    names = [c for c, _ in columns]
+    same = [c for c in names if c.strip().lower() == missing.strip().lower()]
+    if same and same[0] != same[0].strip():
+        return (
+            f" The column is {same[0]!r} (mind the spaces): strip the names right after "
+            "read_csv with df.columns = df.columns.str.strip()."
+        )
+    if same:
+        return f" The column is {same[0]!r}."
+    close = difflib.get_close_matches(missing, names, n=2, cutoff=0.6)
+    return f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+
+
+async def column_hint(session: CodeExecutor, result: ExecutionResult, names: list[str]) -> str:
+    """Columns and dtypes of the frame a ``KeyError``/``AttributeError`` was about."""
+    error = result.error
+    if error is None or error.type not in ("KeyError", "AttributeError"):
+        return ""
+    if error.type == "KeyError":  # 'x', or a list of them: "['x']" / "None of [Index(['x'])]"
+        quoted = re.findall(r"'([^'\n]*)'", error.message)
+        missing = quoted[0] if quoted else error.message.strip().strip("'\"")
+    else:
+        m = _NO_ATTRIBUTE.search(error.message)
+        if m is None or m.group(1) != "DataFrame":
+            return ""
+        missing = m.group(2)
+    line = failing_line(error.traceback)
+    candidates = [n for n in dict.fromkeys(_NAME_BEFORE.findall(line)) if n in names][:3]
+    for name in candidates:
+        columns = await _columns(session, name)
+        if columns:
+            listed = ", ".join(f"{c!r}: {t}" for c, t in columns)
+            return f"{name} has the columns (name: dtype) {listed}.{_meant(missing, columns)}"
+    return ""
+
+
+def text_number_hint(result: ExecutionResult) -> str:
+    """How to read numbers stored as text, when the error shows one."""
+    error = result.error
+    if error is None:
+        return ""
+    if _SEPARATED.search(error.message):
+        return (
+            "The column holds numbers stored as text with ',' separators: read the file with "
+            "pd.read_csv(..., thousands=',') or convert with .str.replace(',', '').astype(float)."
+        )
+    if _TEXT_MATH.search(error.message):
+        return "A value is text where a number is needed: check the column's dtype (df.dtypes)."
+    return ""
+
+
+def repeat_hint(run: RunState, result: ExecutionResult, names: list[str]) -> str:
+    """A different hint when the same error happens again in this run."""
+    error = result.error
+    if error is None:
+        return ""
+    signature = f"{error.type}: {error.message[:200]}"
+    seen: dict[str, int] = run.extra.setdefault("error_counts", {})
+    seen[signature] = seen.get(signature, 0) + 1
+    if seen[signature] < 2:
+        return ""
+    kept = (
+        f" Variables from earlier cells still exist ({', '.join(names[:12])}): reuse them."
+        if names
+        else ""
+    )
+    return (
+        f"This is the same error as before ({signature}). Do not run the same code again.{kept} "
+        "First print what you need to check (for a table: df.columns.tolist() and df.dtypes), "
+        "then take a different approach."
+    )
+
+
+async def failure_hints(
+    session: CodeExecutor | None, run: RunState | None, result: ExecutionResult, code: str
+) -> str:
+    """The hints for a failed cell (empty when there is nothing to add); ``session`` None
+    means the session must not be probed."""
+    if result.error is None:
+        return ""
+    ok_cells = [c for c in run.cells if c.error is None] if run is not None else []
+    names = assigned_names([*ok_cells, _Code(code)])
+    columns = await column_hint(session, result, names) if session is not None else ""
+    hints = [columns, text_number_hint(result)]
+    if run is not None:
+        hints.append(repeat_hint(run, result, assigned_names(ok_cells)))
+    text = "\n".join(h for h in hints if h)
+    return f"\nHint: {text}" if text else ""
+
+
+class _Code:
+    def __init__(self, code: str) -> None:
+        self.code = code

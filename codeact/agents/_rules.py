@@ -1,0 +1,197 @@
+"""Cheap checks of the computation against the question, before an answer is accepted.
+
+No model call: each rule reads the question and the code of the turn's successful cells.
+
+- **period**: the question asks per month (year, week) and the code groups or resamples, but
+  never by that unit (grouping by day instead of month).
+- **filters**: a value the question quotes (``'faulty'``), a threshold it names ("more than
+  90000", "before 2000") or a value of a text column the files note lists ("in HR") appears
+  nowhere in the code.
+- **missing values**: the question asks to fill missing values and no code fills them; or the
+  answer is ``nan`` although the question says to skip missing values.
+
+Rounding to the asked decimals is done by ``traced_validator`` (it re-rounds the printed
+number). Each rule sends the model back at most once per run, with a precise note; a
+model whose code is right can answer again unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from typing import TYPE_CHECKING
+
+from codeact.agents._placeholders import TOKEN
+
+if TYPE_CHECKING:
+    from codeact.agents.validators import AnswerCandidate
+
+_ASKING = r"\b(?:per|each|by|every|which|what)\s+(?:\w+\s+)?"
+_UNITS = {
+    "month": (
+        _ASKING + r"month\b|\bmonthly\b",
+        r"month|to_period\(\s*['\"]M|resample\(\s*['\"]M|%m|freq=['\"]M|str\[:7\]|\[5:7\]",
+    ),
+    "year": (
+        _ASKING + r"year\b|\byearly\b",
+        r"year|to_period\(\s*['\"]Y|resample\(\s*['\"][YA]|%Y|str\[:4\]|\[:4\]",
+    ),
+    "week": (
+        _ASKING + r"week\b|\bweekly\b",
+        r"week|isocalendar|resample\(\s*['\"]W|to_period\(\s*['\"]W",
+    ),
+}
+_GROUPING = re.compile(r"groupby|resample|pivot|value_counts|Grouper")
+_QUOTED = re.compile(r"(?<![\w@\[])'([^'\n]{1,40})'(?!\w)|(?<![\w@\[])\"([^\"\n]{1,40})\"(?!\w)")
+_THRESHOLD = re.compile(
+    r"\b(?:more|greater|higher|larger|less|fewer|lower|smaller|younger|older|earlier|later)"
+    r"\s+than\s+(-?\d[\d,]*(?:\.\d+)?)|\b(?:at least|at most|above|below|over|under"
+    r"|exceed(?:s|ing)?|before|after|since)\s+(?:the year\s+)?(-?\d[\d,]*(?:\.\d+)?)\b",
+    re.IGNORECASE,
+)
+_FILL = re.compile(r"\bfill(?:ing|ed)?\b.{0,60}\bmissing\b|\bmissing\b.{0,60}\bfill", re.I)
+_SKIP = re.compile(r"\b(?:skip|ignore|drop|exclude)\w*\b.{0,40}\bmissing\b|\bknown\b", re.I)
+_FORMAT_PART = re.compile(r"^\s*(?:Format|Your final answer|Your answer)\b.*$", re.I | re.M)
+
+#: Rules already applied, by (rule, the run's first cell): the cell objects are the run's own,
+#: so each run is told at most once per rule (bounded; oldest forgotten first).
+_TOLD: OrderedDict[tuple[str, int], object] = OrderedDict()
+_TOLD_MAX = 512
+
+
+def _first_time(rule: str, first_cell: object) -> bool:
+    key = (rule, id(first_cell))
+    if key in _TOLD and _TOLD[key] is first_cell:
+        return False
+    _TOLD[key] = first_cell
+    while len(_TOLD) > _TOLD_MAX:
+        _TOLD.popitem(last=False)
+    return True
+
+
+def _task_text(question: str) -> str:
+    """The question without its answer-format parts and files note (their quotes and numbers
+    are about the format, not the computation): format lines, and each line from its first
+    placeholder on."""
+    text = question.split("\n\nFiles in the working directory", 1)[0]
+    text = _FORMAT_PART.sub("", text)
+    lines = []
+    for line in text.splitlines():
+        token = TOKEN.search(line)
+        lines.append(line[: token.start()] if token else line)
+    return "\n".join(lines)
+
+
+def period_problem(question: str, code: str) -> str | None:
+    """The asked period when the code groups but never by it."""
+    task = _task_text(question)
+    if not _GROUPING.search(code):
+        return None
+    for unit, (asked, used) in _UNITS.items():
+        if re.search(asked, task, re.I) and not re.search(used, code, re.I):
+            accessor = "isocalendar().week" if unit == "week" else unit
+            return (
+                f"The question asks per {unit}, but your code never groups by {unit} (for "
+                f"dates, e.g. pd.to_datetime(df['date']).dt.{accessor}). Group by {unit}, "
+                "print the result, then answer."
+            )
+    return None
+
+
+def filter_problem(question: str, code: str) -> str | None:
+    """A quoted value or a threshold of the question that the code never uses."""
+    task = _task_text(question)
+    low = code.lower()
+    for m in _QUOTED.finditer(task):
+        value = (m.group(1) or m.group(2)).strip()
+        if value and value.lower() not in low:
+            return (
+                f"The question names {value!r}, but your code never uses it. Apply that "
+                "filter (check the exact spelling in the data), print the result, then answer."
+            )
+    for m in _THRESHOLD.finditer(task):
+        number = (m.group(1) or m.group(2)).replace(",", "")
+        spellings = {number, number.replace(".0", ""), f"{number}.0", _underscored(number)}
+        if not any(re.search(rf"(?<![\d.]){re.escape(s)}(?![\d])", code) for s in spellings if s):
+            return (
+                f"The question sets the threshold {number} ({m.group(0).strip()!r}), but your "
+                "code never uses it. Apply it, print the result, then answer."
+            )
+    return None
+
+
+_NOTE_TEXT_COLUMN = re.compile(r"^  - '.*?': text, .*?e\.g\. (.*)$", re.M)
+
+
+def _category_values(question: str) -> list[str]:
+    """The example values of text columns that the files note lists (``'HR'``, ``'Porto'``)."""
+    note = question.partition("\n\nFiles in the working directory")[2]
+    out: dict[str, None] = {}
+    for line in _NOTE_TEXT_COLUMN.findall(note):
+        for value in re.findall(r"'([^'\n]{2,40})'", line):
+            out[value] = None
+    return list(out)
+
+
+def category_problem(question: str, code: str) -> str | None:
+    """A value of a text column (from the files note) named in the question, never used."""
+    task = _task_text(question)
+    low = code.lower()
+    for value in _category_values(question):
+        named = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", task)
+        if named and value.lower() not in low:
+            return (
+                f"The question is about {value!r} (a value in the data), but your code never "
+                "filters on it. Select those rows, print the result, then answer."
+            )
+    return None
+
+
+def _underscored(number: str) -> str:
+    head, dot, tail = number.partition(".")
+    if not head.lstrip("-").isdigit() or len(head.lstrip("-")) < 4:
+        return ""
+    sign = "-" if head.startswith("-") else ""
+    digits = head.lstrip("-")
+    groups: list[str] = []
+    while digits:
+        groups.insert(0, digits[-3:])
+        digits = digits[:-3]
+    return sign + "_".join(groups) + dot + tail
+
+
+def missing_problem(question: str, code: str, answer: str) -> str | None:
+    """Missing values the question asks to fill, or a ``nan`` answer it asks to avoid."""
+    task = _task_text(question)
+    if _FILL.search(task) and not re.search(r"fillna|interpolate|SimpleImputer", code):
+        return (
+            "The question asks to fill missing values, but your code never fills them "
+            "(e.g. s.fillna(s.median())). Fill them, print the result, then answer."
+        )
+    values = [v.strip().lower() for _, v in TOKEN.findall(answer)]
+    if "nan" in values and _SKIP.search(task):
+        return (
+            "Your answer is nan although the question says to skip missing values: a column may "
+            "hold numbers stored as text (see the files note) or be all missing after a filter. "
+            "Check df.dtypes and the filter, print the result, then answer (nan again if it "
+            "really is nan)."
+        )
+    return None
+
+
+def check_rules(candidate: AnswerCandidate) -> str | None:
+    """The first rule the computation breaks (each at most once per run), or None."""
+    code = "\n".join(c.code for c in candidate.ok_cells)
+    if not code or not candidate.cells:
+        return None
+    question = candidate.question
+    problems = (
+        ("period", period_problem(question, code)),
+        ("filter", filter_problem(question, code)),
+        ("category", category_problem(question, code)),
+        ("missing", missing_problem(question, code, candidate.text)),
+    )
+    for rule, problem in problems:
+        if problem is not None and _first_time(rule, candidate.cells[0]):
+            return problem
+    return None

@@ -1,0 +1,214 @@
+"""Does a value of the answer come from a cell? Tracing answer values to what code printed.
+
+A value *traces* when a cell of the turn that ran without an error printed it (its stdout, the
+repr of its last expression, or its ``final_answer``): the same number, or a more precise one
+that rounds to it (half-up, half-even or binary float rounding all count), or the same text
+(case-insensitive, as a whole word). ``nan`` is a value like any other.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, InvalidOperation
+from typing import TYPE_CHECKING, Any
+
+from codeact.agents._placeholders import TOKEN, required_placeholders, rounding, templates
+
+if TYPE_CHECKING:
+    from codeact.agents.validators import CellRun
+
+NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")
+_PLAIN_NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+_NUMERIC_VALUE = re.compile(r"^[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?%?$")
+#: Values that say "no value": a placeholder holding one is not answered.
+EMPTY_VALUES = frozenset(
+    {"", "value", "none", "null", "n/a", "na", "not available", "unknown", "?", "...", "tbd"}
+)
+_SYNONYMS = {"yes": ("true",), "no": ("false",), "true": ("yes",), "false": ("no",)}
+
+
+@dataclass(frozen=True)
+class TracedValue:
+    """One ``@name[value]`` of an answer and whether a successful cell printed it."""
+
+    value: str
+    computed: bool
+
+
+def computed_texts(cells: Iterable[CellRun]) -> list[str]:
+    """What the successful cells showed: stdout, the last expression's repr, ``final_answer``."""
+    out = []
+    for cell in cells:
+        if cell.error is not None:
+            continue
+        out.append(cell.stdout)
+        if cell.value:
+            out.append(cell.value)
+        if cell.final_answer is not None:
+            out.append(str(cell.final_answer))
+    return [t for t in out if t]
+
+
+def as_decimal(text: str) -> Decimal | None:
+    """``text`` as a number (thousands separators and a trailing ``%`` allowed), or None."""
+    s = text.strip().strip("'\"").strip()
+    if not _NUMERIC_VALUE.match(s):
+        return None
+    try:
+        return Decimal(s.rstrip("%").replace(",", ""))
+    except InvalidOperation:
+        return None
+
+
+def _printed_numbers(texts: Sequence[str]) -> list[Decimal]:
+    out = []
+    for text in texts:
+        for pattern in (NUMBER, _PLAIN_NUMBER):  # "12,345" is one number, or a list of two
+            for m in pattern.finditer(text):
+                try:
+                    out.append(Decimal(m.group(0).replace(",", "")))
+                except InvalidOperation:
+                    continue
+    return out
+
+
+def decimals_of(text: str) -> int:
+    """Digits after the decimal point of a written number."""
+    s = text.strip().rstrip("%")
+    return len(s.split(".", 1)[1]) if "." in s and "e" not in s.lower() else 0
+
+
+def roundings(y: Decimal, places: int) -> set[Decimal]:
+    """``y`` rounded to ``places`` decimals the ways code commonly rounds."""
+    q = Decimal(1).scaleb(-places)
+    out = {y.quantize(q, ROUND_HALF_UP), y.quantize(q, ROUND_HALF_EVEN)}
+    with contextlib.suppress(OverflowError, ValueError):
+        out.add(Decimal(f"{float(y):.{places}f}"))
+    return out
+
+
+def _source(x: Decimal, places: int, printed: Sequence[Decimal]) -> Decimal | None:
+    """The printed number that ``x`` (written with ``places`` decimals) comes from."""
+    for y in printed:
+        if y == x:
+            return y
+    for y in printed:
+        if y.is_finite() and x in roundings(y, places):
+            return y
+    return None
+
+
+def traces(value: str, texts: Sequence[str]) -> bool:
+    """True when ``value`` comes from what the successful cells showed (``texts``)."""
+    v = value.strip().strip("'\"").strip()
+    if not v:
+        return False
+    x = as_decimal(v)
+    if x is not None:
+        return _source(x, decimals_of(v), _printed_numbers(texts)) is not None
+    if _word_in(v, texts):
+        return True
+    if any(_word_in(s, texts) for s in _SYNONYMS.get(v.lower(), ())):
+        return True
+    parts = [p.strip() for p in re.split(r"[,;]", v.strip("[]()")) if p.strip()]
+    return len(parts) > 1 and all(traces(p, texts) for p in parts)
+
+
+def _word_in(word: str, texts: Sequence[str]) -> bool:
+    pattern = re.compile(r"(?<!\w)" + re.escape(word) + r"(?!\w)", re.IGNORECASE)
+    return any(pattern.search(t) for t in texts)
+
+
+def round_as_asked(value: str, places: int, texts: Sequence[str]) -> str:
+    """A numeric ``value`` written with the asked ``places`` decimals, re-rounded from the
+    printed number it comes from when there is one; other values unchanged."""
+    x = as_decimal(value)
+    if x is None or value.strip().endswith("%"):
+        return value
+    source = _source(x, decimals_of(value), _printed_numbers(texts)) or x
+    return f"{source.quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP):f}"
+
+
+def given_values(text: str, template: dict[str, str] | None = None) -> dict[str, str]:
+    """``@name[value]`` tokens of ``text`` holding a value (the last of a name wins): not empty,
+    not a "no value" word, not the question's own template text."""
+    out = {}
+    for name, raw in TOKEN.findall(text or ""):
+        v = raw.strip()
+        if v.lower() in EMPTY_VALUES or v.lower() == (template or {}).get(name, "").lower():
+            continue
+        out[name] = v
+    return out
+
+
+def trace_answer(question: str, answer: str, cells: Sequence[CellRun]) -> dict[str, TracedValue]:
+    """Each required ``@name[value]`` given in ``answer``, and whether it traces to a cell."""
+    texts = computed_texts(cells)
+    wanted = required_placeholders(question)
+    given = given_values(answer, templates(question))
+    return {n: TracedValue(given[n], traces(given[n], texts)) for n in wanted if n in given}
+
+
+def best_traced_values(question: str, cells: Sequence[CellRun]) -> dict[str, str]:
+    """For each required placeholder, the value the successful cells printed for it (latest
+    first): as ``@name[value]``, on a line labelled with the name, or the only number the last
+    cell printed when one value is asked; rounded as asked."""
+    wanted = required_placeholders(question)
+    ok = [c for c in cells if c.error is None]
+    texts = computed_texts(ok)
+    found: dict[str, str] = {}
+    for cell in reversed(ok):
+        shown = "\n".join(computed_texts([cell]))
+        printed = given_values(shown, templates(question))
+        for name in wanted:
+            if name not in found:
+                value = printed.get(name) or _labelled(name, shown)
+                if value is not None:
+                    found[name] = value
+    if len(wanted) == 1 and not found and ok:
+        numbers = NUMBER.findall("\n".join(computed_texts([ok[-1]])))
+        if len(numbers) == 1:
+            found[wanted[0]] = numbers[0]
+    places = rounding(question)
+    return {n: round_as_asked(v, places[n], texts) if n in places else v for n, v in found.items()}
+
+
+def _labelled(name: str, shown: str) -> str | None:
+    words = [w for w in name.lower().split("_") if w]
+    for line in reversed(shown.splitlines()):
+        low = re.sub(r"[^a-z0-9]+", " ", line.lower())
+        if not words or not all(re.search(rf"\b{re.escape(w)}", low) for w in words):
+            continue
+        tail = re.split(r"[:=]", line, maxsplit=1)
+        rest = tail[1] if len(tail) > 1 else line
+        numbers = NUMBER.findall(rest)
+        if numbers:
+            return str(numbers[-1])
+        if len(tail) > 1 and rest.strip():
+            return rest.strip().strip("'\"")
+    return None
+
+
+def best_traced_answer(question: str, cells: Sequence[CellRun]) -> str | None:
+    """The best answer made only of values the successful cells printed, or None.
+
+    With placeholders: ``@name[value]`` for each one found. Without: what the last successful
+    cell printed (its last lines)."""
+    if required_placeholders(question):
+        found = best_traced_values(question, cells)
+        wanted = required_placeholders(question)
+        tokens = [f"@{n}[{found[n]}]" for n in wanted if n in found]
+        return " ".join(tokens) or None
+    ok = [c for c in cells if c.error is None and computed_texts([c])]
+    if not ok:
+        return None
+    shown = "\n".join(computed_texts([ok[-1]])).strip().splitlines()
+    return "\n".join(shown[-10:])[-800:] or None
+
+
+def jsonable(traced: dict[str, TracedValue]) -> dict[str, Any]:
+    """``trace_answer``'s result as plain data (the CLI's ``--json``)."""
+    return {n: {"value": t.value, "computed": t.computed} for n, t in traced.items()}

@@ -1,0 +1,114 @@
+"""Every value of the answer comes from a cell, with a scripted model and a real restricted
+executor: boilerplate placeholders ignored, a fabricated value sent back, the last step answered
+from printed values, and the traced fallback when the model cannot be sent back any more."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from codeact import CodeActAgent, RestrictedExecutor
+from codeact.agents._answers import command_line_options
+from codeact.events import AnswerRetry, Event
+from codeact.llms import ScriptedLLM
+from tests.helpers import collect
+
+pytestmark = pytest.mark.anyio
+
+BOILERPLATE = (
+    'Your final answer should contain all the "@answer_name[answer]" in the order mentioned, '
+    'each "answer" should be in the range of value as required. For example: @mean_fare[34.65]'
+)
+Q = (
+    "What is 6 times 7.25?\n"
+    '@product[product_value] where "product_value" is rounded to one decimal place.\n' + BOILERPLATE
+)
+
+
+def agent(replies: list[Any], **options: Any) -> tuple[CodeActAgent, ScriptedLLM]:
+    llm = ScriptedLLM(replies, function_calling=False)
+    opts = command_line_options(llm, require_execution=True, lenient_code=False)
+    opts.update(options)
+    return CodeActAgent(llm=llm, executor=lambda: RestrictedExecutor(), **opts), llm
+
+
+def retries(events: list[Event]) -> list[AnswerRetry]:
+    return [e for e in events if isinstance(e, AnswerRetry)]
+
+
+def answer(events: list[Event]) -> str:
+    return str(events[-1].result.response.text)  # type: ignore[attr-defined]
+
+
+async def test_boilerplate_is_not_asked_for_and_the_answer_keeps_only_the_asked_value() -> None:
+    a, llm = agent(["<execute>\nprint(6 * 7.25)\n</execute>", "@answer_name[None] @product[43.5]"])
+    events = await collect(a.run(Q))
+    assert retries(events) == [] and llm.remaining == 0
+    assert answer(events) == "@product[43.5]"
+
+
+async def test_a_copied_example_value_is_sent_back_to_be_computed() -> None:
+    a, _ = agent(
+        [
+            "<execute>\nx = 6 * 7.25\n</execute>",  # computes but prints nothing
+            "@product[34.65]",  # the example's value: made up
+            "<execute>\nprint(x)\n</execute>",
+            "@product[43.5]",
+        ]
+    )
+    events = await collect(a.run(Q))
+    (retry,) = retries(events)
+    assert retry.reason == "validator" and "@product[34.65]" in retry.message
+    assert answer(events) == "@product[43.5]"
+
+
+async def test_nan_printed_by_the_code_is_kept_as_the_answer() -> None:
+    a, _ = agent(
+        ["<execute>\nprint(float('nan'))\n</execute>", "@product[nan]"],
+    )
+    events = await collect(a.run(Q))
+    assert retries(events) == [] and answer(events) == "@product[nan]"
+
+
+async def test_the_last_step_answers_from_printed_values_instead_of_more_code() -> None:
+    a, llm = agent(
+        [
+            "<execute>\nprint('product:', 6 * 7.25)\n</execute>",
+            "<execute>\nprint(undefined_name)\n</execute>",
+            "<execute>\nprint(still_failing)\n</execute>",  # last step: cannot run any more
+        ],
+        max_iterations=3,
+    )
+    events = await collect(a.run(Q))
+    result = events[-1].result  # type: ignore[attr-defined]
+    assert result.response.text.endswith("@product[43.5]")
+    assert result.raw == {"at_limit": "steps", "answer": "@product[43.5]"}
+    # the model was told before its last reply, with the values found so far
+    last_input = llm.requests[-1].messages[-1].text or ""
+    assert "last reply" in last_input and "@product[43.5]" in last_input
+
+
+async def test_without_retries_left_an_untraced_value_takes_the_printed_one() -> None:
+    a, _ = agent(
+        ["<execute>\nprint('product =', 6 * 7.25)\n</execute>", "@product[40.0]", "@product[41]"],
+        max_answer_retries=1,
+    )
+    events = await collect(a.run(Q))
+    assert len(retries(events)) == 1
+    assert answer(events) == "@product[43.5]"
+
+
+async def test_an_untraced_value_with_nothing_printed_is_left_out_not_returned() -> None:
+    a, _ = agent(
+        [
+            "<execute>\nprint(undefined)\n</execute>",
+            "<execute>\nprint(still_undefined)\n</execute>",
+            "@product[14.7]",  # the last step: a value no cell printed
+        ],
+        max_iterations=3,
+    )
+    events = await collect(a.run(Q))
+    text = answer(events)
+    assert "14.7" not in text and "@product[" not in text
+    assert "No cell printed a value for @product" in text

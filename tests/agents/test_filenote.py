@@ -1,0 +1,55 @@
+"""The files note the model reads before its first cell: shape, quoted column names (spaces
+show), dtypes, missing counts, numbers stored as text, examples; hostile files stay short."""
+
+from __future__ import annotations
+
+import pytest
+
+from codeact import CodeActAgent, RestrictedExecutor
+from codeact.agents.codeact import describe_files
+from codeact.events import AnswerRetry
+from codeact.llms import ScriptedLLM
+from tests.helpers import collect
+
+CSV = (
+    b"DATE, WINDSPEED,POPULATION,city,age\n"
+    b'2022-01-01,3.5,"5,350,380",Lyon,4\n'
+    b'2022-01-02,,"1,200",Graz,\n'
+    b'2022-01-03,7.25,"980",Lyon,61\n'
+)
+
+
+def test_the_note_gives_dtypes_missing_values_and_numbers_stored_as_text() -> None:
+    note = describe_files({"wind data.csv": CSV})
+    assert "- 'wind data.csv' (4 lines)" in note
+    assert "3 rows x 5 columns" in note
+    assert "' WINDSPEED' (mind the spaces in the name): float64, 1 missing, e.g. 3.5, 7.25" in note
+    assert "'POPULATION': text, numbers stored as text with ',' separators" in note
+    assert "'DATE': text, dates as text" in note
+    assert "'city': text, 2 distinct values, e.g. 'Lyon', 'Graz'" in note
+    assert "'age': float64, 1 missing, whole numbers" in note
+
+
+def test_other_delimiters_binary_and_hostile_files() -> None:
+    assert "separated by ';'" in describe_files({"a.csv": b"x;y\n1;2\n"})
+    assert "(5 bytes, binary)" in describe_files({"b.bin": b"\xff\xfe\x00\x01\x02"})
+    huge_field = b"a,b\n" + b"x" * 200_000 + b",1\n"  # past the csv module's field limit
+    note = describe_files({"h.csv": huge_field})
+    assert len(note) < 1000
+    wide = ",".join(f"c{i}" for i in range(500)).encode() + b"\n" + b",".join([b"1"] * 500)
+    note = describe_files({"w.csv": wide})
+    assert "... and 460 more columns" in note and len(note) < 6000
+    assert "rows x" not in describe_files({"notes.txt": b"just some words\nno table here\n"})
+    long = b"a,b\n" + b"1,x\n" * 30_000 + b",y\n"  # past the rows parsed: counted by lines
+    note = describe_files({"l.csv": long})
+    assert "about 30001 rows x 2 columns" in note and "from the first 20000 rows" in note
+
+
+@pytest.mark.anyio
+async def test_the_no_code_reminder_names_files_with_spaces() -> None:
+    llm = ScriptedLLM(["42", "<execute>\nprint(42)\n</execute>", "42"], function_calling=False)
+    agent = CodeActAgent(llm=llm, executor=lambda: RestrictedExecutor(), require_execution=True)
+    question = "How many?\n\n" + describe_files({"wind data.csv": CSV, "b.csv": b"x,y\n1,2\n"})
+    events = await collect(agent.run(question))
+    (retry,) = [e for e in events if isinstance(e, AnswerRetry)]
+    assert "reads 'wind data.csv', 'b.csv'" in retry.message

@@ -1,0 +1,93 @@
+"""Recovering instead of looping, with a scripted model and a real restricted executor: the
+frame's real columns on a KeyError/AttributeError, numbers stored as text, a new hint for the
+same error twice, variables of earlier cells named."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import pytest
+
+from codeact import CodeActAgent, RestrictedExecutor
+from codeact.agents._recover import failing_line
+from codeact.events import Event, ToolCallResult
+from codeact.llms import ScriptedLLM
+from tests.helpers import collect
+
+pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings("ignore::UserWarning")]
+
+CSV = b'DATE, WINDSPEED,POPULATION\n2022-01-01,3.5,"5,350,380"\n2022-01-02,4.5,"1,200"\n'
+READ = "<execute>\nimport pandas as pd\ndf = pd.read_csv('w.csv')\nprint(len(df))\n</execute>"
+
+
+def executor() -> RestrictedExecutor:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return RestrictedExecutor(allowed_modules=["pandas", "numpy"])
+
+
+async def run(replies: list[Any], **options: Any) -> tuple[list[str], ScriptedLLM]:
+    llm = ScriptedLLM(replies, function_calling=False)
+    ex = executor()
+    agent = CodeActAgent(llm=llm, executor=ex, **options)
+    async with ex:
+        await ex.upload("w.csv", CSV)
+        events: list[Event] = await collect(agent.run("Mean wind speed?"))
+    outputs = [
+        e.tool_output.content
+        for e in events
+        if isinstance(e, ToolCallResult) and e.tool_name == "execute"
+    ]
+    return outputs, llm
+
+
+async def test_a_missing_column_shows_the_real_columns_and_the_one_meant() -> None:
+    outputs, _ = await run(
+        [
+            READ,
+            "<execute>\nprint(df['WINDSPEED'].mean())\n</execute>",
+            "<execute>\ndf.WINDSPEED\n</execute>",
+            "done",
+        ]
+    )
+    key_error, attribute_error = outputs[1], outputs[2]
+    assert "KeyError: 'WINDSPEED'" in key_error
+    assert "df has the columns (name: dtype) 'DATE': " in key_error
+    assert "' WINDSPEED': float64, 'POPULATION': " in key_error
+    assert "The column is ' WINDSPEED' (mind the spaces)" in key_error
+    assert "df.columns = df.columns.str.strip()" in key_error
+    assert "The column is ' WINDSPEED'" in attribute_error
+
+
+async def test_a_list_of_missing_columns_is_read_from_the_key_error() -> None:
+    outputs, _ = await run([READ, "<execute>\ndf.dropna(subset=['WINDSPEED'])\n</execute>", "done"])
+    assert "The column is ' WINDSPEED' (mind the spaces)" in outputs[1]
+
+
+async def test_numbers_stored_as_text_get_a_reading_hint() -> None:
+    outputs, _ = await run(
+        [READ, "<execute>\nprint(df['POPULATION'].astype(float).sum())\n</execute>", "done"]
+    )
+    assert "thousands=','" in outputs[1]
+
+
+async def test_the_same_error_twice_changes_the_hint_and_names_kept_variables() -> None:
+    bad = "<execute>\ntotal = df['wind'].sum()\n</execute>"
+    outputs, _ = await run([READ, bad, bad, "done"])
+    assert "same error as before" not in outputs[1]
+    assert "This is the same error as before (KeyError: 'wind')" in outputs[2]
+    assert "Variables from earlier cells still exist (df): reuse them." in outputs[2]
+
+
+async def test_hints_can_be_turned_off() -> None:
+    outputs, _ = await run(
+        [READ, "<execute>\nprint(df['WINDSPEED'].mean())\n</execute>", "done"], recovery_hints=False
+    )
+    assert "Hint:" not in outputs[1]
+
+
+def test_the_failing_line_is_read_from_the_cell_traceback() -> None:
+    tb = "Traceback (most recent call last):\n  File \"<cell-3>\", line 2, in <module>\n    x = df['a']\nKeyError: 'a'"
+    assert failing_line(tb) == "x = df['a']"
+    assert failing_line("no traceback") == ""

@@ -1,0 +1,104 @@
+"""The cheap rule validator: the asked period, the filters the question names, missing values,
+each rule at most once per run, and how it sends a scripted model back."""
+
+from __future__ import annotations
+
+import pytest
+
+from codeact import CodeActAgent, RestrictedExecutor
+from codeact.agents.validators import AnswerCandidate, CellRun, ModelRetry, rules_validator
+from codeact.events import AnswerRetry
+from codeact.llms import ScriptedLLM
+from tests.helpers import collect
+
+MONTH = "In which month (1-12) was revenue highest? Answer as @month[value] @revenue[value]."
+
+
+def candidate(question: str, code: str, text: str = "@x[1]") -> AnswerCandidate:
+    return AnswerCandidate(text=text, question=question, cells=(CellRun(code=code, stdout="1"),))
+
+
+def check(c: AnswerCandidate) -> str | None:
+    try:
+        rules_validator()(c)
+    except ModelRetry as exc:
+        return str(exc)
+    return None
+
+
+def test_grouping_by_day_when_the_question_asks_per_month_is_sent_back() -> None:
+    by_day = "df.groupby(pd.to_datetime(df.date).dt.day).revenue.sum()"
+    assert "asks per month" in (check(candidate(MONTH, by_day)) or "")
+    assert (
+        check(candidate(MONTH, "df.groupby(pd.to_datetime(df.date).dt.month).revenue.sum()"))
+        is None
+    )
+    assert check(candidate(MONTH, "df.groupby(df.date.str[:7]).revenue.sum()")) is None
+    assert (
+        check(candidate("Total annual sales? Answer as @t[value].", "df.groupby('city').sum()"))
+        is None
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "code", "complaint"),
+    [
+        ("How many have status 'faulty'? Give @n[value].", "len(df)", "names 'faulty'"),
+        ("How many have status 'faulty'? Give @n[value].", "(df.STATUS == 'faulty').sum()", None),
+        ("How many earn more than 90000? Give @n[value].", "(df.salary > 9000).sum()", "90000"),
+        ("How many earn more than 90,000? Give @n[value].", "(df.salary > 90_000).sum()", None),
+        ("Shops opened before 2000? Give @n[value].", "(df.opened < 2000).sum()", None),
+        ('How many? @n[n_value] where "n_value" is an integer.', "len(df)", None),
+        ("Fill missing ages with the median, then the mean. @m[value]", "df.age.mean()", "fill"),
+        (
+            "Fill missing ages with the median, then the mean. @m[value]",
+            "a.fillna(a.median())",
+            None,
+        ),
+    ],
+)
+def test_filters_and_missing_values(question: str, code: str, complaint: str | None) -> None:
+    said = check(candidate(question, code))
+    assert (said is None) if complaint is None else (complaint in (said or "")), said
+
+
+def test_a_category_value_of_the_files_note_named_in_the_question_must_be_filtered() -> None:
+    from codeact.agents.codeact import describe_files
+
+    data = b"name,department,salary\n" + b"".join(
+        f"e{i},{d},{50 + i}\n".encode() for i, d in enumerate(["HR", "Sales", "HR", "IT"])
+    )
+    q = "What is the std of salaries in HR? Answer as @std[value].\n\n" + describe_files(
+        {"e.csv": data}
+    )
+    assert "about 'HR'" in (check(candidate(q, "df.salary.std()")) or "")
+    assert check(candidate(q, "df[df.department == 'HR'].salary.std()")) is None
+    assert check(candidate(q.replace("in HR", "overall"), "df.salary.std()")) is None
+
+
+def test_a_nan_answer_where_missing_values_are_to_be_skipped_is_checked_once() -> None:
+    c = candidate("Mean wind? Ignore missing values. @w[value]", "df.w.mean()", "@w[nan]")
+    assert "Your answer is nan" in (check(c) or "")
+    assert check(c) is None  # the same run is told once; the answer then stands
+    assert check(c.replace(text="@w[3.5]")) is None
+
+
+@pytest.mark.anyio
+async def test_a_scripted_model_is_sent_back_with_the_rule_and_can_fix_it() -> None:
+    q = "How many orders have a discount greater than 0.1? Answer as @n[value]."
+    llm = ScriptedLLM(
+        [
+            "<execute>\nprint(sum(d > 0 for d in [0, 0.2, 0.05]))\n</execute>",
+            "@n[2]",
+            "<execute>\nprint(sum(d > 0.1 for d in [0, 0.2, 0.05]))\n</execute>",
+            "@n[1]",
+        ],
+        function_calling=False,
+    )
+    agent = CodeActAgent(
+        llm=llm, executor=lambda: RestrictedExecutor(), answer_validators=[rules_validator()]
+    )
+    events = await collect(agent.run(q))
+    (retry,) = [e for e in events if isinstance(e, AnswerRetry)]
+    assert "threshold 0.1" in retry.message
+    assert events[-1].result.response.text == "@n[1]"  # type: ignore[attr-defined]
