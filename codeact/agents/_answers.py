@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from codeact._messages import ChatMessage
+from codeact.agents._candidate import cell_run
 from codeact.agents._placeholders import required_placeholders, templates
 from codeact.agents._state import RunState, StepContext
 from codeact.agents._trace import (
@@ -36,7 +37,6 @@ from codeact.agents._trace import (
 from codeact.agents.validators import (
     AnswerCandidate,
     AnswerValidator,
-    CellRun,
     ModelRetry,
     apply_validators,
 )
@@ -162,21 +162,6 @@ def record_cells(run: RunState, output: AgentOutput, results: Sequence[ToolCallR
     for result in results:
         if result.tool_name == "execute":
             run.cells.append(cell_run(result, code_of.get(result.tool_id)))
-
-
-def cell_run(result: ToolCallResult, code: str | None = None) -> CellRun:
-    """One ``execute`` result as a ``CellRun`` (code, stdout, last value, error)."""
-    execution: dict[str, Any] = result.execution or {}
-    error = execution.get("error")
-    message = (error or {}).get("message") if isinstance(error, dict) else None
-    value = execution.get("value")
-    return CellRun(
-        code=str(result.tool_kwargs.get("code", "")) if code is None else code,
-        stdout=str(execution.get("stdout", "")),
-        error=(message or "failed") if result.tool_output.is_error else None,
-        final_answer=execution.get("final_answer"),
-        value=None if value is None else str(value),
-    )
 
 
 def is_last_step(run: RunState) -> bool:

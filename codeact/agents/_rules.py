@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from codeact.agents._placeholders import TOKEN
 
 if TYPE_CHECKING:
-    from codeact.agents.validators import AnswerCandidate
+    from codeact.agents._candidate import AnswerCandidate
 
 _ASKING = r"\b(?:per|each|by|every|which|what)\s+(?:\w+\s+)?"
 _UNITS = {

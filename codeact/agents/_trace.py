@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from codeact.agents._placeholders import TOKEN, required_placeholders, rounding, templates
 
 if TYPE_CHECKING:
-    from codeact.agents.validators import CellRun
+    from codeact.agents._candidate import CellRun
 
 NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _PLAIN_NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")

@@ -25,15 +25,15 @@ Validators that ship here:
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from codeact.agents._candidate import AnswerCandidate as AnswerCandidate
+from codeact.agents._candidate import CellRun as CellRun
+from codeact.agents._candidate import cell_run as cell_run
 from codeact.agents._placeholders import (
     TOKEN,
     asked_decimals,
@@ -47,6 +47,7 @@ from codeact.agents._trace import (
     best_traced_answer,
     computed_texts,
     given_values,
+    jsonable,
     round_as_asked,
     trace_answer,
     traces,
@@ -56,37 +57,6 @@ from codeact.errors import CodeActError
 
 class ModelRetry(CodeActError):
     """Raised by a validator: the answer is not acceptable; the message goes to the model."""
-
-
-@dataclass(frozen=True)
-class CellRun:
-    """One code cell of the turn: its source and what it printed, or its error."""
-
-    code: str
-    stdout: str = ""
-    error: str | None = None
-    final_answer: Any = None
-    #: The repr of the cell's last expression, if it had one.
-    value: str | None = None
-
-
-@dataclass(frozen=True)
-class AnswerCandidate:
-    """A final answer under validation."""
-
-    text: str
-    value: Any = None
-    question: str = ""
-    cells: Sequence[CellRun] = field(default_factory=tuple)
-
-    def replace(self, **changes: Any) -> AnswerCandidate:
-        """A copy with some fields changed."""
-        return dataclasses.replace(self, **changes)
-
-    @property
-    def ok_cells(self) -> list[CellRun]:
-        """Cells that ran without an error, in order."""
-        return [c for c in self.cells if c.error is None]
 
 
 #: What a validator returns: the answer to keep (``None`` keeps the candidate as it is; a
@@ -316,7 +286,9 @@ __all__ = [
     "apply_validators",
     "asked_decimals",
     "best_traced_answer",
+    "cell_run",
     "format_validator",
+    "jsonable",
     "placeholder_validator",
     "placeholders",
     "required_placeholders",

@@ -19,10 +19,8 @@ from codeact._advice import (
     timeout_advice,
 )
 from codeact._signals import exit_code, interruptible
-from codeact.agents._answers import cell_run
-from codeact.agents._trace import jsonable
 from codeact.agents.codeact import CodeActAgent, describe_files
-from codeact.agents.validators import CellRun, best_traced_answer, trace_answer
+from codeact.agents.validators import CellRun, best_traced_answer, cell_run, jsonable, trace_answer
 from codeact.cli._common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
