@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.batch.test_ray import need_ray
+from tests.helpers import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Faster failure detection than Ray's default (a killed node is noticed in a few seconds).
@@ -29,7 +30,16 @@ class RayCluster:
         self.address: str = cluster.address
 
     def node_id(self, label: str) -> str:
-        (node,) = [n["NodeID"] for n in self.ray.nodes() if n["Alive"] and label in n["Resources"]]
+        """The one live node carrying ``label`` (a node killed by an earlier test stays listed
+        as alive until Ray's health check notices: wait for that)."""
+
+        def one() -> list[str]:
+            alive = [
+                n["NodeID"] for n in self.ray.nodes() if n["Alive"] and label in n["Resources"]
+            ]
+            return alive if len(alive) == 1 else []
+
+        (node,) = wait_until(one, f"exactly one live node labelled {label!r}", timeout=60)  # type: ignore[misc]
         return str(node)
 
     def add(self, label: str, *also: str) -> Any:
