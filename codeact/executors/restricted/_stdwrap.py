@@ -230,11 +230,14 @@ class _StructType(GuardedType):
 
 
 # -- decimal ---------------------------------------------------------------------------------
-#: The largest precision and exponent a cell's decimal values and contexts may have. CPython
-#: allows far more, and some operations are one uninterruptible C call whose time grows with
-#: them (``int(Decimal('1e999999'))``: about a minute; ``1e100000``: about half a second).
-MAX_DECIMAL_PREC = 50_000
+#: The largest precision and exponent a cell's decimal contexts may have, and the most digits
+#: of a Decimal made from a literal. CPython allows far more, and some operations are one
+#: uninterruptible C call whose time grows with them: ``int(Decimal('1e999999'))`` about a
+#: minute; ``ln``/``log10``/``**`` grow as precision^2.5 (here, at 5,000 digits: 1.4 / 2.6 /
+#: 2.8 s; at 10,000: 8 / 11.5 / 10 s; at 50,000: minutes).
+MAX_DECIMAL_PREC = 5_000
 MAX_DECIMAL_EXP = 100_000
+MAX_DECIMAL_DIGITS = 100_000
 
 
 def session_decimal_context() -> decimal.Context:
@@ -284,8 +287,8 @@ class _DecimalType(GuardedType):
                 f"refusing a Decimal with exponent {value.adjusted():,} "
                 f"(limit {MAX_DECIMAL_EXP:,})"
             )
-        if len(value.as_tuple().digits) > MAX_DECIMAL_PREC * 2:
-            raise MemoryError(f"refusing a Decimal of over {MAX_DECIMAL_PREC * 2:,} digits")
+        if len(value.as_tuple().digits) > MAX_DECIMAL_DIGITS:
+            raise MemoryError(f"refusing a Decimal of over {MAX_DECIMAL_DIGITS:,} digits")
         return value
 
 
