@@ -110,4 +110,55 @@ CASES = [
     Case(
         "struct_small_ok", "import struct\nlen(struct.Struct('<4sI').pack(b'ab', 7))", V, value="8"
     ),
+    # 8. decimal: the time of one uninterruptible C call stays bounded
+    Case(
+        "decimal_huge_emax",
+        "import decimal\ndecimal.getcontext().Emax = decimal.MAX_EMAX",
+        E,
+        "Emax",
+    ),
+    Case(
+        "decimal_huge_prec",
+        "from decimal import getcontext\ngetcontext().prec = 300000",
+        E,
+        "precision",
+    ),
+    Case(
+        "decimal_huge_literal_to_int",
+        "from decimal import Decimal\nint(Decimal('1e999999'))",
+        E,
+        "exponent",
+    ),
+    Case(
+        "decimal_grow_past_emax",
+        "from decimal import Decimal\nDecimal('1e99999') ** 10",
+        E,
+        "Overflow",
+    ),
+    Case(
+        "decimal_subclass",
+        "from decimal import Decimal\nclass D(Decimal):\n    pass",
+        E,
+        "subclassed",
+    ),
+    Case(
+        "decimal_type_of_value",
+        "from decimal import Decimal\ntype(Decimal(1))('1e999999')",
+        E,
+        "exponent",
+    ),
+    Case(
+        "decimal_context_kwargs",
+        "from decimal import Context, localcontext\nwith localcontext(Context(prec=10**6)):\n    pass",
+        E,
+        "precision",
+    ),
+    Case(
+        "decimal_ordinary_use_still_works",
+        "from decimal import Decimal, Context, localcontext, setcontext, getcontext\n"
+        "setcontext(Context(prec=12))\nwith localcontext() as c:\n    c.prec = 5\n"
+        "    x = Decimal(2).sqrt()\n(str(x), getcontext().prec, str(Decimal('1.10') + Decimal('2.20')))",
+        V,
+        value="('1.4142', 12, '3.30')",
+    ),
 ]

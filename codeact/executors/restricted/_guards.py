@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import _string  # type: ignore[import-not-found]
 import builtins
-import decimal
 import string
 import threading
 import time
@@ -119,13 +118,16 @@ def sandbox_class(cls: Any) -> Any:
 
 
 #: Modules whose classes the host's event loop calls back into, and whose instances hold the
-#: loop: a cell may not subclass them (an override of ``get_loop`` would run in host threads).
-_NO_SUBCLASS_MODULES = ("asyncio", "_asyncio")
+#: loop: a cell may not subclass them (an override of ``get_loop`` would run in host threads);
+#: nor ``decimal``'s, whose constructors the sandbox bounds (a subclass would make unchecked
+#: values: ``int()`` of ``Decimal('1e999999')`` is a minute in one uninterruptible call).
+_NO_SUBCLASS_MODULES = ("asyncio", "_asyncio", "decimal")
 
 
 def _check_bases(cls: type) -> None:
     """Refuse a class deriving from a host class of ``_NO_SUBCLASS_MODULES`` (their exceptions
-    excepted): ``asyncio.Task``/``Future``/``Queue``/``Lock`` subclasses reach the loop."""
+    excepted): ``asyncio.Task``/``Future``/``Queue``/``Lock`` subclasses reach the loop, and
+    ``Decimal``/``Context`` subclasses would skip the sandbox's bounds."""
     for base in cls.__mro__[1:]:
         module = (getattr(base, "__module__", "") or "").split(".")[0]
         if module in _NO_SUBCLASS_MODULES and not issubclass(base, BaseException):
@@ -324,7 +326,10 @@ _WRITABLE_CONTAINERS = (list, dict, set, bytearray)
 
 #: Types whose instances the sandbox may configure (``localcontext() as c: c.prec = 3``; the
 #: guarded ``pd.options`` registers here).
-WRITABLE_TYPES: set[type] = {decimal.Context}
+WRITABLE_TYPES: set[type] = set()
+#: Types whose attribute writes go through a wrapper that checks the values (a decimal
+#: context's bounds: ``_stdwrap``), by type.
+WRITE_WRAPPERS: dict[type, Callable[[Any], Any]] = {}
 #: Hooks giving the stand-in the sandbox sees for a real class (``type(x)``, class attributes):
 #: each returns the class itself when it has none (numpy's array classes register here).
 TYPE_STANDINS: list[Callable[[type], Any]] = []
@@ -351,6 +356,9 @@ def make_write_guard(writable_packages: frozenset[str] = frozenset()) -> WriteGu
             raise PolicyError("modules are read-only in the sandbox")
         if type(obj) in WRITABLE_TYPES:
             return obj
+        wrapper = WRITE_WRAPPERS.get(type(obj))
+        if wrapper is not None:
+            return wrapper(obj)
         if isinstance(obj, (type, types.ModuleType)) or callable(obj):
             raise PolicyError(f"cannot set attributes on {_describe(obj)} in the sandbox")
         if type(obj).__module__.split(".")[0] in writable_packages:

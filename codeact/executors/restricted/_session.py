@@ -32,6 +32,7 @@ from codeact.executors.restricted._policy import (
 )
 from codeact.executors.restricted._rich import RichCapture
 from codeact.executors.restricted._stdsession import SessionWarnings, session_pprint
+from codeact.executors.restricted._stdwrap import session_decimal_context
 from codeact.executors.restricted._values import MAX_TOOL_PAYLOAD as MAX_TOOL_PAYLOAD
 from codeact.executors.restricted._values import ToolError as ToolError
 from codeact.executors.restricted._values import (
@@ -124,7 +125,7 @@ class Session:
         }
         #: The session's decimal context, current while its cells run (cells of several
         #: sessions share worker threads in inline mode).
-        self.decimal_context = decimal.Context()
+        self.decimal_context = session_decimal_context()
         self.modules = ModuleTable(
             allowed_modules,
             {**tool_modules, **per_session},

@@ -120,7 +120,9 @@ REVIEWED: dict[str, tuple[str, list[str]]] = {
     ),
     "decimal": (
         "exact decimals; the context is the session's own (set around each cell), and the "
-        "process-wide templates DefaultContext/BasicContext/ExtendedContext are not exposed",
+        "process-wide templates DefaultContext/BasicContext/ExtendedContext are not exposed; "
+        "precision and exponents are bounded (values, contexts, localcontext, setcontext) so no "
+        "single C call runs for minutes, and Decimal/Context cannot be subclassed",
         _S(
             "Decimal getcontext setcontext localcontext Context DecimalException DecimalTuple "
             "InvalidOperation DivisionByZero Inexact Rounded Clamped Overflow Underflow "

@@ -7,6 +7,7 @@ The per-session modules (``warnings``, ``pprint``) are in ``_stdsession``.
 from __future__ import annotations
 
 import contextlib
+import decimal
 import functools
 import queue
 import struct
@@ -16,7 +17,9 @@ from collections.abc import Callable
 from typing import Any
 
 from codeact.executors.restricted._guards import (
+    TYPE_STANDINS,
     WRITABLE_TYPES,
+    WRITE_WRAPPERS,
     GuardedType,
     check_timeout,
     safe_sleep,
@@ -226,6 +229,104 @@ class _StructType(GuardedType):
         return obj
 
 
+# -- decimal ---------------------------------------------------------------------------------
+#: The largest precision and exponent a cell's decimal contexts may have, and the most digits
+#: of a Decimal made from a literal. CPython allows far more, and some operations are one
+#: uninterruptible C call whose time grows with them: ``int(Decimal('1e999999'))`` about a
+#: minute; ``ln``/``log10``/``**`` grow as precision^2.5 (here, at 5,000 digits: 1.4 / 2.6 /
+#: 2.8 s; at 10,000: 8 / 11.5 / 10 s; at 50,000: minutes).
+MAX_DECIMAL_PREC = 5_000
+MAX_DECIMAL_EXP = 100_000
+MAX_DECIMAL_DIGITS = 100_000
+
+
+def session_decimal_context() -> decimal.Context:
+    """A session's decimal context: CPython's defaults with the exponent bounded."""
+    return decimal.Context(Emax=MAX_DECIMAL_EXP, Emin=-MAX_DECIMAL_EXP)
+
+
+def _check_context_values(prec: Any = None, Emax: Any = None, Emin: Any = None) -> None:
+    if type(prec) is int and prec > MAX_DECIMAL_PREC:
+        raise ValueError(f"decimal precision {prec:,} is over the sandbox's {MAX_DECIMAL_PREC:,}")
+    if type(Emax) is int and Emax > MAX_DECIMAL_EXP:
+        raise ValueError(f"decimal Emax {Emax:,} is over the sandbox's {MAX_DECIMAL_EXP:,}")
+    if type(Emin) is int and Emin < -MAX_DECIMAL_EXP:
+        raise ValueError(f"decimal Emin {Emin:,} is under the sandbox's {-MAX_DECIMAL_EXP:,}")
+
+
+def _checked_context(ctx: Any) -> Any:
+    if isinstance(ctx, decimal.Context):
+        _check_context_values(ctx.prec, ctx.Emax, ctx.Emin)
+    return ctx
+
+
+class DecimalContextWriter:
+    """What ``ctx.prec = ...`` writes through for a decimal context: the bounds checked."""
+
+    __slots__ = ("_ctx",)
+
+    def __init__(self, ctx: decimal.Context) -> None:
+        object.__setattr__(self, "_ctx", ctx)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in ("prec", "Emax", "Emin"):
+            _check_context_values(**{name: value})
+        setattr(object.__getattribute__(self, "_ctx"), name, value)
+
+
+class _DecimalType(GuardedType):
+    """``decimal.Decimal`` whose values are bounded when made (the constructor ignores the
+    context: ``Decimal('1e999999')``); arithmetic is bounded by the session's context."""
+
+    __slots__ = ()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        value = self._type(*args, **kwargs)
+        if value.is_finite() and abs(value.adjusted()) > MAX_DECIMAL_EXP:
+            raise MemoryError(
+                f"refusing a Decimal with exponent {value.adjusted():,} "
+                f"(limit {MAX_DECIMAL_EXP:,})"
+            )
+        if len(value.as_tuple().digits) > MAX_DECIMAL_DIGITS:
+            raise MemoryError(f"refusing a Decimal of over {MAX_DECIMAL_DIGITS:,} digits")
+        return value
+
+
+class _ContextType(GuardedType):
+    """``decimal.Context`` with the precision and exponents bounded (an exponent left unset is
+    the sandbox's bound, as in the session's own context)."""
+
+    __slots__ = ()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if len(args) < 3 and kwargs.get("Emin") is None:  # unset: the sandbox's, not CPython's
+            kwargs["Emin"] = -MAX_DECIMAL_EXP
+        if len(args) < 4 and kwargs.get("Emax") is None:
+            kwargs["Emax"] = MAX_DECIMAL_EXP
+        return _checked_context(self._type(*args, **kwargs))
+
+
+_DECIMAL = _DecimalType(decimal.Decimal)
+_CONTEXT = _ContextType(decimal.Context)
+
+
+def _decimal_standin(tp: type) -> Any:
+    """``type(x)`` of a Decimal or a context is the bounded stand-in."""
+    return _DECIMAL if tp is decimal.Decimal else _CONTEXT if tp is decimal.Context else tp
+
+
+def decimal_localcontext(ctx: Any = None, **kwargs: Any) -> Any:
+    """``decimal.localcontext`` with the context and the changes bounded."""
+    _checked_context(ctx)
+    _check_context_values(kwargs.get("prec"), kwargs.get("Emax"), kwargs.get("Emin"))
+    return decimal.localcontext(ctx, **kwargs)
+
+
+def decimal_setcontext(ctx: Any) -> None:
+    """``decimal.setcontext`` with the context bounded."""
+    decimal.setcontext(_checked_context(ctx))
+
+
 #: Wrapped names by (module, attribute).
 WRAPPED: dict[tuple[str, str], Any] = {
     ("contextlib", "suppress"): suppress,
@@ -238,6 +339,12 @@ WRAPPED: dict[tuple[str, str], Any] = {
     ("functools", "singledispatch"): singledispatch,
     ("struct", "pack"): struct_pack,
     ("struct", "Struct"): _StructType(struct.Struct),
+    ("decimal", "Decimal"): _DECIMAL,
+    ("decimal", "Context"): _CONTEXT,
+    ("decimal", "localcontext"): decimal_localcontext,
+    ("decimal", "setcontext"): decimal_setcontext,
 }
 
 WRITABLE_TYPES.add(types.SimpleNamespace)  # a plain attribute bag: ``ns.x = 1`` as in CPython
+WRITE_WRAPPERS[decimal.Context] = DecimalContextWriter
+TYPE_STANDINS.append(_decimal_standin)
