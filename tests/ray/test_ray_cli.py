@@ -125,12 +125,16 @@ async def main():
                 for label in ("node_a", "node_b")]
     for s in sessions:
         await s.start()
+    started = [anyio.Event() for _ in sessions]
+    cell = "print('running', flush=True)\\nwhile True:\\n    pass"
     async with anyio.create_task_group() as tg:
-        for s in sessions:
-            tg.start_soon(functools.partial(s.execute, "while True:\\n    pass", timeout=600))
-        await anyio.sleep(1)
+        for s, event in zip(sessions, started):
+            on_output = lambda name, text, event=event: event.set()
+            tg.start_soon(functools.partial(s.execute, cell, timeout=600, on_output=on_output))
+        for event in started:  # both cells are running on their nodes
+            await event.wait()
         print("busy", flush=True)
-        await anyio.sleep(600)
+        await anyio.sleep_forever()  # until the test kills this driver
 
 anyio.run(main)
 """

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from codeact.context import Context
 from codeact.llms import FunctionLLM, tool_call
 from codeact.server import MemoryStore, Principal, SQLiteStore, bearer_token, create_app
 from codeact.server.store import RunStatus, SessionKey
+from tests.helpers import wait_until
 from tests.server.agui_check import check_stream, parse_sse
 
 
@@ -353,10 +353,13 @@ def test_a_real_sqlite_lock_when_a_run_ends_fails_that_write_alone(
     finally:
         locker.rollback()
         locker.close()
-    deadline = time.monotonic() + 30
-    while (again := post(srv.url, "/", body("lk", "more", run="r2"))).status_code == 503:
-        assert time.monotonic() < deadline  # r1's end and events are stored once it can be
-        time.sleep(0.1)
+    # r1's end and events are stored once the store can take them; until then 503
+    again = wait_until(
+        lambda: (r := post(srv.url, "/", body("lk", "more", run="r2"))).status_code != 503 and r,
+        "the thread to take a new run",
+        timeout=60,
+    )
+    assert isinstance(again, httpx.Response)
     stored = parse_sse(post(srv.url, "/connect", {"threadId": "lk", "runId": "r1"}).content)
     assert stored == sent  # the record holds what the client was sent
     assert check_stream(parse_sse(again.content))[-1] == "RUN_FINISHED"

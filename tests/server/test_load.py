@@ -16,6 +16,7 @@ import httpx
 from codeact import FunctionAgent
 from codeact.llms import ScriptedLLM
 from codeact.server import SQLiteStore, create_app
+from tests.helpers import wait_until
 from tests.server.agui_check import check_stream, parse_sse
 from tests.server.replicas import Replica
 
@@ -57,10 +58,7 @@ def test_large_bodies_do_not_stall_a_live_stream(tmp_path: Path) -> None:
     big += [many_messages("ok2", 9_000)]
     try:
         live = Timed(server.url + "/", body("live"))
-        deadline = time.monotonic() + 30
-        while len(live.stamps) < 5:  # the live stream is flowing
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
+        wait_until(lambda: len(live.stamps) >= 5, "the live stream to flow", timeout=60)
         control, _ = send_all(server.url, small)  # the same requests, small: the machine's noise
         (t0, t1), results = send_all(server.url, big)
         live.thread.join(60)
@@ -104,10 +102,12 @@ def test_history_cancel_and_healthz_answer_within_the_store_timeout(
     srv = serve(create_app(agent, store=SQLiteStore(db, busy_timeout=8), store_timeout=1.0))
     with httpx.Client(timeout=30) as c:
         assert c.post(srv.url + "/", json=body("t")).status_code == 200
-        deadline = time.monotonic() + 30
-        while len(parse_sse(c.post(srv.url + "/history", json={"threadId": "t"}).content)) < 4:
-            assert time.monotonic() < deadline  # (the run's end is stored)
-            time.sleep(0.05)
+        wait_until(
+            lambda: len(parse_sse(c.post(srv.url + "/history", json={"threadId": "t"}).content))
+            >= 4,
+            "the run's end to be stored",
+            timeout=60,
+        )
         locker = sqlite3.connect(db)
         locker.execute("BEGIN EXCLUSIVE")  # another process holds the database: writes stall
         try:  # (and the calls queued behind the stalled write)
@@ -123,9 +123,8 @@ def test_history_cancel_and_healthz_answer_within_the_store_timeout(
         finally:
             locker.rollback()
             locker.close()
-        deadline = time.monotonic() + 30
-        while c.get(srv.url + "/healthz").status_code != 200:  # the stalled calls end
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+        wait_until(
+            lambda: c.get(srv.url + "/healthz").status_code == 200, "the stalled calls to end", 60
+        )
         history = parse_sse(c.post(srv.url + "/history", json={"threadId": "t"}).content)
         assert history[1]["messages"][-1]["content"] == "done"

@@ -12,6 +12,7 @@ from codeact import CodeActAgent, FunctionAgent
 from codeact.llms import ScriptedLLM
 from codeact.server import MemoryStore, create_app
 from codeact.server._sessions import BURST_IDLE_S, holds_sandbox
+from tests.helpers import wait_until
 from tests.server.agui_check import check_stream, parse_sse
 
 
@@ -28,10 +29,7 @@ def run_threads(app: Any, url: str, threads: list[str]) -> None:
     for t in threads:
         r = httpx.post(url + "/", json=body(t), timeout=30)
         assert check_stream(parse_sse(r.content))[-1] == "RUN_FINISHED"
-        deadline = time.monotonic() + 30
-        while app.state.server.unrecorded:  # (its end is stored: the session is idle)
-            assert time.monotonic() < deadline
-            time.sleep(0.01)
+        wait_until(lambda: not app.state.server.unrecorded, "the run's end to be stored", 60)
 
 
 def test_max_sessions_counts_sandboxes_not_cheap_sessions(serve: Any) -> None:
