@@ -161,4 +161,23 @@ CASES = [
         V,
         value="('1.4142', 12, '3.30')",
     ),
+    # 10. warnings.warn(stacklevel=N) names only cells' places, never a file of the host
+    Case(
+        "warn_stacklevel_host_paths",
+        "import warnings\nwith warnings.catch_warnings(record=True) as w:\n"
+        "    warnings.simplefilter('always')\n    for n in range(1, 9):\n"
+        "        warnings.warn('x', stacklevel=n)\n"
+        "    sorted([2, 1], key=lambda x: (warnings.warn('y', stacklevel=4), x)[1])\n"
+        "sorted({m.filename for m in w if not m.filename.startswith('<cell-')})",
+        V,
+        value="['sys']",
+    ),
+    Case(
+        "warn_stacklevel_names_the_callers_line",
+        "import warnings\ndef f():\n    warnings.warn('old', DeprecationWarning, stacklevel=2)\n"
+        "with warnings.catch_warnings(record=True) as w:\n    warnings.simplefilter('always')\n"
+        "    f()\n[(m.lineno, str(m.message)) for m in w]",
+        V,
+        value="[(6, 'old')]",
+    ),
 ]

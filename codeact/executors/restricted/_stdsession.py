@@ -17,6 +17,8 @@ from typing import Any
 
 from codeact.executors.restricted._sizes import MAX_WIDTH
 
+#: How the pseudo-filenames of cells begin (``compile_cell`` names them ``<cell-N-digest>``).
+CELL_PREFIX = "<cell-"
 _ACTIONS = ("error", "ignore", "always", "default", "module", "once")
 #: CPython's default filters (a release build), as seen from ``__main__``.
 _DEFAULTS: list[tuple[str, Any, type, Any, int]] = [
@@ -70,6 +72,21 @@ def _category(category: Any) -> type:
     if not (isinstance(category, type) and issubclass(category, Warning)):
         raise TypeError(f"category must be a Warning subclass, not '{type(category).__name__}'")
     return category
+
+
+def _cell_frame(level: int) -> tuple[str, int]:
+    """The place ``stacklevel=level`` names, counting only the cells' own frames: the host's
+    frames between and below them (guards, the executor, threads) are skipped, so a warning
+    never names a file of the host; past the outermost cell frame it is ``sys``, line 1, as
+    CPython says past the top of the stack."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_code.co_filename.startswith(CELL_PREFIX):
+            level -= 1
+            if level == 0:
+                return frame.f_code.co_filename, frame.f_lineno
+        frame = frame.f_back  # type: ignore[assignment]
+    return "sys", 1
 
 
 class SessionWarnings:
@@ -146,12 +163,7 @@ class SessionWarnings:
         if isinstance(message, Warning):
             category = type(message)
         category = _category(UserWarning if category is None else category)
-        frame = sys._getframe(1)
-        for _ in range(max(int(stacklevel), 1) - 1):
-            if frame.f_back is None:
-                break
-            frame = frame.f_back
-        filename, lineno = frame.f_code.co_filename, frame.f_lineno
+        filename, lineno = _cell_frame(max(int(stacklevel), 1))
         text = str(message)
         action = self._action(text, category, lineno)
         if action == "error":
