@@ -20,7 +20,7 @@ from codeact.server._auth import Principal, call_authenticate
 from codeact.server._config import ServerConfig
 from codeact.server._input import BadRequest, validate_run_input
 from codeact.server._live import LiveRuns, ReaderResponse
-from codeact.server._ownership import ThreadOwnership
+from codeact.server._ownership import ThreadOwnership, principal_id
 from codeact.server._replicas import ReplicaState
 from codeact.server._runner import RunStarter
 from codeact.server._runs import LiveRun, follow
@@ -100,7 +100,7 @@ class AGUIServer:
         again = await self._reattach(request, key, run_input.run_id, who)
         if again is not None:
             return again
-        live = self.runs.claim(key, run_input.thread_id, run_input.run_id, _uid(who))
+        live = self.runs.claim(key, run_input.thread_id, run_input.run_id, principal_id(who))
         await self.starter.start(live, run_input)
         return self._stream(live, 0, request)
 
@@ -150,10 +150,10 @@ class AGUIServer:
         who: Principal | None,
     ) -> Response | None:
         live = self.runs.of(key)
-        mine = live is not None and self.ownership.follows(live.owner, _uid(who))
+        mine = live is not None and self.ownership.follows(live.owner, principal_id(who))
         if live is not None and mine and run_id in (None, live.run_id):
             return self._stream(live, start, request)
-        if run_id is None or not await self.ownership.allows(key, _uid(who)):
+        if run_id is None or not await self.ownership.allows(key, principal_id(who)):
             return None
         remote = await self.replicas.follow(key, run_id, start)
         if remote is not None:
@@ -172,7 +172,7 @@ class AGUIServer:
         last = data.get("lastEventId", request.headers.get("last-event-id", -1))
         start = _turns.event_number(last, "lastEventId") + 1
         live = self.runs.of(key)
-        if live is not None and self.ownership.follows(live.owner, _uid(who)):
+        if live is not None and self.ownership.follows(live.owner, principal_id(who)):
             return self._stream(live, start, request)
         run_id = run_id or await self.replicas.live_elsewhere(key)
         if run_id is not None:
@@ -187,9 +187,9 @@ class AGUIServer:
         data, thread_id = _turns.thread_request(await self.read_json(request))
         key = self.key(data.get("forwardedProps"), thread_id, who)
         live = self.runs.of(key)
-        if live is None and await self.replicas.cancel_elsewhere(key, _uid(who)):
+        if live is None and await self.replicas.cancel_elsewhere(key, principal_id(who)):
             return JSONResponse({"status": "cancelled", "threadId": thread_id})
-        mine = live is not None and self.ownership.follows(live.owner, _uid(who))
+        mine = live is not None and self.ownership.follows(live.owner, principal_id(who))
         if live is None or live.handler is None or not mine:
             raise BadRequest(404, f"no run in progress for thread {thread_id!r}")
         await live.handler.cancel()
@@ -209,7 +209,7 @@ class AGUIServer:
         self, key: SessionKey, thread_id: str, who: Principal | None
     ) -> list[ChatMessage]:
         """The thread's messages for its owner (404 for another principal's thread)."""
-        if not await self.ownership.allows(key, _uid(who)):
+        if not await self.ownership.allows(key, principal_id(who)):
             raise BadRequest(404, f"no thread {thread_id!r}")
         current = self._current(key)
         return current.ctx.memory.get_all() if current else await self.store.load_messages(key)
@@ -275,7 +275,3 @@ class AGUIServer:
             with contextlib.suppress(Exception):
                 await s.ctx.aclose()
         await self.store.aclose()
-
-
-def _uid(who: Principal | None) -> str | None:
-    return who.id if who is not None else None

@@ -9,10 +9,16 @@ applies to ``(app, thread)`` (the *claim*) whoever asks.
 
 from __future__ import annotations
 
+from codeact.server._auth import Principal
 from codeact.server.store import SessionKey, SessionStore
 
 #: The thread the one-live-run rule applies to (the key, or ``(app, thread)`` when authenticated).
 Claim = tuple[str, ...]
+
+
+def principal_id(who: Principal | None) -> str | None:
+    """The id the rule knows a caller by (None without authentication)."""
+    return who.id if who is not None else None
 
 
 class ThreadOwnership:

@@ -33,6 +33,7 @@ from starlette.staticfiles import StaticFiles
 from codeact.errors import CodeActError
 from codeact.server import _turns
 from codeact.server._input import BadRequest
+from codeact.server._ownership import principal_id
 
 if TYPE_CHECKING:
     from codeact.context import Context
@@ -112,16 +113,16 @@ class _FileRoutes:
         who = await server.principal(request)
         data, thread_id = _turns.thread_request(await server.read_json(request))
         key = server.key(data.get("forwardedProps"), thread_id, who)
-        ownership = server.ownership
-        if who is not None and not await ownership.allows(key, who.id):
+        ownership, user = server.ownership, principal_id(who)
+        if not await ownership.allows(key, user):
             raise BadRequest(404, f"no thread {thread_id!r}")
         if server.runs.of(key) is not None:
             raise BadRequest(409, f"thread {thread_id!r} has a run in progress; wait for it")
-        if who is not None and await ownership.owner(key) is None:
+        if user is not None and await ownership.owner(key) is None:
             # a new thread: the uploader creates it and owns it, in the store (on every
             # replica and after a restart), as a first message would
             await server.store.save_messages(key, [])
-            ownership.record(key, who.id)
+            ownership.record(key, user)
         session = await server.sessions.load(key, data.get("forwardedProps"))
         return data, session
 
