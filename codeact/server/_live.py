@@ -92,6 +92,20 @@ class LiveRuns:
         live.done.set()
         live.notify()
 
+    def abandoned(self, live: LiveRun) -> None:
+        """The claimed run did not start: the thread is free, and nothing waits for it."""
+        self.release(live)
+        live.done.set()
+
+    async def _settled(self) -> None:
+        """Until every run has ended and its end is recorded (a run claimed before the drain
+        began and still starting too: it runs like the others)."""
+        while True:
+            live = next(iter(self.unrecorded), None) or next(iter(self._by_claim.values()), None)
+            if live is None:
+                return
+            await live.done.wait()
+
     @contextlib.contextmanager
     def reading(self) -> Iterator[None]:
         """Count a client reading a live run while inside."""
@@ -109,16 +123,14 @@ class LiveRuns:
         until their clients were sent the terminal events."""
         self.draining = True
         with anyio.move_on_after(timeout):
-            while self.unrecorded:
-                await next(iter(self.unrecorded)).done.wait()
+            await self._settled()
         for live in self.values():
             if live.handler is not None:
                 log.warning("drain timeout: cancelling run %r", live.run_id)
                 with contextlib.suppress(Exception):
                     await live.handler.cancel()
         with anyio.move_on_after(CANCELLED_S):
-            for live in list(self.unrecorded):
-                await live.done.wait()
+            await self._settled()
         with anyio.move_on_after(READERS_S):
             while self.readers:
                 self._quiet = self._quiet or anyio.Event()

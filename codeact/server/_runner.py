@@ -65,7 +65,7 @@ class RunStarter:
             await self._record_start(live, session, start)
             await self._launch(live, session, launch)
         except BaseException:
-            self.runs.release(live)
+            self.runs.abandoned(live)
             raise
 
     async def _check_owner(self, live: LiveRun) -> None:

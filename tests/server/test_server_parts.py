@@ -108,6 +108,34 @@ async def test_the_drain_waits_until_its_readers_have_left() -> None:
         await runs.drain(timeout=0)
 
 
+async def test_the_drain_waits_for_a_run_claimed_before_it_began() -> None:
+    runs = LiveRuns(ThreadOwnership(MemoryStore(), authenticated=False), max_frames=16)
+    for outcome in ("recorded", "abandoned"):
+        live = runs.claim(KEY, "t1", f"r-{outcome}", None)  # (still starting: not launched)
+        drained = anyio.Event()
+
+        async def drain(done: anyio.Event) -> None:
+            await runs.drain(timeout=10)
+            done.set()
+
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(drain, drained)
+                await wait_all_tasks_blocked()
+                assert not drained.is_set()
+                if outcome == "recorded":
+                    runs.launched(live)
+                    runs.release(live)  # (its terminal event)
+                    await wait_all_tasks_blocked()
+                    assert not drained.is_set()  # its end is not stored yet
+                    runs.recorded(live)
+                else:
+                    runs.abandoned(live)  # it could not start
+                await drained.wait()
+        assert runs.of(KEY) is None
+        runs.draining = False
+
+
 async def test_every_part_gets_the_servers_task_group_when_it_is_made() -> None:
     tasks = Tasks()
     with pytest.raises(RuntimeError, match="not open"):
