@@ -39,8 +39,6 @@ def modules(root: Path, package: str) -> dict[str, Path]:
 KNOWN_PRIVATE: set[tuple[str, str]] = {
     ("codeact.batch._cli", "codeact.cli._common"),  # the batch command lives in batch
     ("codeact.cli", "codeact.batch._cli"),
-    ("codeact.cli._serve", "codeact.server._open"),
-    ("codeact.cli._serve", "codeact.server._uvicorn"),
 }
 
 #: Module pairs that still refer to each other (an owner and the object pointing back at it,
@@ -48,9 +46,6 @@ KNOWN_PRIVATE: set[tuple[str, str]] = {
 KNOWN_MUTUAL: set[frozenset[str]] = {
     frozenset({"codeact.executors.docker.executor", "codeact.executors.docker.pool"}),
     frozenset({"codeact.executors.restricted._process", "codeact.executors.restricted.executor"}),
-    frozenset({"codeact.server._app", "codeact.server._replicas"}),
-    frozenset({"codeact.server._app", "codeact.server._lifecycle"}),  # until AGUIServer is split
-    frozenset({"codeact.server._coordination", "codeact.server._postgres"}),
 }
 
 

@@ -322,9 +322,14 @@ def _bind_host(host: str, token: str | None) -> str:
 def serve_app(args: argparse.Namespace, factory: Any) -> int:
     """Build the app from the options and run it until SIGTERM/SIGINT (then drain)."""
     from codeact.errors import UserError
-    from codeact.server import SQLiteStore, bearer_token, create_app
-    from codeact.server._open import check_store, redact
-    from codeact.server._uvicorn import make_server
+    from codeact.server import (
+        SQLiteStore,
+        bearer_token,
+        check_store,
+        create_app,
+        make_server,
+        redact_url,
+    )
     from codeact.server.store import SchemaError, StoreLocked, StoreUnavailable
 
     logging.basicConfig(
@@ -371,9 +376,10 @@ def serve_app(args: argparse.Namespace, factory: Any) -> int:
         ui=args.ui,
     )
     auth = "bearer token required" if token else "no authentication (loopback only)"
+    db = redact_url(args.db)
     print(
         f"codeact AG-UI server on http://{host}:{args.port}{args.path} "
-        f"(POST to run; /connect, /cancel, /history, GET /healthz; sessions in {redact(args.db)}; "
+        f"(POST to run; /connect, /cancel, /history, GET /healthz; sessions in {db}; "
         f"{auth})",
         flush=True,
     )

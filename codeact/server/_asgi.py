@@ -6,7 +6,6 @@ import contextlib
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
-import anyio
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -41,19 +40,8 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        await server.recover()
-        try:
-            async with anyio.create_task_group() as tg:
-                server.tg = server.store.tg = tg
-                tg.start_soon(server.close_idle)
-                tg.start_soon(server.replicas.serve)  # (replicas sharing the store)
-                try:
-                    yield
-                finally:
-                    tg.cancel_scope.cancel()  # live runs end (RUN_ERROR "shutdown"), recorded
-        finally:
-            with anyio.CancelScope(shield=True):
-                await _close(server)
+        async with server.running():
+            yield
 
     app = Starlette(routes=_routes(server), lifespan=lifespan, exception_handlers=_HANDLERS)
     if cors_origins:
@@ -104,14 +92,3 @@ _HANDLERS: dict[Any, Any] = {
     HTTPException: _http.http_exception_handler,
     Exception: _http.internal_error_handler,
 }
-
-
-async def _close(server: AGUIServer) -> None:
-    for live in list(server.live.values()):
-        if live.handler is not None:
-            with contextlib.suppress(Exception):
-                await live.handler.cancel()
-    for s in list(server.sessions.values()):
-        with contextlib.suppress(Exception):
-            await s.ctx.aclose()
-    await server.store.aclose()

@@ -9,7 +9,7 @@ import json
 import logging
 import time
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import anyio
 from ag_ui.core import RunErrorEvent
@@ -26,19 +26,34 @@ from codeact.server.store import (
     claim_text,
 )
 
-if TYPE_CHECKING:
-    from codeact.server._postgres import PostgresStore
-
 log = logging.getLogger("codeact.server")
 CHANNEL = "codeact_cancel"
 #: How often a reader of a run on another replica looks for its new events.
 FOLLOW_POLL_S = 0.1
 
 
+class ReplicaDatabase(Protocol):
+    """What the coordinator needs of its store (``PostgresStore`` is one): the replicas'
+    lease table, statements, and the settings of a connection of its own."""
+
+    url: str
+    replica: str
+    lease_s: float
+    heartbeat_s: float
+
+    def conninfo_kwargs(self) -> dict[str, Any]: ...
+
+    async def heartbeat(self) -> None: ...
+
+    async def forget_dead_replicas(self) -> None: ...
+
+    async def fetch(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]: ...
+
+
 class PostgresCoordinator(Coordinator):
     """Coordination through the store's database (no other service)."""
 
-    def __init__(self, store: PostgresStore) -> None:
+    def __init__(self, store: ReplicaDatabase) -> None:
         self.store = store
         #: Since when this replica's lease rounds have worked (None: the last one failed).
         self.healthy_since: float | None = time.monotonic()
@@ -106,12 +121,12 @@ class PostgresCoordinator(Coordinator):
             "RETURNING app, usr, thread, run_id, pg_notify(%s, json_build_object("
             "'replica', replica, 'claim', claim, 'runId', run_id)::text)"
         )
-        rows = await self.store._fetch(sql, (claim_text(claim), user, user, CHANNEL))
-        return ((rows[0][0], rows[0][1], rows[0][2]), rows[0][3]) if rows else None
+        rows = await self.store.fetch(sql, (claim_text(claim), user, user, CHANNEL))
+        return (SessionKey(*rows[0][:3]), rows[0][3]) if rows else None
 
     async def requested_cancels(self) -> list[tuple[tuple[str, ...], str]]:
         """Cancels asked of this replica's live runs (the slow path, polled every round)."""
-        rows = await self.store._fetch(
+        rows = await self.store.fetch(
             "SELECT claim, run_id FROM codeact_runs WHERE replica = %s AND status = 'running' "
             "AND cancel_requested",
             (self.store.replica,),
@@ -120,15 +135,15 @@ class PostgresCoordinator(Coordinator):
 
     async def live_run(self, claim: tuple[str, ...]) -> tuple[SessionKey, str] | None:
 
-        rows = await self.store._fetch(
+        rows = await self.store.fetch(
             "SELECT app, usr, thread, run_id FROM codeact_runs "
             "WHERE claim = %s AND status = 'running'",
             (claim_text(claim),),
         )
-        return ((rows[0][0], rows[0][1], rows[0][2]), rows[0][3]) if rows else None
+        return (SessionKey(*rows[0][:3]), rows[0][3]) if rows else None
 
     async def latest_run(self, key: SessionKey) -> str | None:
-        rows = await self.store._fetch(
+        rows = await self.store.fetch(
             "SELECT run_id FROM codeact_runs WHERE app=%s AND usr=%s AND thread=%s "
             "ORDER BY seq DESC LIMIT 1",
             key,

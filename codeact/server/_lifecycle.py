@@ -1,72 +1,51 @@
-"""The server's life around its runs: health, recovery after a crash, the drain on shutdown,
-and what the served agent needs (a sandbox? agents' names?)."""
+"""The server's life around its runs: health, recovery after a crash, and what the served
+agent needs (a sandbox? agents' names?). The drain on shutdown is ``LiveRuns.drain``."""
 
 from __future__ import annotations
 
-import contextlib
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import anyio
 from starlette.responses import JSONResponse, Response
 
 from codeact.agents import Runnable
 from codeact.server import _turns
-
-if TYPE_CHECKING:
-    from codeact.server._app import AGUIServer
+from codeact.server._timed import TimedStore
+from codeact.server.store import SessionKey
 
 log = logging.getLogger("codeact.server")
 #: ``/healthz`` answers within this many seconds whatever the store does (503 past it).
 HEALTH_S = 0.5
 
 
-async def healthz(server: AGUIServer) -> Response:
+async def healthz(store: TimedStore, live_runs: int, draining: bool) -> Response:
     """200 with the store's report, or 503 when it does not answer within ``HEALTH_S``."""
-    inner = server.store.inner
+    inner = store.inner
 
     async def check() -> dict[str, Any]:
         await inner.ping()
         return await inner.health()
 
     try:
-        database = await server.store.call(check, timeout=HEALTH_S)
+        database = await store.call(check, timeout=HEALTH_S)
     except Exception as exc:
         log.warning("health check: the store is unreachable: %r", exc)
-        body = {"status": "degraded", "store": "unreachable", "liveRuns": len(server.live)}
+        body = {"status": "degraded", "store": "unreachable", "liveRuns": live_runs}
         return JSONResponse(body, status_code=503)
-    status = "draining" if server.draining else "ok"
-    body = {"status": status, "store": "ok", "liveRuns": len(server.live)}
+    status = "draining" if draining else "ok"
+    body = {"status": status, "store": "ok", "liveRuns": live_runs}
     return JSONResponse({**body, "database": database} if database else body)
 
 
-async def recover(server: AGUIServer) -> None:
+async def recover(store: TimedStore) -> None:
     """Runs left ``running`` by a process that died are marked interrupted."""
-    for key, run_id in await server.store.running_runs():
+    for key, run_id in await store.running_runs():
         try:
-            await _turns.mark_interrupted(server.store, key, run_id)
-            log.warning("run %r on thread %r was interrupted by a restart", run_id, key[2])
+            await _turns.mark_interrupted(store, key, run_id)
+            thread = SessionKey(*key).thread
+            log.warning("run %r on thread %r was interrupted by a restart", run_id, thread)
         except Exception:
             log.exception("marking run %r interrupted failed", run_id)
-
-
-async def drain(server: AGUIServer, timeout: float) -> None:
-    """Stop accepting runs, let live ones finish for ``timeout`` s, cancel the rest."""
-    server.draining = True
-    had_runs = bool(server.unrecorded)
-    with anyio.move_on_after(timeout):
-        while server.unrecorded:
-            await next(iter(server.unrecorded)).done.wait()
-    for live in list(server.live.values()):
-        if live.handler is not None:
-            log.warning("drain timeout: cancelling run %r", live.run_id)
-            with contextlib.suppress(Exception):
-                await live.handler.cancel()
-    with anyio.move_on_after(10):
-        for live in list(server.unrecorded):
-            await live.done.wait()
-    if had_runs:
-        await anyio.sleep(0.6)  # let the readers write the terminal events
 
 
 def is_workflow(agent: Runnable) -> bool:

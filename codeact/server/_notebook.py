@@ -56,7 +56,7 @@ class NotebookRoute:
 
         server = self.server
         who = await server.principal(request)
-        data, thread_id = _turns.thread_request(await server._json(request))
+        data, thread_id = _turns.thread_request(await server.read_json(request))
         key = server.key(data.get("forwardedProps"), thread_id, who)
         messages = await server.thread_messages(key, thread_id, who)
         if not messages:

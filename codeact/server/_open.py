@@ -70,7 +70,7 @@ def check_store(make: Callable[[], SessionStore]) -> None:
     anyio.run(probe)
 
 
-def redact(url: str | Path) -> str:
+def redact_url(url: str | Path) -> str:
     """The URL without its password (for logs and banners)."""
     text = str(url)
     parts = urlsplit(text) if "://" in text else None

@@ -33,12 +33,13 @@ from starlette.staticfiles import StaticFiles
 from codeact.errors import CodeActError
 from codeact.server import _turns
 from codeact.server._input import BadRequest
+from codeact.server._ownership import principal_id
 
 if TYPE_CHECKING:
     from codeact.context import Context
     from codeact.executors.base import CodeExecutor
     from codeact.server._app import AGUIServer
-    from codeact.server._sessions import Session
+    from codeact.server._sessions import ThreadSession
 
 #: Uploads larger than this (decoded) are refused with 413.
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024
@@ -106,23 +107,23 @@ class _FileRoutes:
     def __init__(self, server: AGUIServer) -> None:
         self.server = server
 
-    async def _thread(self, request: Request) -> tuple[dict[str, Any], Session]:
+    async def _thread(self, request: Request) -> tuple[dict[str, Any], ThreadSession]:
         """The body and the caller's thread context (404 for someone else's thread)."""
         server = self.server
         who = await server.principal(request)
-        data, thread_id = _turns.thread_request(await server._json(request))
+        data, thread_id = _turns.thread_request(await server.read_json(request))
         key = server.key(data.get("forwardedProps"), thread_id, who)
-        owner = await server.owner_of(key) if who is not None else None
-        if who is not None and owner not in (None, who.id):
+        ownership, user = server.ownership, principal_id(who)
+        if not await ownership.allows(key, user):
             raise BadRequest(404, f"no thread {thread_id!r}")
-        if server.live.get(server.claim_key(key)) is not None:
+        if server.runs.of(key) is not None:
             raise BadRequest(409, f"thread {thread_id!r} has a run in progress; wait for it")
-        if who is not None and owner is None:
+        if user is not None and await ownership.owner(key) is None:
             # a new thread: the uploader creates it and owns it, in the store (on every
             # replica and after a restart), as a first message would
             await server.store.save_messages(key, [])
-            server.owners[(key[0], key[2])] = who.id
-        session = await server.pool.get(key, data.get("forwardedProps"))
+            ownership.record(key, user)
+        session = await server.sessions.load(key, data.get("forwardedProps"))
         return data, session
 
     async def upload(self, request: Request) -> Response:

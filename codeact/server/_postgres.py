@@ -148,7 +148,8 @@ class PostgresStore(SessionStore):
         except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
             raise StoreUnavailable(f"the PostgreSQL database is unreachable: {exc}") from exc
 
-    async def _fetch(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    async def fetch(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """The rows of one statement (none for a statement that returns none)."""
         async with self.connection() as conn:
             cur = await conn.execute(sql, params)
             return await cur.fetchall() if cur.description else []
@@ -190,16 +191,16 @@ class PostgresStore(SessionStore):
             await _pg_messages.put_messages(conn, key, messages)
 
     async def load_state(self, key: SessionKey) -> dict[str, Any] | None:
-        rows = await self._fetch(f"SELECT state FROM codeact_threads WHERE {KEY}", key)
+        rows = await self.fetch(f"SELECT state FROM codeact_threads WHERE {KEY}", key)
         return state_from_text(rows[0][0]) if rows and rows[0][0] else None
 
     async def save_state(self, key: SessionKey, state: dict[str, Any]) -> None:
-        await self._fetch(
+        await self.fetch(
             f"UPDATE codeact_threads SET state = %s WHERE {KEY}", (state_text(state), *key)
         )
 
     async def thread_owner(self, app: str, thread: str) -> str | None:
-        rows = await self._fetch(
+        rows = await self.fetch(
             "SELECT usr FROM codeact_threads WHERE app=%s AND thread=%s LIMIT 1", (app, thread)
         )
         return str(rows[0][0]) if rows else None
@@ -221,7 +222,9 @@ class PostgresStore(SessionStore):
         except pg_errors.UniqueViolation as exc:
             if exc.diag.constraint_name != LIVE_INDEX:
                 raise
-            raise ThreadBusy(f"thread {key[2]!r} has a live run on another replica") from None
+            raise ThreadBusy(
+                f"thread {SessionKey(*key).thread!r} has a live run on another replica"
+            ) from None
         assert row is not None
         self._fences[(key, run_id)] = int(row[0])
 
@@ -246,12 +249,12 @@ class PostgresStore(SessionStore):
             )
 
     async def run_status(self, key: SessionKey, run_id: str) -> RunStatus | None:
-        rows = await self._fetch(f"SELECT status FROM codeact_runs WHERE {RUN}", (*key, run_id))
+        rows = await self.fetch(f"SELECT status FROM codeact_runs WHERE {RUN}", (*key, run_id))
         status: RunStatus | None = rows[0][0] if rows else None
         return status
 
     async def list_runs(self, key: SessionKey) -> list[dict[str, Any]]:
-        rows = await self._fetch(
+        rows = await self.fetch(
             f"SELECT run_id, status FROM codeact_runs WHERE {KEY} ORDER BY seq", key
         )
         return [{"runId": r, "status": s} for r, s in rows]
@@ -259,14 +262,14 @@ class PostgresStore(SessionStore):
     async def running_runs(self) -> list[tuple[SessionKey, str]]:
         """Adopts the ``running`` runs of replicas whose lease expired (atomically: each is
         adopted by one survivor) and returns them, for the caller to mark interrupted."""
-        rows = await self._fetch(_ADOPT, (self.replica, self.lease_s))
+        rows = await self.fetch(_ADOPT, (self.replica, self.lease_s))
         for a, u, t, r, fence in rows:
-            self._fences[((a, u, t), r)] = int(fence)
-        return [((a, u, t), r) for a, u, t, r, _ in rows]
+            self._fences[(SessionKey(a, u, t), r)] = int(fence)
+        return [(SessionKey(a, u, t), r) for a, u, t, r, _ in rows]
 
     async def forget_dead_replicas(self) -> None:
         """Drop the rows of replicas whose lease expired long ago."""
-        await self._fetch(
+        await self.fetch(
             "DELETE FROM codeact_replicas WHERE heartbeat < now() - make_interval(secs => %s)",
             (self.lease_s * 10,),
         )
@@ -308,7 +311,7 @@ class PostgresStore(SessionStore):
     async def event_page(
         self, key: SessionKey, run_id: str, *, after: int, skip: int, limit: int
     ) -> list[tuple[int, str]]:
-        rows = await self._fetch(
+        rows = await self.fetch(
             f"SELECT id, event FROM codeact_events WHERE {RUN} AND id > %s "
             "ORDER BY id LIMIT %s OFFSET %s",
             (*key, run_id, after, limit, skip),
@@ -318,18 +321,18 @@ class PostgresStore(SessionStore):
     async def load_events(self, key: SessionKey, run_id: str | None = None) -> list[dict[str, Any]]:
         if run_id is None:
             sql = f"SELECT event FROM codeact_events WHERE {KEY} ORDER BY id"
-            rows = await self._fetch(sql, key)
+            rows = await self.fetch(sql, key)
         else:
             sql = f"SELECT event FROM codeact_events WHERE {RUN} ORDER BY id"
-            rows = await self._fetch(sql, (*key, run_id))
+            rows = await self.fetch(sql, (*key, run_id))
         return [json.loads(e) for (e,) in rows]
 
     # -- operations ----------------------------------------------------------------------------
     async def ping(self) -> None:
-        await self._fetch("SELECT 1")
+        await self.fetch("SELECT 1")
 
     async def health(self) -> dict[str, Any]:
-        rows = await self._fetch(
+        rows = await self.fetch(
             "SELECT count(*) FROM codeact_replicas WHERE heartbeat > now() - "
             "make_interval(secs => %s)",
             (self.lease_s,),

@@ -9,19 +9,19 @@ import logging
 import weakref
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import anyio
 
 from codeact._messages import ChatMessage
-from codeact.server._auth import Principal
+from codeact.server import _lifecycle
 from codeact.server._coordination import close_record, follow_stored
 from codeact.server._input import BadRequest
+from codeact.server._live import LiveRuns
 from codeact.server._runs import LiveRun
+from codeact.server._sessions import ThreadSessions
+from codeact.server._tasks import Tasks
+from codeact.server._timed import TimedStore
 from codeact.server.store import ReplicaHooks, RunStatus, SessionKey
-
-if TYPE_CHECKING:
-    from codeact.server._app import AGUIServer
 
 log = logging.getLogger("codeact.server")
 #: Seconds a cancel on one replica waits for the run on another to end.
@@ -44,10 +44,18 @@ class Unstored:
 
 
 class ReplicaState(ReplicaHooks):
-    """The server's side of replica coordination (its ``ReplicaHooks`` too)."""
+    """The server's side of replica coordination (its ``ReplicaHooks`` too): it sees the
+    store, the threads' sessions and live runs, and starts tasks in the server's group."""
 
-    def __init__(self, server: AGUIServer) -> None:
-        self.server = server
+    def __init__(
+        self, store: TimedStore, sessions: ThreadSessions, runs: LiveRuns, tasks: Tasks
+    ) -> None:
+        self.store = store
+        self.sessions = sessions
+        self.runs = runs
+        self.tasks = tasks
+        #: Replicas share the store: cancels, replays and the one-live-run rule go through it.
+        self.coordinator = store.inner.coordinator()
         #: The last run this replica started on a thread (its session is current after it).
         self.last_runs: dict[SessionKey, str] = {}
         #: Live runs stopped because the store became unreachable (they end as ``error``).
@@ -62,8 +70,8 @@ class ReplicaState(ReplicaHooks):
     async def serve(self) -> None:
         """Forever: the coordinator's lease loop and cancel listener (a shared store), else
         a loop storing the run ends the store did not take, once it takes them."""
-        if self.server.coordinator is not None:
-            await self.server.coordinator.serve(self)
+        if self.coordinator is not None:
+            await self.coordinator.serve(self)
             return
         while True:
             await anyio.sleep(RETRY_S)
@@ -76,22 +84,22 @@ class ReplicaState(ReplicaHooks):
     async def forget_stale(self, key: SessionKey) -> None:
         """A later turn of the thread ran on another replica: this replica's session of it
         (memory, sandbox variables) is stale, and the turn starts afresh from the store."""
-        coordinator, server = self.server.coordinator, self.server
-        if coordinator is None or key not in server.sessions:
+        coordinator = self.coordinator
+        if coordinator is None or key not in self.sessions:
             return
-        if any(live.key == key for live in server.unrecorded):
+        if any(live.key == key for live in self.runs.unrecorded):
             return  # (the previous turn's end is not stored yet: it ran here)
         try:
-            with anyio.fail_after(server.config.store_timeout):
+            with anyio.fail_after(self.store.timeout):
                 latest = await coordinator.latest_run(key)
         except Exception as exc:
-            log.exception("the store could not be asked about thread %r", key[2])
+            log.exception("the store could not be asked about thread %r", key.thread)
             raise BadRequest(
                 503, "the session store is unavailable; the run was not started"
             ) from exc
         if latest != self.last_runs.get(key):
-            log.info("thread %r ran elsewhere since: a fresh session here", key[2])
-            await server.pool.close(key)
+            log.info("thread %r ran elsewhere since: a fresh session here", key.thread)
+            await self.sessions.close(key)
 
     def store_lost(self, live: LiveRun, exc: Exception) -> None:
         """The store is unreachable: the run stops now, with a clear terminal error."""
@@ -102,9 +110,8 @@ class ReplicaState(ReplicaHooks):
         live.publish_error(
             "the session store became unreachable; the run was stopped", "store_unavailable"
         )
-        handler, tg = live.handler, self.server.tg
-        if handler is not None and tg is not None:
-            tg.start_soon(handler.cancel)
+        if live.handler is not None and self.tasks.open:
+            self.tasks.start_soon(live.handler.cancel)
 
     def unstored_end(self, live: LiveRun, status: RunStatus, messages: list[ChatMessage]) -> None:
         """Keep a run's end (and its unstored events, up to ``MAX_UNSTORED``) for ``retry``."""
@@ -116,47 +123,46 @@ class ReplicaState(ReplicaHooks):
 
     async def follow(self, key: SessionKey, run_id: str, start: int) -> AsyncIterator[bytes] | None:
         """A run live on another replica, followed from the store (None: not such a run)."""
-        if self.server.coordinator is None:
+        if self.coordinator is None:
             return None
-        if await self.server.store.run_status(key, run_id) != "running":
+        if await self.store.run_status(key, run_id) != "running":
             return None
-        return follow_stored(self.server.store, key, run_id, start)
+        return follow_stored(self.store, key, run_id, start)
 
     async def live_elsewhere(self, key: SessionKey) -> str | None:
         """The id of the thread's run live on another replica (None: none, or not shared)."""
-        coordinator = self.server.coordinator
+        coordinator = self.coordinator
         if coordinator is None:
             return None
-        found = await coordinator.live_run(self.server.claim_key(key))
+        found = await coordinator.live_run(self.runs.ownership.claim(key))
         return found[1] if found is not None and found[0] == key else None
 
-    async def cancel_elsewhere(self, key: SessionKey, who: Principal | None) -> bool:
-        """Cancel the thread's run on the replica running it; True once it has ended (False:
-        no replica runs one)."""
-        server = self.server
-        if server.coordinator is None:
+    async def cancel_elsewhere(self, key: SessionKey, user: str | None) -> bool:
+        """Cancel the thread's run (the principal ``user``'s, when given) on the replica
+        running it; True once it has ended (False: no replica runs one)."""
+        if self.coordinator is None:
             return False
-        found = await server.coordinator.cancel(server.claim_key(key), who.id if who else None)
+        found = await self.coordinator.cancel(self.runs.ownership.claim(key), user)
         if found is None:
             return False
         run_key, run_id = found
         with anyio.move_on_after(CANCEL_WAIT_S):
-            while await server.store.run_status(run_key, run_id) == "running":  # noqa: ASYNC110
+            while await self.store.run_status(run_key, run_id) == "running":  # noqa: ASYNC110
                 await anyio.sleep(0.05)  # (it ends in another process: polled)
         return True
 
     # -- ReplicaHooks --------------------------------------------------------------------------
     async def cancel(self, claim: tuple[str, ...], run_id: str) -> None:
-        live, tg = self.server.live.get(claim), self.server.tg
-        if live is None or live.run_id != run_id or live.handler is None or tg is None:
+        live = self.runs.on_claim(claim)
+        if live is None or live.run_id != run_id or live.handler is None or not self.tasks.open:
             return
         if live not in self.cancelling:  # (asked by NOTIFY and by the polled flag: once)
             log.info("run %r cancelled from another replica", run_id)
             self.cancelling.add(live)
-            tg.start_soon(live.handler.cancel)
+            self.tasks.start_soon(live.handler.cancel)
 
     async def retry(self) -> None:
-        store = self.server.store
+        store = self.store
         for (key, run_id), end in list(self.unstored.items()):
             if end.events:
                 await store.append_event_json_at(key, run_id, end.first, end.events)
@@ -166,4 +172,4 @@ class ReplicaState(ReplicaHooks):
             log.warning("the end of run %r is stored now (%s)", run_id, end.status)
 
     async def recover(self) -> None:
-        await self.server.recover()
+        await _lifecycle.recover(self.store)

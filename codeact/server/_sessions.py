@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import anyio
@@ -20,7 +20,10 @@ from codeact.server.store import SessionKey, SessionStore, state_text
 log = logging.getLogger("codeact.server")
 
 
-class Session:
+class ThreadSession:
+    """A thread's state in this process: its context (messages, state, sandbox) and what the
+    server keeps beside it."""
+
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
         self.last_used = time.monotonic()
@@ -42,13 +45,15 @@ WARM_FRACTION = 4
 BURST_IDLE_S = 30.0
 
 
-def holds_sandbox(s: Session) -> bool:
+def holds_sandbox(s: ThreadSession) -> bool:
     """Whether the session's context has started an executor session (a sandbox)."""
     return any(key.startswith("executor:") for key in s.ctx.resources)
 
 
-class Sessions:
-    """``items`` by thread key; ``busy()`` names the keys in use (live or not yet recorded).
+class ThreadSessions:
+    """The threads' sessions by key (``get``, ``in``, iteration over keys, ``values()``);
+    ``load`` makes one from the store. ``busy()`` names the keys in use (a live run, or one
+    whose end is not yet stored): those are never closed to make room.
 
     Sizing: ``max_sessions`` bounds the sessions holding a sandbox (what costs memory); the
     sessions holding none (an agent that runs no code, or a thread that ran none yet) are
@@ -56,22 +61,44 @@ class Sessions:
     make room, oldest first."""
 
     def __init__(
-        self, store: SessionStore, config: ServerConfig, busy: Callable[[], set[SessionKey]]
+        self,
+        store: SessionStore,
+        config: ServerConfig,
+        busy: Callable[[], set[SessionKey]],
+        runs_code: bool = True,
     ) -> None:
         self.store = store
         self.config = config
         self.busy = busy
-        self.items: dict[SessionKey, Session] = {}
-        #: Whether the served agent can start a sandbox (set by the server).
-        self.runs_code = True
+        #: Whether the served agent can start a sandbox (else only contexts are counted).
+        self.runs_code = runs_code
+        self._items: dict[SessionKey, ThreadSession] = {}
 
-    async def get(self, key: SessionKey, props: Any = None) -> Session:
-        s = self.items.get(key)
+    def get(self, key: SessionKey) -> ThreadSession | None:
+        """The thread's session if this process has it (``load`` makes one)."""
+        return self._items.get(key)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._items
+
+    def __iter__(self) -> Iterator[SessionKey]:
+        return iter(list(self._items))
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def values(self) -> list[ThreadSession]:
+        """The sessions (a copy)."""
+        return list(self._items.values())
+
+    async def load(self, key: SessionKey, props: Any = None) -> ThreadSession:
+        """The thread's session, loaded from the store (and room made) when not here yet."""
+        s = self._items.get(key)
         if s is None:
             await self._make_room(key)
             history = await self.store.load_messages(key)
             stored = await self.store.load_state(key)
-            s = self.items.get(key)  # another request may have loaded it meanwhile
+            s = self._items.get(key)  # another request may have loaded it meanwhile
             if s is None:
                 await self._make_room(key)
                 state = stored
@@ -82,7 +109,7 @@ class Sessions:
                 ctx = Context(memory=ChatMemory(history))
                 if state is not None:  # stored or resolved state wins over the agent's own
                     ctx.set_state(state)
-                s = self.items[key] = Session(ctx)
+                s = self._items[key] = ThreadSession(ctx)
                 s.stored_state = state_text(stored) if stored is not None else None
         s.last_used = time.monotonic()
         return s
@@ -91,17 +118,17 @@ class Sessions:
         """Close the oldest idle sessions until a new one fits (a sandbox slot when the agent
         runs code, and a context slot); 429 when every one that counts is busy."""
         limit = self.config.max_sessions
-        if not limit or key in self.items:
+        if not limit or key in self._items:
             return
         if self.runs_code:
             await self._evict(limit, holds_sandbox, "sandbox sessions")
         contexts = max(limit * CONTEXTS_PER_SLOT, MIN_CONTEXTS)
         await self._evict(contexts, lambda s: True, "sessions")
 
-    async def _evict(self, limit: int, counts: Callable[[Session], bool], what: str) -> None:
-        while sum(1 for s in self.items.values() if counts(s)) >= limit:
+    async def _evict(self, limit: int, counts: Callable[[ThreadSession], bool], what: str) -> None:
+        while sum(1 for s in self._items.values() if counts(s)) >= limit:
             busy = self.busy()
-            idle = [(s.last_used, k) for k, s in self.items.items() if k not in busy and counts(s)]
+            idle = [(s.last_used, k) for k, s in self._items.items() if k not in busy and counts(s)]
             if not idle:
                 raise BadRequest(
                     429,
@@ -112,13 +139,13 @@ class Sessions:
             await self.close(oldest)
 
     async def close(self, key: SessionKey) -> None:
-        s = self.items.pop(key, None)
+        s = self._items.pop(key, None)
         if s is None:
             return
         try:
             await s.ctx.aclose()
         except Exception:
-            log.exception("closing the session of thread %r failed", key[2])
+            log.exception("closing the session of thread %r failed", SessionKey(*key).thread)
 
     async def close_idle(self, forget: Callable[[SessionKey], object]) -> None:
         """Forever: close the sessions idle for ``idle_close_s``, and the idle sandboxes past
@@ -133,7 +160,7 @@ class Sessions:
         """The sessions to close now (the rule of ``close_idle``)."""
         busy, cfg = self.busy(), self.config
         idle = sorted(
-            ((s.last_used, k, s) for k, s in self.items.items() if k not in busy), reverse=True
+            ((s.last_used, k, s) for k, s in self._items.items() if k not in busy), reverse=True
         )
         warm = max(2, cfg.max_sessions // WARM_FRACTION) if cfg.max_sessions else len(idle)
         out, sandboxes = [], 0

@@ -269,7 +269,7 @@ class SQLiteStore(SessionStore):
                 "SELECT app, user, thread, run_id FROM runs WHERE status='running'"
             ).fetchall()
 
-        return [((a, u, t), r) for a, u, t, r in await self._run(q)]
+        return [(SessionKey(a, u, t), r) for a, u, t, r in await self._run(q)]
 
     async def thread_owner(self, app: str, thread: str) -> str | None:
         def q(db: sqlite3.Connection) -> str | None:

@@ -14,9 +14,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import anyio
-from anyio.abc import TaskGroup
 
 from codeact._messages import ChatMessage
+from codeact.server._tasks import Tasks
 from codeact.server.store import (
     Coordinator,
     RunStatus,
@@ -29,13 +29,13 @@ T = TypeVar("T")
 
 
 class TimedStore(SessionStore):
-    """Wraps ``inner``; ``tg`` (set by the app's lifespan) owns the calls a caller gave up on."""
+    """Wraps ``inner``; ``tasks`` (the server's, once open) owns the calls a caller gave up on."""
 
-    def __init__(self, inner: SessionStore, timeout: float) -> None:
+    def __init__(self, inner: SessionStore, timeout: float, tasks: Tasks | None = None) -> None:
         self.inner = inner
         self.timeout = timeout if timeout and timeout > 0 else math.inf
         self.shared = inner.shared
-        self.tg: TaskGroup | None = None
+        self.tasks = tasks
 
     async def call(
         self, fn: Callable[..., Awaitable[T]], *args: Any, timeout: float | None = None, **kw: Any
@@ -43,7 +43,8 @@ class TimedStore(SessionStore):
         """``await fn(*args, **kw)``, or ``StoreUnavailable`` after ``timeout`` seconds
         (default: the store timeout); store errors of the driver stay as they are."""
         limit = self.timeout if timeout is None else timeout
-        if self.tg is None or not self.inner.slow_to_cancel:  # (a cancelled call ends at once)
+        tasks = self.tasks
+        if tasks is None or not tasks.open or not self.inner.slow_to_cancel:  # (ends at once)
             try:
                 with anyio.fail_after(limit):
                     return await fn(*args, **kw)
@@ -60,7 +61,7 @@ class TimedStore(SessionStore):
             finally:
                 done.set()
 
-        self.tg.start_soon(run)
+        tasks.start_soon(run)
         with anyio.move_on_after(limit):
             await done.wait()
         if not box:

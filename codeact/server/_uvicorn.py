@@ -100,9 +100,9 @@ class DrainingServer(uvicorn.Server):
             sock.close()
         agui = getattr(getattr(self.config.app, "state", None), "server", None)
         if agui is not None:
-            if agui.live:
+            if agui.runs:
                 log.warning(
-                    "draining %d live runs (up to %g s)", len(agui.live), self.drain_timeout
+                    "draining %d live runs (up to %g s)", len(agui.runs), self.drain_timeout
                 )
             try:
                 await agui.drain(self.drain_timeout)

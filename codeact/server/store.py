@@ -10,12 +10,21 @@ from __future__ import annotations
 import json
 import logging
 from abc import ABC, abstractmethod
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from codeact._messages import ChatMessage
 from codeact.errors import StoreError
 
-SessionKey = tuple[str, str, str]
+
+class SessionKey(NamedTuple):
+    """A thread's key in the store. A plain ``(app, user, thread)`` tuple equals it (stores may
+    return those); the server makes one with ``SessionKey(*key)`` before reading its fields."""
+
+    app: str
+    user: str
+    thread: str
+
+
 log = logging.getLogger("codeact.server")
 
 
@@ -270,10 +279,15 @@ class MemoryStore(SessionStore):
         return [{"runId": r, "status": s} for r, s in self._runs.get(key, {}).items()]
 
     async def running_runs(self) -> list[tuple[SessionKey, str]]:
-        return [(k, r) for k, runs in self._runs.items() for r, s in runs.items() if s == "running"]
+        return [
+            (SessionKey(*k), r)
+            for k, runs in self._runs.items()
+            for r, s in runs.items()
+            if s == "running"
+        ]
 
     async def thread_owner(self, app: str, thread: str) -> str | None:
-        return next((k[1] for k in self._messages if k[0] == app and k[2] == thread), None)
+        return next((u for a, u, t in self._messages if a == app and t == thread), None)
 
     async def load_messages(self, key: SessionKey) -> list[ChatMessage]:
         return [ChatMessage.model_validate_json(m) for m in self._messages.get(key, [])]

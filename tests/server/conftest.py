@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from codeact.server._uvicorn import make_server
+from codeact.server import make_server
 
 
 class LiveServer:

@@ -210,7 +210,7 @@ def test_reattach_after_a_disconnect_gets_the_missed_events(serve: Any, live_fra
     last_id = int([ln for ln in complete.decode().split("\n") if ln.startswith("id: ")][-1][4:])
     assert last_id == len(seen) - 1
     if live_frames == 8:  # the run goes on meanwhile and drops the frames we missed
-        live = next(iter(app.state.server.live.values()))
+        live = next(iter(app.state.server.runs.values()))
         deadline = time.monotonic() + 30
         while live.base <= last_id + 1:
             assert time.monotonic() < deadline, "the live run kept its old frames"

@@ -14,8 +14,7 @@ import pytest
 
 from codeact._messages import ChatMessage
 from codeact.errors import UserError
-from codeact.server import MemoryStore, SQLiteStore, open_store
-from codeact.server._open import redact
+from codeact.server import MemoryStore, SQLiteStore, open_store, redact_url
 from codeact.server.store import SchemaError, StoreUnavailable, ThreadBusy
 
 KEY = ("app", "alice", "t1")
@@ -59,9 +58,9 @@ def test_open_store_refuses_bad_urls_and_options(url: str, options: Any, message
 
 
 def test_redact_hides_the_password() -> None:
-    assert redact("postgresql://u:s3cret@h:5432/db") == "postgresql://u:***@h:5432/db"
-    assert redact("postgresql://u@h/db") == "postgresql://u@h/db"
-    assert redact("/tmp/x.db") == "/tmp/x.db"
+    assert redact_url("postgresql://u:s3cret@h:5432/db") == "postgresql://u:***@h:5432/db"
+    assert redact_url("postgresql://u@h/db") == "postgresql://u@h/db"
+    assert redact_url("/tmp/x.db") == "/tmp/x.db"
 
 
 def test_importing_the_server_does_not_import_the_driver() -> None:

@@ -40,7 +40,7 @@ def post(url: str, payload: Any, path: str = "/", **kw: Any) -> httpx.Response:
 def wait_recorded(app: Any) -> None:
     """Until every run's end is stored (bounded)."""
     for _ in range(600):
-        if not app.state.server.unrecorded and not app.state.server.live:
+        if not app.state.server.runs.unrecorded and not app.state.server.runs:
             return
         time.sleep(0.05)
     raise AssertionError("the run's end was never stored")
@@ -322,7 +322,7 @@ def test_max_sessions_closes_the_oldest_idle_then_refuses_when_all_are_busy(
     for t in busy:
         t.start()
     for _ in range(400):
-        if len(app.state.server.live) == 2:
+        if len(app.state.server.runs) == 2:
             break
         time.sleep(0.02)
     refused = post(srv.url, body("d"))

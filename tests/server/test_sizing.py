@@ -29,7 +29,7 @@ def run_threads(app: Any, url: str, threads: list[str]) -> None:
     for t in threads:
         r = httpx.post(url + "/", json=body(t), timeout=30)
         assert check_stream(parse_sse(r.content))[-1] == "RUN_FINISHED"
-        wait_until(lambda: not app.state.server.unrecorded, "the run's end to be stored", 60)
+        wait_until(lambda: not app.state.server.runs.unrecorded, "the run's end to be stored", 60)
 
 
 def test_max_sessions_counts_sandboxes_not_cheap_sessions(serve: Any) -> None:
@@ -49,7 +49,7 @@ def test_max_sessions_counts_sandboxes_not_cheap_sessions(serve: Any) -> None:
 def test_a_burst_does_not_pin_its_idle_sandboxes(serve: Any) -> None:
     app = create_app(code_agent(), store=MemoryStore(), max_sessions=8, idle_close_s=600)
     run_threads(app, serve(app).url, ["a", "b", "c", "d", "e"])
-    pool = app.state.server.pool
+    pool = app.state.server.sessions
     assert pool.expired(time.monotonic()) == []  # just used: all kept
     later = pool.expired(time.monotonic() + BURST_IDLE_S + 1)  # past the short grace
     assert sorted(k[2] for k in later) == ["a", "b", "c"]  # the 2 most recent stay warm
