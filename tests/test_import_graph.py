@@ -37,8 +37,6 @@ def modules(root: Path, package: str) -> dict[str, Path]:
 #: Imports of another package's private module still to be replaced by a public name (issue 27);
 #: removing an entry is progress, adding one fails the test.
 KNOWN_PRIVATE: set[tuple[str, str]] = {
-    ("codeact.batch._cli", "codeact.cli._common"),  # the batch command lives in batch
-    ("codeact.cli", "codeact.batch._cli"),
     ("codeact.cli._serve", "codeact.server._open"),
     ("codeact.cli._serve", "codeact.server._uvicorn"),
 }
@@ -46,8 +44,6 @@ KNOWN_PRIVATE: set[tuple[str, str]] = {
 #: Module pairs that still refer to each other (an owner and the object pointing back at it,
 #: if only for typing); removing an entry is progress, adding one fails the test.
 KNOWN_MUTUAL: set[frozenset[str]] = {
-    frozenset({"codeact.executors.docker.executor", "codeact.executors.docker.pool"}),
-    frozenset({"codeact.executors.restricted._process", "codeact.executors.restricted.executor"}),
     frozenset({"codeact.server._app", "codeact.server._replicas"}),
     frozenset({"codeact.server._app", "codeact.server._lifecycle"}),  # until AGUIServer is split
     frozenset({"codeact.server._coordination", "codeact.server._postgres"}),

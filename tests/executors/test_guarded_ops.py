@@ -152,13 +152,13 @@ async def test_opting_a_package_in_changes_nothing_for_another_session() -> None
         assert r.error is None and r.value == "['b']", r
         # The other session is handed a pandas object through a tool-free route: a value the
         # host puts in its namespace is not possible, so check its write guard directly.
-        session = plain._session  # type: ignore[attr-defined]
+        session = plain._interpreter  # type: ignore[attr-defined]
         import pandas as pd
 
         frame = pd.DataFrame({"a": [1]})
         with pytest.raises(Exception, match="cannot set attributes"):
             session.globals["_write_"](frame)
-        own = with_pandas._session  # type: ignore[attr-defined]
+        own = with_pandas._interpreter  # type: ignore[attr-defined]
         assert own.globals["_write_"](frame) is frame
 
 

@@ -21,6 +21,7 @@ from codeact.executors.restricted._allowed import check_allowed_modules, third_p
 from codeact.executors.restricted._cgroups import CgroupLimits, SessionCgroup, cgroup_support
 from codeact.executors.restricted._files import read_beneath, write_beneath
 from codeact.executors.restricted._guards import CellTimeout
+from codeact.executors.restricted._interpreter import RestrictedInterpreter
 from codeact.executors.restricted._interrupt import WATCHDOG
 from codeact.executors.restricted._ossandbox import (
     NOBODY,
@@ -30,14 +31,13 @@ from codeact.executors.restricted._ossandbox import (
     host_is_root,
     resolve_os_sandbox,
 )
-from codeact.executors.restricted._process import WorkerProcess
+from codeact.executors.restricted._process import WorkerProcess, WorkerSettings
 from codeact.executors.restricted._reaping import (
     NO_CGROUP_WARNING,
     NO_QUOTA_WARNING,
     reap_once,
     warn_once,
 )
-from codeact.executors.restricted._session import Session
 from codeact.executors.restricted._workspace import Workspace
 from codeact.executors.wire.cells import run_host_tool, to_result
 from codeact.tools import BaseTool
@@ -150,7 +150,7 @@ class RestrictedExecutor(CodeExecutor):
         self.workspace: Workspace | None = None
         self.workdir: Path | None = None
         self._owns_workdir = False
-        self._session: Session | None = None
+        self._interpreter: RestrictedInterpreter | None = None
         self._worker: WorkerProcess | None = None
         self._lock = anyio.Lock()
         self._closed = False
@@ -170,9 +170,9 @@ class RestrictedExecutor(CodeExecutor):
         try:
             await self._make_room()
             if self.isolation == "inline":
-                self._session = self._new_session()
+                self._interpreter = self._new_interpreter()
             else:
-                self._worker = WorkerProcess(self)
+                self._worker = WorkerProcess(self._worker_settings(), self.tools)
                 await self._worker.start()
         except BaseException:
             self._worker = None
@@ -209,6 +209,19 @@ class RestrictedExecutor(CodeExecutor):
                         limits, memory_bytes=limits.memory_bytes + (self.disk_limit_mb << 20)
                     )
                 self.cgroup = await anyio.to_thread.run_sync(SessionCgroup.create, limits, support)
+
+    def _worker_settings(self) -> WorkerSettings:
+        assert self.workdir is not None
+        return WorkerSettings(
+            workdir=self.workdir,
+            os_sandboxed=self.os_sandboxed,
+            allowed_modules=self.allowed_modules,
+            max_output_bytes=self.max_output_bytes,
+            limits=self.limits,
+            allow_pickle=self.allow_pickle,
+            tmpdir=None if self.workspace is None else self.workspace.tmpdir,
+            cgroup=self.cgroup,
+        )
 
     async def _release(self) -> None:
         """Delete the control group and the session folder (in a thread: never on the loop)."""
@@ -253,8 +266,8 @@ class RestrictedExecutor(CodeExecutor):
             stacklevel=3,
         )
 
-    def _new_session(self) -> Session:
-        return Session(
+    def _new_interpreter(self) -> RestrictedInterpreter:
+        return RestrictedInterpreter(
             tool_names=self.tool_specs(),
             tool_bridge=self._inline_bridge,
             allowed_modules=self.allowed_modules,
@@ -267,8 +280,8 @@ class RestrictedExecutor(CodeExecutor):
         """Forget all variables; files in the working directory stay."""
         await self.start()
         async with self._lock:
-            if self._session is not None:
-                self._session.reset()
+            if self._interpreter is not None:
+                self._interpreter.reset()
             elif self._worker is not None:
                 await self._worker.reset()
 
@@ -281,9 +294,9 @@ class RestrictedExecutor(CodeExecutor):
             with anyio.CancelScope(shield=True):
                 await self._worker.stop()
             self._worker = None
-        if self._session is not None:
-            self._session.aio.abandon()  # the session's event loop, if an async cell made one
-        self._session = None
+        if self._interpreter is not None:
+            self._interpreter.aio.abandon()  # the session's event loop, if an async cell made one
+        self._interpreter = None
         with anyio.CancelScope(shield=True):
             await self._release()
 
@@ -321,7 +334,7 @@ class RestrictedExecutor(CodeExecutor):
         limit = self.timeout if timeout is None else timeout
         async with self._lock:
             if self._worker is not None:
-                raw = await self._worker.execute(code, limit, on_output)
+                raw = await self._worker.execute(code, limit, on_output, self.tools)
             else:
                 raw = await self._execute_inline(code, limit, on_output)
         return to_result(raw)
@@ -329,7 +342,7 @@ class RestrictedExecutor(CodeExecutor):
     async def _execute_inline(
         self, code: str, limit: float, on_output: OutputCallback | None
     ) -> dict[str, Any]:
-        session = self._session
+        session = self._interpreter
         assert session is not None
         deadline = time.monotonic() + limit
         state: dict[str, Any] = {"thread": None, "done": threading.Event()}
@@ -369,7 +382,7 @@ class RestrictedExecutor(CodeExecutor):
             return value
         if status == "timeout":
             raise CellTimeout()
-        from codeact.executors.restricted._session import ToolError
+        from codeact.executors.restricted._interpreter import ToolError
 
         raise ToolError(value)
 

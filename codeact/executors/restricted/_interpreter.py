@@ -1,4 +1,5 @@
-"""One sandbox session: its namespace, builtins, captured output and the cell runner.
+"""``RestrictedInterpreter``: one session's guarded namespace, builtins, captured output and
+cell runner (named for what it is: "session" means the executor's whole session elsewhere).
 
 Used as is by the inline executor (cells run in a worker thread of the host process) and by the
 worker process of ``isolation="process"``. Stdlib, RestrictedPython and codeact's own restricted
@@ -60,7 +61,7 @@ _EXCLUDED_EXCEPTIONS = {"BaseExceptionGroup", "ExceptionGroup"}
 class _Stream:
     """A captured ``stdout``/``stderr`` for the sandbox (``print`` and ``sys.stdout.write``)."""
 
-    def __init__(self, name: str, session: Session) -> None:
+    def __init__(self, name: str, session: RestrictedInterpreter) -> None:
         self._name = name
         self._session = session
 
@@ -80,7 +81,7 @@ class _Stream:
         return False
 
 
-class Session:
+class RestrictedInterpreter:
     """A persistent restricted namespace plus everything a cell needs to run."""
 
     def __init__(
