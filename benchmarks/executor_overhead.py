@@ -182,8 +182,8 @@ def guards_cpu(cells: dict[str, str], repeat: int) -> dict[str, tuple[float, flo
     timed by this thread's CPU time. Per cell: (median of per-round ratios, ratio of bests)."""
     import tempfile
 
+    from codeact.executors.restricted._compile import compile_cell
     from codeact.executors.restricted._interpreter import RestrictedInterpreter
-    from codeact.executors.restricted._policy import compile_cell
 
     with tempfile.TemporaryDirectory() as workdir:
         session = RestrictedInterpreter(allowed_modules=MODULES, workdir=workdir)

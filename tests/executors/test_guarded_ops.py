@@ -259,6 +259,6 @@ async def test_a_chained_host_exception_holding_objects_is_withheld() -> None:
     withheld = chained_exception(held)
     assert isinstance(withheld, RuntimeError) and "withheld" in str(withheld)
     assert chained_exception(ValueError("plain", 3)) is not None
-    from codeact.executors.restricted._guards import CellTimeout
+    from codeact.executors.restricted._deadline import CellTimeout
 
     assert chained_exception(CellTimeout()) is None

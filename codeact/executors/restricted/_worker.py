@@ -14,7 +14,7 @@ import sys
 import time
 from typing import Any, BinaryIO
 
-from codeact.executors.restricted._guards import CellTimeout
+from codeact.executors.restricted._deadline import CellTimeout
 from codeact.executors.restricted._interpreter import RestrictedInterpreter, ToolError
 from codeact.executors.restricted._interrupt import SignalAlarm
 from codeact.executors.wire.frames import HEADER, ProtocolError, encode, frame_length

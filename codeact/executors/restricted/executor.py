@@ -19,8 +19,8 @@ from codeact.errors import ExecutorError, UserError
 from codeact.executors.base import CodeExecutor, ExecutionResult, OutputCallback
 from codeact.executors.restricted._allowed import check_allowed_modules, third_party
 from codeact.executors.restricted._cgroups import CgroupLimits, SessionCgroup, cgroup_support
+from codeact.executors.restricted._deadline import CellTimeout
 from codeact.executors.restricted._files import read_beneath, write_beneath
-from codeact.executors.restricted._guards import CellTimeout
 from codeact.executors.restricted._interpreter import RestrictedInterpreter
 from codeact.executors.restricted._interrupt import WATCHDOG
 from codeact.executors.restricted._ossandbox import (
