@@ -23,6 +23,11 @@ if TYPE_CHECKING:
 
 #: Per-session limits every command defaults to (MB of memory, MB of disk, CPUs).
 SESSION_MEMORY_MB, SESSION_DISK_MB, SESSION_CPUS = 2048, 1024, 1.0
+#: ``RestrictedExecutor`` arguments the spec sets from its own fields (not from ``options``).
+_RESTRICTED_FIELDS = frozenset(
+    {"isolation", "os_sandbox", "allowed_modules", "timeout", "memory_limit_mb", "disk_limit_mb",
+     "cpus"}
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -37,8 +42,9 @@ class SandboxSpec:
     win). ``allow`` opts modules in (``None``: the data libraries, when an OS sandbox is
     active). ``cell_timeout``, ``memory_mb``, ``disk_mb`` and ``cpus`` (``None``: no CPU
     quota) are the per-session limits of the restricted and Ray sandboxes; Docker and plug-ins
-    keep their own defaults. ``options`` are extra keyword arguments for the executor class
-    (Docker's and plug-ins'; the restricted and Ray ones are built from the fields above).
+    keep their own defaults. ``options`` are more keyword arguments for the executor class
+    (``DockerExecutor``'s, a plug-in's, or ``RestrictedExecutor``'s beyond the fields above,
+    e.g. ``{"pids_limit": 32}``); a Ray session takes none.
     """
 
     executor: str = "restricted"
@@ -51,7 +57,7 @@ class SandboxSpec:
     cpus: float | None = SESSION_CPUS
     ray_address: str | None = None
     runtime: str | None = None
-    options: Mapping[str, Any] = field(default_factory=dict)
+    options: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.executor, str) or not self.executor:
@@ -69,6 +75,8 @@ class SandboxSpec:
         if self.cpus is not None and not self.cpus > 0:
             raise UserError(f"cpus must be positive or None, got {self.cpus!r}")
         object.__setattr__(self, "options", dict(self.options))
+        if self.executor == "ray" and self.options:
+            raise UserError("options are not used by the ray executor: use the spec's fields")
 
     @staticmethod
     def parse_allow(text: str | None) -> tuple[str, ...] | None:
@@ -114,16 +122,22 @@ class SandboxSpec:
 
     def __call__(self) -> CodeExecutor:
         """A fresh executor as this spec describes (not started)."""
-        if self.executor == "restricted":
-            return self._restricted()
         if self.executor == "ray":
             return self._ray()
-        from codeact.executors.base import get_executor
+        clash = sorted(set(self.options) & _RESTRICTED_FIELDS)
+        if self.executor == "restricted" and clash:
+            raise UserError(f"options {clash} are SandboxSpec fields here: set those instead")
+        try:
+            if self.executor == "restricted":
+                return self._restricted()
+            from codeact.executors.base import get_executor
 
-        options = dict(self.options)
-        if self.executor == "docker" and self.runtime is not None:
-            options["runtime"] = self.runtime
-        return get_executor(self.executor, **options)
+            options = dict(self.options)
+            if self.executor == "docker" and self.runtime is not None:
+                options["runtime"] = self.runtime
+            return get_executor(self.executor, **options)
+        except TypeError as exc:  # an option the executor class does not take
+            raise UserError(f"options for the {self.executor!r} executor: {exc}") from None
 
     def _restricted(self) -> CodeExecutor:
         from codeact.executors.restricted import UnsandboxedWarning
@@ -137,6 +151,7 @@ class SandboxSpec:
                 memory_limit_mb=self.memory_mb,
                 disk_limit_mb=self.disk_mb,
                 cpus=self.cpus,
+                **self.options,
             )
 
     def _ray(self) -> CodeExecutor:

@@ -120,6 +120,28 @@ def test_bad_values_are_a_user_error(bad: dict[str, Any]) -> None:
         SandboxSpec(**bad)
 
 
+def test_options_reach_the_restricted_executor_unless_a_field_sets_them() -> None:
+    ex = SandboxSpec(isolation="inline", options={"pids_limit": 9, "allow_pickle": True})()
+    assert isinstance(ex, RestrictedExecutor)
+    assert (ex.cgroup_limits.pids, ex.allow_pickle) == (9, True)
+    with pytest.raises(UserError, match=r"\['timeout'\] are SandboxSpec fields"):
+        SandboxSpec(options={"timeout": 5})()
+    with pytest.raises(UserError, match="options for the 'restricted' executor"):
+        SandboxSpec(options={"no_such_option": 1})()
+    with pytest.raises(UserError, match="options for the 'docker' executor"):
+        SandboxSpec(executor="docker", options={"no_such_option": 1})()
+    with pytest.raises(UserError, match="not used by the ray executor"):
+        SandboxSpec(executor="ray", options={"num_cpus": 2})
+
+
+def test_a_spec_is_a_value() -> None:
+    spec = SandboxSpec(executor="docker", options={"memory": "256m"})
+    assert spec == SandboxSpec(executor="docker", options={"memory": "256m"})
+    assert len({spec, SandboxSpec(executor="docker"), SandboxSpec()}) == 3  # hashable
+    with pytest.raises(AttributeError):
+        spec.executor = "ray"  # type: ignore[misc]
+
+
 def test_an_unknown_executor_is_a_user_error_naming_the_known_ones() -> None:
     with pytest.raises(UserError, match="Known executors: .*restricted"):
         SandboxSpec(executor="nope")()
