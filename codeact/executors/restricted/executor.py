@@ -6,7 +6,6 @@ import dataclasses
 import os
 import threading
 import time
-import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -17,7 +16,7 @@ import anyio.to_thread
 
 from codeact.errors import ExecutorError, UserError
 from codeact.executors.base import CodeExecutor, ExecutionResult, OutputCallback
-from codeact.executors.restricted._allowed import check_allowed_modules, third_party
+from codeact.executors.restricted._allowed import check_allowed_modules, warn_unsandboxed
 from codeact.executors.restricted._cgroups import CgroupLimits, SessionCgroup, cgroup_support
 from codeact.executors.restricted._deadline import CellTimeout
 from codeact.executors.restricted._files import read_beneath, write_beneath
@@ -26,7 +25,6 @@ from codeact.executors.restricted._interrupt import WATCHDOG
 from codeact.executors.restricted._ossandbox import (
     NOBODY,
     OsSandbox,
-    UnsandboxedWarning,
     give_to_sandbox,
     host_is_root,
     resolve_os_sandbox,
@@ -43,7 +41,6 @@ from codeact.executors.wire.cells import run_host_tool, to_result
 from codeact.tools import BaseTool
 
 Isolation = Literal["inline", "process"]
-_WARNED: set[tuple[str, ...]] = set()
 
 
 class RestrictedExecutor(CodeExecutor):
@@ -165,7 +162,8 @@ class RestrictedExecutor(CodeExecutor):
         self.check_tools()
         if self.isolation == "process":
             self.os_sandboxed = resolve_os_sandbox(self.os_sandbox)
-        self._warn_unsandboxed_modules()
+        if not self.os_sandboxed:
+            warn_unsandboxed(self.allowed_modules, self.isolation)
         await reap_once()
         try:
             await self._make_room()
@@ -247,24 +245,6 @@ class RestrictedExecutor(CodeExecutor):
                 f"{extra})"
             )
         return "process without an OS sandbox (language guards and resource limits)"
-
-    def _warn_unsandboxed_modules(self) -> None:
-        packages = third_party(self.allowed_modules)
-        if not packages or self.os_sandboxed:
-            return
-        key = (self.isolation, *packages)
-        if key in _WARNED:
-            return
-        _WARNED.add(key)
-        where = "in-process" if self.isolation == "inline" else "in a worker without an OS sandbox"
-        warnings.warn(
-            f"RestrictedExecutor: {', '.join(packages)} run {where}, where their own file and "
-            "network I/O (e.g. pandas.read_csv('/etc/passwd'), DataFrame.to_csv('/tmp/x'), URL "
-            "readers) reaches the host. Use isolation='process' with bubblewrap installed, or "
-            "DockerExecutor, for untrusted code.",
-            UnsandboxedWarning,
-            stacklevel=3,
-        )
 
     def _new_interpreter(self) -> RestrictedInterpreter:
         return RestrictedInterpreter(
