@@ -178,3 +178,37 @@ def test_an_agent_takes_a_spec_as_its_executor() -> None:
     result = agent.run_sync("2**10?")
     assert result.response.text == "It is 1024."
     assert "1024" in llm.requests[1].messages[-1].text
+
+
+#: Calls that build an executor from options; outside ``codeact.executors`` only the spec may.
+BUILDERS = {"RestrictedExecutor", "DockerExecutor", "RayExecutor", "get_executor", "with_limits",
+            "default_executor", "restricted_executor"}  # fmt: skip
+#: ``codeact doctor`` starts a bare RestrictedExecutor to test each isolation on this host.
+DIAGNOSTICS = {"codeact/cli/_doctor.py"}
+
+
+def executor_builds(root: Path) -> list[str]:
+    """``file:line name`` of each call of a ``BUILDERS`` name under ``root``."""
+    import ast
+
+    found = []
+    for file in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(file.read_text())):
+            if isinstance(node, ast.Call):
+                func = node.func
+                name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+                if name in BUILDERS:
+                    found.append(f"{file.relative_to(root.parent.parent)}:{node.lineno} {name}")
+    return found
+
+
+def test_the_commands_and_batch_build_executors_only_through_the_spec() -> None:
+    package = Path(__file__).resolve().parents[2] / "codeact"
+    builds = [
+        b
+        for area in ("cli", "batch", "server", "mcp")
+        for b in executor_builds(package / area)
+        if b.split(":")[0] not in DIAGNOSTICS
+    ]
+    assert builds == [], "build it with codeact.executors.SandboxSpec instead"
+    assert any("get_executor" in b for b in executor_builds(package / "executors"))  # sees calls
