@@ -70,13 +70,32 @@ class SandboxSpec:
             if isinstance(self.allow, str) or not all(isinstance(m, str) for m in self.allow):
                 raise UserError(f"allow must be a sequence of module names, got {self.allow!r}")
             object.__setattr__(self, "allow", tuple(self.allow))
-        if not self.cell_timeout > 0 or self.memory_mb <= 0 or self.disk_mb <= 0:
-            raise UserError("cell_timeout, memory_mb and disk_mb must be positive")
-        if self.cpus is not None and not self.cpus > 0:
-            raise UserError(f"cpus must be positive or None, got {self.cpus!r}")
+        self._check_limits()
+        docker_runtime = self.executor == "docker" and isinstance(self.runtime, str)
+        if self.runtime is not None and not (docker_runtime and self.runtime):
+            raise UserError(f"runtime={self.runtime!r} is for the docker executor (e.g. 'runsc')")
+        if not isinstance(self.options, Mapping) or not all(
+            isinstance(k, str) for k in self.options
+        ):
+            raise UserError(f"options must map argument names to values, got {self.options!r}")
         object.__setattr__(self, "options", dict(self.options))
         if self.executor == "ray" and self.options:
             raise UserError("options are not used by the ray executor: use the spec's fields")
+
+    def _check_limits(self) -> None:
+        def number(value: object, *, whole: bool = False) -> bool:
+            kinds = (int,) if whole else (int, float)
+            return isinstance(value, kinds) and not isinstance(value, bool) and value > 0
+
+        if not (number(self.memory_mb, whole=True) and number(self.disk_mb, whole=True)):
+            raise UserError(
+                f"memory_mb and disk_mb must be positive whole MB, got {self.memory_mb!r} and "
+                f"{self.disk_mb!r}"
+            )
+        if not number(self.cell_timeout):
+            raise UserError(f"cell_timeout must be positive seconds, got {self.cell_timeout!r}")
+        if self.cpus is not None and not number(self.cpus):
+            raise UserError(f"cpus must be positive or None, got {self.cpus!r}")
 
     @staticmethod
     def parse_allow(text: str | None) -> tuple[str, ...] | None:

@@ -111,6 +111,12 @@ def test_a_plugin_is_found_by_entry_point_with_its_options(plugin: None) -> None
         {"allow": ("pandas", 3)},
         {"cell_timeout": 0},
         {"memory_mb": -1},
+        {"memory_mb": "2048"},  # not a number
+        {"disk_mb": True},
+        {"cell_timeout": float("nan")},
+        {"runtime": "runsc"},  # only for docker
+        {"executor": "docker", "runtime": ""},
+        {"options": [("image", "x")]},  # not a mapping
         {"cpus": 0},
         {"executor": ""},
     ],
