@@ -114,7 +114,7 @@ async def ask(
     reply, value, error, at_limit = "", None, None, None
     t0 = time.perf_counter()
     async with Context() as ctx, executor:
-        await agent.session(ctx).upload(question.file, data)
+        await agent.executor_for(ctx).upload(question.file, data)
         handler = agent.run(prompt, ctx=ctx, timeout=timeout)
         async for ev in handler.stream_events():
             if isinstance(ev, AgentInput):

@@ -182,11 +182,11 @@ def guards_cpu(cells: dict[str, str], repeat: int) -> dict[str, tuple[float, flo
     timed by this thread's CPU time. Per cell: (median of per-round ratios, ratio of bests)."""
     import tempfile
 
-    from codeact.executors.restricted._policy import compile_cell
-    from codeact.executors.restricted._session import Session
+    from codeact.executors.restricted._compile import compile_cell
+    from codeact.executors.restricted._interpreter import RestrictedInterpreter
 
     with tempfile.TemporaryDirectory() as workdir:
-        session = Session(allowed_modules=MODULES, workdir=workdir)
+        session = RestrictedInterpreter(allowed_modules=MODULES, workdir=workdir)
         assert session.run_cell(SETUP, None)["error"] is None
         ns: dict[str, Any] = {}
         exec(SETUP, ns)

@@ -38,7 +38,7 @@ async def main() -> None:
     agent = CodeActAgent(llm=make_llm(), executor=lambda: executor)
     async with Context() as ctx:
         files = {"sales.csv": DATA.read_bytes()}
-        await agent.session(ctx).upload("sales.csv", files["sales.csv"])
+        await agent.executor_for(ctx).upload("sales.csv", files["sales.csv"])
         # Show the model the file's name and first lines (small models need it).
         result = await agent.run(f"{QUESTION}\n\n{describe_files(files)}", ctx=ctx)
     print("answer:", result.response.text)

@@ -36,7 +36,7 @@ def make_llm() -> LLM:
 async def main() -> None:
     agent = CodeActAgent(llm=make_llm(), executor=lambda: DockerExecutor(memory="512m"))
     async with Context() as ctx:  # removes the container at the end
-        sandbox = agent.session(ctx)
+        sandbox = agent.executor_for(ctx)
         await sandbox.upload("sales.csv", DATA.read_bytes())
         result = await agent.run("Which product sold the most units?", ctx=ctx)
     print("answer:", result.response.text)

@@ -58,7 +58,7 @@ async def run() -> tuple[Context, dict[str, bytes], str]:
     agent = make_agent()
     files = {"sales.csv": DATA.read_bytes()}
     async with Context() as ctx:
-        await agent.session(ctx).upload("sales.csv", files["sales.csv"])
+        await agent.executor_for(ctx).upload("sales.csv", files["sales.csv"])
         result = await agent.run(f"{QUESTION}\n\n{describe_files(files)}", ctx=ctx)
     print("answer:", result.response.text)
     return ctx, files, agent.llm.metadata.model_name

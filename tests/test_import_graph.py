@@ -36,17 +36,11 @@ def modules(root: Path, package: str) -> dict[str, Path]:
 
 #: Imports of another package's private module still to be replaced by a public name (issue 27);
 #: removing an entry is progress, adding one fails the test.
-KNOWN_PRIVATE: set[tuple[str, str]] = {
-    ("codeact.batch._cli", "codeact.cli._common"),  # the batch command lives in batch
-    ("codeact.cli", "codeact.batch._cli"),
-}
+KNOWN_PRIVATE: set[tuple[str, str]] = set()
 
 #: Module pairs that still refer to each other (an owner and the object pointing back at it,
 #: if only for typing); removing an entry is progress, adding one fails the test.
-KNOWN_MUTUAL: set[frozenset[str]] = {
-    frozenset({"codeact.executors.docker.executor", "codeact.executors.docker.pool"}),
-    frozenset({"codeact.executors.restricted._process", "codeact.executors.restricted.executor"}),
-}
+KNOWN_MUTUAL: set[frozenset[str]] = set()
 
 
 def _all_nodes(tree: ast.AST) -> list[ast.AST]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
@@ -77,8 +78,9 @@ class CodeActAgent(BaseAgent):
     """An agent whose actions are Python code blocks run by a ``CodeExecutor``.
 
     ``executor`` is an executor instance (shared by every conversation), a name such as
-    ``"restricted"`` or ``"docker"``, or a zero-argument factory; with a name or a factory, each
-    ``Context`` gets its own session, closed by ``await ctx.aclose()`` (or at the end of a run
+    ``"restricted"`` or ``"docker"``, or a zero-argument factory (e.g. a
+    ``codeact.executors.SandboxSpec``); with a name or a factory, each ``Context`` gets its own
+    executor (``executor_for(ctx)``), closed by ``await ctx.aclose()`` (or at the end of a run
     that created its own context). The default is ``RestrictedExecutor``.
     ``code_execute_fn`` instead takes any sync or async callable ``code -> str | dict |
     ExecutionResult`` (LlamaIndex's style). Tools are made importable in the session
@@ -172,8 +174,8 @@ class CodeActAgent(BaseAgent):
             raise UserError(f"executor factory returned {type(made).__name__}, not a CodeExecutor")
         return made
 
-    def session(self, ctx: Context) -> CodeExecutor:
-        """This agent's executor session for ``ctx`` (created on first use). A session made
+    def executor_for(self, ctx: Context) -> CodeExecutor:
+        """This agent's executor for the conversation ``ctx`` (created on first use). One made
         for the context is closed with it; an executor instance given to the agent is shared
         by every context and only borrowed (its owner closes it)."""
         key = f"executor:{self.name}"
@@ -186,10 +188,20 @@ class CodeActAgent(BaseAgent):
         ctx.hold(key, ex, owned=not isinstance(self._executor_spec, CodeExecutor))
         return ex
 
+    def session(self, ctx: Context) -> CodeExecutor:
+        """Deprecated name of ``executor_for`` ("session" also names server threads and the
+        sandbox's interpreter; this returns the executor)."""
+        warnings.warn(
+            "CodeActAgent.session(ctx) is deprecated; use CodeActAgent.executor_for(ctx)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.executor_for(ctx)
+
     async def on_activate(self, ctx: Context, tools: list[BaseTool]) -> None:
         """Bind the tools (plus the workflow's ``handoff``). The sandbox itself starts with the
         first code block, so a conversation that runs no code costs no sandbox."""
-        ex = self.session(ctx)
+        ex = self.executor_for(ctx)
         sandbox_tools = [t for t in tools if t.name != EXECUTE]
         fresh = {t.sandbox_spec()[0] for t in self.context_tools(ctx)}
         if fresh:  # a shared executor calls the MCP servers of the latest conversation
@@ -208,7 +220,7 @@ class CodeActAgent(BaseAgent):
 
     async def reset(self, ctx: Context) -> None:
         """Forget the variables of ``ctx``'s session (files stay)."""
-        await self.session(ctx).reset()
+        await self.executor_for(ctx).reset()
 
     # -- prompt and parsing ----------------------------------------------------------------------
     def system_message(self, tools: list[BaseTool]) -> ChatMessage:
@@ -337,7 +349,7 @@ class _ExecuteTool(BaseTool):
                 handler.emit(CodeOutputStream(tool_id=tool_id, stream=stream, text=text))
 
         assert isinstance(ctx, Context)
-        session = self.agent.session(ctx)
+        session = self.agent.executor_for(ctx)
         await session.start()  # lazily, on the first block; a failure ends the run (ExecutorError)
         result = await session.execute(code, timeout=self.agent.cell_timeout, on_output=on_output)
         failed = not result.ok

@@ -2,14 +2,19 @@
 
 ``run_batch(tasks, agent_factory, llm_factory, ...)`` streams a ``TaskResult`` per ``Task`` as
 they finish; ``load_tasks`` reads a JSON-lines file (or a folder), ``ResultsWriter`` and
-``read_results`` keep a results file that a later run resumes from. The ``ray`` backend needs
+``read_results`` keep a results file that a later run resumes from. ``CodeActAgentFactory``
+(around a ``codeact.executors.SandboxSpec``), ``ModelFactory`` and ``ScriptedFactory`` are
+factories that pickle, for the ``ray`` backend; ``load_score`` reads ``exact``, ``contains`` or
+``MODULE:FN``. The ``ray`` backend needs
 the ``ray`` extra and imports Ray only when it runs.
 """
 
 from __future__ import annotations
 
 from codeact.batch._api import Backend, BatchRun, collect_batch, run_batch
+from codeact.batch._factories import CodeActAgentFactory, ModelFactory, ScriptedFactory
 from codeact.batch._files import ResultsWriter, load_tasks, read_results
+from codeact.batch._scoring import load_score
 from codeact.batch._summary import Summary, summarize
 from codeact.batch._types import (
     AgentFactory,
@@ -30,10 +35,13 @@ __all__ = [
     "Backend",
     "BatchRun",
     "CellRecord",
+    "CodeActAgentFactory",
     "LLMFactory",
     "LLMScope",
+    "ModelFactory",
     "ResultsWriter",
     "ScoreFn",
+    "ScriptedFactory",
     "Summary",
     "Task",
     "TaskError",
@@ -42,6 +50,7 @@ __all__ = [
     "Usage",
     "WorkerSpec",
     "collect_batch",
+    "load_score",
     "load_tasks",
     "read_results",
     "run_batch",

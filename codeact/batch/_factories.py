@@ -1,19 +1,15 @@
-"""Picklable agent and model factories for the ``codeact batch`` command (they travel to Ray
-nodes and build the agent, the sandbox and the model there)."""
+"""Picklable agent and model factories for ``run_batch`` and the ``codeact batch`` command (they
+travel to worker processes and Ray nodes and build the agent, the sandbox and the model there)."""
 
 from __future__ import annotations
 
 import os
-import warnings
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from codeact.agents.base import BaseAgent
-from codeact.executors.base import CodeExecutor
+from codeact.executors import SandboxSpec
 from codeact.llms.base import LLM
-
-if TYPE_CHECKING:
-    from codeact.executors.restricted.defaults import SandboxChoice
 
 
 def resolve_llm(model: str | None, base_url: str | None) -> LLM:
@@ -52,67 +48,11 @@ class ScriptedFactory:
 
 
 @dataclass(frozen=True)
-class ExecutorFactory:
-    """A fresh sandbox per task, chosen as ``codeact run`` chooses it."""
+class CodeActAgentFactory:
+    """A ``CodeActAgent`` around the worker's LLM, with a fresh sandbox per task as ``executor``
+    describes (an ``AgentFactory`` for ``run_batch`` that pickles, so it also runs on Ray)."""
 
-    executor: str = "restricted"
-    isolation: str = "process"
-    allow: tuple[str, ...] | None = None
-    os_sandbox: str = "auto"
-    cell_timeout: float = 60.0
-    memory_mb: int = 2048
-    disk_mb: int = 1024
-    cpus: float | None = 1.0
-
-    def choice(self) -> SandboxChoice:
-        """What the restricted sandbox will be on this machine (options and a sentence)."""
-        from codeact.executors.restricted.defaults import choose_sandbox
-
-        return choose_sandbox(
-            self.allow,
-            isolation=self.isolation,  # type: ignore[arg-type]
-            os_sandbox=self.os_sandbox,  # type: ignore[arg-type]
-        )
-
-    def __call__(self) -> CodeExecutor:
-        from codeact.executors import get_executor
-
-        if self.executor == "ray":  # on the cluster batch --ray uses (or RAY_ADDRESS)
-            from codeact.executors.ray import RayExecutor
-
-            return RayExecutor.with_limits(
-                address=None,
-                allowed_modules=self.choice().allowed_modules,
-                os_sandbox=self.os_sandbox,
-                cell_timeout=self.cell_timeout,
-                memory_mb=self.memory_mb,
-                disk_mb=self.disk_mb,
-                cpus=self.cpus,
-            )
-        if self.executor != "restricted":
-            return get_executor(self.executor)
-        from codeact.executors.restricted import UnsandboxedWarning
-        from codeact.executors.restricted.executor import RestrictedExecutor
-
-        choice = self.choice()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UnsandboxedWarning)  # the CLI prints the choice
-            return RestrictedExecutor(
-                isolation=choice.isolation,
-                os_sandbox=choice.os_sandbox,
-                allowed_modules=choice.allowed_modules,
-                timeout=self.cell_timeout,
-                memory_limit_mb=self.memory_mb,
-                disk_limit_mb=self.disk_mb,
-                cpus=self.cpus,
-            )
-
-
-@dataclass(frozen=True)
-class AgentFactory:
-    """A ``CodeActAgent`` around the worker's LLM, with its own sandbox per task."""
-
-    executor: ExecutorFactory = field(default_factory=ExecutorFactory)
+    executor: SandboxSpec = field(default_factory=SandboxSpec)
     max_steps: int = 10
     #: Accept an answer only after code ran without an error (on when the tasks carry files).
     require_execution: bool = False

@@ -56,7 +56,8 @@ BUILTIN: dict[str, ScoreFn] = {"exact": exact, "contains": contains}
 
 
 def load_score(spec: str) -> ScoreFn:
-    """``exact``, ``contains`` or ``MODULE:FUNCTION``."""
+    """The scoring hook ``spec`` names: ``exact``, ``contains`` or ``MODULE:FUNCTION`` (a
+    ``UserError`` when it cannot be loaded or is not callable)."""
     if spec in BUILTIN:
         return BUILTIN[spec]
     module_name, _, attr = spec.partition(":")

@@ -6,8 +6,8 @@ Exit codes: 0 answered; 1 the run failed (model error, step limit); 2 usage or s
 work cleanly first (runs cancelled, sandboxes removed, a server drained).
 
 Layout: this module builds the parser and dispatches; each subcommand lives in its own module
-(``_run``, ``_serve``, ``_sandbox``, ``_doctor``), and what they share is in ``_common``, which
-imports none of them.
+(``_run``, ``_batch``, ``_serve``, ``_sandbox``, ``_doctor``, ``_mcp``), and what they share is
+in ``_common``, which imports none of them.
 """
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ import argparse
 import sys
 
 from codeact import __version__
-from codeact.batch import _cli as _batch
-from codeact.cli import _doctor, _mcp, _run, _sandbox, _serve
+from codeact.cli import _batch, _doctor, _mcp, _run, _sandbox, _serve
 from codeact.cli._common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,

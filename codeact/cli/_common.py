@@ -1,4 +1,5 @@
-"""What the ``codeact`` subcommands share: exit codes, JSON output, the model and the sandbox.
+"""What the ``codeact`` subcommands share: exit codes, JSON output, the model and the sandbox
+(its options; ``codeact.executors.SandboxSpec`` builds it).
 
 This module imports no other ``codeact.cli`` module (the commands import it, never the reverse).
 """
@@ -10,18 +11,11 @@ import json
 import os
 import sys
 import time
-import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from codeact.executors import SandboxSpec
 from codeact.llms import LLM, infer_llm
-
-if TYPE_CHECKING:
-    from codeact.executors import CodeExecutor
-    from codeact.executors.restricted import OsSandbox
-    from codeact.executors.restricted.defaults import SandboxChoice
-    from codeact.executors.restricted.executor import Isolation
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_TIMEOUT, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 MODEL_ENV = "CODEACT_MODEL"
@@ -39,7 +33,8 @@ def add_os_sandbox_option(parser: argparse.ArgumentParser, help: str) -> None:
     )
 
 
-SESSION_MEMORY_MB, SESSION_DISK_MB, SESSION_CPUS = 2048, 1024, 1.0
+SESSION_MEMORY_MB, SESSION_DISK_MB = SandboxSpec.memory_mb, SandboxSpec.disk_mb
+SESSION_CPUS = SandboxSpec.cpus or 0.0
 
 
 def add_sandbox_options(parser: argparse.ArgumentParser) -> None:
@@ -176,43 +171,24 @@ def make_llm(arg: str | None, *, base_url: str | None = None, say: Callable[[str
     return infer_llm(model_spec(arg), base_url=base_url, progress=say)
 
 
-@dataclass(frozen=True)
-class SandboxOptions:
-    """The command-line settings that choose the sandbox of the default agent."""
-
-    executor: str = "restricted"
-    isolation: Isolation = "process"
-    allow: str | None = None
-    os_sandbox: OsSandbox = "auto"
-    cell_timeout: float = 60
-    memory_mb: int = SESSION_MEMORY_MB
-    disk_mb: int = SESSION_DISK_MB
-    cpus: float | None = SESSION_CPUS
-    #: The Ray cluster of ``--executor ray`` (None: ``RAY_ADDRESS`` or the local one).
-    ray_address: str | None = None
-
-    @classmethod
-    def from_args(cls, args: argparse.Namespace) -> SandboxOptions:
-        """Read the options ``codeact run`` defines."""
-        return cls(
-            executor=args.executor,
-            isolation=args.isolation,
-            allow=args.allow,
-            os_sandbox=args.os_sandbox,
-            cell_timeout=getattr(args, "cell_timeout", cls.cell_timeout),
-            ray_address=getattr(args, "ray", None),
-            **session_limits(args),
-        )
-
-
-def session_limits(args: argparse.Namespace) -> dict[str, Any]:
-    """``memory_mb``, ``disk_mb`` and ``cpus`` from ``add_session_limit_options``' options."""
-    cpus = getattr(args, "session_cpus", SESSION_CPUS)
-    return {
-        "memory_mb": getattr(args, "session_memory", SESSION_MEMORY_MB),
-        "disk_mb": getattr(args, "session_disk", SESSION_DISK_MB),
+def sandbox_spec(args: argparse.Namespace, **overrides: Any) -> SandboxSpec:
+    """The sandbox a command's options ask for (``add_sandbox_options``, ``--ray``,
+    ``--cell-timeout``...; an option the command lacks keeps ``SandboxSpec``'s default), with
+    ``overrides`` on top. Bad values are a ``UserError``."""
+    cpus = getattr(args, "session_cpus", SandboxSpec.cpus)
+    values: dict[str, Any] = {
+        "executor": getattr(args, "executor", SandboxSpec.executor),
+        "isolation": getattr(args, "isolation", SandboxSpec.isolation),
+        "allow": SandboxSpec.parse_allow(getattr(args, "allow", None)),
+        "os_sandbox": getattr(args, "os_sandbox", SandboxSpec.os_sandbox),
+        "cell_timeout": getattr(args, "cell_timeout", SandboxSpec.cell_timeout),
+        "memory_mb": getattr(args, "session_memory", SandboxSpec.memory_mb),
+        "disk_mb": getattr(args, "session_disk", SandboxSpec.disk_mb),
         "cpus": cpus if cpus else None,
+        "ray_address": getattr(args, "ray", None),
     }
+    values.update(overrides)
+    return SandboxSpec(**values)
 
 
 def add_mcp_config_option(parser: argparse.ArgumentParser) -> None:
@@ -233,80 +209,6 @@ def read_mcp_config(path: str | None) -> list[Any]:
     from codeact.mcp import load_mcp_config
 
     return list(load_mcp_config(path))
-
-
-def sandbox_choice(opts: SandboxOptions) -> SandboxChoice | None:
-    """What the restricted sandbox of this command will be (None for other executors)."""
-    from codeact.executors.restricted.defaults import choose_sandbox
-
-    if opts.executor != "restricted":
-        return None
-    allow = None
-    if opts.allow is not None:
-        allow = [m.strip() for m in opts.allow.split(",") if m.strip()]
-    return choose_sandbox(allow, isolation=opts.isolation, os_sandbox=opts.os_sandbox)
-
-
-def other_sandbox_summary(executor: str, ray_address: str | None = None) -> str:
-    """The "sandbox:" line for an executor other than the restricted one."""
-    if executor == "ray":
-        return (
-            "sandbox: a process worker in bubblewrap on a node of the Ray cluster at "
-            f"{ray_address or os.environ.get('RAY_ADDRESS') or 'auto'} (tools run here)"
-        )
-    if executor == "docker":
-        from codeact.executors.docker.image import IMAGE
-
-        return (
-            f"sandbox: Docker container from {IMAGE} (the engine's default runtime; no network, "
-            "read-only root, non-root user, capabilities dropped)"
-        )
-    return f"sandbox: the {executor!r} executor"
-
-
-def make_executor(opts: SandboxOptions) -> CodeExecutor:
-    """The sandbox named on the command line: by default process isolation inside bubblewrap,
-    with pandas/numpy/matplotlib offered only when that OS sandbox is active."""
-    from codeact.executors import get_executor
-    from codeact.executors.restricted import UnsandboxedWarning
-    from codeact.executors.restricted.executor import RestrictedExecutor
-
-    if opts.executor == "ray":
-        return make_ray_executor(opts)
-    choice = sandbox_choice(opts)
-    if choice is None:
-        return get_executor(opts.executor)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UnsandboxedWarning)  # the CLI prints choice.warning
-        return RestrictedExecutor(
-            isolation=choice.isolation,
-            os_sandbox=choice.os_sandbox,
-            allowed_modules=choice.allowed_modules,
-            timeout=opts.cell_timeout,
-            memory_limit_mb=opts.memory_mb,
-            disk_limit_mb=opts.disk_mb,
-            cpus=opts.cpus,
-        )
-
-
-def make_ray_executor(opts: SandboxOptions) -> CodeExecutor:
-    """``--executor ray``: a session on the cluster, in a node's process sandbox with the
-    command line's modules and per-session limits."""
-    from codeact.executors.ray import RayExecutor
-    from codeact.executors.restricted.defaults import choose_sandbox
-
-    allow = None
-    if opts.allow is not None:
-        allow = [m.strip() for m in opts.allow.split(",") if m.strip()]
-    return RayExecutor.with_limits(
-        address=opts.ray_address,
-        allowed_modules=choose_sandbox(allow, isolation="process").allowed_modules,
-        os_sandbox=opts.os_sandbox,
-        cell_timeout=opts.cell_timeout,
-        memory_mb=opts.memory_mb,
-        disk_mb=opts.disk_mb,
-        cpus=opts.cpus,
-    )
 
 
 def print_json(payload: dict[str, Any]) -> None:

@@ -13,11 +13,10 @@ import anyio
 from codeact.cli._common import (
     EXIT_OK,
     EXIT_USAGE,
-    SandboxOptions,
     add_os_sandbox_option,
-    make_executor,
-    sandbox_choice,
+    sandbox_spec,
 )
+from codeact.errors import UserError
 
 
 def add_parser(sub: Any) -> None:
@@ -38,13 +37,16 @@ def mcp_command(args: argparse.Namespace) -> int:
     except ImportError as exc:  # pragma: no cover - without the extra
         print(f"error: needs the MCP SDK: pip install 'codeact[mcp]' ({exc})", file=sys.stderr)
         return EXIT_USAGE
-    opts = SandboxOptions(os_sandbox=args.os_sandbox, cell_timeout=args.cell_timeout)
-    choice = sandbox_choice(opts)
-    if choice is not None:  # stderr only: stdout is the protocol's on stdio
-        print(choice.summary, file=sys.stderr, flush=True)
-        if choice.warning:
-            print(f"warning: {choice.warning}", file=sys.stderr, flush=True)
-    sessions = SandboxSessions(lambda: make_executor(opts), max_sessions=args.max_sessions)
+    try:
+        spec = sandbox_spec(args)
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    summary, warning = spec.describe()  # stderr only: stdout is the protocol's on stdio
+    print(summary, file=sys.stderr, flush=True)
+    if warning:
+        print(f"warning: {warning}", file=sys.stderr, flush=True)
+    sessions = SandboxSessions(spec, max_sessions=args.max_sessions)
     server = build_server(sessions, cell_timeout=args.cell_timeout)
 
     async def main() -> None:

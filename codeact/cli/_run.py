@@ -28,20 +28,17 @@ from codeact.cli._common import (
     EXIT_TIMEOUT,
     EXIT_USAGE,
     MODEL_HELP,
-    SandboxOptions,
     add_mcp_config_option,
     add_ray_option,
     add_sandbox_options,
     add_timeout_option,
     elapsed,
-    make_executor,
     make_llm,
     model_spec,
-    other_sandbox_summary,
     print_json,
     read_mcp_config,
     reap_crashed_sessions,
-    sandbox_choice,
+    sandbox_spec,
 )
 from codeact.cli._progress import RunProgress
 from codeact.context import Context
@@ -156,16 +153,12 @@ async def _run(args: argparse.Namespace, console: Any) -> int:
         say = lambda msg: console.print(f"[dim]{msg}[/dim]")  # noqa: E731
         await anyio.to_thread.run_sync(reap_crashed_sessions, say)
         llm = make_llm(args.model, base_url=args.base_url, say=say)
-        opts = SandboxOptions.from_args(args)
-        choice = sandbox_choice(opts)
-        if choice is not None:
-            console.print(f"[dim]{choice.summary}[/dim]")
-            if choice.warning:
-                console.print(f"[yellow]warning: {choice.warning}[/yellow]")
-        else:
-            summary = other_sandbox_summary(opts.executor, opts.ray_address)
-            console.print(f"[dim]{summary}[/dim]", highlight=False)
-        executor = make_executor(opts)
+        spec = sandbox_spec(args)
+        summary, warning = spec.describe()
+        console.print(f"[dim]{summary}[/dim]", highlight=spec.executor == "restricted")
+        if warning:
+            console.print(f"[yellow]warning: {warning}[/yellow]")
+        executor = spec()
         mcp_servers = read_mcp_config(args.mcp_config)
     except UserError as exc:
         console.print(f"[red]{exc}[/red]")

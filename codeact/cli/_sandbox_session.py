@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import codeop
 import contextlib
-import dataclasses
 import shlex
 import sys
 import warnings
@@ -27,12 +26,9 @@ from codeact.cli._common import (
     EXIT_OK,
     EXIT_TIMEOUT,
     EXIT_USAGE,
-    SandboxOptions,
     add_sandbox_options,
-    make_executor,
-    other_sandbox_summary,
     reap_crashed_sessions,
-    sandbox_choice,
+    sandbox_spec,
 )
 from codeact.errors import CodeActError
 
@@ -51,13 +47,13 @@ def add_session_parsers(sandbox_sub: Any) -> None:
 
 
 def _executor(args: argparse.Namespace) -> Any:
-    opts = dataclasses.replace(SandboxOptions.from_args(args), cell_timeout=args.timeout)
+    spec = sandbox_spec(args, cell_timeout=args.timeout)
     reap_crashed_sessions(lambda msg: print(msg, file=sys.stderr))
-    choice = sandbox_choice(opts)
-    print(choice.summary if choice else other_sandbox_summary(args.executor), file=sys.stderr)
-    if choice is not None and choice.warning:
-        print(f"warning: {choice.warning}", file=sys.stderr)
-    return make_executor(opts)
+    summary, warning = spec.describe()
+    print(summary, file=sys.stderr)
+    if warning:
+        print(f"warning: {warning}", file=sys.stderr)
+    return spec()
 
 
 def _write(stream: str, text: str) -> None:

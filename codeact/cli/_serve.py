@@ -12,18 +12,14 @@ from typing import Any
 
 from codeact.cli._common import (
     EXIT_USAGE,
-    SandboxOptions,
     add_mcp_config_option,
     add_os_sandbox_option,
     add_ray_option,
     add_session_limit_options,
-    make_executor,
     make_llm,
-    other_sandbox_summary,
     read_mcp_config,
     reap_crashed_sessions,
-    sandbox_choice,
-    session_limits,
+    sandbox_spec,
 )
 from codeact.errors import UserError
 
@@ -191,10 +187,10 @@ def serve_command(args: argparse.Namespace) -> int:
         try:
             make_llm(args.model, say=print)  # a bad --model fails now, not at the first run
             args.mcp_servers = read_mcp_config(getattr(args, "mcp_config", None))
+            factory = _default_factory(args)
         except UserError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return EXIT_USAGE
-        factory = _default_factory(args)
     reap_crashed_sessions(say=lambda msg: print(msg, file=sys.stderr, flush=True))
     if getattr(args, "executor", "restricted") == "ray":
         try:  # before the signal handlers (ray.init replaces SIGTERM's)
@@ -217,24 +213,16 @@ def _default_factory(args: argparse.Namespace) -> Any:
     (a new model adapter for each agent, as the model spec describes)."""
     from codeact.agents.codeact import CodeActAgent
 
-    opts = SandboxOptions(
-        executor=getattr(args, "executor", "restricted"),
-        os_sandbox=args.os_sandbox,
-        ray_address=getattr(args, "ray", None),
-        **session_limits(args),
-    )
-    choice = sandbox_choice(opts)
-    if choice is None:
-        print(other_sandbox_summary(opts.executor, opts.ray_address), flush=True)
-    else:
-        print(choice.summary, flush=True)
-        if choice.warning:
-            print(f"warning: {choice.warning}", file=sys.stderr, flush=True)
+    spec = sandbox_spec(args)  # the sandbox options of `codeact run`, less --isolation/--allow
+    summary, warning = spec.describe()
+    print(summary, flush=True)
+    if warning:
+        print(f"warning: {warning}", file=sys.stderr, flush=True)
 
     def factory() -> Any:
         return CodeActAgent(
             llm=make_llm(args.model, say=print),
-            executor=lambda: make_executor(opts),
+            executor=spec,
             mcp_servers=getattr(args, "mcp_servers", []),
         )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from codeact.errors import ExecutorError
+from codeact.executors._spec import SandboxSpec
 from codeact.executors.base import (
     CellError,
     CodeExecutor,
@@ -30,6 +31,7 @@ __all__ = [
     "OutputCallback",
     "RayExecutor",
     "RestrictedExecutor",
+    "SandboxSpec",
     "executor_class",
     "get_executor",
 ]

@@ -195,4 +195,4 @@ async def _executor(server: AGUIServer, ctx: Context) -> CodeExecutor:
         raise BadRequest(404, "this agent runs no code: it has no sandbox for files")
     if f"executor:{agent.name}" not in ctx.resources:
         await agent.on_activate(ctx, agent.tools_for_run())
-    return agent.session(ctx)
+    return agent.executor_for(ctx)

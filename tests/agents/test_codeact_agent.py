@@ -121,8 +121,16 @@ async def test_state_persists_across_turns_on_the_same_context() -> None:
         res = next(e for e in events if isinstance(e, ToolCallResult))
         assert res.tool_output.content == "Out: 42"
         await agent.reset(ctx)
-        ex = agent.session(ctx)
+        ex = agent.executor_for(ctx)
         assert (await ex.execute("total")).error.type == "NameError"  # type: ignore[union-attr]
+
+
+async def test_session_is_a_deprecated_name_of_executor_for() -> None:
+    agent = CodeActAgent(llm=ScriptedLLM([]))
+    async with Context() as ctx:
+        with pytest.warns(DeprecationWarning, match=r"use CodeActAgent\.executor_for\(ctx\)"):
+            old = agent.session(ctx)
+        assert old is agent.executor_for(ctx)  # the same executor, made once for the context
 
 
 async def test_an_error_then_a_fix_and_an_answer_after_a_traceback_is_reprompted() -> None:

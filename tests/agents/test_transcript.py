@@ -243,7 +243,7 @@ async def test_context_resources_are_typed() -> None:
     ctx.hold("executor:Agent", thing, owned=True)
     assert ctx.resource("executor:Agent") is thing and ctx.resource("nope") is None
     with pytest.raises(UserError, match="not an executor"):
-        CodeActAgent(llm=ScriptedLLM([])).session(ctx)
+        CodeActAgent(llm=ScriptedLLM([])).executor_for(ctx)
     await ctx.aclose()
     await ctx.aclose()
     assert thing.closed == 1

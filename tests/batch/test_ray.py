@@ -174,7 +174,7 @@ def test_the_command_runs_on_the_cluster(cluster: LocalCluster, tmp_path: Path) 
 def test_without_ray_the_backend_says_what_to_install(tmp_path: Path) -> None:
     code = (
         "import sys; sys.modules['ray'] = None\n"
-        "import codeact, codeact.batch, codeact.batch._cli\n"
+        "import codeact, codeact.batch, codeact.cli._batch\n"
         "from codeact.batch import Task, collect_batch\n"
         "from tests.batch.agents import make_agent, make_llm\n"
         "import anyio\n"
@@ -197,7 +197,7 @@ def test_without_ray_the_backend_says_what_to_install(tmp_path: Path) -> None:
 
 def test_importing_codeact_batch_does_not_import_ray() -> None:
     code = (
-        "import sys, codeact, codeact.batch, codeact.batch._cli, codeact.batch._node\n"
+        "import sys, codeact, codeact.batch, codeact.cli._batch, codeact.batch._node\n"
         "print(json.dumps(sorted(m for m in ('ray', 'docker', 'uvicorn') if m in sys.modules)))"
     ).replace("import sys,", "import json, sys,")
     r = subprocess.run(

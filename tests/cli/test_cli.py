@@ -64,6 +64,8 @@ def test_exit_codes(tmp_path: Path) -> None:
         "run", "x", "-f", str(tmp_path / "nope.csv"), "--json", replies=["a"], tmp=tmp_path
     )
     assert missing.returncode == 2 and json.loads(missing.stdout)["error"] == "usage"
+    zero = codeact("run", "x", "--json", "--cell-timeout", "0", replies=["a"], tmp=tmp_path)
+    assert zero.returncode == 2 and "cell_timeout" in json.loads(zero.stdout)["message"]
     failed = codeact(
         "run",
         "x",

@@ -106,7 +106,7 @@ def test_batch_eta_waits_for_a_finished_task() -> None:
     from rich.console import Console
 
     from codeact.batch import TaskResult
-    from codeact.batch._progress import BatchProgress
+    from codeact.cli._batch_progress import BatchProgress
 
     view = BatchProgress(4, console=Console(quiet=True))
     assert view.eta() == "-"  # four tasks just started say nothing about the time left

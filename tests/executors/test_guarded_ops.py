@@ -152,13 +152,13 @@ async def test_opting_a_package_in_changes_nothing_for_another_session() -> None
         assert r.error is None and r.value == "['b']", r
         # The other session is handed a pandas object through a tool-free route: a value the
         # host puts in its namespace is not possible, so check its write guard directly.
-        session = plain._session  # type: ignore[attr-defined]
+        session = plain._interpreter  # type: ignore[attr-defined]
         import pandas as pd
 
         frame = pd.DataFrame({"a": [1]})
         with pytest.raises(Exception, match="cannot set attributes"):
             session.globals["_write_"](frame)
-        own = with_pandas._session  # type: ignore[attr-defined]
+        own = with_pandas._interpreter  # type: ignore[attr-defined]
         assert own.globals["_write_"](frame) is frame
 
 
@@ -259,6 +259,6 @@ async def test_a_chained_host_exception_holding_objects_is_withheld() -> None:
     withheld = chained_exception(held)
     assert isinstance(withheld, RuntimeError) and "withheld" in str(withheld)
     assert chained_exception(ValueError("plain", 3)) is not None
-    from codeact.executors.restricted._guards import CellTimeout
+    from codeact.executors.restricted._deadline import CellTimeout
 
     assert chained_exception(CellTimeout()) is None

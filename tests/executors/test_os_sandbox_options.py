@@ -127,9 +127,9 @@ def test_defaults_offer_data_modules_under_bubblewrap() -> None:
 
 
 async def test_inline_third_party_modules_warn_once() -> None:
-    from codeact.executors.restricted import executor as executor_module
+    from codeact.executors.restricted import _allowed
 
-    executor_module._WARNED.discard(("inline", "pandas"))
+    _allowed._WARNED.discard(("inline", "pandas"))
     with pytest.warns(UnsandboxedWarning, match="reaches the host"):
         async with RestrictedExecutor(allowed_modules=["pandas"]):
             pass

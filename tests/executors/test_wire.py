@@ -133,3 +133,36 @@ def test_paths_leaving_the_working_area_are_refused(path: str) -> None:
 
 def test_one_file_round_trips_through_an_archive() -> None:
     assert wire.untar_file(wire.tar_file("a/b.txt", b"data")) == b"data"
+
+
+def test_kernel_session_is_a_deprecated_name_of_restartable_kernel() -> None:
+    import codeact.executors.wire as wire
+    from codeact.executors.wire.session import RestartableKernel
+
+    with pytest.warns(DeprecationWarning, match="use RestartableKernel"):
+        old = wire.KernelSession
+    assert old is RestartableKernel is wire.RestartableKernel
+
+
+def _undefined_names(source: str) -> str:
+    """ruff's F821 report on ``source`` (empty when every name it uses is defined)."""
+    import subprocess
+    import sys
+
+    run = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--isolated", "--select", "F821",
+         "--output-format", "concise", "--stdin-filename", "kernel_joined.py", "-"],
+        input=source, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    return run.stdout if run.returncode else ""
+
+
+def test_the_kernels_parts_join_into_a_source_with_no_undefined_name() -> None:
+    from codeact.executors import kernel
+
+    assert _undefined_names(KERNEL_SOURCE) == ""
+    without_files = KERNEL_SOURCE.replace(
+        (Path(kernel.__file__).parent / "_files.py").read_text(), ""
+    )
+    assert "archive" in _undefined_names(without_files)  # the check sees a missing part
+    assert "import codeact" not in KERNEL_SOURCE and "from codeact" not in KERNEL_SOURCE

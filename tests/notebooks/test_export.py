@@ -14,7 +14,7 @@ import pytest
 
 from codeact import ChatMessage, ToolCallRequest, UserError
 from codeact._execution import ExecutionError, ExecutionResult
-from codeact.batch._notebooks import notebook_name
+from codeact.cli._batch_notebooks import notebook_name
 from codeact.events import AgentOutput
 from codeact.notebooks import (
     check_notebook_path,

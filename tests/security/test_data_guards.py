@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from codeact.executors import RestrictedExecutor
-from codeact.executors.restricted._session import Session
+from codeact.executors.restricted._interpreter import RestrictedInterpreter
 from tests.security.corpus_datalibs import DATA_CASES
 
 pytest.importorskip("pandas")
@@ -39,11 +39,11 @@ class Runner:
         self.workdir = workdir
         self.options = options
         self.executor: RestrictedExecutor | None = None
-        self.session: Session | None = None
+        self.session: RestrictedInterpreter | None = None
 
     async def __aenter__(self) -> Runner:
         if self.mode == "as-under-bwrap":
-            self.session = Session(
+            self.session = RestrictedInterpreter(
                 allowed_modules=MODULES,
                 workdir=str(self.workdir),
                 confine_readers=False,

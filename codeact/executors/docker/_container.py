@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 import anyio.to_thread
@@ -17,6 +17,15 @@ from codeact.executors.wire.client import KernelClient
 from codeact.executors.wire.frames import raw_frame
 
 _ATTACH = {"stdin": 1, "stdout": 1, "stream": 1}
+
+
+class ContainerSource(Protocol):
+    """Where a ``DockerExecutor(pool=...)`` takes its started container from (a
+    ``SandboxPool``): ``take()`` hands over a container the taker then removes."""
+
+    async def take(self) -> RunningContainer:
+        """A started container, now the caller's."""
+        ...
 
 
 class RunningContainer:

@@ -10,14 +10,14 @@ import os
 import socket
 import uuid
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
 import anyio.to_thread
 
 from codeact.errors import ExecutorError
 from codeact.executors._owner import owner_id
-from codeact.executors.docker._container import RunningContainer
+from codeact.executors.docker._container import ContainerSource, RunningContainer
 from codeact.executors.docker._engine import (
     LABEL,
     LABEL_HOST,
@@ -31,9 +31,6 @@ from codeact.executors.kernel import BOOTSTRAP
 from codeact.executors.wire.executor import KernelBackedExecutor
 from codeact.executors.wire.session import KernelPeer
 from codeact.tools import BaseTool
-
-if TYPE_CHECKING:
-    from codeact.executors.docker.pool import SandboxPool
 
 KILL_GRACE_S = 2.0
 SANDBOX_USER = "10001:10001"
@@ -100,7 +97,7 @@ class DockerExecutor(KernelBackedExecutor):
         start_timeout: float = 60.0,
         labels: dict[str, str] | None = None,
         container_id: str | None = None,
-        pool: SandboxPool | None = None,
+        pool: ContainerSource | None = None,
     ) -> None:
         super().__init__(tools=tools, timeout=timeout, max_output_bytes=max_output_bytes)
         self.image = image

@@ -1,18 +1,29 @@
-"""The in-container kernel (stdlib only). ``KERNEL_SOURCE`` is sent to ``python3 -c BOOTSTRAP``."""
+"""The in-container kernel (stdlib only). ``KERNEL_SOURCE`` is sent to ``python3 -c BOOTSTRAP``.
+
+The kernel is one source made of parts that run in one namespace, in this order: the restricted
+executor's rich-output capture (``restricted/_rich.py``: figures, tables and written files are
+collected the same way in both), ``_channel`` (frames and captured output), ``_files`` (tars in
+and out), ``_awaiting`` (awaiting host tools) and ``kernel`` (cells, tools, the main loop, which
+starts when the source runs). A part uses the names of the parts before it without importing
+them (nothing of codeact exists in the sandbox); ``tests/executors/test_wire.py`` checks the
+joined source for undefined names.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+#: The kernel's parts, in the order they are joined (paths relative to ``codeact/executors``).
+PARTS = ("restricted/_rich.py", "kernel/_channel.py", "kernel/_files.py", "kernel/_awaiting.py",
+         "kernel/kernel.py")  # fmt: skip
+
 
 def _source() -> str:
-    """kernel.py, preceded by the restricted executor's rich-output capture (``_rich.py``,
-    stdlib only): figures, tables and written files are collected the same way in both."""
-    here = Path(__file__).parent
-    rich = (here.parent / "restricted" / "_rich.py").read_text(encoding="utf-8")
-    rich = rich.replace("from __future__ import annotations\n", "", 1)
-    kernel = (here / "kernel.py").read_text(encoding="utf-8")
-    return "from __future__ import annotations\n" + rich + "\n" + kernel
+    """The parts joined into one module (each part's ``from __future__`` line moved to the top)."""
+    root = Path(__file__).parent.parent
+    future = "from __future__ import annotations\n"
+    parts = [(root / part).read_text(encoding="utf-8").replace(future, "", 1) for part in PARTS]
+    return future + "\n".join(parts)
 
 
 KERNEL_SOURCE = _source()

@@ -8,25 +8,16 @@ matplotlib figures as PNG, and proxies ``from tools import x`` calls to the host
 
 import ast
 import base64
-import codecs
 import contextlib
-import io
-import json
 import os
 import select
 import signal
-import struct
 import sys
-import tarfile
-import threading
 import time
 import traceback
 import types
 
-HEADER = struct.Struct(">I")
-MAX_FRAME = 16 * 1024 * 1024
 WORKDIR = "/workspace"
-HELD_SIGNALS = {signal.SIGALRM, signal.SIGINT}
 TOP_LEVEL_AWAIT = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
 VALUE_NAME = "__codeact_value__"
 CO_COROUTINE = 0x80  # inspect.CO_COROUTINE, without importing inspect
@@ -49,151 +40,6 @@ class ToolError(Exception):
     """A host tool failed; the message says why."""
 
 
-class FrameTooLarge(ValueError):
-    """A message does not fit in one frame (MAX_FRAME bytes of JSON)."""
-
-
-def frame(msg):
-    """One frame (header + JSON body) for msg; FrameTooLarge past MAX_FRAME."""
-    body = json.dumps(msg, separators=(",", ":"), default=str).encode("utf-8")
-    if len(body) > MAX_FRAME:
-        raise FrameTooLarge(f"{len(body)} bytes of JSON, over the {MAX_FRAME}-byte frame limit")
-    return HEADER.pack(len(body)) + body
-
-
-class Channel:
-    def __init__(self, wfd, rfile):
-        self.wfd = wfd
-        self.rfile = rfile
-        self.lock = threading.Lock()
-
-    def send(self, msg):
-        self.send_frame(frame(msg))
-
-    def send_frame(self, data):
-        # os.write may write less than asked (gVisor does on pipes past 64 KiB): loop, with the
-        # timeout and interrupt signals held so that no frame is left half written.
-        view = memoryview(data)
-        old = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
-        try:
-            with self.lock:
-                while view:
-                    view = view[os.write(self.wfd, view) :]
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, old)
-
-    def recv(self):
-        """The next frame. The wait for it may be interrupted (a deadline, SIGINT); reading it
-        may not: a timeout that landed between a frame's header and its body would leave the
-        rest of the frame to be read as the next header."""
-        poller = select.poll()
-        poller.register(self.rfile.fileno(), select.POLLIN)
-        while not poller.poll():
-            pass
-        old = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
-        try:
-            header = self._exactly(HEADER.size)
-            (n,) = HEADER.unpack(header)
-            if n > MAX_FRAME:
-                raise SystemExit("oversized frame from host")
-            data = self._exactly(n)
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, old)
-        return json.loads(data)
-
-    def _exactly(self, n):
-        data = b""
-        while len(data) < n:
-            chunk = self.rfile.read(n - len(data))
-            if not chunk:
-                raise SystemExit(0)
-            data += chunk
-        return data
-
-
-class Output:
-    """Counts and forwards what the cell writes (fd-level, so subprocesses are captured too)."""
-
-    def __init__(self, channel, cap):
-        self.channel = channel
-        self.cap = cap
-        self.size = 0
-        self.truncated = False
-        self.parts = {"stdout": [], "stderr": []}
-        self.lock = threading.Lock()
-        self.fds = {}
-        self.marks = {"stdout": threading.Event(), "stderr": threading.Event()}
-        self.marker = "\x00codeact-drain-" + os.urandom(8).hex() + "\x00"
-
-    def reset(self):
-        with self.lock:
-            self.size = 0
-            self.truncated = False
-            self.parts = {"stdout": [], "stderr": []}
-
-    def add(self, name, text):
-        with self.lock:
-            room = self.cap - self.size
-            if room <= 0:
-                self.truncated = True
-                return
-            if len(text) > room:
-                text = text[:room]
-                self.truncated = True
-            self.size += len(text)
-            self.parts[name].append(text)
-        self.channel.send({"op": "stream", "name": name, "text": text})
-
-    def pump(self, fd, name):
-        decoder = codecs.getincrementaldecoder("utf-8")("replace")
-        held = ""
-        marker = self.marker
-        while True:
-            try:
-                data = os.read(fd, 65536)
-            except OSError:
-                return
-            if not data:
-                return
-            text = held + decoder.decode(data)
-            held = ""
-            while marker in text:
-                before, text = text.split(marker, 1)
-                if before:
-                    self.add(name, before)
-                self.marks[name].set()
-            keep = max((i for i in range(1, len(marker)) if text.endswith(marker[:i])), default=0)
-            if keep:
-                text, held = text[:-keep], text[-keep:]
-            if text:
-                self.add(name, text)
-
-    def drain(self):
-        """Wait until everything written so far went through the pipes (a marker round trip)."""
-        sys.stdout.flush()
-        sys.stderr.flush()
-        for name, fd in self.fds.items():
-            self.marks[name].clear()
-            os.write(fd, self.marker.encode())
-        for name in self.fds:
-            self.marks[name].wait(2)
-
-
-def capture_fds(output):
-    for fd, name in ((1, "stdout"), (2, "stderr")):
-        r, w = os.pipe()
-        os.dup2(w, fd)
-        os.close(w)
-        output.fds[name] = fd
-        start_thread(output.pump, r, name)
-    sys.stdout = io.TextIOWrapper(
-        os.fdopen(1, "wb", 0), encoding="utf-8", line_buffering=True, write_through=True
-    )
-    sys.stderr = io.TextIOWrapper(
-        os.fdopen(2, "wb", 0), encoding="utf-8", line_buffering=True, write_through=True
-    )
-
-
 class Kernel:
     def __init__(self, channel, output):
         self.channel = channel
@@ -207,7 +53,7 @@ class Kernel:
         self.loop = None  # the session's event loop, made by the first async cell
         self.bare_tools = {}
         # figures, tables, written files: _rich.py is sent ahead of this file (kernel/__init__)
-        self.rich = RichCapture(WORKDIR)  # noqa: F821
+        self.rich = RichCapture(WORKDIR)
 
     def reset(self):
         self.abandon_loop()
@@ -416,36 +262,6 @@ class Kernel:
             lines.append(f"  [Previous line repeated {repeats - 2} more times]")
 
 
-class AwaitCalls(ast.NodeTransformer):
-    """``await f(x)`` → ``await __codeact_await_call__(f, x)``: host tools (plain functions)
-    can be awaited like async tools, as in the restricted executor."""
-
-    def visit_Await(self, node):
-        self.generic_visit(node)
-        call = node.value
-        if isinstance(call, ast.Call):
-            call.args.insert(0, call.func)
-            call.func = ast.copy_location(ast.Name("__codeact_await_call__", ast.Load()), call)
-        return node
-
-
-class Ready:
-    """An awaitable that gives a value at once."""
-
-    def __init__(self, value):
-        self.value = value
-
-    def __await__(self):
-        return self.value
-        yield
-
-
-def await_call(fn, /, *args, **kwargs):
-    """What ``await f(x)`` calls: a host tool's result becomes awaitable."""
-    result = fn(*args, **kwargs)
-    return Ready(result) if getattr(fn, "__codeact_tool__", False) is True else result
-
-
 def to_plain(value, depth=0):
     if depth > 50:
         raise ValueError("value nested too deeply")
@@ -465,70 +281,9 @@ def to_plain(value, depth=0):
     return repr(value)
 
 
-def safe_extract(data, target):
-    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-        base = os.path.realpath(target)
-        for member in tar.getmembers():
-            dest = os.path.realpath(os.path.join(base, member.name))
-            if not (dest == base or dest.startswith(base + os.sep)):
-                raise ValueError(f"refusing to extract {member.name!r} outside {target}")
-            if member.issym() or member.islnk() or member.isdev():
-                raise ValueError(f"refusing to extract link or device {member.name!r}")
-        tar.extractall(base)
-
-
-def archive(path):
-    full = os.path.realpath(os.path.join(WORKDIR, path))
-    if not (full == WORKDIR or full.startswith(WORKDIR + os.sep)) or not os.path.exists(full):
-        raise FileNotFoundError(path)
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w") as tar:
-        tar.add(full, arcname=os.path.basename(full) or ".")
-    return buf.getvalue()
-
-
-def result_frame(result, nonce):
-    """The result frame (echoing the cell's nonce); past the frame limit, a slim result that
-    says what was dropped."""
-    try:
-        return frame({"op": "result", **result, "nonce": nonce})
-    except FrameTooLarge as exc:
-        problem = f"the cell's result was too large to send ({exc})"
-    slim = {
-        "op": "result",
-        "nonce": nonce,
-        "stdout": result["stdout"][-100_000:],
-        "stderr": result["stderr"][-100_000:],
-        "timed_out": result["timed_out"],
-        "truncated": True,
-        "value": result["value"],
-        "duration_s": result["duration_s"],
-        "images": [],
-        "is_final_answer": False,
-        "final_answer": None,
-        "error": {
-            "type": "FrameTooLarge",
-            "message": problem + "; figures and the final answer were dropped",
-            "traceback": "FrameTooLarge: " + problem,
-        },
-    }
-    return frame(slim)
-
-
 def on_alarm(_signum, _frame):
     signal.setitimer(signal.ITIMER_REAL, 0.25)
     raise CellTimeout()
-
-
-def start_thread(target, *args):
-    """A daemon thread that never receives SIGALRM/SIGINT (it inherits them blocked): those
-    must reach the main thread only while it may be interrupted, never in the middle of reading
-    a frame, where the kernel would otherwise hand them to another thread at once."""
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
-    try:
-        threading.Thread(target=target, args=args, daemon=True).start()
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def exit_when_host_gone(fd):
@@ -589,7 +344,7 @@ def main():
                 channel.send({"op": "file_done"})
             elif op == "get":
                 channel.send(
-                    {"op": "file", "data": base64.b64encode(archive(msg["path"])).decode()}
+                    {"op": "file", "data": base64.b64encode(archive(WORKDIR, msg["path"])).decode()}
                 )
         except CellTimeout:
             channel.send(

@@ -4,9 +4,13 @@ what to use instead; the rest of the standard library only through the reviewed 
 from __future__ import annotations
 
 import sys
+import warnings
 from collections.abc import Iterable
 
+from codeact.executors.restricted._ossandbox import UnsandboxedWarning
 from codeact.executors.restricted._stdlib import HOST_MODULES, STDLIB_ALLOWED
+
+_WARNED: set[tuple[str, ...]] = set()
 
 
 def check_allowed_modules(names: Iterable[str]) -> list[str]:
@@ -43,3 +47,22 @@ def check_allowed_modules(names: Iterable[str]) -> list[str]:
 def third_party(names: Iterable[str]) -> list[str]:
     """The entries of ``allowed_modules`` that are third-party packages."""
     return sorted({n for n in names if n.split(".")[0] not in STDLIB_ALLOWED})
+
+
+def warn_unsandboxed(names: Iterable[str], isolation: str) -> None:
+    """Warn once per process (``UnsandboxedWarning``) that the third-party packages among
+    ``names`` run without an OS sandbox (``isolation`` says where: in-process or in a worker)."""
+    packages = third_party(names)
+    key = (isolation, *packages)
+    if not packages or key in _WARNED:
+        return
+    _WARNED.add(key)
+    where = "in-process" if isolation == "inline" else "in a worker without an OS sandbox"
+    warnings.warn(
+        f"RestrictedExecutor: {', '.join(packages)} run {where}, where their own file and "
+        "network I/O (e.g. pandas.read_csv('/etc/passwd'), DataFrame.to_csv('/tmp/x'), URL "
+        "readers) reaches the host. Use isolation='process' with bubblewrap installed, or "
+        "DockerExecutor, for untrusted code.",
+        UnsandboxedWarning,
+        stacklevel=3,
+    )

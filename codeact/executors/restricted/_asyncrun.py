@@ -20,12 +20,9 @@ import types
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from codeact.executors.restricted._guards import (
-    METHOD_GUARDS,
-    GuardedType,
-    PolicyError,
-    check_timeout,
-)
+from codeact.executors.restricted._deadline import check_timeout
+from codeact.executors.restricted._guards import METHOD_GUARDS, PolicyError
+from codeact.executors.restricted._standins import GuardedType
 
 SLICE_S = 0.05
 

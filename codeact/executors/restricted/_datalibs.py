@@ -26,9 +26,9 @@ from codeact.executors.restricted._guards import (
     SANDBOX_CLASSES,
     TYPE_STANDINS,
     WRITABLE_TYPES,
-    GuardedType,
     PolicyError,
 )
+from codeact.executors.restricted._standins import GuardedType
 
 #: Never exposed from opted-in packages, in any mode: routes to unguarded code or host objects.
 CODE_DENY = frozenset(

@@ -1,4 +1,5 @@
-"""Run-time guards called by compiled cells: attribute reads and writes, size limits, markers.
+"""Run-time guards called by compiled cells: attribute reads and writes, size limits, markers
+(the cell's deadline is ``_deadline``'s, the size-checked builtin types ``_standins``').
 
 Everything here runs on every guarded operation, so the common paths are kept short.
 """
@@ -8,8 +9,6 @@ from __future__ import annotations
 import _string  # type: ignore[import-not-found]
 import builtins
 import string
-import threading
-import time
 import types
 from collections.abc import Callable
 from typing import Any
@@ -22,7 +21,6 @@ from codeact.executors.restricted._sizes import (
     check_format_spec,
     padding_method,
     plain_template,
-    too_many,
 )
 
 #: Documented public APIs whose names start with one underscore (namedtuple).
@@ -52,54 +50,8 @@ class PolicyError(RuntimeError):
     """Raised inside the sandbox when the code tries something the policy refuses."""
 
 
-class CellTimeout(KeyboardInterrupt):
-    """Raised inside a cell when its deadline passes.
-
-    A ``KeyboardInterrupt`` so that asyncio lets it through: a task's step keeps any other
-    exception as the task's result and the loop goes on with the next ready task (one
-    interrupt would end one spinning task out of many); an interrupt stops the loop."""
-
-
 class FinalAnswerSignal(BaseException):
     """Raised by ``final_answer(value)`` to stop the cell after recording the value."""
-
-
-_cell = threading.local()
-
-
-#: The deadline of a thread that runs no cell: sandbox code running there (a generator's
-#: ``finally`` run by the garbage collector, a callback from host code) is past it at once.
-_OUTSIDE = float("-inf")
-
-
-def set_deadline(deadline: float | None) -> None:
-    """Start the cell running in this thread: its monotonic deadline (``None``: no limit)."""
-    _cell.deadline = float("inf") if deadline is None else deadline
-
-
-def leave_cell() -> None:
-    """End this thread's cell: from now on every ``_check_timeout_`` here raises."""
-    _cell.deadline = _OUTSIDE
-
-
-def check_timeout() -> None:
-    """Raise ``CellTimeout`` if this thread's cell is past its deadline (``_check_timeout_``),
-    or if no cell runs in this thread: the check sits in every ``except`` handler, ``finally``
-    body and ``__exit__`` of sandbox code, so once late (or outside a cell) none can swallow
-    the timeout."""
-    if time.monotonic() > getattr(_cell, "deadline", _OUTSIDE):
-        raise CellTimeout()
-
-
-def safe_sleep(seconds: float) -> None:
-    """``time.sleep`` for the sandbox: sleeps in slices so the cell's deadline still applies."""
-    end = time.monotonic() + float(seconds)
-    while True:
-        left = end - time.monotonic()
-        if left <= 0:
-            return
-        time.sleep(min(left, 0.05))
-        check_timeout()
 
 
 #: Every class the sandbox defined (strong references: classes are few and long-lived).
@@ -396,55 +348,3 @@ def _describe(obj: Any) -> str:
     if isinstance(obj, type):
         return f"class {obj.__name__!r}"
     return f"{type(obj).__name__!r} objects"
-
-
-class GuardedType:
-    """Stands in for a builtin type (``list``, ``tuple``...) whose constructor would materialise
-    a huge range: calls are size-checked; ``isinstance``, subclassing, ``list.append``,
-    ``list[int]`` and ``type(x) is list`` behave as with the real type."""
-
-    __slots__ = ("_type",)
-
-    def __init__(self, tp: type) -> None:
-        object.__setattr__(self, "_type", tp)
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        too_many(self._type.__name__, args)
-        return self._type(*args, **kwargs)
-
-    def __instancecheck__(self, obj: Any) -> bool:
-        return isinstance(obj, self._type)
-
-    def __subclasscheck__(self, cls: Any) -> bool:
-        return issubclass(
-            cls.__dict__.get("_type", cls) if isinstance(cls, GuardedType) else cls, self._type
-        )
-
-    def __mro_entries__(self, bases: tuple[Any, ...]) -> tuple[type]:
-        return (self._type,)
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("_") and name not in SAFE_DUNDERS:
-            raise AttributeError(name)
-        return getattr(self._type, name)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise PolicyError(f"cannot set attributes on {self._type.__name__!r}")
-
-    def __getitem__(self, item: Any) -> Any:
-        return self._type[item]
-
-    def __or__(self, other: Any) -> Any:
-        return self._type | (other._type if isinstance(other, GuardedType) else other)
-
-    def __ror__(self, other: Any) -> Any:
-        return (other._type if isinstance(other, GuardedType) else other) | self._type
-
-    def __repr__(self) -> str:
-        return repr(self._type)
-
-    def __eq__(self, other: object) -> bool:
-        return other is self or other is self._type
-
-    def __hash__(self) -> int:
-        return hash(self._type)

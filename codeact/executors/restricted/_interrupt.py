@@ -17,7 +17,7 @@ import threading
 import time
 from typing import Any
 
-from codeact.executors.restricted._guards import CellTimeout
+from codeact.executors.restricted._deadline import CellTimeout
 
 REPEAT_S = 0.25
 

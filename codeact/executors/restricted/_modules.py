@@ -26,11 +26,11 @@ from codeact.executors.restricted._datalibs import (
     known_routes,
     wrap_value,
 )
+from codeact.executors.restricted._deadline import safe_sleep
 from codeact.executors.restricted._guards import (
     DANGEROUS_IDS,
     READ_ONLY_TYPES,
     PolicyError,
-    safe_sleep,
 )
 from codeact.executors.restricted._stdlib import HOST_MODULES, STDLIB_ALLOWED
 from codeact.executors.restricted._stdwrap import WRAPPED

@@ -1,6 +1,6 @@
 """The host side of one worker process of ``RestrictedExecutor(isolation="process")``: starting
 it (inside bubblewrap when the OS sandbox is on) and handing ``KernelClient`` its stdin/stdout;
-interrupting, killing and restarting it (a ``KernelSession``)."""
+interrupting, killing and restarting it (a ``RestartableKernel``)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ import signal
 import stat
 import subprocess
 import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,7 +39,8 @@ from codeact.executors.wire.client import KernelClient
 from codeact.executors.wire.session import KernelPeer
 
 if TYPE_CHECKING:
-    from codeact.executors.restricted.executor import RestrictedExecutor
+    from codeact.executors.restricted._cgroups import SessionCgroup
+    from codeact.tools import BaseTool
 
 #: Extra time a worker gets after its deadline to report before it is killed.
 KILL_GRACE_S = 1.0
@@ -53,12 +56,34 @@ _COMMON_ENV = {
 }
 
 
-class WorkerProcess(KernelPeer):
-    """One worker process (a ``KernelPeer``); ``start`` again after ``stop`` gives a fresh one."""
+@dataclass(frozen=True)
+class WorkerSettings:
+    """What a worker process needs of its session, fixed once the session's room is made."""
 
-    def __init__(self, owner: RestrictedExecutor) -> None:
+    #: The session's working directory on the host.
+    workdir: Path
+    #: Whether the worker runs in bubblewrap.
+    os_sandboxed: bool
+    allowed_modules: list[str]
+    max_output_bytes: int
+    #: The worker's rlimits (``memory_bytes``, ``cpu_seconds``...).
+    limits: dict[str, int]
+    allow_pickle: bool
+    #: The session's private ``/tmp`` on the host (None: no quota'd workspace).
+    tmpdir: Path | None = None
+    #: The session's control group, when the host gives one.
+    cgroup: SessionCgroup | None = None
+
+
+class WorkerProcess(KernelPeer):
+    """One worker process (a ``KernelPeer``); ``start`` again after ``stop`` gives a fresh one.
+    ``tools`` are the session's (each ``execute`` passes the current ones; a restarted worker
+    gets those)."""
+
+    def __init__(self, settings: WorkerSettings, tools: Sequence[BaseTool]) -> None:
         super().__init__()
-        self.owner = owner
+        self.settings = settings
+        self.tools = list(tools)
         self.proc: Process | None = None
         #: The host pid of the Python worker itself (inside bubblewrap it is bwrap's child).
         self.worker_pid: int | None = None
@@ -68,10 +93,9 @@ class WorkerProcess(KernelPeer):
     def _command(self) -> tuple[list[str], dict[str, str], str, list[int]]:
         """argv, environment, the workdir the worker sees, and the descriptors to pass on (the
         info pipe's write end, the seccomp filter), which the caller closes after the spawn."""
-        owner = self.owner
-        assert owner.workdir is not None
-        if owner.os_sandboxed:
-            plan = SandboxPlan.build(tuple(owner.allowed_modules))
+        settings = self.settings
+        if settings.os_sandboxed:
+            plan = SandboxPlan.build(tuple(settings.allowed_modules))
             binary = bwrap_path()
             if binary is None:
                 raise ExecutorError("bubblewrap disappeared since the executor started")
@@ -79,9 +103,11 @@ class WorkerProcess(KernelPeer):
             os.set_inheritable(write_end, True)
             self._info_read = read_end
             filter_fd = seccomp_fd()
-            tmpdir = None if owner.workspace is None else owner.workspace.tmpdir
             options = plan.options(
-                workdir=owner.workdir, info_fd=write_end, seccomp_fd=filter_fd, tmpdir=tmpdir
+                workdir=settings.workdir,
+                info_fd=write_end,
+                seccomp_fd=filter_fd,
+                tmpdir=settings.tmpdir,
             )
             command = [plan.python, "-s", "-P", "-m", "codeact.executors.restricted._worker"]
             argv, args_fd = bwrap_argv(binary, options, command)
@@ -101,22 +127,22 @@ class WorkerProcess(KernelPeer):
         env = {
             **_COMMON_ENV,
             "PYTHONPATH": package_root,
-            "HOME": str(owner.workdir),
-            "MPLCONFIGDIR": str(owner.workdir / ".matplotlib"),
+            "HOME": str(settings.workdir),
+            "MPLCONFIGDIR": str(settings.workdir / ".matplotlib"),
         }
-        if owner.workspace is not None:
-            env["TMPDIR"] = str(owner.workspace.tmpdir)
+        if settings.tmpdir is not None:
+            env["TMPDIR"] = str(settings.tmpdir)
         argv = [sys.executable, "-s", "-P", "-m", "codeact.executors.restricted._worker"]
-        return self._in_cgroup(argv), env, str(owner.workdir), []
+        return self._in_cgroup(argv), env, str(settings.workdir), []
 
     def _in_cgroup(self, argv: list[str]) -> list[str]:
         """``argv`` started inside the session's control group, when it has one."""
-        group = self.owner.cgroup
+        group = self.settings.cgroup
         return argv if group is None else join_command(group.procs_files(), argv)
 
     async def start(self) -> None:
         """Spawn the worker and wait until it is ready (``ExecutorError`` if it is not)."""
-        owner = self.owner
+        settings = self.settings
         argv, env, inner_workdir, fds = self._command()
         sandboxed = bool(fds)
         try:
@@ -126,7 +152,7 @@ class WorkerProcess(KernelPeer):
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE if sandboxed else subprocess.DEVNULL,
                 env=env,
-                cwd="/" if sandboxed else str(owner.workdir),
+                cwd="/" if sandboxed else str(settings.workdir),
                 start_new_session=True,
                 pass_fds=fds,
             )
@@ -134,7 +160,7 @@ class WorkerProcess(KernelPeer):
             for fd in fds:
                 os.close(fd)
         self.worker_pid = self.proc.pid
-        self._oom_kills = 0 if owner.cgroup is None else owner.cgroup.oom_kills()
+        self._oom_kills = 0 if settings.cgroup is None else settings.cgroup.oom_kills()
         sandbox_init = await self._read_child_pid() if sandboxed else None
         assert self.proc.stdin is not None and self.proc.stdout is not None
         client = KernelClient(StapledByteStream(self.proc.stdin, self.proc.stdout))
@@ -158,22 +184,22 @@ class WorkerProcess(KernelPeer):
             self.worker_pid = None if sandbox_init is None else _child_of(sandbox_init)
 
     def _init_frame(self, workdir: str) -> dict[str, Any]:
-        owner = self.owner
+        settings = self.settings
         return {
             "workdir": workdir,
-            "tools": owner.tool_specs(),
-            "allowed_modules": owner.allowed_modules,
-            "max_output_bytes": owner.max_output_bytes,
-            "limits": owner.limits,
+            "tools": [t.sandbox_spec() for t in self.tools],
+            "allowed_modules": settings.allowed_modules,
+            "max_output_bytes": settings.max_output_bytes,
+            "limits": settings.limits,
             "drop_to": NOBODY if host_is_root() and not self._as_root() else None,
             "allow_root": self._as_root(),
-            "os_sandboxed": owner.os_sandboxed,
-            "allow_pickle": owner.allow_pickle,
+            "os_sandboxed": settings.os_sandboxed,
+            "allow_pickle": settings.allow_pickle,
             "seccomp": _worker_filter(),
         }
 
     def _as_root(self) -> bool:
-        return not self.owner.os_sandboxed and _root_worker_allowed()
+        return not self.settings.os_sandboxed and _root_worker_allowed()
 
     async def _read_child_pid(self) -> int | None:
         """bubblewrap writes ``{"child-pid": N}`` on its info pipe once the sandbox runs."""
@@ -231,16 +257,22 @@ class WorkerProcess(KernelPeer):
         await proc.aclose()
 
     async def execute(
-        self, code: str, limit: float, on_output: OutputCallback | None
+        self,
+        code: str,
+        limit: float,
+        on_output: OutputCallback | None,
+        tools: Sequence[BaseTool],
     ) -> dict[str, Any]:
-        """Run one cell in the worker (replaced when lost; interrupted when cancelled)."""
+        """Run one cell in the worker with the session's ``tools`` (replaced when lost;
+        interrupted when cancelled)."""
+        self.tools = list(tools)
         return await self.run(
             code,
             limit=limit,
-            tools=self.owner.tools,
+            tools=self.tools,
             grace=KILL_GRACE_S,
             on_output=on_output,
-            max_output=self.owner.max_output_bytes,
+            max_output=self.settings.max_output_bytes,
         )
 
     async def death_reason(self) -> tuple[str, str]:
@@ -249,9 +281,9 @@ class WorkerProcess(KernelPeer):
         if self.proc is not None:
             with anyio.move_on_after(2):
                 code = await self.proc.wait()
-        if code is not None and code > 128 and self.owner.os_sandboxed:
+        if code is not None and code > 128 and self.settings.os_sandboxed:
             code = -(code - 128)  # bubblewrap reports a child killed by signal N as 128 + N
-        group = self.owner.cgroup
+        group = self.settings.cgroup
         if group is not None and group.oom_kills() > self._oom_kills:
             limit = group.memory_limit() >> 20
             return "MemoryError", (

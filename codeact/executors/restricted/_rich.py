@@ -1,8 +1,9 @@
 """Rich outputs of a restricted cell: matplotlib figures as PNG, DataFrames as tables, and the
 files the cell wrote.
 
-``Session`` holds one ``RichCapture`` and calls it at three points (``begin`` before the cell,
-``value`` with the cell's trailing expression, ``end`` for the result's extra fields). The
+``RestrictedInterpreter`` holds one ``RichCapture`` and calls it at three points (``begin``
+before the cell, ``value`` with the cell's trailing expression, ``end`` for the result's extra
+fields). The
 capture runs on the sandbox side (the worker process in process mode), with matplotlib's Agg
 backend: no display is needed and ``plt.show()`` only marks the figure as shown. Everything it
 returns is plain JSON, bounded in size, so the result frame stays small.

@@ -16,15 +16,14 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from codeact.executors.restricted._deadline import check_timeout, safe_sleep
 from codeact.executors.restricted._guards import (
     TYPE_STANDINS,
     WRITABLE_TYPES,
     WRITE_WRAPPERS,
-    GuardedType,
-    check_timeout,
-    safe_sleep,
 )
 from codeact.executors.restricted._sizes import MAX_STR_BYTES
+from codeact.executors.restricted._standins import GuardedType
 
 _SLICE_S = 0.05
 

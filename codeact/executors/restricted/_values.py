@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from codeact.executors.restricted import _guards as g
-from codeact.executors.restricted._policy import CELL_SOURCES
+from codeact.executors.restricted._compile import CELL_SOURCES
 
 MAX_REPR = 20_000
 

@@ -14,9 +14,9 @@ import sys
 import time
 from typing import Any, BinaryIO
 
-from codeact.executors.restricted._guards import CellTimeout
+from codeact.executors.restricted._deadline import CellTimeout
+from codeact.executors.restricted._interpreter import RestrictedInterpreter, ToolError
 from codeact.executors.restricted._interrupt import SignalAlarm
-from codeact.executors.restricted._session import Session, ToolError
 from codeact.executors.wire.frames import HEADER, ProtocolError, encode, frame_length
 
 _BLOCK = {signal.SIGALRM}
@@ -175,7 +175,7 @@ def main() -> None:
             raise CellTimeout()
         raise ToolError(str(reply.get("error", "the tool failed")))
 
-    session = Session(
+    session = RestrictedInterpreter(
         tool_names=[(t[0], list(t[1]), t[2]) for t in init.get("tools", [])],
         tool_bridge=bridge,
         allowed_modules=init.get("allowed_modules", []),
@@ -201,7 +201,9 @@ def main() -> None:
             return
 
 
-def _run(session: Session, alarm: SignalAlarm, code: str, deadline: float) -> dict[str, Any]:
+def _run(
+    session: RestrictedInterpreter, alarm: SignalAlarm, code: str, deadline: float
+) -> dict[str, Any]:
     try:
         alarm.arm(deadline)
         try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from codeact.executors.restricted._ossandbox import OsSandbox, os_sandbox_status
 from codeact.executors.restricted.executor import Isolation, RestrictedExecutor
@@ -88,10 +89,15 @@ def default_executor(
     """The executor the CLI and the server use by default (see ``choose_sandbox``);
     ``allow_pickle`` as for ``RestrictedExecutor`` (it removes the guards' layer)."""
     choice = choose_sandbox(allow, isolation=isolation, os_sandbox=os_sandbox)
+    return restricted_executor(choice, timeout=timeout, allow_pickle=allow_pickle)
+
+
+def restricted_executor(choice: SandboxChoice, **options: Any) -> RestrictedExecutor:
+    """A ``RestrictedExecutor`` as ``choice`` decided (isolation, OS sandbox, modules), with
+    the other ``RestrictedExecutor`` options (``timeout``, limits, ``allow_pickle``)."""
     return RestrictedExecutor(
         isolation=choice.isolation,
         os_sandbox=choice.os_sandbox,
         allowed_modules=choice.allowed_modules,
-        timeout=timeout,
-        allow_pickle=allow_pickle,
+        **options,
     )

@@ -6,7 +6,6 @@ import dataclasses
 import os
 import threading
 import time
-import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -17,33 +16,31 @@ import anyio.to_thread
 
 from codeact.errors import ExecutorError, UserError
 from codeact.executors.base import CodeExecutor, ExecutionResult, OutputCallback
-from codeact.executors.restricted._allowed import check_allowed_modules, third_party
+from codeact.executors.restricted._allowed import check_allowed_modules, warn_unsandboxed
 from codeact.executors.restricted._cgroups import CgroupLimits, SessionCgroup, cgroup_support
+from codeact.executors.restricted._deadline import CellTimeout
 from codeact.executors.restricted._files import read_beneath, write_beneath
-from codeact.executors.restricted._guards import CellTimeout
+from codeact.executors.restricted._interpreter import RestrictedInterpreter
 from codeact.executors.restricted._interrupt import WATCHDOG
 from codeact.executors.restricted._ossandbox import (
     NOBODY,
     OsSandbox,
-    UnsandboxedWarning,
     give_to_sandbox,
     host_is_root,
     resolve_os_sandbox,
 )
-from codeact.executors.restricted._process import WorkerProcess
+from codeact.executors.restricted._process import WorkerProcess, WorkerSettings
 from codeact.executors.restricted._reaping import (
     NO_CGROUP_WARNING,
     NO_QUOTA_WARNING,
     reap_once,
     warn_once,
 )
-from codeact.executors.restricted._session import Session
 from codeact.executors.restricted._workspace import Workspace
 from codeact.executors.wire.cells import run_host_tool, to_result
 from codeact.tools import BaseTool
 
 Isolation = Literal["inline", "process"]
-_WARNED: set[tuple[str, ...]] = set()
 
 
 class RestrictedExecutor(CodeExecutor):
@@ -150,7 +147,7 @@ class RestrictedExecutor(CodeExecutor):
         self.workspace: Workspace | None = None
         self.workdir: Path | None = None
         self._owns_workdir = False
-        self._session: Session | None = None
+        self._interpreter: RestrictedInterpreter | None = None
         self._worker: WorkerProcess | None = None
         self._lock = anyio.Lock()
         self._closed = False
@@ -165,14 +162,15 @@ class RestrictedExecutor(CodeExecutor):
         self.check_tools()
         if self.isolation == "process":
             self.os_sandboxed = resolve_os_sandbox(self.os_sandbox)
-        self._warn_unsandboxed_modules()
+        if not self.os_sandboxed:
+            warn_unsandboxed(self.allowed_modules, self.isolation)
         await reap_once()
         try:
             await self._make_room()
             if self.isolation == "inline":
-                self._session = self._new_session()
+                self._interpreter = self._new_interpreter()
             else:
-                self._worker = WorkerProcess(self)
+                self._worker = WorkerProcess(self._worker_settings(), self.tools)
                 await self._worker.start()
         except BaseException:
             self._worker = None
@@ -210,6 +208,19 @@ class RestrictedExecutor(CodeExecutor):
                     )
                 self.cgroup = await anyio.to_thread.run_sync(SessionCgroup.create, limits, support)
 
+    def _worker_settings(self) -> WorkerSettings:
+        assert self.workdir is not None
+        return WorkerSettings(
+            workdir=self.workdir,
+            os_sandboxed=self.os_sandboxed,
+            allowed_modules=self.allowed_modules,
+            max_output_bytes=self.max_output_bytes,
+            limits=self.limits,
+            allow_pickle=self.allow_pickle,
+            tmpdir=None if self.workspace is None else self.workspace.tmpdir,
+            cgroup=self.cgroup,
+        )
+
     async def _release(self) -> None:
         """Delete the control group and the session folder (in a thread: never on the loop)."""
         cgroup, self.cgroup = self.cgroup, None
@@ -235,26 +246,8 @@ class RestrictedExecutor(CodeExecutor):
             )
         return "process without an OS sandbox (language guards and resource limits)"
 
-    def _warn_unsandboxed_modules(self) -> None:
-        packages = third_party(self.allowed_modules)
-        if not packages or self.os_sandboxed:
-            return
-        key = (self.isolation, *packages)
-        if key in _WARNED:
-            return
-        _WARNED.add(key)
-        where = "in-process" if self.isolation == "inline" else "in a worker without an OS sandbox"
-        warnings.warn(
-            f"RestrictedExecutor: {', '.join(packages)} run {where}, where their own file and "
-            "network I/O (e.g. pandas.read_csv('/etc/passwd'), DataFrame.to_csv('/tmp/x'), URL "
-            "readers) reaches the host. Use isolation='process' with bubblewrap installed, or "
-            "DockerExecutor, for untrusted code.",
-            UnsandboxedWarning,
-            stacklevel=3,
-        )
-
-    def _new_session(self) -> Session:
-        return Session(
+    def _new_interpreter(self) -> RestrictedInterpreter:
+        return RestrictedInterpreter(
             tool_names=self.tool_specs(),
             tool_bridge=self._inline_bridge,
             allowed_modules=self.allowed_modules,
@@ -267,8 +260,8 @@ class RestrictedExecutor(CodeExecutor):
         """Forget all variables; files in the working directory stay."""
         await self.start()
         async with self._lock:
-            if self._session is not None:
-                self._session.reset()
+            if self._interpreter is not None:
+                self._interpreter.reset()
             elif self._worker is not None:
                 await self._worker.reset()
 
@@ -281,9 +274,9 @@ class RestrictedExecutor(CodeExecutor):
             with anyio.CancelScope(shield=True):
                 await self._worker.stop()
             self._worker = None
-        if self._session is not None:
-            self._session.aio.abandon()  # the session's event loop, if an async cell made one
-        self._session = None
+        if self._interpreter is not None:
+            self._interpreter.aio.abandon()  # the session's event loop, if an async cell made one
+        self._interpreter = None
         with anyio.CancelScope(shield=True):
             await self._release()
 
@@ -321,7 +314,7 @@ class RestrictedExecutor(CodeExecutor):
         limit = self.timeout if timeout is None else timeout
         async with self._lock:
             if self._worker is not None:
-                raw = await self._worker.execute(code, limit, on_output)
+                raw = await self._worker.execute(code, limit, on_output, self.tools)
             else:
                 raw = await self._execute_inline(code, limit, on_output)
         return to_result(raw)
@@ -329,7 +322,7 @@ class RestrictedExecutor(CodeExecutor):
     async def _execute_inline(
         self, code: str, limit: float, on_output: OutputCallback | None
     ) -> dict[str, Any]:
-        session = self._session
+        session = self._interpreter
         assert session is not None
         deadline = time.monotonic() + limit
         state: dict[str, Any] = {"thread": None, "done": threading.Event()}
@@ -369,7 +362,7 @@ class RestrictedExecutor(CodeExecutor):
             return value
         if status == "timeout":
             raise CellTimeout()
-        from codeact.executors.restricted._session import ToolError
+        from codeact.executors.restricted._interpreter import ToolError
 
         raise ToolError(value)
 

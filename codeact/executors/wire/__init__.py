@@ -34,7 +34,12 @@ if TYPE_CHECKING:
         encode,
         raw_frame,
     )
-    from codeact.executors.wire.session import KernelPeer, KernelSession, interrupt_cell, run_cell
+    from codeact.executors.wire.session import (
+        KernelPeer,
+        RestartableKernel,
+        interrupt_cell,
+        run_cell,
+    )
 
 _HOMES = {
     "CellOutput": "cells",
@@ -56,7 +61,8 @@ _HOMES = {
     "encode": "frames",
     "raw_frame": "frames",
     "KernelPeer": "session",
-    "KernelSession": "session",
+    "RestartableKernel": "session",
+    "KernelSession": "session",  # deprecated: RestartableKernel (warns)
     "interrupt_cell": "session",
     "run_cell": "session",
 }
@@ -69,9 +75,9 @@ __all__ = [
     "KernelClient",
     "KernelLost",
     "KernelPeer",
-    "KernelSession",
     "MAX_FRAME",
     "ProtocolError",
+    "RestartableKernel",
     "STREAM_GONE",
     "WORKER_OPS",
     "check_relative",

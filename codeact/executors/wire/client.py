@@ -4,7 +4,7 @@ A backend starts something that speaks the protocol (a worker process, a kernel 
 and hands the client an ``anyio.abc.ByteStream`` to it; the client does the framing, the
 handshake and every operation. What the client cannot decide — the peer is gone, sent a
 malformed or foreign frame, or missed its deadline — it raises as ``KernelLost``: the backend's
-lifecycle replaces the peer (``session.run_cell`` does that for a ``KernelSession``).
+lifecycle replaces the peer (``session.run_cell`` does that for a ``RestartableKernel``).
 """
 
 from __future__ import annotations

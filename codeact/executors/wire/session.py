@@ -1,9 +1,12 @@
 """The lifecycle half of a backend and ``run_cell``, which joins it to the client: a lost peer
-is asked why it died and replaced; a cancelled cell is interrupted. ``KernelSession`` is the
-protocol ``run_cell`` needs; ``KernelPeer`` is a base class that implements most of it."""
+is asked why it died and replaced; a cancelled cell is interrupted. ``RestartableKernel`` is the
+protocol ``run_cell`` needs (formerly ``KernelSession``, a deprecated alias now: "session" names
+a whole executor session elsewhere); ``KernelPeer`` is a base class that implements most of it.
+"""
 
 from __future__ import annotations
 
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any, Protocol
@@ -16,9 +19,10 @@ from codeact.executors.wire.client import KernelClient, KernelLost
 from codeact.tools import BaseTool
 
 
-class KernelSession(Protocol):
-    """What a backend writes: start a peer and hand a ``KernelClient`` a stream to it; the rest is
-    the same for every backend (``run_cell``)."""
+class RestartableKernel(Protocol):
+    """A running kernel ``run_cell`` can serve: its client, and how to interrupt it, ask why it
+    died and replace it. What a backend writes: start a peer and hand a ``KernelClient`` a
+    stream to it; the rest is the same for every backend (``run_cell``)."""
 
     @property
     def kernel(self) -> KernelClient:
@@ -36,7 +40,7 @@ class KernelSession(Protocol):
 
 
 async def run_cell(
-    session: KernelSession,
+    session: RestartableKernel,
     code: str,
     *,
     limit: float,
@@ -71,7 +75,7 @@ async def run_cell(
         raise
 
 
-async def interrupt_cell(session: KernelSession, grace: float) -> None:
+async def interrupt_cell(session: RestartableKernel, grace: float) -> None:
     """Stop the running cell: signal it and wait ``grace`` seconds for its result; replace the
     peer when it cannot be signalled, dies or does not answer in time."""
     if not await session.interrupt():
@@ -84,7 +88,7 @@ async def interrupt_cell(session: KernelSession, grace: float) -> None:
 class KernelPeer(ABC):
     """One running kernel and how to replace it: the lifecycle half a backend writes (``start``
     sets ``client`` to a ready ``KernelClient``; ``stop`` ends the peer, twice is fine). It is a
-    ``KernelSession``, so ``run`` (cells), ``reset`` and ``restart`` come with it; override
+    ``RestartableKernel``, so ``run`` (cells), ``reset`` and ``restart`` come with it; override
     ``death_reason`` and ``interrupt`` when the backend can tell why a peer died or signal it."""
 
     def __init__(self) -> None:
@@ -152,3 +156,14 @@ class KernelPeer(ABC):
             on_output=on_output,
             max_output=max_output,
         )
+
+
+def __getattr__(name: str) -> Any:
+    if name == "KernelSession":
+        warnings.warn(
+            "KernelSession is deprecated; use RestartableKernel",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return RestartableKernel
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,4 +1,5 @@
-"""One sandbox session: its namespace, builtins, captured output and the cell runner.
+"""``RestrictedInterpreter``: one session's guarded namespace, builtins, captured output and
+cell runner (named for what it is: "session" means the executor's whole session elsewhere).
 
 Used as is by the inline executor (cells run in a worker thread of the host process) and by the
 worker process of ``isolation="process"``. Stdlib, RestrictedPython and codeact's own restricted
@@ -22,15 +23,18 @@ from codeact.executors.restricted._asyncrun import (
     make_await_call,
     run_cell_code,
 )
+from codeact.executors.restricted._compile import CELL_SOURCES, CellSyntaxError, compile_cell
+from codeact.executors.restricted._deadline import (
+    CellTimeout,
+    check_timeout,
+    leave_cell,
+    set_deadline,
+)
 from codeact.executors.restricted._matchrt import NO_MATCH, match_attr, match_positional
 from codeact.executors.restricted._modules import ModuleProxy, ModuleTable, fake_sys
-from codeact.executors.restricted._policy import (
-    CELL_SOURCES,
-    VALUE_NAME,
-    CellSyntaxError,
-    compile_cell,
-)
+from codeact.executors.restricted._policy import VALUE_NAME
 from codeact.executors.restricted._rich import RichCapture
+from codeact.executors.restricted._standins import GuardedType
 from codeact.executors.restricted._stdsession import SessionWarnings, session_pprint
 from codeact.executors.restricted._stdwrap import session_decimal_context
 from codeact.executors.restricted._values import MAX_TOOL_PAYLOAD as MAX_TOOL_PAYLOAD
@@ -60,7 +64,7 @@ _EXCLUDED_EXCEPTIONS = {"BaseExceptionGroup", "ExceptionGroup"}
 class _Stream:
     """A captured ``stdout``/``stderr`` for the sandbox (``print`` and ``sys.stdout.write``)."""
 
-    def __init__(self, name: str, session: Session) -> None:
+    def __init__(self, name: str, session: RestrictedInterpreter) -> None:
         self._name = name
         self._session = session
 
@@ -80,7 +84,7 @@ class _Stream:
         return False
 
 
-class Session:
+class RestrictedInterpreter:
     """A persistent restricted namespace plus everything a cell needs to run."""
 
     def __init__(
@@ -161,7 +165,7 @@ class Session:
             ):
                 b[name] = obj
         for name in ("list", "tuple", "set", "frozenset", "bytes", "bytearray"):
-            b[name] = g.GuardedType(getattr(builtins, name))
+            b[name] = GuardedType(getattr(builtins, name))
         guarded_types = {
             getattr(builtins, n): b[n]
             for n in ("list", "tuple", "set", "frozenset", "bytes", "bytearray")
@@ -221,7 +225,7 @@ class Session:
             "_format_": g.safe_format,
             "_spec_": sz.guarded_spec_value,
             "_refuse_width_": sz.refuse_width,
-            "_check_timeout_": g.check_timeout,
+            "_check_timeout_": check_timeout,
             "_sandbox_class_": g.sandbox_class,
             "_match_attr_": match_attr,
             "_match_pos_": match_positional,
@@ -342,7 +346,7 @@ class Session:
                 "traceback": f"{exc.kind}: {exc}",
             }
             return self._finish(result, start)
-        g.set_deadline(deadline)
+        set_deadline(deadline)
         outer_context = decimal.getcontext()
         decimal.setcontext(self.decimal_context)
         try:
@@ -358,14 +362,14 @@ class Session:
                         self.rich.value(value)
             except g.FinalAnswerSignal:
                 pass
-            except g.CellTimeout:
+            except CellTimeout:
                 result["timed_out"] = True
             except BaseException as exc:  # the cell's own error, reported to the caller
                 result["error"] = describe_error(exc)
-        except g.CellTimeout:
+        except CellTimeout:
             result["timed_out"] = True
         finally:
-            g.leave_cell()
+            leave_cell()
             self.decimal_context = decimal.getcontext()
             decimal.setcontext(outer_context)
             self.globals.pop(VALUE_NAME, None)

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from codeact.batch._types import Task, TaskResult
+from codeact.batch import Task, TaskResult
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 

@@ -1,9 +1,10 @@
 """``codeact batch TASKS --out RESULTS``: run many tasks with progress, resume and a summary.
 
-Self-contained: the ``codeact`` command registers it with ``add_parser(subparsers)`` and calls
-``main(args)``. Exit codes: 0 every task answered; 1 some failed or timed out; 2 usage or setup
-error; 130 interrupted by Ctrl-C, 143 by SIGTERM (either way running tasks are cancelled, their
-sandboxes removed, and finished results are kept for the next run to resume from).
+The ``codeact`` command registers it with ``add_parser(subparsers)`` and calls ``main(args)``;
+it drives ``codeact.batch`` through its public names. Exit codes: 0 every task answered; 1 some
+failed or timed out; 2 usage or setup error; 130 interrupted by Ctrl-C, 143 by SIGTERM (either
+way running tasks are cancelled, their sandboxes removed, and finished results are kept for the
+next run to resume from).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from codeact.cli._common import (
     add_sandbox_options,
     add_timeout_option,
     reap_crashed_sessions,
-    session_limits,
+    sandbox_spec,
 )
 from codeact.errors import UserError
 
@@ -119,7 +120,7 @@ def _model_name(args: argparse.Namespace) -> str:
 
 def _llm_factory(args: argparse.Namespace) -> tuple[Any, str]:
     """``(factory, scope)`` for ``--model``. Scripted replies are read here, on the driver."""
-    from codeact.batch._factories import ModelFactory, ScriptedFactory
+    from codeact.batch import ModelFactory, ScriptedFactory
 
     name = _model_name(args)
     if name.startswith("scripted:"):
@@ -140,30 +141,21 @@ def _llm_factory(args: argparse.Namespace) -> tuple[Any, str]:
 
 
 def _agent_factory(args: argparse.Namespace, tasks: list[Any] | None = None) -> Any:
-    from codeact.batch._factories import AgentFactory, ExecutorFactory
+    from codeact.batch import CodeActAgentFactory
 
-    allow = None
-    if args.allow is not None:
-        allow = tuple(m.strip() for m in args.allow.split(",") if m.strip())
-    executor = ExecutorFactory(
-        args.executor,
-        args.isolation,
-        allow,
-        args.os_sandbox,
-        args.cell_timeout,
-        **session_limits(args),
-    )
+    # --ray is the batch's cluster; sandboxes of --executor ray use the one connected to
+    executor = sandbox_spec(args, ray_address=None)
     require = args.require_execution
     if require is None:
         require = any(t.files for t in tasks or [])
-    return AgentFactory(executor, args.max_steps, require, args.lenient_code)
+    return CodeActAgentFactory(executor, args.max_steps, require, args.lenient_code)
 
 
 def _notebooks(args: argparse.Namespace, tasks: list[Any]) -> Any:
     """The writer of ``--notebooks DIR`` (checked and made before any task runs), or None."""
     if not args.notebooks:
         return None
-    from codeact.batch._notebooks import NotebookWriter
+    from codeact.cli._batch_notebooks import NotebookWriter
     from codeact.notebooks import check_notebook_path
 
     check_notebook_path(args.notebooks, folder=True)
@@ -183,8 +175,7 @@ def main(args: argparse.Namespace) -> int:
     """Run ``codeact batch``; returns the exit code."""
     from rich.console import Console
 
-    from codeact.batch._files import load_tasks, read_results
-    from codeact.batch._scoring import load_score
+    from codeact.batch import load_score, load_tasks, read_results
 
     console = Console(stderr=True, soft_wrap=True)
     reap_crashed_sessions(lambda msg: console.print(f"[dim]{msg}[/dim]", highlight=False))
@@ -204,10 +195,10 @@ def main(args: argparse.Namespace) -> int:
         agent_factory = _agent_factory(args, tasks)
         notebooks = _notebooks(args, tasks)
         if args.executor == "restricted" and not args.quiet:
-            choice = agent_factory.executor.choice()
-            console.print(f"[dim]{choice.summary}[/dim]", highlight=False)
-            if choice.warning:
-                console.print(f"[yellow]warning: {choice.warning}[/yellow]", highlight=False)
+            summary, warning = agent_factory.executor.describe()
+            console.print(f"[dim]{summary}[/dim]", highlight=False)
+            if warning:
+                console.print(f"[yellow]warning: {warning}[/yellow]", highlight=False)
     except UserError as exc:
         console.print(f"[red]error: {exc}[/red]", highlight=False)
         return EXIT_USAGE
@@ -243,10 +234,10 @@ class _Plan:
 async def _run(args: argparse.Namespace, plan: _Plan, console: Any) -> int:
     if not args.ray:
         return await _run_batch(args, plan, console)
-    from codeact.batch._ray import connect
+    from codeact.executors.ray import connect_ray
 
     try:
-        ray = connect(None if args.ray == "local" else args.ray)
+        ray = connect_ray(None if args.ray == "local" else args.ray)
     except UserError as exc:
         console.print(f"[red]error: {exc}[/red]", highlight=False)
         return EXIT_USAGE
@@ -257,7 +248,7 @@ async def _run(args: argparse.Namespace, plan: _Plan, console: Any) -> int:
 
 
 def _make_batch(args: argparse.Namespace, plan: _Plan) -> Any:
-    from codeact.batch._api import run_batch
+    from codeact.batch import run_batch
 
     return run_batch(
         plan.tasks,
@@ -277,8 +268,8 @@ def _make_batch(args: argparse.Namespace, plan: _Plan) -> Any:
 
 async def _run_batch(args: argparse.Namespace, plan: _Plan, console: Any) -> int:
     from codeact._signals import interruptible
-    from codeact.batch._files import ResultsWriter
-    from codeact.batch._progress import BatchProgress
+    from codeact.batch import ResultsWriter
+    from codeact.cli._batch_progress import BatchProgress
 
     batch = _make_batch(args, plan)
     got: list[Any] = []
@@ -317,7 +308,7 @@ def _finish(
     plan: _Plan, got: list[Any], signum: int | None, total: int, took: float, console: Any
 ) -> int:
     from codeact._signals import exit_code
-    from codeact.batch._summary import summarize
+    from codeact.batch import summarize
 
     merged = {t.id: plan.previous[t.id] for t in plan.tasks if t.id in plan.previous}
     merged.update((r.id, r) for r in got)
@@ -364,7 +355,7 @@ async def _tick(batch: Any, view: Any) -> None:
 
 
 def run(argv: list[str] | None = None) -> int:
-    """``python -m codeact.batch._cli ...``: the command on its own (for tests and scripts)."""
+    """``python -m codeact.cli._batch ...``: the command on its own (for tests and scripts)."""
     parser = argparse.ArgumentParser(prog="codeact")
     add_parser(parser.add_subparsers(dest="command", required=True))
     return main(parser.parse_args(argv))

@@ -10,7 +10,7 @@ import time
 from types import TracebackType
 from typing import Any
 
-from codeact.batch._types import TaskResult
+from codeact.batch import TaskResult
 
 
 class BatchProgress:
