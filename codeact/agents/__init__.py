@@ -8,6 +8,7 @@ from codeact.agents._handoff import HandoffTool
 from codeact.agents._loop import RunConfig, start_run
 from codeact.agents._runnable import Runnable
 from codeact.agents._state import AgentStyle
+from codeact.agents._style_state import CodeActRunState, ReActRunState
 from codeact.agents.base import BaseAgent, RunOptions, RunState, StepContext
 from codeact.agents.codeact import CodeActAgent, FunctionExecutor
 from codeact.agents.function import FunctionAgent
@@ -19,10 +20,12 @@ __all__ = [
     "AgentWorkflow",
     "BaseAgent",
     "CodeActAgent",
+    "CodeActRunState",
     "FunctionAgent",
     "FunctionExecutor",
     "HandoffTool",
     "ReActAgent",
+    "ReActRunState",
     "RunConfig",
     "RunHandler",
     "RunOptions",

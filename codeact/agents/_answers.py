@@ -27,6 +27,7 @@ from codeact._messages import ChatMessage
 from codeact.agents._candidate import cell_run
 from codeact.agents._placeholders import required_placeholders, templates
 from codeact.agents._state import RunState, StepContext
+from codeact.agents._style_state import CodeActRunState
 from codeact.agents._trace import (
     best_traced_answer,
     best_traced_values,
@@ -65,7 +66,8 @@ class AnswerPolicy:
     def fenced_code(self, run: RunState, text: str) -> list[str]:
         """Fenced Python blocks of a reply that has no ``<execute>`` block, when they are code
         to run: lenient mode on and no cell of this turn succeeded yet."""
-        if not self.lenient_code_blocks or any(c.error is None for c in run.cells):
+        cells = run.state_of(CodeActRunState).cells
+        if not self.lenient_code_blocks or any(c.error is None for c in cells):
             return []
         return [b.strip("\n") for b in _FENCED.findall(text) if b.strip()]
 
@@ -73,23 +75,24 @@ class AnswerPolicy:
         """The final answer, or a retry (with an ``AnswerRetry`` event) when it is not
         acceptable yet."""
         run = step.run
-        computed = any(c.error is None for c in run.cells)
+        mine = run.state_of(CodeActRunState)
+        computed = any(c.error is None for c in mine.cells)
         if (
             self.require_execution
             and not computed
-            and run.execution_nudges < self.execution_nudges
+            and mine.execution_nudges < self.execution_nudges
             and not is_last_step(run)
         ):
-            run.execution_nudges += 1
+            mine.execution_nudges += 1
             note = NO_CODE_NUDGE.format(source=_source_hint(run.user_msg))
-            return _retry(step, reply, note, "no_code", run.execution_nudges)
-        candidate = AnswerCandidate(text=answer, question=run.user_msg, cells=tuple(run.cells))
+            return _retry(step, reply, note, "no_code", mine.execution_nudges)
+        candidate = AnswerCandidate(text=answer, question=run.user_msg, cells=tuple(mine.cells))
         try:
             candidate = apply_validators(self.validators, candidate)
         except ModelRetry as exc:
-            if run.answer_retries < self.max_answer_retries and not is_last_step(run):
-                run.answer_retries += 1
-                return _retry(step, reply, str(exc), "validator", run.answer_retries)
+            if mine.answer_retries < self.max_answer_retries and not is_last_step(run):
+                mine.answer_retries += 1
+                return _retry(step, reply, str(exc), "validator", mine.answer_retries)
             if any(getattr(v, "traces_values", False) for v in self.validators):
                 candidate = traced_fallback(candidate)
         return AgentOutput(
@@ -104,20 +107,21 @@ class AnswerPolicy:
         if not self.validators:
             return output
         run = step.run
+        mine = run.state_of(CodeActRunState)
         candidate = AnswerCandidate(
             text=output.response.text or "",
             value=output.value,
             question=run.user_msg,
-            cells=tuple(run.cells),
+            cells=tuple(mine.cells),
         )
         try:
             candidate = apply_validators(self.validators, candidate)
         except ModelRetry as exc:
-            if run.answer_retries >= self.max_answer_retries or is_last_step(run):
+            if mine.answer_retries >= self.max_answer_retries or is_last_step(run):
                 return output  # no step left to retry in: the value came from code
-            run.answer_retries += 1
+            mine.answer_retries += 1
             step.handler.emit(
-                AnswerRetry(reason="validator", message=str(exc), attempt=run.answer_retries)
+                AnswerRetry(reason="validator", message=str(exc), attempt=mine.answer_retries)
             )
             return AgentOutput(
                 response=output.response,
@@ -159,9 +163,10 @@ def command_line_options(
 def record_cells(run: RunState, output: AgentOutput, results: Sequence[ToolCallResult]) -> None:
     """Remember this round's cells (code, stdout, error, final answer) for the answer checks."""
     code_of = {c.id: str(c.arguments.get("code", "")) for c in output.tool_calls}
+    cells = run.state_of(CodeActRunState).cells
     for result in results:
         if result.tool_name == "execute":
-            run.cells.append(cell_run(result, code_of.get(result.tool_id)))
+            cells.append(cell_run(result, code_of.get(result.tool_id)))
 
 
 def is_last_step(run: RunState) -> bool:
@@ -221,7 +226,7 @@ LAST_STEP_NOTE = (
 def last_step_note(run: RunState) -> str:
     """What the model is told before its last step (with the values the cells printed for
     the asked placeholders, when there are any)."""
-    found = best_traced_answer(run.user_msg, run.cells)
+    found = best_traced_answer(run.user_msg, run.state_of(CodeActRunState).cells)
     hint = f" (they include: {found})" if found and "@" in found else ""
     return LAST_STEP_NOTE.format(found=hint)
 
@@ -231,7 +236,7 @@ def answer_at_limit(run: RunState) -> AgentOutput | None:
     values successful cells printed, marked as such (``raw["at_limit"]``), or None."""
     if not required_placeholders(run.user_msg):
         return None  # a prose answer is the model's to write
-    found = best_traced_answer(run.user_msg, run.cells)
+    found = best_traced_answer(run.user_msg, run.state_of(CodeActRunState).cells)
     if found is None:
         return None
     text = f"{AT_LIMIT_PREFIX.format(limit='step')}\n{found}"

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from codeact.agents._filenote import SEPARATED_NUMBER
+from codeact.agents._style_state import CodeActRunState
 from codeact.executors.base import CodeExecutor, ExecutionResult
 
 if TYPE_CHECKING:
@@ -139,7 +140,7 @@ def repeat_hint(run: RunState, result: ExecutionResult, names: list[str]) -> str
     if error is None:
         return ""
     signature = f"{error.type}: {error.message[:200]}"
-    seen: dict[str, int] = run.extra.setdefault("error_counts", {})
+    seen = run.state_of(CodeActRunState).error_counts
     seen[signature] = seen.get(signature, 0) + 1
     if seen[signature] < 2:
         return ""
@@ -162,7 +163,8 @@ async def failure_hints(
     means the session must not be probed."""
     if result.error is None:
         return ""
-    ok_cells = [c for c in run.cells if c.error is None] if run is not None else []
+    cells = run.state_of(CodeActRunState).cells if run is not None else []
+    ok_cells = [c for c in cells if c.error is None]
     names = assigned_names([*ok_cells, _Code(code)])
     columns = await column_hint(session, result, names) if session is not None else ""
     hints = [columns, text_number_hint(result)]

@@ -7,20 +7,22 @@ other.
 from __future__ import annotations
 
 import uuid
+import warnings
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel
 
 from codeact._messages import ChatMessage
 from codeact.agents._handler import RunHandler
-from codeact.agents.validators import CellRun
+from codeact.agents._style_state import CodeActRunState, ReActRunState
 from codeact.context import Context
 from codeact.events import AgentOutput, ToolCallResult
 from codeact.llms.base import LLM
 from codeact.tools import BaseTool
 
+S = TypeVar("S")
 EarlyStopping = Literal["force", "generate"]
 DEFAULT_STATE_PROMPT = "Current state:\n{state}\n\nCurrent message:\n{msg}\n"
 StructuredOutputFn = Callable[[list[ChatMessage]], "dict[str, Any] | BaseModel | Awaitable[Any]"]
@@ -42,7 +44,8 @@ class RunOptions:
 
 @dataclass
 class RunState:
-    """What one run of one agent accumulates (not persisted beyond the run)."""
+    """What one run accumulates in the shared loop (not persisted beyond the run). An agent
+    style's own per-run data lives in an object of its own: ``run.state_of(MyRunState)``."""
 
     user_msg: str
     #: This run's complete tool rounds (typed turns), moved to memory when the run ends.
@@ -52,18 +55,38 @@ class RunState:
     iterations: int = 0
     #: The run's step limit (0: unknown), so an agent can tell its last step.
     max_iterations: int = 0
-    #: CodeAct: the tail of the last failed block's output, until the model has been told once.
-    last_failure: str | None = None
-    #: CodeAct: every cell run in this turn (code, output, error), for answer checks.
-    cells: list[CellRun] = field(default_factory=list)
-    #: CodeAct: how often the model was sent back for answering before any code ran.
-    execution_nudges: int = 0
-    #: CodeAct: how often a validator sent a final answer back.
-    answer_retries: int = 0
-    #: ReAct: the reasoning trace (actions, observations, answer), returned as the result's raw.
-    reasoning: list[dict[str, Any]] = field(default_factory=list)
-    #: Per-run data of agent styles defined outside codeact.
+    #: Free-form per-run data (prefer a typed object of the style's own: ``state_of``).
     extra: dict[str, Any] = field(default_factory=dict)
+    _styles: dict[type, Any] = field(default_factory=dict, repr=False)
+
+    def state_of(self, kind: type[S]) -> S:
+        """This run's object of type ``kind`` (made with ``kind()`` on first use): where an
+        agent style keeps its per-run data, typed, e.g. ``run.state_of(CodeActRunState)``."""
+        found = self._styles.get(kind)
+        if found is None:
+            found = self._styles[kind] = kind()
+        return found
+
+    def __getattr__(self, name: str) -> Any:
+        kind = _MOVED.get(name)
+        if kind is None or name.startswith("_"):
+            raise AttributeError(f"'RunState' object has no attribute {name!r}")
+        warnings.warn(
+            f"RunState.{name} is deprecated; use run.state_of({kind.__name__}).{name}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(self.state_of(kind), name)
+
+
+#: Fields that moved from ``RunState`` to a style's own state (read through a deprecation).
+_MOVED: dict[str, type] = {
+    "last_failure": CodeActRunState,
+    "cells": CodeActRunState,
+    "execution_nudges": CodeActRunState,
+    "answer_retries": CodeActRunState,
+    "reasoning": ReActRunState,
+}
 
 
 @dataclass

@@ -29,6 +29,7 @@ from codeact.agents._prompts import MCP_SECTION, TOOLS_SECTION
 from codeact.agents._prompts import SMALL_MODEL_INSTRUCTIONS as SMALL_MODEL_INSTRUCTIONS
 from codeact.agents._recover import failure_hints
 from codeact.agents._render import EXECUTE, render_code_rounds
+from codeact.agents._style_state import CodeActRunState
 from codeact.agents.base import BaseAgent, RunState, StepContext
 from codeact.agents.validators import AnswerValidator
 from codeact.context import Context
@@ -258,7 +259,8 @@ class CodeActAgent(BaseAgent):
     ) -> AgentOutput:
         """Stream a reply; its ``<execute>`` blocks become ``execute`` calls."""
         run = step.run
-        last = is_last_step(run) and bool(run.cells)
+        mine = run.state_of(CodeActRunState)
+        last = is_last_step(run) and bool(mine.cells)
         if last:
             llm_input = [*llm_input, ChatMessage.user(last_step_note(run))]
         text = await self.stream_text(step, llm_input)
@@ -273,7 +275,7 @@ class CodeActAgent(BaseAgent):
             if at_limit is not None:
                 return at_limit
         if not blocks:
-            failure, run.last_failure = run.last_failure, None
+            failure, mine.last_failure = mine.last_failure, None
             if failure is not None and not last:
                 note = (
                     "Your last code block failed:\n"
@@ -302,7 +304,8 @@ class CodeActAgent(BaseAgent):
         super().record_tool_round(run, output, results)
         record_cells(run, output, results)
         failed = next((r for r in results if r.tool_output.is_error), None)
-        run.last_failure = failed.tool_output.content[-1500:] if failed is not None else None
+        failure = failed.tool_output.content[-1500:] if failed is not None else None
+        run.state_of(CodeActRunState).last_failure = failure
 
     def check_final(self, step: StepContext, output: AgentOutput) -> AgentOutput:
         """``final_answer(value)`` from code goes through the answer validators too."""

@@ -10,6 +10,7 @@ from typing import Any
 
 from codeact._messages import ChatMessage, ToolCallRequest
 from codeact.agents._render import render_code_rounds, render_react_rounds
+from codeact.agents._style_state import ReActRunState
 from codeact.agents.base import BaseAgent, RunState, StepContext
 from codeact.events import AgentOutput, ToolCallResult
 from codeact.tools import BaseTool
@@ -149,7 +150,7 @@ class ReActAgent(BaseAgent):
     ) -> AgentOutput:
         """Stream a reply and parse it; a parse failure becomes a retry message."""
         text = await self.stream_text(step, llm_input)
-        trace = step.run.reasoning
+        trace = step.run.state_of(ReActRunState).reasoning
         try:
             parsed = parse_react(text)
         except ReActParseError as exc:
@@ -181,5 +182,6 @@ class ReActAgent(BaseAgent):
     ) -> None:
         """The typed round, and its observations in the reasoning trace."""
         super().record_tool_round(run, output, results)
+        trace = run.state_of(ReActRunState).reasoning
         for res in results:
-            run.reasoning.append({"type": "observation", "content": res.tool_output.content})
+            trace.append({"type": "observation", "content": res.tool_output.content})

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from codeact import BaseTool, Context, FunctionAgent, ToolOutput
-from codeact.agents import AgentWorkflow, RunOptions
+from codeact.agents import AgentWorkflow, CodeActRunState, ReActRunState, RunOptions, RunState
+from codeact.agents.validators import CellRun
 from codeact.events import AgentSetup, ToolCallResult
 from codeact.llms import ScriptedLLM, tool_call
 from codeact.tools import ToolMetadata
@@ -93,3 +94,22 @@ async def test_run_options_are_one_object_for_every_runnable() -> None:
         assert config.instructions == ["Be brief."]
         assert runnable.run_config().max_iterations == 7
         assert runnable.run_config(RunOptions(timeout=0.5)).timeout == 0.5
+
+
+def test_each_style_keeps_its_own_typed_run_state() -> None:
+    run = RunState(user_msg="q")
+    mine = run.state_of(CodeActRunState)
+    assert run.state_of(CodeActRunState) is mine  # made once, then the same object
+    assert run.state_of(ReActRunState) is not mine
+    mine.cells.append(CellRun(code="1", stdout="1"))
+    assert run.state_of(ReActRunState).reasoning == []
+    assert not hasattr(RunState(user_msg="q"), "nothing_like_this")
+
+
+def test_the_moved_fields_still_read_with_a_deprecation_warning() -> None:
+    run = RunState(user_msg="q")
+    run.state_of(CodeActRunState).answer_retries = 2
+    with pytest.warns(DeprecationWarning, match=r"state_of\(CodeActRunState\)"):
+        assert run.answer_retries == 2
+    with pytest.warns(DeprecationWarning, match=r"state_of\(ReActRunState\)"):
+        assert run.reasoning is run.state_of(ReActRunState).reasoning
