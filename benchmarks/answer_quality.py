@@ -44,7 +44,7 @@ from answer_data import Question, build_questions, check, generate_files
 from answer_data_styled import build_styled_questions, generate_styled_files
 
 from codeact import CodeActAgent, Context, RestrictedExecutor
-from codeact.agents.codeact import describe_files
+from codeact.agents.code import describe_files
 from codeact.events import AgentInput, RunFinished, ToolCallResult
 from codeact.llms import LLM, infer_llm
 
@@ -53,7 +53,10 @@ ConfigFn = Callable[[Question], dict[str, Any]]
 
 def _options(question: Question, **flags: bool) -> dict[str, Any]:
     """Agent keyword options for one configuration (only options the agent knows)."""
-    from codeact.agents import codeact as module
+    try:
+        from codeact.agents import code as module
+    except ImportError:  # an older checkout
+        from codeact.agents import codeact as module  # type: ignore[no-redef]
     from codeact.agents.validators import placeholder_validator
 
     out: dict[str, Any] = {}

@@ -12,7 +12,7 @@ from pathlib import Path
 import anyio
 
 from codeact import CodeActAgent, Context, RestrictedExecutor
-from codeact.agents.codeact import describe_files
+from codeact.agents.code import describe_files
 from codeact.llms import LLM, ScriptedLLM
 
 DATA = Path(__file__).parent / "data" / "sales.csv"

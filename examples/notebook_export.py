@@ -18,7 +18,7 @@ from pathlib import Path
 import anyio
 
 from codeact import CodeActAgent, Context, RestrictedExecutor
-from codeact.agents.codeact import describe_files
+from codeact.agents.code import describe_files
 from codeact.llms import LLM, ScriptedLLM
 from codeact.notebooks import write_notebook
 

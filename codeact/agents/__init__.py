@@ -10,7 +10,7 @@ from codeact.agents._runnable import Runnable
 from codeact.agents._state import AgentStyle
 from codeact.agents._style_state import CodeActRunState, ReActRunState
 from codeact.agents.base import BaseAgent, RunOptions, RunState, StepContext
-from codeact.agents.codeact import CodeActAgent, FunctionExecutor
+from codeact.agents.code import CodeActAgent, FunctionExecutor
 from codeact.agents.function import FunctionAgent
 from codeact.agents.react import ReActAgent
 from codeact.agents.workflow import AgentWorkflow

@@ -63,7 +63,7 @@ class CodeActAgentFactory:
         """The agent, with ``codeact run``'s answer options: code first (when asked), the
         ``@name[...]`` format check, and lenient code blocks for the embedded model."""
         from codeact.agents import command_line_options
-        from codeact.agents.codeact import CodeActAgent
+        from codeact.agents.code import CodeActAgent
 
         options = command_line_options(
             llm, require_execution=self.require_execution, lenient_code=self.lenient_code

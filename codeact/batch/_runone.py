@@ -97,7 +97,7 @@ def _cell(code: str, ev: ToolCallResult, took: float) -> CellRecord:
 def _prompt(agent: Any, task: Task) -> str:
     if not task.files:
         return task.prompt
-    from codeact.agents.codeact import describe_files
+    from codeact.agents.code import describe_files
 
     return f"{task.prompt}\n\n{describe_files(dict(task.files))}"
 

@@ -19,7 +19,7 @@ from codeact._advice import (
     timeout_advice,
 )
 from codeact._signals import exit_code, interruptible
-from codeact.agents.codeact import CodeActAgent, describe_files
+from codeact.agents.code import CodeActAgent, describe_files
 from codeact.agents.validators import CellRun, best_traced_answer, cell_run, jsonable, trace_answer
 from codeact.cli._common import (
     EXIT_FAILED,

@@ -211,7 +211,7 @@ def _connect_cluster(address: str | None) -> int:
 def _default_factory(args: argparse.Namespace) -> Any:
     """A CodeActAgent with the configured model and the process-isolated restricted sandbox
     (a new model adapter for each agent, as the model spec describes)."""
-    from codeact.agents.codeact import CodeActAgent
+    from codeact.agents.code import CodeActAgent
 
     spec = sandbox_spec(args)  # the sandbox options of `codeact run`, less --isolation/--allow
     summary, warning = spec.describe()

@@ -28,7 +28,7 @@ def assemble(
     names, sizes = _files(files)
     strip = ""
     if isinstance(files, Mapping) and files and all(isinstance(b, bytes) for b in files.values()):
-        from codeact.agents.codeact import describe_files
+        from codeact.agents.code import describe_files
 
         strip = describe_files({str(n): bytes(b) for n, b in files.items()})
     body = build_cells(messages, nbf, strip=strip)

@@ -182,7 +182,7 @@ def _relative(value: Any, what: str) -> str:
 async def _executor(server: AGUIServer, ctx: Context) -> CodeExecutor:
     """The thread's sandbox (its CodeAct agent's executor session). Before the thread's first
     run the agent is activated first, so its tools are bound before the sandbox starts."""
-    from codeact.agents.codeact import CodeActAgent
+    from codeact.agents.code import CodeActAgent
     from codeact.agents.workflow import AgentWorkflow
 
     agent: Any = server.agent

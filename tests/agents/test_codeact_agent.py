@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from codeact import CodeActAgent, Context, ExecutionResult, RestrictedExecutor, UserError
-from codeact.agents.codeact import parse_blocks
+from codeact.agents.code import parse_blocks
 from codeact.events import AgentOutput, CodeOutputStream, ToolCall, ToolCallResult
 from codeact.llms import ScriptedLLM
 from tests.helpers import collect, kinds
@@ -263,3 +263,14 @@ async def test_the_sandbox_starts_with_the_first_code_block_not_before() -> None
         assert made and made[0].workdir is None  # a conversation without code: no sandbox
         out = await agent.run("Compute", ctx=ctx)
         assert made[0].workdir is not None and "42" in out.response.text
+
+
+def test_the_old_module_name_still_imports_with_a_deprecation_warning() -> None:
+    from codeact.agents import code
+
+    with pytest.warns(DeprecationWarning, match=r"codeact\.agents\.code\b"):
+        from codeact.agents.codeact import CodeActAgent as Old
+    assert Old is code.CodeActAgent
+    assert code.CodeActAgent.__module__ == "codeact.agents.code"
+    with pytest.raises(ImportError):
+        from codeact.agents.codeact import NoSuchName  # noqa: F401

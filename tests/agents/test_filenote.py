@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from codeact import CodeActAgent, RestrictedExecutor
-from codeact.agents.codeact import describe_files
+from codeact.agents.code import describe_files
 from codeact.events import AnswerRetry
 from codeact.llms import ScriptedLLM
 from tests.helpers import collect

@@ -63,7 +63,7 @@ def test_filters_and_missing_values(question: str, code: str, complaint: str | N
 
 
 def test_a_category_value_of_the_files_note_named_in_the_question_must_be_filtered() -> None:
-    from codeact.agents.codeact import describe_files
+    from codeact.agents.code import describe_files
 
     data = b"name,department,salary\n" + b"".join(
         f"e{i},{d},{50 + i}\n".encode() for i, d in enumerate(["HR", "Sales", "HR", "IT"])
