@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from codeact.agents._answers import command_line_options
+from codeact.agents._config import RunConfig
 from codeact.agents._handler import RunHandler
 from codeact.agents._handoff import HandoffTool
-from codeact.agents._loop import RunConfig, start_run
+from codeact.agents._loop import start_run
 from codeact.agents._runnable import Runnable
 from codeact.agents._state import AgentStyle
 from codeact.agents._style_state import CodeActRunState, ReActRunState

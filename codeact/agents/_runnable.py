@@ -13,7 +13,7 @@ from codeact.memory import ChatMemory
 from codeact.tools import BaseTool
 
 if TYPE_CHECKING:
-    from codeact.agents._loop import RunConfig
+    from codeact.agents._config import RunConfig
 
 
 @runtime_checkable

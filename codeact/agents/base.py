@@ -37,7 +37,7 @@ from codeact.llms.base import LLM
 from codeact.tools import BaseTool, to_tool
 
 if TYPE_CHECKING:
-    from codeact.agents._loop import RunConfig
+    from codeact.agents._config import RunConfig
     from codeact.mcp import MCPServer
 
 DEFAULT_NAME = "Agent"
@@ -190,7 +190,7 @@ class BaseAgent(Runnable, ABC):
     # -- running -------------------------------------------------------------------------------
     def run_config(self, options: RunOptions | None = None) -> RunConfig:
         """The ``RunConfig`` of a run of this agent alone (``run`` starts one with it)."""
-        from codeact.agents._loop import build_config
+        from codeact.agents._config import build_config
 
         return build_config(self, options, agents={self.name: self}, root=self.name)
 

@@ -8,8 +8,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from codeact._messages import ChatMessage
+from codeact.agents._config import RunConfig, build_config
 from codeact.agents._handoff import HandoffTool
-from codeact.agents._loop import RunConfig, build_config
 from codeact.agents._runnable import Runnable
 from codeact.agents.base import (
     DEFAULT_NAME,

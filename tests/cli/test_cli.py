@@ -107,7 +107,7 @@ def test_doctor_reports_each_part() -> None:
 def test_serve_derives_its_session_budget_from_the_machine() -> None:
     import argparse
 
-    from codeact.cli._serve import machine_memory_mb, session_budget
+    from codeact.cli._sizing import machine_memory_mb, session_budget
 
     said: list[str] = []
     args = argparse.Namespace(
