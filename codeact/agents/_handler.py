@@ -17,11 +17,13 @@ from codeact.context import Context
 from codeact.errors import RunCancelledError, RunTimeoutError, UserError
 from codeact.events import (
     AgentOutput,
+    AgentStream,
     Event,
     RunCancelled,
     RunFailed,
     RunFinished,
     RunTimedOut,
+    TextBuffer,
 )
 
 E = TypeVar("E", bound=Event)
@@ -108,6 +110,27 @@ class RunHandler:
             }
         )
         self._seq += 1
+        return self._deliver(stamped)
+
+    def _emit_piece(
+        self, buffer: TextBuffer, delta: str, *, appended: bool = False, **fields: Any
+    ) -> AgentStream:
+        """``emit(AgentStream.piece(buffer, delta, ...))`` in one step: the event is made
+        already stamped (validated once, no copy) — the per-chunk path of the agents."""
+        event = AgentStream.piece(
+            buffer,
+            delta,
+            appended=appended,
+            run_id=self.run_id,
+            agent_name=self.agent_name,
+            seq=self._seq,
+            timestamp=time.time(),
+            **fields,
+        )
+        self._seq += 1
+        return self._deliver(event)
+
+    def _deliver(self, stamped: E) -> E:
         if self._sink is not None:
             self._to_sink(stamped)
             return stamped

@@ -177,13 +177,11 @@ class BaseAgent(Runnable, ABC):
         text = TextBuffer()
         async for delta in self.llm.stream_chat(llm_input):
             if delta.text or delta.thinking:
-                step.handler.emit(
-                    AgentStream.piece(
-                        text,
-                        delta.text,
-                        message_id=step.message_id,
-                        thinking_delta=delta.thinking or None,
-                    )
+                step.handler._emit_piece(
+                    text,
+                    delta.text,
+                    message_id=step.message_id,
+                    thinking_delta=delta.thinking or None,
                 )
         return text.text()
 

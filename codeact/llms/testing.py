@@ -5,6 +5,7 @@ Both are public so users can test their own agents deterministically, without a 
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import json
 import re
@@ -77,9 +78,20 @@ class LLMRequest(BaseModel):
 _WORDS = re.compile(r"\S+\s*|\s+")
 
 
+def _sleeper() -> Callable[[float], Awaitable[None]]:
+    """``asyncio.sleep`` under asyncio (runs are asyncio tasks; anyio's sleep looks the event
+    loop up again on every call), anyio's elsewhere."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return anyio.sleep
+    return asyncio.sleep
+
+
 async def _stream_reply(reply: Reply) -> AsyncIterator[ChatDelta]:
+    sleep = _sleeper()
     if reply.delay:
-        await anyio.sleep(reply.delay)
+        await sleep(reply.delay)
     if reply.error is not None:
         raise reply.error
     if reply.thinking:
@@ -87,7 +99,7 @@ async def _stream_reply(reply: Reply) -> AsyncIterator[ChatDelta]:
     pieces = reply.chunks if reply.chunks is not None else _WORDS.findall(reply.text)
     for piece in pieces:
         if reply.chunk_delay:
-            await anyio.sleep(reply.chunk_delay)
+            await sleep(reply.chunk_delay)
         yield ChatDelta(text=piece)
     for index, call in enumerate(reply.tool_calls):
         args = json.dumps(call.arguments)

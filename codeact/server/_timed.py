@@ -19,6 +19,7 @@ from anyio.abc import TaskGroup
 from codeact._messages import ChatMessage
 from codeact.server.store import (
     Coordinator,
+    MemoryStore,
     RunStatus,
     SessionKey,
     SessionStore,
@@ -36,12 +37,17 @@ class TimedStore(SessionStore):
         self.timeout = timeout if timeout and timeout > 0 else math.inf
         self.shared = inner.shared
         self.tg: TaskGroup | None = None
+        #: ``MemoryStore`` itself (not a subclass) never awaits: a timeout could not interrupt
+        #: its calls, and arming one (a cancel scope and a timer) would cost more than the call.
+        self.instant = type(inner) is MemoryStore
 
     async def call(
         self, fn: Callable[..., Awaitable[T]], *args: Any, timeout: float | None = None, **kw: Any
     ) -> T:
         """``await fn(*args, **kw)``, or ``StoreUnavailable`` after ``timeout`` seconds
         (default: the store timeout); store errors of the driver stay as they are."""
+        if self.instant:
+            return await fn(*args, **kw)
         limit = self.timeout if timeout is None else timeout
         if self.tg is None or not self.inner.slow_to_cancel:  # (a cancelled call ends at once)
             try:
