@@ -117,10 +117,11 @@ class RunHandler:
     ) -> AgentStream:
         """``emit(AgentStream.piece(buffer, delta, ...))`` in one step: the event is made
         already stamped (validated once, no copy) — the per-chunk path of the agents."""
-        event = AgentStream.piece(
-            buffer,
-            delta,
-            appended=appended,
+        offset = len(buffer) - len(delta) if appended else buffer.append(delta)
+        event = AgentStream(
+            delta=delta,
+            offset=offset,
+            text_buffer=buffer,
             run_id=self.run_id,
             agent_name=self.agent_name,
             seq=self._seq,

@@ -31,7 +31,7 @@ from codeact.agents._state import StepContext as StepContext
 from codeact.agents._state import StructuredOutputFn as StructuredOutputFn
 from codeact.context import Context
 from codeact.errors import UserError
-from codeact.events import AgentOutput, AgentStream, TextBuffer, ToolCallResult
+from codeact.events import AgentOutput, TextBuffer, ToolCallResult
 from codeact.executors.base import ExecutionResult
 from codeact.llms.base import LLM
 from codeact.tools import BaseTool, to_tool

@@ -7,7 +7,7 @@ from typing import Any
 from codeact._messages import ChatMessage
 from codeact.agents.base import BaseAgent, StepContext
 from codeact.errors import UserError
-from codeact.events import AgentOutput, AgentStream
+from codeact.events import AgentOutput
 from codeact.llms.base import StreamAccumulator, ToolChoice
 from codeact.tools import BaseTool
 

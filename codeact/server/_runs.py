@@ -93,18 +93,26 @@ def encode(event: BaseEvent) -> str:
 
 
 _CONTENT = '{"type":"TEXT_MESSAGE_CONTENT","messageId":%s,"delta":%s}'
-_dumps = json.JSONEncoder(ensure_ascii=False).encode
+_TERMINAL = ("RUN_FINISHED", "RUN_ERROR")
+#: A str as JSON (what ``json.dumps(s, ensure_ascii=False)`` gives), by the C encoder.
+_dumps = json.encoder.encode_basestring
+#: The fields a plain text delta has set (those the fast path writes).
+_PLAIN_CONTENT = frozenset({"type", "message_id", "delta"})
 
 
 def _has_extras(event: BaseEvent) -> bool:
-    fields = event.__dict__
-    return (
-        fields.get("timestamp") is not None
-        or fields.get("raw_event") is not None
-        or fields.get("metadata") is not None
-        or fields.get("subagent_run_id") is not None
-        or bool(event.model_extra)
-    )
+    """Whether the event has a field set beyond type, message id and delta (a hook's
+    timestamp, metadata, ...: the full encoder writes it), or extra fields."""
+    if not event.__pydantic_fields_set__ <= _PLAIN_CONTENT:
+        fields = event.__dict__
+        return (
+            fields.get("timestamp") is not None
+            or fields.get("raw_event") is not None
+            or fields.get("metadata") is not None
+            or fields.get("subagent_run_id") is not None
+            or bool(event.model_extra)
+        )
+    return bool(event.__pydantic_extra__)
 
 
 @dataclass(eq=False)
@@ -144,9 +152,9 @@ class LiveRun:
             if self.finished:
                 break
             data = encode(event)
-            self.frames.append(frame(self.count, data))
+            self.frames.append(frame(self.base + len(self.frames), data))
             self.pending.append(stored_form(event, data))
-            if event.type in ("RUN_FINISHED", "RUN_ERROR"):
+            if event.type in _TERMINAL:
                 self._end()
         self.notify()
 

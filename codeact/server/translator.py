@@ -199,7 +199,8 @@ class Translator:
                 ReasoningMessageContentEvent(message_id=self._reasoning_id, delta=e.thinking_delta)
             )
         if e.delta:
-            out += self._close_reasoning()
+            if self._reasoning_id is not None:
+                out += self._close_reasoning()
             if self._text_id is None:
                 self._text_id = self._step_text_id = e.message_id or f"msg-{uuid.uuid4().hex[:12]}"
                 self._name(self._text_id)
