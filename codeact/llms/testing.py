@@ -88,7 +88,13 @@ def _sleeper() -> Callable[[float], Awaitable[None]]:
     return asyncio.sleep
 
 
-async def _stream_reply(reply: Reply) -> AsyncIterator[ChatDelta]:
+async def _stream_reply(
+    next_reply: Callable[[], Reply | Awaitable[Reply]],
+) -> AsyncIterator[ChatDelta]:
+    """The reply ``next_reply()`` gives (called when iteration starts), piece by piece."""
+    reply = next_reply()
+    if inspect.isawaitable(reply):
+        reply = await reply
     sleep = _sleeper()
     if reply.delay:
         await sleep(reply.delay)
@@ -160,13 +166,22 @@ class ScriptedLLM(_RecordingLLM):
         """How many replies are left."""
         return len(self.replies) - self._next
 
-    async def stream_chat(
+    def stream_chat(
         self,
         messages: Sequence[ChatMessage],
         tools: Sequence[ToolMetadata] | None = None,
         tool_choice: ToolChoice | None = None,
     ) -> AsyncIterator[ChatDelta]:
-        """Yield the next scripted reply piece by piece."""
+        """Yield the next scripted reply piece by piece (the request is recorded and the reply
+        taken when iteration starts; one generator, not one wrapped in another)."""
+        return _stream_reply(lambda: self._take(messages, tools, tool_choice))
+
+    def _take(
+        self,
+        messages: Sequence[ChatMessage],
+        tools: Sequence[ToolMetadata] | None,
+        tool_choice: ToolChoice | None,
+    ) -> Reply:
         self._record(messages, tools, tool_choice)
         if self._next >= len(self.replies):
             raise LLMError(
@@ -175,8 +190,7 @@ class ScriptedLLM(_RecordingLLM):
             )
         reply = self.replies[self._next]
         self._next += 1
-        async for delta in _stream_reply(reply):
-            yield delta
+        return reply
 
 
 ReplyFunction: TypeAlias = Callable[
@@ -197,19 +211,26 @@ class FunctionLLM(_RecordingLLM):
         super().__init__(function_calling=function_calling, model_name=model_name)
         self.fn = fn
 
-    async def stream_chat(
+    def stream_chat(
         self,
         messages: Sequence[ChatMessage],
         tools: Sequence[ToolMetadata] | None = None,
         tool_choice: ToolChoice | None = None,
     ) -> AsyncIterator[ChatDelta]:
-        """Yield the reply computed by the function."""
+        """Yield the reply computed by the function (called when iteration starts)."""
+        return _stream_reply(lambda: self._compute(messages, tools, tool_choice))
+
+    async def _compute(
+        self,
+        messages: Sequence[ChatMessage],
+        tools: Sequence[ToolMetadata] | None,
+        tool_choice: ToolChoice | None,
+    ) -> Reply:
         self._record(messages, tools, tool_choice)
         out = self.fn(list(messages), list(tools or []))
         if inspect.isawaitable(out):
             out = await out
-        async for delta in _stream_reply(to_reply(out)):
-            yield delta
+        return to_reply(out)
 
 
 __all__ = ["FunctionLLM", "LLMRequest", "Reply", "ReplySpec", "ScriptedLLM", "tool_call"]
