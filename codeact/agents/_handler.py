@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
+from codeact._messages import ToolCallRequest
 from codeact.context import Context
 from codeact.errors import RunCancelledError, RunTimeoutError, UserError
 from codeact.events import (
@@ -113,15 +114,28 @@ class RunHandler:
         return self._deliver(stamped)
 
     def _emit_piece(
-        self, buffer: TextBuffer, delta: str, *, appended: bool = False, **fields: Any
+        self,
+        buffer: TextBuffer,
+        delta: str,
+        *,
+        appended: bool = False,
+        message_id: str = "",
+        thinking_delta: str | None = None,
+        tool_calls: list[ToolCallRequest] | None = None,
     ) -> AgentStream:
         """``emit(AgentStream.piece(buffer, delta, ...))`` in one step: the event is made
         already stamped (validated once, no copy) — the per-chunk path of the agents."""
         offset = len(buffer) - len(delta) if appended else buffer.append(delta)
+        fields: dict[str, Any] = {}  # (defaults left out: less to validate per chunk)
+        if thinking_delta:
+            fields["thinking_delta"] = thinking_delta
+        if tool_calls:
+            fields["tool_calls"] = tool_calls
         event = AgentStream(
             delta=delta,
             offset=offset,
             text_buffer=buffer,
+            message_id=message_id,
             run_id=self.run_id,
             agent_name=self.agent_name,
             seq=self._seq,

@@ -52,7 +52,7 @@ class FunctionAgent(BaseAgent):
                     appended=True,
                     message_id=step.message_id,
                     thinking_delta=delta.thinking or None,
-                    tool_calls=acc.tool_calls(partial=True) if delta.tool_calls else [],
+                    tool_calls=acc.tool_calls(partial=True) if delta.tool_calls else None,
                 )
         calls = acc.tool_calls()
         if not self.allow_parallel_tool_calls:

@@ -137,6 +137,8 @@ class Translator:
 
     def translate(self, event: ev.Event) -> list[BaseEvent]:
         """AG-UI events for one codeact event (empty when it has no AG-UI form)."""
+        if type(event) is ev.AgentStream and not (self.before or self.after or self.finished):
+            return self._stream(event)  # (most events: a streamed piece, no hooks)
         current: ev.Event | None = event
         for hook in self.before:
             current = hook(current) if current is not None else None
