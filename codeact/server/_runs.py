@@ -5,18 +5,18 @@ that run alone, with a terminal ``RUN_ERROR`` and a log line."""
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
 import anyio
-from ag_ui.core import ActivityDeltaEvent, BaseEvent, RunErrorEvent, TextMessageContentEvent
+from ag_ui.core import ActivityDeltaEvent, BaseEvent, RunErrorEvent
 from starlette.requests import Request
 
 from codeact.agents import RunHandler
 from codeact.events import Event
+from codeact.server._sse import dumps_str, encode
 from codeact.server._sse import frame as frame
 from codeact.server.store import SessionKey
 from codeact.server.translator import Translator
@@ -70,7 +70,7 @@ def stored_form(event: BaseEvent, data: str) -> str:
     the output so far) as a no-op delta, so stored runs and replays stay small; the cell's
     TOOL_CALL_RESULT holds its output. Event numbers are unchanged (one row per event)."""
     if type(event) is ActivityDeltaEvent:
-        return _NOOP_DELTA % (_dumps(event.message_id), _dumps(event.activity_type))
+        return _NOOP_DELTA % (dumps_str(event.message_id), dumps_str(event.activity_type))
     return data
 
 
@@ -88,34 +88,7 @@ _STORE_LOST = RunErrorEvent(
 _NOOP_DELTA = '{"type":"ACTIVITY_DELTA","messageId":%s,"activityType":%s,"patch":[]}'
 
 
-def encode(event: BaseEvent) -> str:
-    """The event's camelCase JSON without nulls; text deltas (most events) by a fast path."""
-    if type(event) is TextMessageContentEvent and not _has_extras(event):
-        return _CONTENT % (_dumps(event.message_id), _dumps(event.delta))
-    return event.model_dump_json(by_alias=True, exclude_none=True)
-
-
-_CONTENT = '{"type":"TEXT_MESSAGE_CONTENT","messageId":%s,"delta":%s}'
 _TERMINAL = ("RUN_FINISHED", "RUN_ERROR")
-#: A str as JSON (what ``json.dumps(s, ensure_ascii=False)`` gives), by the C encoder.
-_dumps = json.encoder.encode_basestring
-#: The fields a plain text delta has set (those the fast path writes).
-_PLAIN_CONTENT = frozenset({"type", "message_id", "delta"})
-
-
-def _has_extras(event: BaseEvent) -> bool:
-    """Whether the event has a field set beyond type, message id and delta (a hook's
-    timestamp, metadata, ...: the full encoder writes it), or extra fields."""
-    if not event.__pydantic_fields_set__ <= _PLAIN_CONTENT:
-        fields = event.__dict__
-        return (
-            fields.get("timestamp") is not None
-            or fields.get("raw_event") is not None
-            or fields.get("metadata") is not None
-            or fields.get("subagent_run_id") is not None
-            or bool(event.model_extra)
-        )
-    return bool(event.__pydantic_extra__)
 
 
 @dataclass(eq=False)
