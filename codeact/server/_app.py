@@ -30,6 +30,7 @@ from codeact.server.store import (
     SessionStore,
     StoreUnavailable,
     ThreadBusy,
+    state_from_text,
     state_text,
 )
 
@@ -266,18 +267,18 @@ class AGUIServer:
                 messages = session.ctx.memory.get_all()
             if self.names_agents:
                 _turns.name_messages(messages, names)
+        state_json = state_text(session.ctx.state)  # (what the run left, as stored)
+        changed = state_json != (session.stored_state or "{}")
+        state = state_from_text(state_json) if changed else None  # (a copy)
         try:
             if live.pending:  # the events the client got and the store did not take yet
                 raise StoreUnavailable(f"{len(live.pending)} events of the run are not stored")
-            async with session.writes:
-                await self.store.finish_run(live.key, live.run_id, status, messages)
-                state = state_text(session.ctx.state)
-                if state != (session.stored_state or "{}"):
-                    await self.store.save_state(live.key, session.ctx.state)
-                    session.stored_state = state
+            async with session.writes:  # (the state with the end, fenced alike)
+                await self.store.end_run(live.key, live.run_id, status, messages, state)
+                session.stored_state = state_json
         except Exception:
             log.exception("storing the end of run %r failed", live.run_id)
-            self.replicas.unstored_end(live, status, messages)
+            self.replicas.unstored_end(live, status, messages, state)
         self.replicas.lost.discard(live)
         session.last_used = time.monotonic()
         self.unrecorded.discard(live)

@@ -230,12 +230,28 @@ class PostgresStore(SessionStore):
     ) -> None:
         """The run's end, fenced: when another replica took the run over since this one
         started (or adopted) it, nothing is written (its decision stands) and a warning says so."""
+        await self.end_run(key, run_id, status, messages)
+
+    async def end_run(
+        self,
+        key: SessionKey,
+        run_id: str,
+        status: RunStatus,
+        messages: list[ChatMessage],
+        state: dict[str, Any] | None = None,
+    ) -> None:
+        """``finish_run`` and the thread's state in one transaction, fenced alike."""
         fence = self._fences.get((key, run_id))
         async with self.connection() as conn, conn.transaction():
             cur = await conn.execute(_pg_messages.FINISH_RUN, (*key, run_id, status, fence, fence))
             taken = await cur.fetchone() is None
             if not taken:
                 await _pg_messages.put_messages(conn, key, messages)
+                if state is not None:
+                    await conn.execute(
+                        f"UPDATE codeact_threads SET state = %s WHERE {KEY}",
+                        (state_text(state), *key),
+                    )
         self._fences.pop((key, run_id), None)
         if taken:
             log.warning(

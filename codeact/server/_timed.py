@@ -107,6 +107,16 @@ class TimedStore(SessionStore):
     ) -> None:
         await self.call(self.inner.finish_run, key, run_id, status, messages)
 
+    async def end_run(
+        self,
+        key: SessionKey,
+        run_id: str,
+        status: RunStatus,
+        messages: list[ChatMessage],
+        state: dict[str, Any] | None = None,
+    ) -> None:
+        await self.call(self.inner.end_run, key, run_id, status, messages, state)
+
     async def append_event_json(self, key: SessionKey, run_id: str, events: list[str]) -> None:
         await self.call(self.inner.append_event_json, key, run_id, events)
 
