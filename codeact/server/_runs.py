@@ -15,8 +15,8 @@ from ag_ui.core import ActivityDeltaEvent, BaseEvent, RunErrorEvent
 from starlette.requests import Request
 
 from codeact.agents import RunHandler
-from codeact.events import Event
-from codeact.server._sse import dumps_str, encode
+from codeact.events import AgentStream, Event
+from codeact.server._sse import dumps_str, encode, text_delta_json
 from codeact.server._sse import frame as frame
 from codeact.server.store import SessionKey
 from codeact.server.translator import Translator
@@ -133,6 +133,15 @@ class LiveRun:
                 self._end()
         self.notify()
 
+    def publish_text(self, message_id: str, delta: str) -> None:
+        """``publish([TextMessageContentEvent(message_id=..., delta=...)])``, made directly."""
+        if self.finished:
+            return
+        data = text_delta_json(message_id, delta)
+        self.frames.append(frame(self.base + len(self.frames), data))
+        self.pending.append(data)
+        self.notify()
+
     def publish_error(self, message: str, code: str = "internal_error") -> None:
         """A terminal ``RUN_ERROR`` that cannot fail to encode (no ids from the request)."""
         if self.finished:
@@ -202,7 +211,12 @@ async def drive(live: LiveRun, flush: Flush) -> None:
     attached = True
 
     def sink(event: Event) -> None:
-        if attached:  # (a run the server stops gets the server's terminal event, not its own)
+        if not attached:  # (a run the server stops gets the server's terminal event)
+            return
+        piece = translator.text_delta(event) if type(event) is AgentStream else None
+        if piece is not None:  # (most events: no AG-UI event object made and encoded)
+            live.publish_text(*piece)
+        else:
             live.publish(translator.translate(event))
 
     try:

@@ -26,7 +26,7 @@ def encode(event: BaseEvent) -> str:
     exclude_none=True)``); the frequent events made of strings only (text deltas, a message's
     start and end, a run's start and end) by a fast path that writes the same text."""
     if type(event) is TextMessageContentEvent and not _has_extras(event):
-        return _CONTENT % (dumps_str(event.message_id), dumps_str(event.delta))
+        return text_delta_json(event.message_id, event.delta)
     fast = _FAST.get(type(event))
     if fast is not None and not event.__pydantic_extra__:
         head, fields, allowed = fast
@@ -44,6 +44,11 @@ def encode(event: BaseEvent) -> str:
                 parts.append("}")
                 return "".join(parts)
     return event.model_dump_json(by_alias=True, exclude_none=True)
+
+
+def text_delta_json(message_id: str, delta: str) -> str:
+    """A plain ``TEXT_MESSAGE_CONTENT`` event's JSON (the most frequent event)."""
+    return _CONTENT % (dumps_str(message_id), dumps_str(delta))
 
 
 def _fast(

@@ -188,6 +188,18 @@ class Translator:
             return self._terminal(e)
         return []
 
+    def text_delta(self, e: ev.AgentStream) -> tuple[str, str] | None:
+        """The server's fast path for most events: ``(message id, delta)`` when ``e`` only
+        continues the open text message (no hooks, thinking or reasoning; the caller sends
+        it as ``TEXT_MESSAGE_CONTENT``); None when ``translate`` must handle it."""
+        text_id = self._text_id
+        if text_id is None or not e.delta or e.thinking_delta or self._reasoning_id is not None:
+            return None
+        if self.before or self.after or self.finished:
+            return None
+        self.texts[text_id].append(e.delta)
+        return text_id, e.delta
+
     def _stream(self, e: ev.AgentStream) -> list[BaseEvent]:
         out: list[BaseEvent] = []
         if e.thinking_delta and self.reasoning:
