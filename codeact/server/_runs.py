@@ -219,9 +219,10 @@ async def drive(live: LiveRun, flush: Flush) -> None:
         else:
             live.publish(translator.translate(event))
 
+    timer = _Timer()
     try:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(_housekeeping, live, flush, translator)
+            tg.start_soon(_housekeeping, live, flush, translator, timer)
             try:
                 if not live.count:  # (the server publishes it at once, for the first byte)
                     live.publish(translator.start())
@@ -231,8 +232,8 @@ async def drive(live: LiveRun, flush: Flush) -> None:
                     raise handler.sink_error
                 if not live.finished:
                     live.publish(translator.error("the run ended without a terminal event"))
-            finally:  # (housekeeping stops at its next sleep: a store write is shielded)
-                tg.cancel_scope.cancel()
+            finally:  # (housekeeping ends now, or after the store write under way)
+                timer.stop()
     except Exception as exc:
         attached = False
         log.exception("run %r on thread %r failed in the server", live.run_id, live.thread_id)
@@ -269,17 +270,51 @@ async def _stop(handler: RunHandler) -> None:
         log.exception("cancelling a run failed")
 
 
-async def _housekeeping(live: LiveRun, flush: Flush, translator: Translator) -> None:
+class _Timer:
+    """A run's timer: ``sleep`` like ``asyncio.sleep``, or until ``stop`` (no cancellation,
+    and so no cancel scope to shield a store write under way)."""
+
+    __slots__ = ("_waiter", "stopped")
+
+    def __init__(self) -> None:
+        self.stopped = False
+        self._waiter: asyncio.Future[None] | None = None
+
+    async def sleep(self, seconds: float) -> bool:
+        """False once stopped."""
+        if self.stopped:
+            return False
+        loop = asyncio.get_running_loop()
+        waiter = self._waiter = loop.create_future()
+        handle = loop.call_later(seconds, _wake, waiter)
+        try:
+            await waiter
+        finally:
+            handle.cancel()
+            self._waiter = None
+        return not self.stopped
+
+    def stop(self) -> None:
+        self.stopped = True
+        if self._waiter is not None:
+            _wake(self._waiter)
+
+
+def _wake(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
+
+
+async def _housekeeping(live: LiveRun, flush: Flush, translator: Translator, timer: _Timer) -> None:
     """A run's one timer: every ``FLUSH_EVERY_S`` its pending events go to the store; when
     ``activity``, coalesced live cell output that waited long enough is published (every
     ``TICK_S``); when the run has been silent for ``PULSE_S``, its readers are woken (they
     notice a disconnect and send heartbeats; a run that publishes wakes them anyway). Plain
-    sleeps, no cancel scope per wake-up; ``drive`` cancels it when the run ends (a store
-    write under way is shielded and completes)."""
+    sleeps, no cancel scope per wake-up; ``drive`` stops it when the run ends (a store write
+    under way completes first; ``drive`` then stores what is left)."""
     period = min(FLUSH_EVERY_S, TICK_S) if translator.activity else FLUSH_EVERY_S
     seen, quiet = live.count, 0.0
-    while True:
-        await asyncio.sleep(period)
+    while await timer.sleep(period):
         if translator.activity and not live.finished:
             live.publish(translator.tick())
         if live.count != seen:
@@ -290,8 +325,7 @@ async def _housekeeping(live: LiveRun, flush: Flush, translator: Translator) -> 
                 quiet = 0.0
                 live.notify()
         if live.pending:
-            with anyio.CancelScope(shield=True):  # a write under way is never abandoned
-                await _flush(live, flush)
+            await _flush(live, flush)
 
 
 async def _flush(live: LiveRun, flush: Flush) -> bool:
@@ -306,6 +340,9 @@ async def _flush(live: LiveRun, flush: Flush) -> bool:
         log.exception("storing %d events of run %r failed (will retry)", len(batch), live.run_id)
         live.put_back(batch, start)
         return True
+    except BaseException:  # cancelled (the server stops): ``drive``'s last flush retries it
+        live.put_back(batch, start)
+        raise
     live.stored_up_to(start + len(batch))
     return False
 
@@ -326,19 +363,19 @@ async def follow(
     try:
         last_sent = time.monotonic()
         while True:
-            if cursor < live.base:  # dropped from memory: read back from the store
-                base = live.base
+            base = live.base
+            if cursor < base:  # dropped from memory: read back from the store
                 if backfill is not None:
                     async for part in backfill(cursor, base):
                         yield part
                 cursor = base
                 continue
-            if cursor < live.count:
-                end = live.count
-                bursty = end - cursor > 1
-                for part in chunks(live.frames[cursor - live.base : end - live.base]):
-                    yield part  # (frames may be dropped meanwhile: the slice is a copy)
-                cursor = end
+            ready = live.frames[cursor - base :]  # (a copy: frames may be dropped meanwhile)
+            if ready:
+                bursty = len(ready) > 1
+                cursor += len(ready)
+                for part in chunks(ready):
+                    yield part
                 last_sent = time.monotonic()
                 continue
             if live.finished:
