@@ -160,9 +160,8 @@ class AGUIServer:
             if owner not in (None, live.owner):
                 raise BadRequest(403, f"thread {live.thread_id!r} belongs to another user")
             self.owners[(key[0], key[2])] = live.owner
-        try:
-            with anyio.fail_after(self.config.store_timeout):
-                taken = await self.store.run_status(key, live.run_id)
+        try:  # (bounded by the store timeout: TimedStore)
+            taken = await self.store.run_status(key, live.run_id)
         except Exception as exc:
             log.exception("the store could not be asked about run %r", live.run_id)
             raise BadRequest(
@@ -193,8 +192,7 @@ class AGUIServer:
         start = session.ctx.memory.get_all() + ([user_msg] if user_msg else [])
         try:
             async with session.writes:  # the previous run's end is written first
-                with anyio.fail_after(self.config.store_timeout):
-                    await self.store.start_run(key, live.run_id, start, claim=self.claim_key(key))
+                await self.store.start_run(key, live.run_id, start, claim=self.claim_key(key))
         except ThreadBusy:  # (on another replica)
             raise _thread_busy(live.thread_id) from None
         except Exception as exc:
