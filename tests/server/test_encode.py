@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 import pytest
 from ag_ui.core import (
@@ -19,7 +19,7 @@ from ag_ui.core import (
 from codeact.server._sse import encode, frame
 
 
-class Name(str, Enum):
+class Name(StrEnum):
     A = "a"
 
 
