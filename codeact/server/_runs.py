@@ -159,6 +159,8 @@ class LiveRun:
 
     def notify(self) -> None:
         """Wake the readers waiting in ``changed``."""
+        if not self._waiters:
+            return
         waiters, self._waiters = self._waiters, []
         for waiter in waiters:
             if not waiter.done():  # (a reader cancelled meanwhile)
