@@ -13,15 +13,18 @@ from typing import Any, TypeVar
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
+from codeact._messages import ToolCallRequest
 from codeact.context import Context
 from codeact.errors import RunCancelledError, RunTimeoutError, UserError
 from codeact.events import (
     AgentOutput,
+    AgentStream,
     Event,
     RunCancelled,
     RunFailed,
     RunFinished,
     RunTimedOut,
+    TextBuffer,
 )
 
 E = TypeVar("E", bound=Event)
@@ -108,6 +111,38 @@ class RunHandler:
             }
         )
         self._seq += 1
+        return self._deliver(stamped)
+
+    def _emit_piece(
+        self,
+        buffer: TextBuffer,
+        delta: str,
+        *,
+        appended: bool = False,
+        message_id: str = "",
+        thinking_delta: str | None = None,
+        tool_calls: list[ToolCallRequest] | None = None,
+    ) -> AgentStream:
+        """``emit(AgentStream.piece(buffer, delta, ...))`` in one step: the event is made
+        already stamped (no copy) — the per-chunk path of the agents."""
+        offset = len(buffer) - len(delta) if appended else buffer.append(delta)
+        stamp = (self.run_id, self.agent_name, self._seq, time.time())
+        if tool_calls or not _plain(delta, message_id, thinking_delta):
+            event = AgentStream(
+                delta=delta,
+                offset=offset,
+                text_buffer=buffer,
+                message_id=message_id,
+                thinking_delta=thinking_delta or None,
+                tool_calls=tool_calls or [],
+                **dict(zip(_STAMP, stamp, strict=True)),
+            )
+        else:  # (most chunks: values of the right types already, as validation would leave)
+            event = _stream_piece(stamp, delta, offset, buffer, message_id, thinking_delta)
+        self._seq += 1
+        return self._deliver(event)
+
+    def _deliver(self, stamped: E) -> E:
         if self._sink is not None:
             self._to_sink(stamped)
             return stamped
@@ -216,3 +251,53 @@ class RunHandler:
     def error(self) -> BaseException | None:
         """The error the run ended with, if any."""
         return self._error
+
+
+_STAMP = ("run_id", "agent_name", "seq", "timestamp")
+_PIECE_SET = frozenset({*_STAMP, "delta", "offset", "text_buffer", "message_id"})
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _plain(delta: object, message_id: object, thinking_delta: object) -> bool:
+    return (
+        type(delta) is str
+        and type(message_id) is str
+        and (thinking_delta is None or type(thinking_delta) is str)
+    )
+
+
+def _stream_piece(
+    stamp: tuple[str, str, int, float],
+    delta: str,
+    offset: int,
+    buffer: TextBuffer,
+    message_id: str,
+    thinking_delta: str | None,
+) -> AgentStream:
+    """The ``AgentStream`` validation would make from these values (already of their types):
+    what ``model_construct`` does, without its Python loop over the fields (the per-chunk
+    path; ``tests/agents/test_handler_forward.py`` checks it equals the validated event)."""
+    event = _new(AgentStream)
+    run_id, agent_name, seq, timestamp = stamp
+    values = {
+        "run_id": run_id,
+        "agent_name": agent_name,
+        "seq": seq,
+        "timestamp": timestamp,
+        "type": "agent_stream",
+        "delta": delta,
+        "offset": offset,
+        "message_id": message_id,
+        "thinking_delta": thinking_delta or None,
+        "tool_calls": [],
+        "text_buffer": buffer,
+    }
+    _set(event, "__dict__", values)
+    fields_set = set(_PIECE_SET)
+    if thinking_delta:
+        fields_set.add("thinking_delta")
+    _set(event, "__pydantic_fields_set__", fields_set)
+    _set(event, "__pydantic_extra__", None)
+    _set(event, "__pydantic_private__", None)
+    return event

@@ -31,7 +31,7 @@ from codeact.agents._state import StepContext as StepContext
 from codeact.agents._state import StructuredOutputFn as StructuredOutputFn
 from codeact.context import Context
 from codeact.errors import UserError
-from codeact.events import AgentOutput, AgentStream, TextBuffer, ToolCallResult
+from codeact.events import AgentOutput, TextBuffer, ToolCallResult
 from codeact.executors.base import ExecutionResult
 from codeact.llms.base import LLM
 from codeact.tools import BaseTool, to_tool
@@ -177,13 +177,11 @@ class BaseAgent(Runnable, ABC):
         text = TextBuffer()
         async for delta in self.llm.stream_chat(llm_input):
             if delta.text or delta.thinking:
-                step.handler.emit(
-                    AgentStream.piece(
-                        text,
-                        delta.text,
-                        message_id=step.message_id,
-                        thinking_delta=delta.thinking or None,
-                    )
+                step.handler._emit_piece(
+                    text,
+                    delta.text,
+                    message_id=step.message_id,
+                    thinking_delta=delta.thinking or None,
                 )
         return text.text()
 

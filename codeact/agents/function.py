@@ -7,7 +7,7 @@ from typing import Any
 from codeact._messages import ChatMessage
 from codeact.agents.base import BaseAgent, StepContext
 from codeact.errors import UserError
-from codeact.events import AgentOutput, AgentStream
+from codeact.events import AgentOutput
 from codeact.llms.base import StreamAccumulator, ToolChoice
 from codeact.tools import BaseTool
 
@@ -46,15 +46,13 @@ class FunctionAgent(BaseAgent):
         async for delta in self.llm.stream_chat(llm_input, specs, choice if specs else None):
             acc.add(delta)
             if delta.text or delta.thinking or delta.tool_calls:
-                step.handler.emit(
-                    AgentStream.piece(
-                        acc.buffer,
-                        delta.text,
-                        appended=True,
-                        message_id=step.message_id,
-                        thinking_delta=delta.thinking or None,
-                        tool_calls=acc.tool_calls(partial=True) if delta.tool_calls else [],
-                    )
+                step.handler._emit_piece(
+                    acc.buffer,
+                    delta.text,
+                    appended=True,
+                    message_id=step.message_id,
+                    thinking_delta=delta.thinking or None,
+                    tool_calls=acc.tool_calls(partial=True) if delta.tool_calls else None,
                 )
         calls = acc.tool_calls()
         if not self.allow_parallel_tool_calls:

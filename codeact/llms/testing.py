@@ -5,6 +5,7 @@ Both are public so users can test their own agents deterministically, without a 
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import json
 import re
@@ -77,9 +78,26 @@ class LLMRequest(BaseModel):
 _WORDS = re.compile(r"\S+\s*|\s+")
 
 
-async def _stream_reply(reply: Reply) -> AsyncIterator[ChatDelta]:
+def _sleeper() -> Callable[[float], Awaitable[None]]:
+    """``asyncio.sleep`` under asyncio (runs are asyncio tasks; anyio's sleep looks the event
+    loop up again on every call), anyio's elsewhere."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return anyio.sleep
+    return asyncio.sleep
+
+
+async def _stream_reply(
+    next_reply: Callable[[], Reply | Awaitable[Reply]],
+) -> AsyncIterator[ChatDelta]:
+    """The reply ``next_reply()`` gives (called when iteration starts), piece by piece."""
+    reply = next_reply()
+    if inspect.isawaitable(reply):
+        reply = await reply
+    sleep = _sleeper()
     if reply.delay:
-        await anyio.sleep(reply.delay)
+        await sleep(reply.delay)
     if reply.error is not None:
         raise reply.error
     if reply.thinking:
@@ -87,7 +105,7 @@ async def _stream_reply(reply: Reply) -> AsyncIterator[ChatDelta]:
     pieces = reply.chunks if reply.chunks is not None else _WORDS.findall(reply.text)
     for piece in pieces:
         if reply.chunk_delay:
-            await anyio.sleep(reply.chunk_delay)
+            await sleep(reply.chunk_delay)
         yield ChatDelta(text=piece)
     for index, call in enumerate(reply.tool_calls):
         args = json.dumps(call.arguments)
@@ -148,13 +166,22 @@ class ScriptedLLM(_RecordingLLM):
         """How many replies are left."""
         return len(self.replies) - self._next
 
-    async def stream_chat(
+    def stream_chat(
         self,
         messages: Sequence[ChatMessage],
         tools: Sequence[ToolMetadata] | None = None,
         tool_choice: ToolChoice | None = None,
     ) -> AsyncIterator[ChatDelta]:
-        """Yield the next scripted reply piece by piece."""
+        """Yield the next scripted reply piece by piece (the request is recorded and the reply
+        taken when iteration starts; one generator, not one wrapped in another)."""
+        return _stream_reply(lambda: self._take(messages, tools, tool_choice))
+
+    def _take(
+        self,
+        messages: Sequence[ChatMessage],
+        tools: Sequence[ToolMetadata] | None,
+        tool_choice: ToolChoice | None,
+    ) -> Reply:
         self._record(messages, tools, tool_choice)
         if self._next >= len(self.replies):
             raise LLMError(
@@ -163,8 +190,7 @@ class ScriptedLLM(_RecordingLLM):
             )
         reply = self.replies[self._next]
         self._next += 1
-        async for delta in _stream_reply(reply):
-            yield delta
+        return reply
 
 
 ReplyFunction: TypeAlias = Callable[
@@ -185,19 +211,26 @@ class FunctionLLM(_RecordingLLM):
         super().__init__(function_calling=function_calling, model_name=model_name)
         self.fn = fn
 
-    async def stream_chat(
+    def stream_chat(
         self,
         messages: Sequence[ChatMessage],
         tools: Sequence[ToolMetadata] | None = None,
         tool_choice: ToolChoice | None = None,
     ) -> AsyncIterator[ChatDelta]:
-        """Yield the reply computed by the function."""
+        """Yield the reply computed by the function (called when iteration starts)."""
+        return _stream_reply(lambda: self._compute(messages, tools, tool_choice))
+
+    async def _compute(
+        self,
+        messages: Sequence[ChatMessage],
+        tools: Sequence[ToolMetadata] | None,
+        tool_choice: ToolChoice | None,
+    ) -> Reply:
         self._record(messages, tools, tool_choice)
         out = self.fn(list(messages), list(tools or []))
         if inspect.isawaitable(out):
             out = await out
-        async for delta in _stream_reply(to_reply(out)):
-            yield delta
+        return to_reply(out)
 
 
 __all__ = ["FunctionLLM", "LLMRequest", "Reply", "ReplySpec", "ScriptedLLM", "tool_call"]

@@ -191,9 +191,11 @@ async def close_record(
     run_id: str,
     status: RunStatus,
     messages: list[ChatMessage],
+    state: dict[str, Any] | None = None,
 ) -> None:
     """Store a run's end that the database did not take when it happened: a terminal
-    ``RUN_ERROR`` (``store_unavailable``) when its stored events lack one, then its status."""
+    ``RUN_ERROR`` (``store_unavailable``) when its stored events lack one, then its status
+    (and the thread's state, when the run changed it)."""
     after, ended = 0, False
     while not ended:
         page = await store.event_page(key, run_id, after=after, skip=0, limit=PAGE_EVENTS)
@@ -207,4 +209,4 @@ async def close_record(
             code="store_unavailable",
         )
         await store.append_event_json(key, run_id, [end.model_dump_json(exclude_none=True)])
-    await store.finish_run(key, run_id, status, messages)
+    await store.end_run(key, run_id, status, messages, state)

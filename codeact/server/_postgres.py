@@ -101,6 +101,9 @@ class PostgresStore(SessionStore):
         self._coordinator: Coordinator | None = None
         #: The fencing token of each run this replica runs or adopted (``codeact_runs.fence``).
         self._fences: dict[tuple[SessionKey, str], int] = {}
+        #: Runs this replica adopted (``running_runs``) whose end is not stored yet: handed out
+        #: again until it is (no other replica adopts them while this one's lease is fresh).
+        self._adopted: set[tuple[SessionKey, str]] = set()
         self._lease_conn: psycopg.AsyncConnection[Any] | None = None
 
     # -- connections ---------------------------------------------------------------------------
@@ -233,13 +236,30 @@ class PostgresStore(SessionStore):
     ) -> None:
         """The run's end, fenced: when another replica took the run over since this one
         started (or adopted) it, nothing is written (its decision stands) and a warning says so."""
+        await self.end_run(key, run_id, status, messages)
+
+    async def end_run(
+        self,
+        key: SessionKey,
+        run_id: str,
+        status: RunStatus,
+        messages: list[ChatMessage],
+        state: dict[str, Any] | None = None,
+    ) -> None:
+        """``finish_run`` and the thread's state in one transaction, fenced alike."""
         fence = self._fences.get((key, run_id))
         async with self.connection() as conn, conn.transaction():
             cur = await conn.execute(_pg_messages.FINISH_RUN, (*key, run_id, status, fence, fence))
             taken = await cur.fetchone() is None
             if not taken:
                 await _pg_messages.put_messages(conn, key, messages)
-        self._fences.pop((key, run_id), None)
+                if state is not None:
+                    await conn.execute(
+                        f"UPDATE codeact_threads SET state = %s WHERE {KEY}",
+                        (state_text(state), *key),
+                    )
+        self._fences.pop((key, run_id), None)  # (stored, or decided by another replica)
+        self._adopted.discard((key, run_id))
         if taken:
             log.warning(
                 "run %r was taken over by another replica (this one's lease lapsed): its end "
@@ -261,11 +281,14 @@ class PostgresStore(SessionStore):
 
     async def running_runs(self) -> list[tuple[SessionKey, str]]:
         """Adopts the ``running`` runs of replicas whose lease expired (atomically: each is
-        adopted by one survivor) and returns them, for the caller to mark interrupted."""
+        adopted by one survivor) and returns them, for the caller to mark interrupted — with
+        the runs adopted earlier whose end could not be stored yet (else they would stay
+        ``running``, their thread busy, and their fencing tokens kept here, for good)."""
         rows = await self.fetch(_ADOPT, (self.replica, self.lease_s))
         for a, u, t, r, fence in rows:
             self._fences[(SessionKey(a, u, t), r)] = int(fence)
-        return [(SessionKey(a, u, t), r) for a, u, t, r, _ in rows]
+            self._adopted.add((SessionKey(a, u, t), r))
+        return sorted(self._adopted)
 
     async def forget_dead_replicas(self) -> None:
         """Drop the rows of replicas whose lease expired long ago."""

@@ -9,6 +9,7 @@ import logging
 import weakref
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import anyio
 
@@ -41,6 +42,8 @@ class Unstored:
     messages: list[ChatMessage]
     first: int
     events: list[str] = field(default_factory=list)
+    #: The thread's state the run left, when it changed (stored with the end).
+    state: dict[str, Any] | None = None
 
 
 class ReplicaState(ReplicaHooks):
@@ -113,13 +116,21 @@ class ReplicaState(ReplicaHooks):
         if live.handler is not None and self.tasks.open:
             self.tasks.start_soon(live.handler.cancel)
 
-    def unstored_end(self, live: LiveRun, status: RunStatus, messages: list[ChatMessage]) -> None:
-        """Keep a run's end (and its unstored events, up to ``MAX_UNSTORED``) for ``retry``."""
+    def unstored_end(
+        self,
+        live: LiveRun,
+        status: RunStatus,
+        messages: list[ChatMessage],
+        state: dict[str, Any] | None = None,
+    ) -> None:
+        """Keep a run's end (its unstored events up to ``MAX_UNSTORED``, and the thread's
+        state when it changed) for ``retry``."""
         events = live.pending
         if len(events) > MAX_UNSTORED:  # too many to hold: the record says it is incomplete
             log.error("run %r: %d unstored events dropped", live.run_id, len(events))
             events, status = [], "incomplete"
-        self.unstored[(live.key, live.run_id)] = Unstored(status, messages, live.flushed, events)
+        end = Unstored(status, messages, live.flushed, events, state)
+        self.unstored[(live.key, live.run_id)] = end
 
     async def follow(self, key: SessionKey, run_id: str, start: int) -> AsyncIterator[bytes] | None:
         """A run live on another replica, followed from the store (None: not such a run)."""
@@ -167,7 +178,7 @@ class ReplicaState(ReplicaHooks):
             if end.events:
                 await store.append_event_json_at(key, run_id, end.first, end.events)
                 end.events = []
-            await close_record(store, key, run_id, end.status, end.messages)
+            await close_record(store, key, run_id, end.status, end.messages, end.state)
             del self.unstored[(key, run_id)]
             log.warning("the end of run %r is stored now (%s)", run_id, end.status)
 

@@ -29,7 +29,13 @@ from codeact.server._runs import LiveRun, drive
 from codeact.server._sessions import ThreadSession, ThreadSessions
 from codeact.server._tasks import Tasks
 from codeact.server._timed import TimedStore
-from codeact.server.store import RunStatus, StoreUnavailable, ThreadBusy, state_text
+from codeact.server.store import (
+    RunStatus,
+    StoreUnavailable,
+    ThreadBusy,
+    state_from_text,
+    state_text,
+)
 
 log = logging.getLogger("codeact.server")
 _STORE_DOWN = "the session store is unavailable; the run was not started"
@@ -78,9 +84,8 @@ class RunStarter:
 
     async def _check_new(self, live: LiveRun) -> None:
         """409 when the thread already has a run with this id (503: the store did not say)."""
-        try:
-            with anyio.fail_after(self.config.store_timeout):
-                taken = await self.store.run_status(live.key, live.run_id)
+        try:  # (bounded by the store timeout: TimedStore)
+            taken = await self.store.run_status(live.key, live.run_id)
         except Exception as exc:
             log.exception("the store could not be asked about run %r", live.run_id)
             raise BadRequest(503, _STORE_DOWN) from exc
@@ -123,9 +128,8 @@ class RunStarter:
         """Store the run's start (409: a replica has a live run on the thread)."""
         claim = self.ownership.claim(live.key)
         try:
-            async with session.writes:  # the previous run's end is written first
-                with anyio.fail_after(self.config.store_timeout):
-                    await self.store.start_run(live.key, live.run_id, start, claim=claim)
+            async with session.writes:  # the previous run's end is written first (TimedStore)
+                await self.store.start_run(live.key, live.run_id, start, claim=claim)
         except ThreadBusy:  # (on another replica)
             raise thread_busy(live.thread_id) from None
         except Exception as exc:
@@ -192,18 +196,18 @@ class RunStarter:
             status = "error"
         self.runs.release(live)
         messages = self._final_messages(live, session, status)
+        state_json = state_text(session.ctx.state)  # (what the run left, as stored)
+        changed = state_json != (session.stored_state or "{}")
+        state = state_from_text(state_json) if changed else None  # (a copy)
         try:
             if live.pending:  # the events the client got and the store did not take yet
                 raise StoreUnavailable(f"{len(live.pending)} events of the run are not stored")
-            async with session.writes:
-                await self.store.finish_run(live.key, live.run_id, status, messages)
-                state = state_text(session.ctx.state)
-                if state != (session.stored_state or "{}"):
-                    await self.store.save_state(live.key, session.ctx.state)
-                    session.stored_state = state
+            async with session.writes:  # (the state with the end, fenced alike)
+                await self.store.end_run(live.key, live.run_id, status, messages, state)
+                session.stored_state = state_json
         except Exception:
             log.exception("storing the end of run %r failed", live.run_id)
-            self.replicas.unstored_end(live, status, messages)
+            self.replicas.unstored_end(live, status, messages, state)
         self.replicas.lost.discard(live)
         session.last_used = time.monotonic()
         self.runs.recorded(live)

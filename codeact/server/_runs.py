@@ -4,18 +4,19 @@ that run alone, with a terminal ``RUN_ERROR`` and a log line."""
 
 from __future__ import annotations
 
-import json
+import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
 import anyio
-from ag_ui.core import ActivityDeltaEvent, BaseEvent, RunErrorEvent, TextMessageContentEvent
+from ag_ui.core import ActivityDeltaEvent, BaseEvent, RunErrorEvent
 from starlette.requests import Request
 
 from codeact.agents import RunHandler
-from codeact.events import Event
+from codeact.events import AgentStream, Event
+from codeact.server._sse import dumps_str, encode, text_delta_json
 from codeact.server._sse import frame as frame
 from codeact.server.store import SessionKey
 from codeact.server.translator import Translator
@@ -48,6 +49,8 @@ Backfill = Callable[[int, int], AsyncIterator[bytes]]
 
 def chunks(frames: list[bytes], limit: int = MAX_WRITE_BYTES) -> list[bytes]:
     """Frames joined into writes of about ``limit`` bytes (a larger frame is one write)."""
+    if len(frames) == 1:  # (a paced run's reader: one frame per wake-up)
+        return frames
     out: list[bytes] = []
     part: list[bytes] = []
     size = 0
@@ -67,7 +70,7 @@ def stored_form(event: BaseEvent, data: str) -> str:
     the output so far) as a no-op delta, so stored runs and replays stay small; the cell's
     TOOL_CALL_RESULT holds its output. Event numbers are unchanged (one row per event)."""
     if type(event) is ActivityDeltaEvent:
-        return _NOOP_DELTA % (_dumps(event.message_id), _dumps(event.activity_type))
+        return _NOOP_DELTA % (dumps_str(event.message_id), dumps_str(event.activity_type))
     return data
 
 
@@ -85,26 +88,7 @@ _STORE_LOST = RunErrorEvent(
 _NOOP_DELTA = '{"type":"ACTIVITY_DELTA","messageId":%s,"activityType":%s,"patch":[]}'
 
 
-def encode(event: BaseEvent) -> str:
-    """The event's camelCase JSON without nulls; text deltas (most events) by a fast path."""
-    if type(event) is TextMessageContentEvent and not _has_extras(event):
-        return _CONTENT % (_dumps(event.message_id), _dumps(event.delta))
-    return event.model_dump_json(by_alias=True, exclude_none=True)
-
-
-_CONTENT = '{"type":"TEXT_MESSAGE_CONTENT","messageId":%s,"delta":%s}'
-_dumps = json.JSONEncoder(ensure_ascii=False).encode
-
-
-def _has_extras(event: BaseEvent) -> bool:
-    fields = event.__dict__
-    return (
-        fields.get("timestamp") is not None
-        or fields.get("raw_event") is not None
-        or fields.get("metadata") is not None
-        or fields.get("subagent_run_id") is not None
-        or bool(event.model_extra)
-    )
+_TERMINAL = ("RUN_FINISHED", "RUN_ERROR")
 
 
 @dataclass(eq=False)
@@ -131,8 +115,7 @@ class LiveRun:
     retry: bool = False
     #: Called once, when the terminal event is appended (before readers are woken).
     on_finished: Callable[[], None] | None = None
-    _changed: anyio.Event | None = None  # set when frames are added (made by a waiting reader)
-    _event_type: type[anyio.Event] | None = None
+    _waiters: list[asyncio.Future[None]] = field(default_factory=list)  # readers (``changed``)
     done: anyio.Event = field(default_factory=anyio.Event)  # stored and released
     started: float = field(default_factory=time.monotonic)
 
@@ -144,10 +127,19 @@ class LiveRun:
             if self.finished:
                 break
             data = encode(event)
-            self.frames.append(frame(self.count, data))
+            self.frames.append(frame(self.base + len(self.frames), data))
             self.pending.append(stored_form(event, data))
-            if event.type in ("RUN_FINISHED", "RUN_ERROR"):
+            if event.type in _TERMINAL:
                 self._end()
+        self.notify()
+
+    def publish_text(self, message_id: str, delta: str) -> None:
+        """``publish([TextMessageContentEvent(message_id=..., delta=...)])``, made directly."""
+        if self.finished:
+            return
+        data = text_delta_json(message_id, delta)
+        self.frames.append(frame(self.base + len(self.frames), data))
+        self.pending.append(data)
         self.notify()
 
     def publish_error(self, message: str, code: str = "internal_error") -> None:
@@ -166,19 +158,21 @@ class LiveRun:
             self.on_finished()
 
     def notify(self) -> None:
-        changed, self._changed = self._changed, None
-        if changed is not None:
-            changed.set()
+        """Wake the readers waiting in ``changed``."""
+        if not self._waiters:
+            return
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            if not waiter.done():  # (a reader cancelled meanwhile)
+                waiter.set_result(None)
 
-    def changed(self) -> anyio.Event:
-        """An event set the next time frames are added (or the run ends)."""
-        if self._changed is None:
-            if self._event_type is None:
-                self._changed = anyio.Event()
-                self._event_type = type(self._changed)
-            else:  # (the event loop's own Event class: no look-up of the loop per wait)
-                self._changed = self._event_type()
-        return self._changed
+    def changed(self) -> asyncio.Future[None]:
+        """A future this reader awaits: done the next time frames are added, the run ends or
+        it is pulsed. One per wait and reader (cancelling one reader's wait leaves the others'
+        alone): cheaper than an event object per wait."""
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        return waiter
 
     @property
     def count(self) -> int:
@@ -219,12 +213,18 @@ async def drive(live: LiveRun, flush: Flush) -> None:
     attached = True
 
     def sink(event: Event) -> None:
-        if attached:  # (a run the server stops gets the server's terminal event, not its own)
+        if not attached:  # (a run the server stops gets the server's terminal event)
+            return
+        piece = translator.text_delta(event) if type(event) is AgentStream else None
+        if piece is not None:  # (most events: no AG-UI event object made and encoded)
+            live.publish_text(*piece)
+        else:
             live.publish(translator.translate(event))
 
+    timer = _Timer()
     try:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(_housekeeping, live, flush, translator)
+            tg.start_soon(_housekeeping, live, flush, translator, timer)
             try:
                 if not live.count:  # (the server publishes it at once, for the first byte)
                     live.publish(translator.start())
@@ -234,8 +234,8 @@ async def drive(live: LiveRun, flush: Flush) -> None:
                     raise handler.sink_error
                 if not live.finished:
                     live.publish(translator.error("the run ended without a terminal event"))
-            finally:  # (housekeeping stops at its next sleep: a store write is shielded)
-                tg.cancel_scope.cancel()
+            finally:  # (housekeeping ends now, or after the store write under way)
+                timer.stop()
     except Exception as exc:
         attached = False
         log.exception("run %r on thread %r failed in the server", live.run_id, live.thread_id)
@@ -272,17 +272,51 @@ async def _stop(handler: RunHandler) -> None:
         log.exception("cancelling a run failed")
 
 
-async def _housekeeping(live: LiveRun, flush: Flush, translator: Translator) -> None:
+class _Timer:
+    """A run's timer: ``sleep`` like ``asyncio.sleep``, or until ``stop`` (no cancellation,
+    and so no cancel scope to shield a store write under way)."""
+
+    __slots__ = ("_waiter", "stopped")
+
+    def __init__(self) -> None:
+        self.stopped = False
+        self._waiter: asyncio.Future[None] | None = None
+
+    async def sleep(self, seconds: float) -> bool:
+        """False once stopped."""
+        if self.stopped:
+            return False
+        loop = asyncio.get_running_loop()
+        waiter = self._waiter = loop.create_future()
+        handle = loop.call_later(seconds, _wake, waiter)
+        try:
+            await waiter
+        finally:
+            handle.cancel()
+            self._waiter = None
+        return not self.stopped
+
+    def stop(self) -> None:
+        self.stopped = True
+        if self._waiter is not None:
+            _wake(self._waiter)
+
+
+def _wake(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
+
+
+async def _housekeeping(live: LiveRun, flush: Flush, translator: Translator, timer: _Timer) -> None:
     """A run's one timer: every ``FLUSH_EVERY_S`` its pending events go to the store; when
     ``activity``, coalesced live cell output that waited long enough is published (every
     ``TICK_S``); when the run has been silent for ``PULSE_S``, its readers are woken (they
     notice a disconnect and send heartbeats; a run that publishes wakes them anyway). Plain
-    sleeps, no cancel scope per wake-up; ``drive`` cancels it when the run ends (a store
-    write under way is shielded and completes)."""
+    sleeps, no cancel scope per wake-up; ``drive`` stops it when the run ends (a store write
+    under way completes first; ``drive`` then stores what is left)."""
     period = min(FLUSH_EVERY_S, TICK_S) if translator.activity else FLUSH_EVERY_S
     seen, quiet = live.count, 0.0
-    while True:
-        await anyio.sleep(period)
+    while await timer.sleep(period):
         if translator.activity and not live.finished:
             live.publish(translator.tick())
         if live.count != seen:
@@ -293,8 +327,7 @@ async def _housekeeping(live: LiveRun, flush: Flush, translator: Translator) -> 
                 quiet = 0.0
                 live.notify()
         if live.pending:
-            with anyio.CancelScope(shield=True):  # a write under way is never abandoned
-                await _flush(live, flush)
+            await _flush(live, flush)
 
 
 async def _flush(live: LiveRun, flush: Flush) -> bool:
@@ -309,6 +342,9 @@ async def _flush(live: LiveRun, flush: Flush) -> bool:
         log.exception("storing %d events of run %r failed (will retry)", len(batch), live.run_id)
         live.put_back(batch, start)
         return True
+    except BaseException:  # cancelled (the server stops): ``drive``'s last flush retries it
+        live.put_back(batch, start)
+        raise
     live.stored_up_to(start + len(batch))
     return False
 
@@ -329,29 +365,29 @@ async def follow(
     try:
         last_sent = time.monotonic()
         while True:
-            if cursor < live.base:  # dropped from memory: read back from the store
-                base = live.base
+            base = live.base
+            if cursor < base:  # dropped from memory: read back from the store
                 if backfill is not None:
                     async for part in backfill(cursor, base):
                         yield part
                 cursor = base
                 continue
-            if cursor < live.count:
-                end = live.count
-                bursty = end - cursor > 1
-                for part in chunks(live.frames[cursor - live.base : end - live.base]):
-                    yield part  # (frames may be dropped meanwhile: the slice is a copy)
-                cursor = end
+            ready = live.frames[cursor - base :]  # (a copy: frames may be dropped meanwhile)
+            if ready:
+                bursty = len(ready) > 1
+                cursor += len(ready)
+                for part in chunks(ready):
+                    yield part
                 last_sent = time.monotonic()
                 continue
             if live.finished:
                 complete = True
                 return
-            await live.changed().wait()  # (new frames, the end, or the run's pulse)
+            await live.changed()  # (new frames, the end, or the run's pulse)
             if cursor < live.count:
                 few = live.count - cursor < COALESCE_FRAMES
                 if few and bursty and not live.finished:
-                    await anyio.sleep(COALESCE_S)
+                    await asyncio.sleep(COALESCE_S)
                 continue
             if await request.is_disconnected():
                 return  # the client went away while the run was silent

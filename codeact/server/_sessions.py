@@ -28,7 +28,7 @@ class ThreadSession:
         self.ctx = ctx
         self.last_used = time.monotonic()
         #: Orders the thread's store writes (a run's end before the next run's start).
-        self.writes = anyio.Lock()
+        self.writes = anyio.Lock(fast_acquire=True)  # (no yield to the loop when free)
         #: Files uploaded into the thread's sandbox by this process: name -> size in bytes.
         self.uploads: dict[str, int] = {}
         #: The thread's state as the store has it (``state_text``), to store only changes.

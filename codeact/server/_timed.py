@@ -19,6 +19,7 @@ from codeact._messages import ChatMessage
 from codeact.server._tasks import Tasks
 from codeact.server.store import (
     Coordinator,
+    MemoryStore,
     RunStatus,
     SessionKey,
     SessionStore,
@@ -36,12 +37,17 @@ class TimedStore(SessionStore):
         self.timeout = timeout if timeout and timeout > 0 else math.inf
         self.shared = inner.shared
         self.tasks = tasks
+        #: ``MemoryStore`` itself (not a subclass) never awaits: a timeout could not interrupt
+        #: its calls, and arming one (a cancel scope and a timer) would cost more than the call.
+        self.instant = type(inner) is MemoryStore
 
     async def call(
         self, fn: Callable[..., Awaitable[T]], *args: Any, timeout: float | None = None, **kw: Any
     ) -> T:
         """``await fn(*args, **kw)``, or ``StoreUnavailable`` after ``timeout`` seconds
         (default: the store timeout); store errors of the driver stay as they are."""
+        if self.instant:
+            return await fn(*args, **kw)
         limit = self.timeout if timeout is None else timeout
         tasks = self.tasks
         if tasks is None or not tasks.open or not self.inner.slow_to_cancel:  # (ends at once)
@@ -101,6 +107,16 @@ class TimedStore(SessionStore):
         self, key: SessionKey, run_id: str, status: RunStatus, messages: list[ChatMessage]
     ) -> None:
         await self.call(self.inner.finish_run, key, run_id, status, messages)
+
+    async def end_run(
+        self,
+        key: SessionKey,
+        run_id: str,
+        status: RunStatus,
+        messages: list[ChatMessage],
+        state: dict[str, Any] | None = None,
+    ) -> None:
+        await self.call(self.inner.end_run, key, run_id, status, messages, state)
 
     async def append_event_json(self, key: SessionKey, run_id: str, events: list[str]) -> None:
         await self.call(self.inner.append_event_json, key, run_id, events)

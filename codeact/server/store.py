@@ -146,6 +146,21 @@ class SessionStore(ABC):
     async def save_state(self, key: SessionKey, state: dict[str, Any]) -> None:
         """Store the thread's shared state (JSON-able; after its run's end is stored)."""
 
+    async def end_run(
+        self,
+        key: SessionKey,
+        run_id: str,
+        status: RunStatus,
+        messages: list[ChatMessage],
+        state: dict[str, Any] | None = None,
+    ) -> None:
+        """What the server stores when a run ends (at once, or retried once the store is back):
+        ``finish_run`` and, when ``state`` is given, the thread's state. A shared store writes
+        both under the run's fencing token: a replica that lost the run writes neither."""
+        await self.finish_run(key, run_id, status, messages)
+        if state is not None:
+            await self.save_state(key, state)
+
     async def running_runs(self) -> list[tuple[SessionKey, str]]:
         """Runs marked ``running`` that no live process runs (left by a process that died or
         closed the store: the ones that were interrupted). A shared store hands each such run

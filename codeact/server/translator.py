@@ -137,6 +137,8 @@ class Translator:
 
     def translate(self, event: ev.Event) -> list[BaseEvent]:
         """AG-UI events for one codeact event (empty when it has no AG-UI form)."""
+        if type(event) is ev.AgentStream and not (self.before or self.after or self.finished):
+            return self._stream(event)  # (most events: a streamed piece, no hooks)
         current: ev.Event | None = event
         for hook in self.before:
             current = hook(current) if current is not None else None
@@ -186,6 +188,18 @@ class Translator:
             return self._terminal(e)
         return []
 
+    def text_delta(self, e: ev.AgentStream) -> tuple[str, str] | None:
+        """The server's fast path for most events: ``(message id, delta)`` when ``e`` only
+        continues the open text message (no hooks, thinking or reasoning; the caller sends
+        it as ``TEXT_MESSAGE_CONTENT``); None when ``translate`` must handle it."""
+        text_id = self._text_id
+        if text_id is None or not e.delta or e.thinking_delta or self._reasoning_id is not None:
+            return None
+        if self.before or self.after or self.finished:
+            return None
+        self.texts[text_id].append(e.delta)
+        return text_id, e.delta
+
     def _stream(self, e: ev.AgentStream) -> list[BaseEvent]:
         out: list[BaseEvent] = []
         if e.thinking_delta and self.reasoning:
@@ -199,7 +213,8 @@ class Translator:
                 ReasoningMessageContentEvent(message_id=self._reasoning_id, delta=e.thinking_delta)
             )
         if e.delta:
-            out += self._close_reasoning()
+            if self._reasoning_id is not None:
+                out += self._close_reasoning()
             if self._text_id is None:
                 self._text_id = self._step_text_id = e.message_id or f"msg-{uuid.uuid4().hex[:12]}"
                 self._name(self._text_id)

@@ -3,6 +3,8 @@ uses instead of a queue), in order, once; a sink that fails stops the run, not t
 
 from __future__ import annotations
 
+from typing import Any
+
 import anyio
 import pytest
 
@@ -94,3 +96,37 @@ async def test_cancel_reaches_the_sink_as_the_terminal_event() -> None:
     await handler.cancel()
     assert isinstance(got[-1], RunCancelled)
     assert handler.sink_error is None
+
+
+@pytest.mark.parametrize("thinking", [None, "hmm"])
+def test_a_streamed_piece_is_the_event_validation_makes(thinking: str | None) -> None:
+    """The per-chunk ``AgentStream`` (made without validation) equals the validated one."""
+    import pydantic
+
+    from codeact.agents._handler import _stream_piece
+    from codeact.events import AgentStream, TextBuffer, event_adapter
+
+    buffer = TextBuffer()
+    buffer.append("ab")
+    made = _stream_piece(("run", "Agent", 7, 1.5), "b", 1, buffer, "msg-1", thinking)
+    fields: dict[str, Any] = {"thinking_delta": thinking} if thinking else {}
+    valid = AgentStream(
+        delta="b",
+        offset=1,
+        text_buffer=buffer,
+        message_id="msg-1",
+        run_id="run",
+        agent_name="Agent",
+        seq=7,
+        timestamp=1.5,
+        **fields,
+    )
+    assert made == valid and made.model_fields_set == valid.model_fields_set
+    assert made.model_dump() == valid.model_dump()
+    assert made.model_dump_json() == valid.model_dump_json()
+    assert event_adapter.validate_json(made.model_dump_json()) == event_adapter.validate_json(
+        valid.model_dump_json()
+    )
+    assert made.response == "ab" and made.tool_calls == []
+    with pytest.raises(pydantic.ValidationError):
+        made.delta = "changed"  # type: ignore[misc]  # (frozen, like every event)

@@ -279,3 +279,52 @@ async def test_turns_append_message_rows_and_older_threads_move_into_them(url: s
         assert [m.text for m in await store.load_messages(KEY)] == ["rewritten"]
     finally:
         await store.aclose()
+
+
+async def _adopt(survivor: Any) -> list[Any]:
+    """The survivor's ``running_runs`` once the other replica's lease has lapsed."""
+    with anyio.fail_after(30):
+        while True:
+            await survivor.heartbeat()
+            got = await survivor.running_runs()
+            if got:
+                return list(got)
+            await anyio.sleep(0.1)  # (until the lapsed lease is seen)
+
+
+@pytest.mark.anyio
+async def test_a_replica_that_lost_a_run_stores_neither_its_end_nor_the_state(url: str) -> None:
+    paused = pg_store(url, lease_s=0.5)  # (its lease lapses: as if SIGSTOPped)
+    await paused.start_run(KEY, "r1", MSG)
+    survivor = pg_store(url, lease_s=0.5)
+    try:
+        assert await _adopt(survivor) == [(KEY, "r1")]
+        await survivor.end_run(KEY, "r1", "interrupted", MSG, {"by": "survivor"})
+        late = [*MSG, ChatMessage.assistant("late")]
+        await paused.end_run(KEY, "r1", "finished", late, {"by": "the paused replica"})
+        assert await survivor.run_status(KEY, "r1") == "interrupted"
+        assert await survivor.load_state(KEY) == {"by": "survivor"}  # its decision stands
+        assert [m.content for m in await survivor.load_messages(KEY)] == ["q"]
+        assert paused._fences == {} and survivor._fences == {}  # (no token kept for it)
+    finally:
+        await paused.aclose()
+        await survivor.aclose()
+
+
+@pytest.mark.anyio
+async def test_an_adopted_run_whose_end_failed_is_handed_out_again(url: str) -> None:
+    dead = pg_store(url, lease_s=0.5)
+    await dead.start_run(KEY, "r1", MSG)
+    survivor = pg_store(url, lease_s=0.5)
+    try:
+        assert await _adopt(survivor) == [(KEY, "r1")]
+        # marking it interrupted failed (the database went away meanwhile): the next round
+        # gets it again, or it would stay ``running`` (its thread busy) with its token kept
+        assert await survivor.running_runs() == [(KEY, "r1")]
+        await survivor.finish_run(KEY, "r1", "interrupted", MSG)
+        assert await survivor.running_runs() == []
+        assert survivor._fences == {}
+        await survivor.start_run(KEY, "r2", MSG)  # the thread is free
+    finally:
+        await dead.aclose()
+        await survivor.aclose()

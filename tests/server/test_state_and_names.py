@@ -97,3 +97,38 @@ def test_thread_state_is_stored_and_survives_a_restart(serve: Any, tmp_path: Pat
     run = parse_sse(httpx.post(again.url + "/", json=body("s", "more", "r2")).content)
     assert check_stream(run)[-1] == "RUN_FINISHED"
     assert run[1] == {"type": "STATE_SNAPSHOT", "snapshot": {"count": 1, "tags": ["x"]}}
+
+
+def test_state_is_stored_when_a_failed_run_end_is_retried(serve: Any) -> None:
+    """The store refuses a run's end once: the retry stores the end and the state it left."""
+    from codeact import FunctionAgent
+    from codeact._messages import ChatMessage
+    from codeact.llms import ScriptedLLM
+    from codeact.server import MemoryStore
+    from codeact.server.store import RunStatus, SessionKey
+    from tests.helpers import wait_until
+
+    class RefusesOneEnd(MemoryStore):
+        def __init__(self) -> None:
+            super().__init__()
+            self.refuse = 1
+
+        async def finish_run(
+            self, key: SessionKey, run_id: str, status: RunStatus, messages: list[ChatMessage]
+        ) -> None:
+            if self.refuse:
+                self.refuse -= 1
+                raise OSError("the disk is full, for now")
+            await super().finish_run(key, run_id, status, messages)
+
+    store = RefusesOneEnd()
+    first = serve(create_app(FunctionAgent(llm=ScriptedLLM(["a"])), store=store))
+    sent = body("st", "hi") | {"state": {"count": 2}}
+    assert check_stream(parse_sse(httpx.post(first.url + "/", json=sent).content))[-1] == (
+        "RUN_FINISHED"
+    )
+    key = next(iter(store._runs))  # (app, user, thread) as the server keys it
+    wait_until(lambda: store._runs[key].get("r1") == "finished", "the retried run end")
+    again = serve(create_app(FunctionAgent(llm=ScriptedLLM(["b"])), store=store))
+    history = parse_sse(httpx.post(again.url + "/history", json={"threadId": "st"}).content)
+    assert [e["snapshot"] for e in history if e["type"] == "STATE_SNAPSHOT"] == [{"count": 2}]
