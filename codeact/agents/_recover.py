@@ -63,7 +63,7 @@ def assigned_names(cells: Sequence[Any]) -> list[str]:
     return list(out)
 
 
-async def _columns(session: CodeExecutor, name: str) -> list[tuple[str, str]] | None:
+async def frame_columns(session: CodeExecutor, name: str) -> list[tuple[str, str]] | None:
     """``name``'s columns and dtypes when it is a DataFrame in the session, else None."""
     if not name.isidentifier() or keyword.iskeyword(name):
         return None
@@ -111,7 +111,7 @@ async def column_hint(session: CodeExecutor, result: ExecutionResult, names: lis
     line = failing_line(error.traceback)
     candidates = [n for n in dict.fromkeys(_NAME_BEFORE.findall(line)) if n in names][:3]
     for name in candidates:
-        columns = await _columns(session, name)
+        columns = await frame_columns(session, name)
         if columns:
             listed = ", ".join(f"{c!r}: {t}" for c, t in columns)
             return f"{name} has the columns (name: dtype) {listed}.{_meant(missing, columns)}"
@@ -163,7 +163,7 @@ async def failure_hints(
     if result.error is None:
         return ""
     ok_cells = [c for c in run.cells if c.error is None] if run is not None else []
-    names = assigned_names([*ok_cells, _Code(code)])
+    names = assigned_names([*ok_cells, CellCode(code)])
     columns = await column_hint(session, result, names) if session is not None else ""
     hints = [columns, text_number_hint(result)]
     if run is not None:
@@ -172,6 +172,8 @@ async def failure_hints(
     return f"\nHint: {text}" if text else ""
 
 
-class _Code:
+class CellCode:
+    """Just a cell's code (what ``assigned_names`` reads)."""
+
     def __init__(self, code: str) -> None:
         self.code = code
