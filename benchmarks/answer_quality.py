@@ -45,7 +45,7 @@ from answer_data_styled import build_styled_questions, generate_styled_files
 
 from codeact import CodeActAgent, Context, RestrictedExecutor
 from codeact.agents.codeact import describe_files
-from codeact.events import AgentInput, RunFinished, ToolCallResult
+from codeact.events import AgentInput, AgentOutput, AnswerRetry, RunFinished, ToolCallResult
 from codeact.llms import LLM, infer_llm
 
 ConfigFn = Callable[[Question], dict[str, Any]]
@@ -111,6 +111,7 @@ async def ask(
     prompt = f"{question.text}\n\n{describe_files({question.file: data})}"
     steps = 0
     ran: list[Cell] = []
+    said: list[str] = []  # the model's replies and the agent's send-backs, in order
     reply, value, error, at_limit = "", None, None, None
     t0 = time.perf_counter()
     async with Context() as ctx, executor:
@@ -121,6 +122,10 @@ async def ask(
                 steps += 1
             elif isinstance(ev, ToolCallResult) and ev.tool_name == "execute":
                 ran.append(Cell.of(ev))
+            elif isinstance(ev, AgentOutput):
+                said.append(f"model: {(ev.response.text or '')[-300:]}")
+            elif isinstance(ev, AnswerRetry):
+                said.append(f"retry ({ev.reason}): {ev.message[:300]}")
             elif isinstance(ev, RunFinished):
                 reply, value = ev.result.response.text or "", ev.result.value
                 raw = ev.result.raw if isinstance(ev.result.raw, dict) else {}
@@ -155,6 +160,7 @@ async def ask(
         ]
         if transcript
         else None,
+        "said": said if transcript else None,
     }
 
 

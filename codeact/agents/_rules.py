@@ -7,6 +7,8 @@ No model call: each rule reads the question and the code of the turn's successfu
 - **filters**: a value the question quotes (``'faulty'``), a threshold it names ("more than
   90000", "before 2000") or a value of a text column the files note lists ("in HR") appears
   nowhere in the code.
+- **columns**: a column of the files note that the question names as a word appears nowhere
+  in the code.
 - **missing values**: the question asks to fill missing values and no code fills them; or the
   answer is ``nan`` although the question says to skip missing values.
 
@@ -17,6 +19,7 @@ model whose code is right can answer again unchanged.
 
 from __future__ import annotations
 
+import ast
 import re
 from collections import OrderedDict
 from typing import TYPE_CHECKING
@@ -147,6 +150,46 @@ def category_problem(question: str, code: str) -> str | None:
     return None
 
 
+_NOTE_COLUMN = re.compile(
+    r"^  - ('(?:[^'\\\n]|\\.)*'|\"[^\"\n]*\")(?: \(mind the spaces in the name\))?: ", re.M
+)
+
+
+def _note_columns(question: str) -> list[str]:
+    """The column names the files note lists (quoted there, spaces and all)."""
+    note = question.partition("\n\nFiles in the working directory")[2]
+    out: dict[str, None] = {}
+    for quoted in _NOTE_COLUMN.findall(note):
+        try:
+            name = ast.literal_eval(quoted)
+        except (ValueError, SyntaxError):
+            continue
+        if isinstance(name, str) and len(name.strip()) >= 3:
+            out[name] = None
+    return list(out)
+
+
+def column_problem(question: str, code: str) -> str | None:
+    """A column of the files note that the question names as a word (``units``, ``unit
+    price`` for ``unit_price``) and that no code uses (counting rows instead of summing
+    ``units``, one overall mean instead of one per ``department``)."""
+    task = _task_text(question)
+    low = code.lower()
+    for name in _note_columns(question):
+        bare = name.strip()
+        spoken = {bare, bare.replace("_", " ")}
+        named = any(
+            re.search(rf"(?<![\w'\"]){re.escape(w)}(?![\w'\"])", task, re.I) for w in spoken
+        )
+        if named and bare.lower() not in low:
+            return (
+                f"The question is about the column {name!r}, but your code never uses it. Use "
+                f"it (df[{name!r}]; to compare groups, group by it), print the result, then "
+                "answer."
+            )
+    return None
+
+
 def _underscored(number: str) -> str:
     head, dot, tail = number.partition(".")
     if not head.lstrip("-").isdigit() or len(head.lstrip("-")) < 4:
@@ -189,6 +232,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("period", period_problem(question, code)),
         ("filter", filter_problem(question, code)),
         ("category", category_problem(question, code)),
+        ("column", column_problem(question, code)),
         ("missing", missing_problem(question, code, candidate.text)),
     )
     for rule, problem in problems:

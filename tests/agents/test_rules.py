@@ -102,3 +102,22 @@ async def test_a_scripted_model_is_sent_back_with_the_rule_and_can_fix_it() -> N
     (retry,) = [e for e in events if isinstance(e, AnswerRetry)]
     assert "threshold 0.1" in retry.message
     assert events[-1].result.response.text == "@n[1]"  # type: ignore[attr-defined]
+
+
+def test_a_column_the_question_names_must_be_used_by_the_code() -> None:
+    from codeact.agents.codeact import describe_files
+
+    data = b"region,units,unit_price, WIND SPEED\nEast,3,1.5,2\nWest,4,2.5,3\n"
+    note = describe_files({"o.csv": data})
+    q = f"Which region ordered the most units? Answer as @region[name] @units[value].\n\n{note}"
+    counted = "df['region'].value_counts().idxmax()"
+    assert "the column 'units'" in (check(candidate(q, counted)) or "")
+    assert check(candidate(q, "df.groupby('region')['units'].sum()")) is None
+    # the words of the answer format are not the question's; spelled with a space counts
+    fmt = f"What is the total? Answer as @region[value].\n\n{note}"
+    assert check(candidate(fmt, "df.units.sum()")) is None
+    spoken = f"What is the mean unit price? Give @p[value].\n\n{note}"
+    assert "the column 'unit_price'" in (check(candidate(spoken, "df.units.mean()")) or "")
+    spaced = f"What is the top wind speed? Give @w[value].\n\n{note}"
+    assert "the column ' WIND SPEED'" in (check(candidate(spaced, "df.units.max()")) or "")
+    assert check(candidate(spaced, "df[' WIND SPEED'].max()")) is None
