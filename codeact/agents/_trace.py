@@ -212,3 +212,26 @@ def best_traced_answer(question: str, cells: Sequence[CellRun]) -> str | None:
 def jsonable(traced: dict[str, TracedValue]) -> dict[str, Any]:
     """``trace_answer``'s result as plain data (the CLI's ``--json``)."""
     return {n: {"value": t.value, "computed": t.computed} for n, t in traced.items()}
+
+
+_BARE = re.compile(r"^[\s,;]*@?([^\s,;@\[\]]+)")
+MAX_BARE_CHARS = 200
+
+
+def bare_values(text: str, wanted: Sequence[str], texts: Sequence[str]) -> dict[str, str]:
+    """The asked placeholders filled in order from an answer that is nothing but their values
+    (``@Graz @503.4``, ``East 221``: the names left out), when there is one value per name
+    and every value comes from a cell (``traces``); else empty."""
+    rest = (text or "").strip()
+    if not wanted or len(rest) > MAX_BARE_CHARS or TOKEN.search(rest):
+        return {}
+    values = []
+    while rest.strip(" \t\n,;"):
+        m = _BARE.match(rest)
+        if m is None:
+            return {}
+        values.append(m.group(1).rstrip(".:"))
+        rest = rest[m.end() :]
+    if len(values) != len(wanted) or not all(v and traces(v, texts) for v in values):
+        return {}
+    return dict(zip(wanted, values, strict=True))

@@ -121,3 +121,39 @@ def test_a_column_the_question_names_must_be_used_by_the_code() -> None:
     spaced = f"What is the top wind speed? Give @w[value].\n\n{note}"
     assert "the column ' WIND SPEED'" in (check(candidate(spaced, "df.units.max()")) or "")
     assert check(candidate(spaced, "df[' WIND SPEED'].max()")) is None
+
+
+@pytest.mark.anyio
+@pytest.mark.filterwarnings("ignore::UserWarning")
+async def test_a_scripted_model_counting_rows_is_sent_back_to_the_named_column() -> None:
+    import warnings
+
+    from codeact.agents._answers import command_line_options
+    from codeact.agents.codeact import describe_files
+
+    data = b"region,units\nEast,1\nEast,1\nWest,9\n"
+    q = "Which region ordered the most units? Answer as @region[name] @units[value]."
+    prompt = f"{q}\n\n{describe_files({'o.csv': data})}"
+    read = "import pandas as pd\ndf = pd.read_csv('o.csv')\n"
+    counted = f"{read}c = df['region'].value_counts()\nprint(f'@{{c.idxmax()}} {{c.max()}}')"
+    summed = f"{read}s = df.groupby('region')['units'].sum()\nprint(s.idxmax(), s.max())"
+    llm = ScriptedLLM(
+        [
+            f"<execute>\n{counted}\n</execute>",
+            "@East 2",  # bare values: read as @region[East] @units[2], then the rule
+            f"<execute>\n{summed}\n</execute>",
+            "West 9",
+        ],
+        function_calling=False,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ex = RestrictedExecutor(allowed_modules=["pandas"])
+    options = command_line_options(llm, require_execution=True, lenient_code=False)
+    agent = CodeActAgent(llm=llm, executor=ex, **options)
+    async with ex:
+        await ex.upload("o.csv", data)
+        events = await collect(agent.run(prompt))
+    (retry,) = [e for e in events if isinstance(e, AnswerRetry)]
+    assert "the column 'units'" in retry.message
+    assert events[-1].result.response.text == "@region[West] @units[9]"  # type: ignore[attr-defined]
