@@ -254,6 +254,9 @@ async def main_async(args: argparse.Namespace) -> None:
     questions = [q for q in questions if args.split in ("all", q.split)]
     if args.only:
         questions = [q for q in questions if args.only in q.id]
+    if args.ids:  # exactly these questions, in this order
+        by_id = {q.id: q for q in questions}
+        questions = [by_id[i] for i in args.ids.split(",") if i in by_id]
     if args.skip:
         questions = [q for q in questions if args.skip not in q.id]
     if args.level:
@@ -295,6 +298,7 @@ def main() -> None:
     )
     parser.add_argument("--limit", type=int, default=0, help="first N questions only")
     parser.add_argument("--only", default="", help="questions whose id contains this")
+    parser.add_argument("--ids", default="", help="exactly these question ids (comma-separated)")
     parser.add_argument("--max-steps", type=int, default=8)
     parser.add_argument("--transcript", action="store_true", help="keep each cell in --out")
     parser.add_argument(
