@@ -25,7 +25,7 @@ from typing import Any
 
 from codeact._messages import ChatMessage
 from codeact.agents._candidate import cell_run
-from codeact.agents._placeholders import required_placeholders, templates
+from codeact.agents._placeholders import TOKEN, required_placeholders, templates
 from codeact.agents._state import RunState, StepContext
 from codeact.agents._trace import (
     best_traced_answer,
@@ -151,7 +151,8 @@ def command_line_options(
 
     return {
         "require_execution": require_execution,
-        "answer_validators": [placeholder_validator(), traced_validator(), rules_validator()],
+        # the computation first: a format retry is moot while the code misses what is asked
+        "answer_validators": [rules_validator(), placeholder_validator(), traced_validator()],
         "lenient_code_blocks": isinstance(llm, LocalLLM) if lenient_code is None else lenient_code,
     }
 
@@ -172,25 +173,38 @@ def is_last_step(run: RunState) -> bool:
 def traced_fallback(candidate: AnswerCandidate) -> AnswerCandidate:
     """When the model cannot be sent back any more: each asked placeholder that is missing or
     holds a value no cell printed takes the value a successful cell printed for it, if any
-    (``best_traced_values``); an untraced value with nothing printed for it is left out, with
-    a note, rather than returned as if computed."""
+    (``best_traced_values``); an asked value with nothing printed for it is left out, with a
+    note, rather than returned as if computed; placeholders not asked for whose value no cell
+    printed are dropped."""
     best = best_traced_values(candidate.question, candidate.cells)
     texts = computed_texts(candidate.ok_cells)
     given = given_values(candidate.text, templates(candidate.question))
-    text, dropped = candidate.text, []
-    for name in required_placeholders(candidate.question):
+    wanted = required_placeholders(candidate.question)
+    text = _drop_untraced_extras(candidate.text, wanted, texts)
+    dropped = []
+    for name in wanted:
         if name in given and traces(given[name], texts):
             continue
         pattern = re.compile(rf"@{re.escape(name)}\[[^\]\n]*\]")
         if name in best:
             token = f"@{name}[{best[name]}]"
             text = pattern.sub(token, text) if pattern.search(text) else f"{text.rstrip()}\n{token}"
-        elif name in given:
+        else:
             text = pattern.sub("", text)
             dropped.append(f"@{name}")
     if dropped:
         text = f"{text.rstrip()}\n{UNTRACED_NOTE.format(names=', '.join(dropped))}"
     return candidate.replace(text=text.strip())
+
+
+def _drop_untraced_extras(text: str, wanted: Sequence[str], texts: Sequence[str]) -> str:
+    """``text`` without the ``@name[value]`` tokens the question does not ask for whose value
+    no cell printed (``@Engineering[70632.00]`` copied from the files note's first lines)."""
+
+    def keep(m: re.Match[str]) -> str:
+        return m.group(0) if m.group(1) in wanted or traces(m.group(2), texts) else ""
+
+    return TOKEN.sub(keep, text)
 
 
 #: Said in an answer instead of a value no cell printed.

@@ -112,3 +112,33 @@ async def test_an_untraced_value_with_nothing_printed_is_left_out_not_returned()
     text = answer(events)
     assert "14.7" not in text and "@product[" not in text
     assert "No cell printed a value for @product" in text
+
+
+async def test_the_fallback_drops_placeholders_not_asked_whose_value_no_cell_printed() -> None:
+    copied = "@Engineering[70632.00]"  # a name not asked, a value from the files note
+    a, _ = agent(
+        ["<execute>\nprint('product =', 6 * 7.25)\n</execute>", copied, copied],
+        max_answer_retries=1,
+    )
+    events = await collect(a.run(Q))
+    assert answer(events) == "@product[43.5]"
+    a, _ = agent(["<execute>\nprint('done')\n</execute>", copied, copied], max_answer_retries=1)
+    events = await collect(a.run(Q))
+    text = answer(events)
+    assert "70632" not in text and "@Engineering" not in text
+    assert "No cell printed a value for @product" in text
+
+
+async def test_the_rules_speak_before_the_format() -> None:
+    q = "How many orders have a discount greater than 0.1? Answer as @n[value]."
+    a, _ = agent(
+        [
+            "<execute>\nprint(sum(d > 0 for d in [0, 0.2, 0.05]))\n</execute>",
+            "two",  # wrong format and a filter the code never applied: the filter first
+            "<execute>\nprint(sum(d > 0.1 for d in [0, 0.2, 0.05]))\n</execute>",
+            "@n[1]",
+        ]
+    )
+    events = await collect(a.run(q))
+    assert "threshold 0.1" in retries(events)[0].message
+    assert answer(events) == "@n[1]"
