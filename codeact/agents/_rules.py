@@ -169,19 +169,28 @@ def _note_columns(question: str) -> list[str]:
     return list(out)
 
 
+def _uses_column(code: str, name: str) -> bool:
+    """True when ``code`` names the column as a string (``'units'``, spaces stripped or
+    not) or an attribute (``df.units``); a variable such as ``units_sold`` does not count."""
+    quoted = "|".join(re.escape(n) for n in dict.fromkeys((name, name.strip())))
+    if re.search(rf"(['\"])\s*(?:{quoted})\s*\1", code, re.I):
+        return True
+    bare = name.strip()
+    return bare.isidentifier() and re.search(rf"\.{re.escape(bare)}(?!\w)", code, re.I) is not None
+
+
 def column_problem(question: str, code: str) -> str | None:
     """A column of the files note that the question names as a word (``units``, ``unit
     price`` for ``unit_price``) and that no code uses (counting rows instead of summing
     ``units``, one overall mean instead of one per ``department``)."""
     task = _task_text(question)
-    low = code.lower()
     for name in _note_columns(question):
         bare = name.strip()
         spoken = {bare, bare.replace("_", " ")}
         named = any(
             re.search(rf"(?<![\w'\"]){re.escape(w)}(?![\w'\"])", task, re.I) for w in spoken
         )
-        if named and bare.lower() not in low:
+        if named and not _uses_column(code, name):
             return (
                 f"The question is about the column {name!r}, but your code never uses it. Use "
                 f"it (df[{name!r}]; to compare groups, group by it), print the result, then "

@@ -110,8 +110,9 @@ def test_a_column_the_question_names_must_be_used_by_the_code() -> None:
     data = b"region,units,unit_price, WIND SPEED\nEast,3,1.5,2\nWest,4,2.5,3\n"
     note = describe_files({"o.csv": data})
     q = f"Which region ordered the most units? Answer as @region[name] @units[value].\n\n{note}"
-    counted = "df['region'].value_counts().idxmax()"
+    counted = "units_sold = df['region'].value_counts().max()"  # a variable is not the column
     assert "the column 'units'" in (check(candidate(q, counted)) or "")
+    assert check(candidate(q, "df.groupby('region').units.sum()")) is None
     assert check(candidate(q, "df.groupby('region')['units'].sum()")) is None
     # the words of the answer format are not the question's; spelled with a space counts
     fmt = f"What is the total? Answer as @region[value].\n\n{note}"
