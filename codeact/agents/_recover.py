@@ -32,6 +32,8 @@ _SEPARATED = re.compile(f"'{SEPARATED_NUMBER}'")
 _TEXT_MATH = re.compile(
     r"unsupported operand type\(s\)|can only concatenate str"
     r"|not supported between instances of 'str'"
+    r"|with (?:string|object) dtype|dtype '(?:str|string|object)' does not support"
+    r"|could not convert string to float|Unable to parse string|invalid literal for int"
 )
 
 
@@ -129,7 +131,11 @@ def text_number_hint(result: ExecutionResult) -> str:
             "pd.read_csv(..., thousands=',') or convert with .str.replace(',', '').astype(float)."
         )
     if _TEXT_MATH.search(error.message):
-        return "A value is text where a number is needed: check the column's dtype (df.dtypes)."
+        return (
+            "A value is text where a number is needed: check the column's dtype (df.dtypes). "
+            "Numbers written with ',' separators (see the files note) read with "
+            "pd.read_csv(..., thousands=',')."
+        )
     return ""
 
 

@@ -93,3 +93,10 @@ def test_the_failing_line_is_read_from_the_cell_traceback() -> None:
     tb = "Traceback (most recent call last):\n  File \"<cell-3>\", line 2, in <module>\n    x = df['a']\nKeyError: 'a'"
     assert failing_line(tb) == "x = df['a']"
     assert failing_line("no traceback") == ""
+
+
+async def test_a_reduction_over_numbers_stored_as_text_gets_the_reading_hint() -> None:
+    outputs, _ = await run([READ, "<execute>\nprint(df['POPULATION'].mean())\n</execute>", "done"])
+    assert "TypeError" in outputs[1]
+    assert "A value is text where a number is needed" in outputs[1]
+    assert "thousands=','" in outputs[1]
