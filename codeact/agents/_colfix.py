@@ -24,6 +24,7 @@ from codeact.agents._recover import (
     failing_line,
     failure_hints,
     frame_columns,
+    repeated_cell_note,
 )
 from codeact.executors.base import CodeExecutor, ExecutionResult, OutputCallback
 
@@ -181,10 +182,13 @@ async def recover_cell(
     on_output: OutputCallback | None,
     max_chars: int,
 ) -> tuple[ExecutionResult, str, str]:
-    """A failed cell's result, observation and code after recovery: re-run once with its
-    column names corrected when that is its fault, then hints for whatever still fails
-    (``failure_hints``). ``probe`` None means the session must not be probed or re-run."""
+    """A cell's result, observation and code after recovery: a failed cell is re-run once
+    with its column names corrected when that is its fault, then gets hints for whatever
+    still fails (``failure_hints``); a successful cell that repeats an earlier one gets a note
+    (``repeated_cell_note``). ``probe`` None means the session must not be probed or re-run."""
     observation = result.to_observation(max_chars)
+    if result.ok:
+        return result, observation + repeated_cell_note(run, code), code
     fixed = None
     if probe is not None:
         fixed = await rerun_with_columns(

@@ -5,6 +5,7 @@ observation.
   spaces show) and dtypes, probed in the session with one expression per frame, and the column
   that was probably meant.
 - Numbers stored as text (``could not convert string to float: '5,350,380'``): how to read them.
+- A successful cell run again unchanged: a note to compute the answer instead.
 - The same error a second time: the hint changes — stop repeating the code, check what is
   there, reuse the variables earlier cells made, take a different approach.
 """
@@ -158,6 +159,23 @@ def repeat_hint(run: RunState, result: ExecutionResult, names: list[str]) -> str
         f"This is the same error as before ({signature}). Do not run the same code again.{kept} "
         "First print what you need to check (for a table: df.columns.tolist() and df.dtypes), "
         "then take a different approach."
+    )
+
+
+def repeated_cell_note(run: RunState | None, code: str) -> str:
+    """A note for a successful cell whose code an earlier successful cell of the run already
+    ran (a small model re-printing a table instead of computing the answer from it)."""
+    if run is None:
+        return ""
+    same = " ".join(code.split())
+    if not any(c.error is None and " ".join(c.code.split()) == same for c in run.cells):
+        return ""
+    names = assigned_names([CellCode(code)])
+    kept = f" (its variables {', '.join(names[:6])} still exist)" if names else ""
+    return (
+        "\nNote: this cell repeats an earlier one and printed the same thing again. Do not run "
+        f"it again{kept}: write the code that computes what the question asks, print the "
+        "result, then answer."
     )
 
 

@@ -342,7 +342,7 @@ class _ExecuteTool(BaseTool):
         result = await session.execute(code, timeout=self.agent.cell_timeout, on_output=on_output)
         failed = not result.ok
         observation = result.to_observation(self.agent.observation_max_chars)
-        if failed and self.agent.recovery_hints:
+        if self.agent.recovery_hints:
             probe = None if isinstance(session, FunctionExecutor) else session
             run = scope.step.run if scope is not None else None
             result, observation, ran = await recover_cell(

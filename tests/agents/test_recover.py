@@ -100,3 +100,13 @@ async def test_a_reduction_over_numbers_stored_as_text_gets_the_reading_hint() -
     assert "TypeError" in outputs[1]
     assert "A value is text where a number is needed" in outputs[1]
     assert "thousands=','" in outputs[1]
+
+
+async def test_a_successful_cell_run_again_unchanged_gets_a_note() -> None:
+    show = "<execute>\nhr = df[df['DATE'] > '2022-01-01']\nprint(hr)\n</execute>"
+    outputs, _ = await run([READ, show, show.replace("print(hr)", "print(hr)  "), "done"])
+    assert "repeats an earlier one" not in outputs[1]
+    assert "Note: this cell repeats an earlier one" in outputs[2]
+    assert "(its variables hr still exist)" in outputs[2]
+    outputs, _ = await run([READ, show, show, "done"], recovery_hints=False)
+    assert "repeats an earlier one" not in outputs[2]
