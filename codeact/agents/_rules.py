@@ -9,6 +9,8 @@ No model call: each rule reads the question and the code of the turn's successfu
   nowhere in the code.
 - **columns**: a column of the files note that the question names as a word appears nowhere
   in the code.
+- **groups**: the question compares the groups of a column (``which city``, ``per station``)
+  and no code groups.
 - **missing values**: the question asks to fill missing values and no code fills them; or the
   answer is ``nan`` although the question says to skip missing values.
 
@@ -199,6 +201,26 @@ def column_problem(question: str, code: str) -> str | None:
     return None
 
 
+_GROUPS = re.compile(r"groupby|pivot|value_counts|crosstab|Grouper|resample", re.I)
+
+
+def group_problem(question: str, code: str) -> str | None:
+    """The question compares the groups of a column (``which city``, ``per station``, ``each
+    department``) and no code groups at all (one overall mean, a mode)."""
+    if _GROUPS.search(code):
+        return None
+    task = _task_text(question)
+    for name in _note_columns(question):
+        bare = name.strip()
+        if re.search(rf"\b(?:which|each|per|every)\s+{re.escape(bare)}\b", task, re.I):
+            return (
+                f"The question compares the {bare} groups, but your code never groups by "
+                f"{name!r}. Group by it (df.groupby({name!r})[column].mean(), .sum() or "
+                ".size(), whichever the question asks), print the result per group, then answer."
+            )
+    return None
+
+
 def _underscored(number: str) -> str:
     head, dot, tail = number.partition(".")
     if not head.lstrip("-").isdigit() or len(head.lstrip("-")) < 4:
@@ -242,6 +264,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("filter", filter_problem(question, code)),
         ("category", category_problem(question, code)),
         ("column", column_problem(question, code)),
+        ("groups", group_problem(question, code)),
         ("missing", missing_problem(question, code, candidate.text)),
     )
     for rule, problem in problems:

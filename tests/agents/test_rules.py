@@ -158,3 +158,16 @@ async def test_a_scripted_model_counting_rows_is_sent_back_to_the_named_column()
     (retry,) = [e for e in events if isinstance(e, AnswerRetry)]
     assert "the column 'units'" in retry.message
     assert events[-1].result.response.text == "@region[West] @units[9]"  # type: ignore[attr-defined]
+
+
+def test_a_question_comparing_groups_needs_code_that_groups() -> None:
+    from codeact.agents.codeact import describe_files
+
+    data = b"city,age\nLyon,30\nGraz,50\nLyon,40\n"
+    note = describe_files({"e.csv": data})
+    q = f"Which city has the oldest employees on average? Answer as @city[name].\n\n{note}"
+    mode = "print(df['city'].mode()[0], df['age'].mean())"
+    assert "never groups by 'city'" in (check(candidate(q, mode)) or "")
+    assert check(candidate(q, "df.groupby('city')['age'].mean().idxmax()")) is None
+    overall = f"What is the mean age in the file? Answer as @m[value].\n\n{note}"
+    assert check(candidate(overall, "df['age'].mean()")) is None
