@@ -153,15 +153,19 @@ def category_problem(question: str, code: str) -> str | None:
 
 
 _NOTE_COLUMN = re.compile(
-    r"^  - ('(?:[^'\\\n]|\\.)*'|\"[^\"\n]*\")(?: \(mind the spaces in the name\))?: ", re.M
+    r"^  - ('(?:[^'\\\n]|\\.)*'|\"[^\"\n]*\")(?: \(mind the spaces in the name\))?: (.*)$", re.M
 )
+_CATEGORY = re.compile(r"text, (?:\d+ missing, )?\d+ distinct values")
 
 
-def _note_columns(question: str) -> list[str]:
-    """The column names the files note lists (quoted there, spaces and all)."""
+def _note_columns(question: str, *, categories: bool = False) -> list[str]:
+    """The column names the files note lists (quoted there, spaces and all); with
+    ``categories`` only text columns of a few distinct values (not ids, dates, numbers)."""
     note = question.partition("\n\nFiles in the working directory")[2]
     out: dict[str, None] = {}
-    for quoted in _NOTE_COLUMN.findall(note):
+    for quoted, kind in _NOTE_COLUMN.findall(note):
+        if categories and not _CATEGORY.match(kind):
+            continue
         try:
             name = ast.literal_eval(quoted)
         except (ValueError, SyntaxError):
@@ -210,7 +214,7 @@ def group_problem(question: str, code: str) -> str | None:
     if _GROUPS.search(code):
         return None
     task = _task_text(question)
-    for name in _note_columns(question):
+    for name in _note_columns(question, categories=True):
         bare = name.strip()
         if re.search(rf"\b(?:which|each|per|every)\s+{re.escape(bare)}\b", task, re.I):
             return (

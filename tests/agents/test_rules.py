@@ -171,3 +171,7 @@ def test_a_question_comparing_groups_needs_code_that_groups() -> None:
     assert check(candidate(q, "df.groupby('city')['age'].mean().idxmax()")) is None
     overall = f"What is the mean age in the file? Answer as @m[value].\n\n{note}"
     assert check(candidate(overall, "df['age'].mean()")) is None
+    # a column of ids or numbers is not a set of groups: "which id" needs no grouping
+    ids = describe_files({"p.csv": b"passenger_id,fare\n1,7.5\n2,80\n"})
+    top = f"Which passenger_id paid the highest fare? Answer as @id[value].\n\n{ids}"
+    assert check(candidate(top, "df.loc[df['fare'].idxmax(), 'passenger_id']")) is None
