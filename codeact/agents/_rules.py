@@ -206,17 +206,28 @@ def column_problem(question: str, code: str) -> str | None:
 
 
 _GROUPS = re.compile(r"groupby|pivot|value_counts|crosstab|Grouper|resample", re.I)
+#: Words of a question comparing groups by an aggregate ("which city has the most ...");
+#: without one, "which city" asks for one row's value (the best-paid employee's department).
+_AGGREGATE = re.compile(
+    r"\b(?:average|mean|total|sum|median|most|fewest|how many|how often|count|number of"
+    r"|range|difference)\b",
+    re.I,
+)
 
 
 def group_problem(question: str, code: str) -> str | None:
-    """The question compares the groups of a column (``which city``, ``per station``, ``each
-    department``) and no code groups at all (one overall mean, a mode)."""
+    """The question compares the groups of a column (``per station``, ``each department``,
+    ``which city`` with an aggregate such as "average" or "most") and no code groups at all
+    (one overall mean, a mode). Only text columns of a few distinct values are groups."""
     if _GROUPS.search(code):
         return None
     task = _task_text(question)
     for name in _note_columns(question, categories=True):
         bare = name.strip()
-        if re.search(rf"\b(?:which|each|per|every)\s+{re.escape(bare)}\b", task, re.I):
+        word = re.escape(bare)
+        per = re.search(rf"\b(?:each|per|every)\s+{word}\b", task, re.I)
+        which = re.search(rf"\bwhich\s+{word}\b", task, re.I) and _AGGREGATE.search(task)
+        if per or which:
             return (
                 f"The question compares the {bare} groups, but your code never groups by "
                 f"{name!r}. Group by it (df.groupby({name!r})[column].mean(), .sum() or "

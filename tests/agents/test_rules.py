@@ -171,6 +171,12 @@ def test_a_question_comparing_groups_needs_code_that_groups() -> None:
     assert check(candidate(q, "df.groupby('city')['age'].mean().idxmax()")) is None
     overall = f"What is the mean age in the file? Answer as @m[value].\n\n{note}"
     assert check(candidate(overall, "df['age'].mean()")) is None
+    # "which city" without an aggregate asks for one row's value
+    one_row = f"Which city is the oldest employee from? Answer as @city[name].\n\n{note}"
+    assert check(candidate(one_row, "df.loc[df['age'].idxmax(), 'city']")) is None
+    per = f"What is the mean age per city? Answer as @m[value].\n\n{note}"
+    flat = "print(df['city'].iloc[0], df['age'].mean())"
+    assert "never groups by 'city'" in (check(candidate(per, flat)) or "")
     # a column of ids or numbers is not a set of groups: "which id" needs no grouping
     ids = describe_files({"p.csv": b"passenger_id,fare\n1,7.5\n2,80\n"})
     top = f"Which passenger_id paid the highest fare? Answer as @id[value].\n\n{ids}"
