@@ -11,6 +11,8 @@ No model call: each rule reads the question and the code of the turn's successfu
   in the code.
 - **groups**: the question compares the groups of a column (``which city``, ``per station``)
   and no code groups.
+- **one value**: a placeholder the code printed holds a whole Series (``.sum()`` applied to
+  only part of a per-row expression).
 - **missing values**: the question asks to fill missing values and no code fills them; or the
   answer is ``nan`` although the question says to skip missing values.
 
@@ -268,6 +270,23 @@ def missing_problem(question: str, code: str, answer: str) -> str | None:
     return None
 
 
+_SPREAD_TOKEN = re.compile(r"@(\w+)\[[^\]]*\n[^\]]*dtype: \w+\]?")
+
+
+def series_problem(outputs: str) -> str | None:
+    """A placeholder the code printed holding a whole Series (``@share[10  49.7\n21 ...
+    Length: 180, dtype: float64]``): an aggregation applied to the wrong part."""
+    m = _SPREAD_TOKEN.search(outputs)
+    if m is None:
+        return None
+    return (
+        f"Your code printed a whole column of values as @{m.group(1)}[...], not one value: "
+        "an aggregation such as .sum() or .mean() applies to only part of the expression. "
+        "Put parentheses around the whole per-row expression before aggregating, e.g. "
+        "(a * b * (1 - c)).sum(), print the one value, then answer."
+    )
+
+
 def check_rules(candidate: AnswerCandidate) -> str | None:
     """The first rule the computation breaks (each at most once per run), or None."""
     code = "\n".join(c.code for c in candidate.ok_cells)
@@ -281,6 +300,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("column", column_problem(question, code)),
         ("groups", group_problem(question, code)),
         ("missing", missing_problem(question, code, candidate.text)),
+        ("series", series_problem("\n".join(c.stdout for c in candidate.ok_cells))),
     )
     for rule, problem in problems:
         if problem is not None and _first_time(rule, candidate.cells[0]):

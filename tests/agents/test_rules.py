@@ -181,3 +181,16 @@ def test_a_question_comparing_groups_needs_code_that_groups() -> None:
     ids = describe_files({"p.csv": b"passenger_id,fare\n1,7.5\n2,80\n"})
     top = f"Which passenger_id paid the highest fare? Answer as @id[value].\n\n{ids}"
     assert check(candidate(top, "df.loc[df['fare'].idxmax(), 'passenger_id']")) is None
+
+
+def test_a_placeholder_printed_around_a_whole_series_is_sent_back() -> None:
+    q = "What share of revenue comes from the West? Answer as @share[value]."
+    spread = "@share[10       49.7\n21      178.3\n        ...  \nLength: 180, dtype: float64]\n"
+    c = AnswerCandidate(
+        text="@share[49.7]", question=q, cells=(CellRun(code="print(x)", stdout=spread),)
+    )
+    assert "a whole column of values as @share[...]" in (check(c) or "")
+    one = AnswerCandidate(
+        text="@share[19.9]", question=q, cells=(CellRun(code="print(x)", stdout="@share[19.9]\n"),)
+    )
+    assert check(one) is None
