@@ -158,15 +158,19 @@ _NOTE_COLUMN = re.compile(
     r"^  - ('(?:[^'\\\n]|\\.)*'|\"[^\"\n]*\")(?: \(mind the spaces in the name\))?: (.*)$", re.M
 )
 _CATEGORY = re.compile(r"text, (?:\d+ missing, )?\d+ distinct values")
+_NUMERIC = re.compile(r"^(?:int64|float64)\b|numbers stored as text")
 
 
-def _note_columns(question: str, *, categories: bool = False) -> list[str]:
+def _note_columns(question: str, *, categories: bool = False, numeric: bool = False) -> list[str]:
     """The column names the files note lists (quoted there, spaces and all); with
-    ``categories`` only text columns of a few distinct values (not ids, dates, numbers)."""
+    ``categories`` only text columns of a few distinct values (not ids, dates, numbers), with
+    ``numeric`` only numbers (also numbers stored as text)."""
     note = question.partition("\n\nFiles in the working directory")[2]
     out: dict[str, None] = {}
     for quoted, kind in _NOTE_COLUMN.findall(note):
         if categories and not _CATEGORY.match(kind):
+            continue
+        if numeric and not _NUMERIC.search(kind):
             continue
         try:
             name = ast.literal_eval(quoted)
@@ -199,10 +203,17 @@ def column_problem(question: str, code: str) -> str | None:
             re.search(rf"(?<![\w'\"]){re.escape(w)}(?![\w'\"])", task, re.I) for w in spoken
         )
         if named and not _uses_column(code, name):
+            group = _asked_groups(question)
+            use = (
+                f"for example: {_group_code(question, group, name)}"
+                if group is not None
+                and group != name
+                and name in _note_columns(question, numeric=True)
+                else f"df[{name!r}]"
+            )
             return (
                 f"The question is about the column {name!r}, but your code never uses it. Use "
-                f"it (df[{name!r}]; to compare groups, group by it), print the result, then "
-                "answer."
+                f"it ({use}), print the result, then answer."
             )
     return None
 
@@ -217,25 +228,70 @@ _AGGREGATE = re.compile(
 )
 
 
-def group_problem(question: str, code: str) -> str | None:
-    """The question compares the groups of a column (``per station``, ``each department``,
-    ``which city`` with an aggregate such as "average" or "most") and no code groups at all
-    (one overall mean, a mode). Only text columns of a few distinct values are groups."""
-    if _GROUPS.search(code):
-        return None
+def _asked_groups(question: str) -> str | None:
+    """The category column whose groups the question compares (``per station``, ``each
+    department``, ``which city`` with an aggregate such as "average" or "most"), if any."""
     task = _task_text(question)
     for name in _note_columns(question, categories=True):
-        bare = name.strip()
-        word = re.escape(bare)
+        word = re.escape(name.strip())
         per = re.search(rf"\b(?:each|per|every)\s+{word}\b", task, re.I)
         which = re.search(rf"\bwhich\s+{word}\b", task, re.I) and _AGGREGATE.search(task)
         if per or which:
-            return (
-                f"The question compares the {bare} groups, but your code never groups by "
-                f"{name!r}. Group by it (df.groupby({name!r})[column].mean(), .sum() or "
-                ".size(), whichever the question asks), print the result per group, then answer."
-            )
+            return name
     return None
+
+
+_AGG_WORDS = (
+    (r"range|difference", "agg(lambda x: x.max() - x.min())"),
+    (r"average|mean", "mean()"),
+    (r"median", "median()"),
+    (r"how often|most often|how many times", "size() "),  # counting rows, even with a value
+    (r"how many|count|number of", "size()"),
+    (r"total|sum|most|fewest", "sum()"),
+)
+_EXTREME = re.compile(
+    r"\b(?:(highest|largest|most|best|max\w*|greatest|biggest|top|oldest)"
+    r"|(lowest|smallest|fewest|(?<!at )least|min\w*|youngest))\b",
+    re.I,
+)
+
+
+def _group_code(question: str, group: str, value: str | None = None) -> str:
+    """Concrete code for the asked comparison: ``df.groupby(group)[value].agg()`` with the
+    aggregate the question's words name, then the extreme group it asks for."""
+    task = _task_text(question)
+    if value is None:
+        named = [
+            n
+            for n in _note_columns(question, numeric=True)
+            if n != group and re.search(rf"(?<!\w){re.escape(n.strip())}(?!\w)", task, re.I)
+        ]
+        value = named[0] if named else None
+    agg = next((a for w, a in _AGG_WORDS if re.search(rf"\b(?:{w})\b", task, re.I)), "mean()")
+    if agg == "size()" and value is not None:  # "the most units, and how many?"
+        agg = "sum()"
+    if agg.startswith("size()"):
+        series = f"df.groupby({group!r}).size()"
+    else:
+        series = f"df.groupby({group!r})[{value if value else 'COLUMN'!r}].{agg}"
+    m = _EXTREME.search(task)
+    low = m is not None and m.group(2) is not None
+    return f"s = {series}; print(s.idx{'min' if low else 'max'}(), s.{'min' if low else 'max'}())"
+
+
+def group_problem(question: str, code: str) -> str | None:
+    """The question compares the groups of a column and no code groups at all (one overall
+    mean, a mode). Only text columns of a few distinct values are groups."""
+    if _GROUPS.search(code):
+        return None
+    group = _asked_groups(question)
+    if group is None:
+        return None
+    return (
+        f"The question compares the {group.strip()} groups, but your code never groups by "
+        f"{group!r}. Group by it, for example: {_group_code(question, group)} (with the "
+        "column and aggregate the question asks for), then answer."
+    )
 
 
 def _underscored(number: str) -> str:
@@ -297,8 +353,8 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("period", period_problem(question, code)),
         ("filter", filter_problem(question, code)),
         ("category", category_problem(question, code)),
-        ("column", column_problem(question, code)),
         ("groups", group_problem(question, code)),
+        ("column", column_problem(question, code)),
         ("missing", missing_problem(question, code, candidate.text)),
         ("series", series_problem("\n".join(c.stdout for c in candidate.ok_cells))),
     )

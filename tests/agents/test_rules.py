@@ -194,3 +194,29 @@ def test_a_placeholder_printed_around_a_whole_series_is_sent_back() -> None:
         text="@share[19.9]", question=q, cells=(CellRun(code="print(x)", stdout="@share[19.9]\n"),)
     )
     assert check(one) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "suggested"),
+    [
+        (
+            "Which city has the highest average age?",
+            "df.groupby('city')['age'].mean(); print(s.idxmax()",
+        ),
+        ("Which city ordered the most units, and how many?", "['units'].sum()"),
+        (
+            "Which city has the fewest rows, and how many?",
+            "df.groupby('city').size(); print(s.idxmin()",
+        ),
+        (
+            "Among rows of at least 3 units, which city appears most often?",
+            ".size(); print(s.idxmax()",
+        ),
+    ],
+)
+def test_the_group_rule_suggests_the_asked_aggregate(question: str, suggested: str) -> None:
+    from codeact.agents.codeact import describe_files
+
+    note = describe_files({"e.csv": b"city,age,units\nLyon,30,1\nGraz,50,2\nLyon,40,3\n"})
+    said = check(candidate(f"{question} Answer as @c[name].\n\n{note}", "print(1 > 3)")) or ""
+    assert suggested in said, said
