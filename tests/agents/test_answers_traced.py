@@ -142,3 +142,17 @@ async def test_the_rules_speak_before_the_format() -> None:
     events = await collect(a.run(q))
     assert "threshold 0.1" in retries(events)[0].message
     assert answer(events) == "@n[1]"
+
+
+async def test_the_last_step_reads_a_printed_line_of_one_value_per_asked_name() -> None:
+    q = "Which department pays most, and how much? Answer as @dept[name] @pay[value] rounded to two decimals."
+    a, _ = agent(
+        [
+            "<execute>\nprint('Engineering', 94253.37931034483)\n</execute>",
+            "<execute>\nprint('Engineering', 94253.37931034483)\n</execute>",
+            "<execute>\nprint('again')\n</execute>",  # the last step: cannot run any more
+        ],
+        max_iterations=3,
+    )
+    events = await collect(a.run(q))
+    assert answer(events).endswith("@dept[Engineering] @pay[94253.38]")
