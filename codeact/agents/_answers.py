@@ -240,18 +240,37 @@ def last_step_note(run: RunState) -> str:
     return LAST_STEP_NOTE.format(found=hint)
 
 
-def answer_at_limit(run: RunState) -> AgentOutput | None:
-    """The best traced answer when the last step wrote code that can no longer run: the
-    values successful cells printed, marked as such (``raw["at_limit"]``), or None."""
+def answer_at_limit(run: RunState, limit: str = "steps") -> AgentOutput | None:
+    """The best traced answer when the last step wrote code that can no longer run (or, with
+    ``limit="repeats"``, when the model keeps re-running the same code): the values
+    successful cells printed, marked as such (``raw["at_limit"]``), or None."""
     if not required_placeholders(run.user_msg):
         return None  # a prose answer is the model's to write
     found = best_traced_answer(run.user_msg, run.cells)
     if found is None:
         return None
-    text = f"{AT_LIMIT_PREFIX.format(limit='step')}\n{found}"
+    prefix = REPEATS_PREFIX if limit == "repeats" else AT_LIMIT_PREFIX.format(limit="step")
     return AgentOutput(
-        response=ChatMessage.assistant(text), raw={"at_limit": "steps", "answer": found}
+        response=ChatMessage.assistant(f"{prefix}\n{found}"),
+        raw={"at_limit": limit, "answer": found},
     )
+
+
+def stuck_answer(run: RunState, blocks: Sequence[str]) -> AgentOutput | None:
+    """The best traced answer when every block of the reply is code that successful cells of
+    the run already ran twice (once, then again after the note that it repeats): the model
+    is stuck, and a third run would print the same. None otherwise."""
+    ran = [" ".join(c.code.split()) for c in run.cells if c.error is None]
+    if not blocks or any(ran.count(" ".join(b.split())) < 2 for b in blocks):
+        return None
+    return answer_at_limit(run, limit="repeats")
+
+
+#: The first line of an answer assembled from printed values when the model kept re-running
+#: the same code.
+REPEATS_PREFIX = (
+    "(The model re-ran the same code again; the answer is made of values the code printed.)"
+)
 
 
 #: The first line of an answer assembled from printed values when a run hit a limit.

@@ -15,6 +15,7 @@ from codeact.agents._answers import (
     is_last_step,
     last_step_note,
     record_cells,
+    stuck_answer,
 )
 from codeact.agents._blocks import PREVIEW_LINES as PREVIEW_LINES
 from codeact.agents._blocks import describe_files as describe_files
@@ -256,8 +257,8 @@ class CodeActAgent(BaseAgent):
             return AgentOutput(response=reply, retry_messages=[reply, ChatMessage.user(problem)])
         if not blocks:
             blocks = self.answers.fenced_code(run, text)
-        if blocks and last:
-            at_limit = answer_at_limit(run)
+        if blocks:
+            at_limit = answer_at_limit(run) if last else stuck_answer(run, blocks)
             if at_limit is not None:
                 return at_limit
         if not blocks:

@@ -156,3 +156,15 @@ async def test_the_last_step_reads_a_printed_line_of_one_value_per_asked_name() 
     )
     events = await collect(a.run(q))
     assert answer(events).endswith("@dept[Engineering] @pay[94253.38]")
+
+
+async def test_a_model_re_running_the_same_code_ends_with_the_printed_values() -> None:
+    q = "Which department pays most, and how much? Answer as @dept[name] @pay[value]."
+    same = "<execute>\nprint('Engineering', 94253.38)\n</execute>"
+    a, llm = agent([same, same, same, same, "@dept[HR] @pay[1]"])
+    events = await collect(a.run(q))
+    result = events[-1].result  # type: ignore[attr-defined]
+    assert result.response.text.endswith("@dept[Engineering] @pay[94253.38]")
+    assert "re-ran the same code" in result.response.text
+    assert result.raw == {"at_limit": "repeats", "answer": "@dept[Engineering] @pay[94253.38]"}
+    assert llm.remaining == 2  # the third copy did not run; the model was not asked again
