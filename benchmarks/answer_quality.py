@@ -45,7 +45,7 @@ from answer_data_styled import build_styled_questions, generate_styled_files
 
 from codeact import CodeActAgent, Context, RestrictedExecutor
 from codeact.agents.code import describe_files
-from codeact.events import AgentInput, RunFinished, ToolCallResult
+from codeact.events import AgentInput, AgentOutput, AnswerRetry, RunFinished, ToolCallResult
 from codeact.llms import LLM, infer_llm
 
 ConfigFn = Callable[[Question], dict[str, Any]]
@@ -114,6 +114,7 @@ async def ask(
     prompt = f"{question.text}\n\n{describe_files({question.file: data})}"
     steps = 0
     ran: list[Cell] = []
+    said: list[str] = []  # the model's replies and the agent's send-backs, in order
     reply, value, error, at_limit = "", None, None, None
     t0 = time.perf_counter()
     async with Context() as ctx, executor:
@@ -124,6 +125,10 @@ async def ask(
                 steps += 1
             elif isinstance(ev, ToolCallResult) and ev.tool_name == "execute":
                 ran.append(Cell.of(ev))
+            elif isinstance(ev, AgentOutput):
+                said.append(f"model: {(ev.response.text or '')[-300:]}")
+            elif isinstance(ev, AnswerRetry):
+                said.append(f"retry ({ev.reason}): {ev.message[:300]}")
             elif isinstance(ev, RunFinished):
                 reply, value = ev.result.response.text or "", ev.result.value
                 raw = ev.result.raw if isinstance(ev.result.raw, dict) else {}
@@ -158,6 +163,7 @@ async def ask(
         ]
         if transcript
         else None,
+        "said": said if transcript else None,
     }
 
 
@@ -251,6 +257,9 @@ async def main_async(args: argparse.Namespace) -> None:
     questions = [q for q in questions if args.split in ("all", q.split)]
     if args.only:
         questions = [q for q in questions if args.only in q.id]
+    if args.ids:  # exactly these questions, in this order
+        by_id = {q.id: q for q in questions}
+        questions = [by_id[i] for i in args.ids.split(",") if i in by_id]
     if args.skip:
         questions = [q for q in questions if args.skip not in q.id]
     if args.level:
@@ -292,6 +301,7 @@ def main() -> None:
     )
     parser.add_argument("--limit", type=int, default=0, help="first N questions only")
     parser.add_argument("--only", default="", help="questions whose id contains this")
+    parser.add_argument("--ids", default="", help="exactly these question ids (comma-separated)")
     parser.add_argument("--max-steps", type=int, default=8)
     parser.add_argument("--transcript", action="store_true", help="keep each cell in --out")
     parser.add_argument(

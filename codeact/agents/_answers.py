@@ -25,7 +25,7 @@ from typing import Any
 
 from codeact._messages import ChatMessage
 from codeact.agents._candidate import cell_run
-from codeact.agents._placeholders import required_placeholders, templates
+from codeact.agents._placeholders import TOKEN, required_placeholders, templates
 from codeact.agents._state import RunState, StepContext
 from codeact.agents._style_state import CodeActRunState
 from codeact.agents._trace import (
@@ -155,7 +155,8 @@ def command_line_options(
 
     return {
         "require_execution": require_execution,
-        "answer_validators": [placeholder_validator(), traced_validator(), rules_validator()],
+        # the computation first: a format retry is moot while the code misses what is asked
+        "answer_validators": [rules_validator(), placeholder_validator(), traced_validator()],
         "lenient_code_blocks": isinstance(llm, LocalLLM) if lenient_code is None else lenient_code,
     }
 
@@ -177,25 +178,38 @@ def is_last_step(run: RunState) -> bool:
 def traced_fallback(candidate: AnswerCandidate) -> AnswerCandidate:
     """When the model cannot be sent back any more: each asked placeholder that is missing or
     holds a value no cell printed takes the value a successful cell printed for it, if any
-    (``best_traced_values``); an untraced value with nothing printed for it is left out, with
-    a note, rather than returned as if computed."""
+    (``best_traced_values``); an asked value with nothing printed for it is left out, with a
+    note, rather than returned as if computed; placeholders not asked for whose value no cell
+    printed are dropped."""
     best = best_traced_values(candidate.question, candidate.cells)
     texts = computed_texts(candidate.ok_cells)
     given = given_values(candidate.text, templates(candidate.question))
-    text, dropped = candidate.text, []
-    for name in required_placeholders(candidate.question):
+    wanted = required_placeholders(candidate.question)
+    text = _drop_untraced_extras(candidate.text, wanted, texts)
+    dropped = []
+    for name in wanted:
         if name in given and traces(given[name], texts):
             continue
         pattern = re.compile(rf"@{re.escape(name)}\[[^\]\n]*\]")
         if name in best:
             token = f"@{name}[{best[name]}]"
             text = pattern.sub(token, text) if pattern.search(text) else f"{text.rstrip()}\n{token}"
-        elif name in given:
+        else:
             text = pattern.sub("", text)
             dropped.append(f"@{name}")
     if dropped:
         text = f"{text.rstrip()}\n{UNTRACED_NOTE.format(names=', '.join(dropped))}"
     return candidate.replace(text=text.strip())
+
+
+def _drop_untraced_extras(text: str, wanted: Sequence[str], texts: Sequence[str]) -> str:
+    """``text`` without the ``@name[value]`` tokens the question does not ask for whose value
+    no cell printed (``@Engineering[70632.00]`` copied from the files note's first lines)."""
+
+    def keep(m: re.Match[str]) -> str:
+        return m.group(0) if m.group(1) in wanted or traces(m.group(2), texts) else ""
+
+    return TOKEN.sub(keep, text)
 
 
 #: Said in an answer instead of a value no cell printed.
@@ -231,18 +245,37 @@ def last_step_note(run: RunState) -> str:
     return LAST_STEP_NOTE.format(found=hint)
 
 
-def answer_at_limit(run: RunState) -> AgentOutput | None:
-    """The best traced answer when the last step wrote code that can no longer run: the
-    values successful cells printed, marked as such (``raw["at_limit"]``), or None."""
+def answer_at_limit(run: RunState, limit: str = "steps") -> AgentOutput | None:
+    """The best traced answer when the last step wrote code that can no longer run (or, with
+    ``limit="repeats"``, when the model keeps re-running the same code): the values
+    successful cells printed, marked as such (``raw["at_limit"]``), or None."""
     if not required_placeholders(run.user_msg):
         return None  # a prose answer is the model's to write
     found = best_traced_answer(run.user_msg, run.state_of(CodeActRunState).cells)
     if found is None:
         return None
-    text = f"{AT_LIMIT_PREFIX.format(limit='step')}\n{found}"
+    prefix = REPEATS_PREFIX if limit == "repeats" else AT_LIMIT_PREFIX.format(limit="step")
     return AgentOutput(
-        response=ChatMessage.assistant(text), raw={"at_limit": "steps", "answer": found}
+        response=ChatMessage.assistant(f"{prefix}\n{found}"),
+        raw={"at_limit": limit, "answer": found},
     )
+
+
+def stuck_answer(run: RunState, blocks: Sequence[str]) -> AgentOutput | None:
+    """The best traced answer when every block of the reply is code that successful cells of
+    the run already ran twice (once, then again after the note that it repeats): the model
+    is stuck, and a third run would print the same. None otherwise."""
+    ran = [" ".join(c.code.split()) for c in run.state_of(CodeActRunState).cells if c.error is None]
+    if not blocks or any(ran.count(" ".join(b.split())) < 2 for b in blocks):
+        return None
+    return answer_at_limit(run, limit="repeats")
+
+
+#: The first line of an answer assembled from printed values when the model kept re-running
+#: the same code.
+REPEATS_PREFIX = (
+    "(The model re-ran the same code again; the answer is made of values the code printed.)"
+)
 
 
 #: The first line of an answer assembled from printed values when a run hit a limit.

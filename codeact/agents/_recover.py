@@ -5,6 +5,7 @@ observation.
   spaces show) and dtypes, probed in the session with one expression per frame, and the column
   that was probably meant.
 - Numbers stored as text (``could not convert string to float: '5,350,380'``): how to read them.
+- A successful cell run again unchanged: a note to compute the answer instead.
 - The same error a second time: the hint changes — stop repeating the code, check what is
   there, reuse the variables earlier cells made, take a different approach.
 """
@@ -33,6 +34,8 @@ _SEPARATED = re.compile(f"'{SEPARATED_NUMBER}'")
 _TEXT_MATH = re.compile(
     r"unsupported operand type\(s\)|can only concatenate str"
     r"|not supported between instances of 'str'"
+    r"|with (?:string|object) dtype|dtype '(?:str|string|object)' does not support"
+    r"|could not convert string to float|Unable to parse string|invalid literal for int"
 )
 
 
@@ -64,7 +67,7 @@ def assigned_names(cells: Sequence[Any]) -> list[str]:
     return list(out)
 
 
-async def _columns(session: CodeExecutor, name: str) -> list[tuple[str, str]] | None:
+async def frame_columns(session: CodeExecutor, name: str) -> list[tuple[str, str]] | None:
     """``name``'s columns and dtypes when it is a DataFrame in the session, else None."""
     if not name.isidentifier() or keyword.iskeyword(name):
         return None
@@ -112,7 +115,7 @@ async def column_hint(session: CodeExecutor, result: ExecutionResult, names: lis
     line = failing_line(error.traceback)
     candidates = [n for n in dict.fromkeys(_NAME_BEFORE.findall(line)) if n in names][:3]
     for name in candidates:
-        columns = await _columns(session, name)
+        columns = await frame_columns(session, name)
         if columns:
             listed = ", ".join(f"{c!r}: {t}" for c, t in columns)
             return f"{name} has the columns (name: dtype) {listed}.{_meant(missing, columns)}"
@@ -130,7 +133,11 @@ def text_number_hint(result: ExecutionResult) -> str:
             "pd.read_csv(..., thousands=',') or convert with .str.replace(',', '').astype(float)."
         )
     if _TEXT_MATH.search(error.message):
-        return "A value is text where a number is needed: check the column's dtype (df.dtypes)."
+        return (
+            "A value is text where a number is needed: check the column's dtype (df.dtypes). "
+            "Numbers written with ',' separators (see the files note) read with "
+            "pd.read_csv(..., thousands=',')."
+        )
     return ""
 
 
@@ -156,6 +163,24 @@ def repeat_hint(run: RunState, result: ExecutionResult, names: list[str]) -> str
     )
 
 
+def repeated_cell_note(run: RunState | None, code: str) -> str:
+    """A note for a successful cell whose code an earlier successful cell of the run already
+    ran (a small model re-printing a table instead of computing the answer from it)."""
+    if run is None:
+        return ""
+    same = " ".join(code.split())
+    cells = run.state_of(CodeActRunState).cells
+    if not any(c.error is None and " ".join(c.code.split()) == same for c in cells):
+        return ""
+    names = assigned_names([CellCode(code)])
+    kept = f" (its variables {', '.join(names[:6])} still exist)" if names else ""
+    return (
+        "\nNote: this cell repeats an earlier one and printed the same thing again. Do not run "
+        f"it again{kept}: write the code that computes what the question asks, print the "
+        "result, then answer."
+    )
+
+
 async def failure_hints(
     session: CodeExecutor | None, run: RunState | None, result: ExecutionResult, code: str
 ) -> str:
@@ -165,7 +190,7 @@ async def failure_hints(
         return ""
     cells = run.state_of(CodeActRunState).cells if run is not None else []
     ok_cells = [c for c in cells if c.error is None]
-    names = assigned_names([*ok_cells, _Code(code)])
+    names = assigned_names([*ok_cells, CellCode(code)])
     columns = await column_hint(session, result, names) if session is not None else ""
     hints = [columns, text_number_hint(result)]
     if run is not None:
@@ -174,6 +199,8 @@ async def failure_hints(
     return f"\nHint: {text}" if text else ""
 
 
-class _Code:
+class CellCode:
+    """Just a cell's code (what ``assigned_names`` reads)."""
+
     def __init__(self, code: str) -> None:
         self.code = code

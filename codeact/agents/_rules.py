@@ -7,6 +7,12 @@ No model call: each rule reads the question and the code of the turn's successfu
 - **filters**: a value the question quotes (``'faulty'``), a threshold it names ("more than
   90000", "before 2000") or a value of a text column the files note lists ("in HR") appears
   nowhere in the code.
+- **columns**: a column of the files note that the question names as a word appears nowhere
+  in the code.
+- **groups**: the question compares the groups of a column (``which city``, ``per station``)
+  and no code groups.
+- **one value**: a placeholder the code printed holds a whole Series (``.sum()`` applied to
+  only part of a per-row expression).
 - **missing values**: the question asks to fill missing values and no code fills them; or the
   answer is ``nan`` although the question says to skip missing values.
 
@@ -17,6 +23,7 @@ model whose code is right can answer again unchanged.
 
 from __future__ import annotations
 
+import ast
 import re
 from collections import OrderedDict
 from typing import TYPE_CHECKING
@@ -147,6 +154,146 @@ def category_problem(question: str, code: str) -> str | None:
     return None
 
 
+_NOTE_COLUMN = re.compile(
+    r"^  - ('(?:[^'\\\n]|\\.)*'|\"[^\"\n]*\")(?: \(mind the spaces in the name\))?: (.*)$", re.M
+)
+_CATEGORY = re.compile(r"text, (?:\d+ missing, )?\d+ distinct values")
+_NUMERIC = re.compile(r"^(?:int64|float64)\b|numbers stored as text")
+
+
+def _note_columns(question: str, *, categories: bool = False, numeric: bool = False) -> list[str]:
+    """The column names the files note lists (quoted there, spaces and all); with
+    ``categories`` only text columns of a few distinct values (not ids, dates, numbers), with
+    ``numeric`` only numbers (also numbers stored as text)."""
+    note = question.partition("\n\nFiles in the working directory")[2]
+    out: dict[str, None] = {}
+    for quoted, kind in _NOTE_COLUMN.findall(note):
+        if categories and not _CATEGORY.match(kind):
+            continue
+        if numeric and not _NUMERIC.search(kind):
+            continue
+        try:
+            name = ast.literal_eval(quoted)
+        except (ValueError, SyntaxError):
+            continue
+        if isinstance(name, str) and len(name.strip()) >= 3:
+            out[name] = None
+    return list(out)
+
+
+def _uses_column(code: str, name: str) -> bool:
+    """True when ``code`` names the column as a string (``'units'``, spaces stripped or
+    not) or an attribute (``df.units``); a variable such as ``units_sold`` does not count."""
+    quoted = "|".join(re.escape(n) for n in dict.fromkeys((name, name.strip())))
+    if re.search(rf"(['\"])\s*(?:{quoted})\s*\1", code, re.I):
+        return True
+    bare = name.strip()
+    return bare.isidentifier() and re.search(rf"\.{re.escape(bare)}(?!\w)", code, re.I) is not None
+
+
+def column_problem(question: str, code: str) -> str | None:
+    """A column of the files note that the question names as a word (``units``, ``unit
+    price`` for ``unit_price``) and that no code uses (counting rows instead of summing
+    ``units``, one overall mean instead of one per ``department``)."""
+    task = _task_text(question)
+    for name in _note_columns(question):
+        bare = name.strip()
+        spoken = {bare, bare.replace("_", " ")}
+        named = any(
+            re.search(rf"(?<![\w'\"]){re.escape(w)}(?![\w'\"])", task, re.I) for w in spoken
+        )
+        if named and not _uses_column(code, name):
+            group = _asked_groups(question)
+            use = (
+                f"for example: {_group_code(question, group, name)}"
+                if group is not None
+                and group != name
+                and name in _note_columns(question, numeric=True)
+                else f"df[{name!r}]"
+            )
+            return (
+                f"The question is about the column {name!r}, but your code never uses it. Use "
+                f"it ({use}), print the result, then answer."
+            )
+    return None
+
+
+_GROUPS = re.compile(r"groupby|pivot|value_counts|crosstab|Grouper|resample", re.I)
+#: Words of a question comparing groups by an aggregate ("which city has the most ...");
+#: without one, "which city" asks for one row's value (the best-paid employee's department).
+_AGGREGATE = re.compile(
+    r"\b(?:average|mean|total|sum|median|most|fewest|how many|how often|count|number of"
+    r"|range|difference)\b",
+    re.I,
+)
+
+
+def _asked_groups(question: str) -> str | None:
+    """The category column whose groups the question compares (``per station``, ``each
+    department``, ``which city`` with an aggregate such as "average" or "most"), if any."""
+    task = _task_text(question)
+    for name in _note_columns(question, categories=True):
+        word = re.escape(name.strip())
+        per = re.search(rf"\b(?:each|per|every)\s+{word}\b", task, re.I)
+        which = re.search(rf"\bwhich\s+{word}\b", task, re.I) and _AGGREGATE.search(task)
+        if per or which:
+            return name
+    return None
+
+
+_AGG_WORDS = (
+    (r"range|difference", "agg(lambda x: x.max() - x.min())"),
+    (r"average|mean", "mean()"),
+    (r"median", "median()"),
+    (r"how often|most often|how many times", "size() "),  # counting rows, even with a value
+    (r"how many|count|number of", "size()"),
+    (r"total|sum|most|fewest", "sum()"),
+)
+_EXTREME = re.compile(
+    r"\b(?:(highest|largest|most|best|max\w*|greatest|biggest|top|oldest)"
+    r"|(lowest|smallest|fewest|(?<!at )least|min\w*|youngest))\b",
+    re.I,
+)
+
+
+def _group_code(question: str, group: str, value: str | None = None) -> str:
+    """Concrete code for the asked comparison: ``df.groupby(group)[value].agg()`` with the
+    aggregate the question's words name, then the extreme group it asks for."""
+    task = _task_text(question)
+    if value is None:
+        named = [
+            n
+            for n in _note_columns(question, numeric=True)
+            if n != group and re.search(rf"(?<!\w){re.escape(n.strip())}(?!\w)", task, re.I)
+        ]
+        value = named[0] if named else None
+    agg = next((a for w, a in _AGG_WORDS if re.search(rf"\b(?:{w})\b", task, re.I)), "mean()")
+    if agg == "size()" and value is not None:  # "the most units, and how many?"
+        agg = "sum()"
+    if agg.startswith("size()"):
+        series = f"df.groupby({group!r}).size()"
+    else:
+        series = f"df.groupby({group!r})[{value if value else 'COLUMN'!r}].{agg}"
+    m = _EXTREME.search(task)
+    low = m is not None and m.group(2) is not None
+    return f"s = {series}; print(s.idx{'min' if low else 'max'}(), s.{'min' if low else 'max'}())"
+
+
+def group_problem(question: str, code: str) -> str | None:
+    """The question compares the groups of a column and no code groups at all (one overall
+    mean, a mode). Only text columns of a few distinct values are groups."""
+    if _GROUPS.search(code):
+        return None
+    group = _asked_groups(question)
+    if group is None:
+        return None
+    return (
+        f"The question compares the {group.strip()} groups, but your code never groups by "
+        f"{group!r}. Group by it, for example: {_group_code(question, group)} (with the "
+        "column and aggregate the question asks for), then answer."
+    )
+
+
 def _underscored(number: str) -> str:
     head, dot, tail = number.partition(".")
     if not head.lstrip("-").isdigit() or len(head.lstrip("-")) < 4:
@@ -179,6 +326,23 @@ def missing_problem(question: str, code: str, answer: str) -> str | None:
     return None
 
 
+_SPREAD_TOKEN = re.compile(r"@(\w+)\[[^\]]*\n[^\]]*dtype: \w+\]?")
+
+
+def series_problem(outputs: str) -> str | None:
+    """A placeholder the code printed holding a whole Series (``@share[10  49.7\n21 ...
+    Length: 180, dtype: float64]``): an aggregation applied to the wrong part."""
+    m = _SPREAD_TOKEN.search(outputs)
+    if m is None:
+        return None
+    return (
+        f"Your code printed a whole column of values as @{m.group(1)}[...], not one value: "
+        "an aggregation such as .sum() or .mean() applies to only part of the expression. "
+        "Put parentheses around the whole per-row expression before aggregating, e.g. "
+        "(a * b * (1 - c)).sum(), print the one value, then answer."
+    )
+
+
 def check_rules(candidate: AnswerCandidate) -> str | None:
     """The first rule the computation breaks (each at most once per run), or None."""
     code = "\n".join(c.code for c in candidate.ok_cells)
@@ -189,7 +353,10 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("period", period_problem(question, code)),
         ("filter", filter_problem(question, code)),
         ("category", category_problem(question, code)),
+        ("groups", group_problem(question, code)),
+        ("column", column_problem(question, code)),
         ("missing", missing_problem(question, code, candidate.text)),
+        ("series", series_problem("\n".join(c.stdout for c in candidate.ok_cells))),
     )
     for rule, problem in problems:
         if problem is not None and _first_time(rule, candidate.cells[0]):

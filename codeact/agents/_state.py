@@ -10,7 +10,7 @@ import uuid
 import warnings
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -67,16 +67,18 @@ class RunState:
             found = self._styles[kind] = kind()
         return found
 
-    def __getattr__(self, name: str) -> Any:
-        kind = _MOVED.get(name)
-        if kind is None or name.startswith("_"):
-            raise AttributeError(f"'RunState' object has no attribute {name!r}")
-        warnings.warn(
-            f"RunState.{name} is deprecated; use run.state_of({kind.__name__}).{name}",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return getattr(self.state_of(kind), name)
+    if not TYPE_CHECKING:  # (hidden from type checkers: the moved fields are errors there)
+
+        def __getattr__(self, name: str) -> Any:
+            kind = _MOVED.get(name)
+            if kind is None or name.startswith("_"):
+                raise AttributeError(f"'RunState' object has no attribute {name!r}")
+            warnings.warn(
+                f"RunState.{name} is deprecated; use run.state_of({kind.__name__}).{name}",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            return getattr(self.state_of(kind), name)
 
 
 #: Fields that moved from ``RunState`` to a style's own state (read through a deprecation).

@@ -154,8 +154,10 @@ def trace_answer(question: str, answer: str, cells: Sequence[CellRun]) -> dict[s
 
 def best_traced_values(question: str, cells: Sequence[CellRun]) -> dict[str, str]:
     """For each required placeholder, the value the successful cells printed for it (latest
-    first): as ``@name[value]``, on a line labelled with the name, or the only number the last
-    cell printed when one value is asked; rounded as asked."""
+    first): as ``@name[value]``, on a line labelled with the name, the only number the last
+    cell printed when one value is asked, or else the last line the last cell printed when it
+    is one value per asked name (``Engineering 94253.379``, in the asked order); rounded as
+    asked."""
     wanted = required_placeholders(question)
     ok = [c for c in cells if c.error is None]
     texts = computed_texts(ok)
@@ -172,6 +174,10 @@ def best_traced_values(question: str, cells: Sequence[CellRun]) -> dict[str, str
         numbers = NUMBER.findall("\n".join(computed_texts([ok[-1]])))
         if len(numbers) == 1:
             found[wanted[0]] = numbers[0]
+    if len(wanted) > 1 and not found and ok:  # the last line: one value per asked name
+        lines = [ln for ln in "\n".join(computed_texts([ok[-1]])).splitlines() if ln.strip()]
+        if lines:
+            found.update(bare_values(lines[-1], wanted, texts))
     places = rounding(question)
     return {n: round_as_asked(v, places[n], texts) if n in places else v for n, v in found.items()}
 
@@ -212,3 +218,26 @@ def best_traced_answer(question: str, cells: Sequence[CellRun]) -> str | None:
 def jsonable(traced: dict[str, TracedValue]) -> dict[str, Any]:
     """``trace_answer``'s result as plain data (the CLI's ``--json``)."""
     return {n: {"value": t.value, "computed": t.computed} for n, t in traced.items()}
+
+
+_BARE = re.compile(r"^[\s,;]*@?([^\s,;@\[\]]+)")
+MAX_BARE_CHARS = 200
+
+
+def bare_values(text: str, wanted: Sequence[str], texts: Sequence[str]) -> dict[str, str]:
+    """The asked placeholders filled in order from an answer that is nothing but their values
+    (``@Graz @503.4``, ``East 221``: the names left out), when there is one value per name
+    and every value comes from a cell (``traces``); else empty."""
+    rest = (text or "").strip()
+    if not wanted or len(rest) > MAX_BARE_CHARS or TOKEN.search(rest):
+        return {}
+    values = []
+    while rest.strip(" \t\n,;"):
+        m = _BARE.match(rest)
+        if m is None:
+            return {}
+        values.append(m.group(1).rstrip(".:"))
+        rest = rest[m.end() :]
+    if len(values) != len(wanted) or not all(v and traces(v, texts) for v in values):
+        return {}
+    return dict(zip(wanted, values, strict=True))

@@ -16,10 +16,12 @@ from codeact.agents._answers import (
     is_last_step,
     last_step_note,
     record_cells,
+    stuck_answer,
 )
 from codeact.agents._blocks import PREVIEW_LINES as PREVIEW_LINES
 from codeact.agents._blocks import describe_files as describe_files
 from codeact.agents._blocks import parse_blocks as parse_blocks
+from codeact.agents._colfix import recover_cell
 from codeact.agents._function_executor import CodeExecuteFn as CodeExecuteFn
 from codeact.agents._function_executor import FunctionExecutor as FunctionExecutor
 from codeact.agents._handoff import HandoffTool, SandboxHandoff
@@ -27,7 +29,6 @@ from codeact.agents._loop import current_call
 from codeact.agents._prompts import CODEACT_INSTRUCTIONS as CODEACT_INSTRUCTIONS
 from codeact.agents._prompts import MCP_SECTION, TOOLS_SECTION
 from codeact.agents._prompts import SMALL_MODEL_INSTRUCTIONS as SMALL_MODEL_INSTRUCTIONS
-from codeact.agents._recover import failure_hints
 from codeact.agents._render import EXECUTE, render_code_rounds
 from codeact.agents._style_state import CodeActRunState
 from codeact.agents.base import BaseAgent, RunState, StepContext
@@ -270,8 +271,8 @@ class CodeActAgent(BaseAgent):
             return AgentOutput(response=reply, retry_messages=[reply, ChatMessage.user(problem)])
         if not blocks:
             blocks = self.answers.fenced_code(run, text)
-        if blocks and last:
-            at_limit = answer_at_limit(run)
+        if blocks:
+            at_limit = answer_at_limit(run) if last else stuck_answer(run, blocks)
             if at_limit is not None:
                 return at_limit
         if not blocks:
@@ -357,10 +358,21 @@ class _ExecuteTool(BaseTool):
         result = await session.execute(code, timeout=self.agent.cell_timeout, on_output=on_output)
         failed = not result.ok
         observation = result.to_observation(self.agent.observation_max_chars)
-        if failed and self.agent.recovery_hints:
+        if self.agent.recovery_hints:
             probe = None if isinstance(session, FunctionExecutor) else session
             run = scope.step.run if scope is not None else None
-            observation += await failure_hints(probe, run, result, code)
+            result, observation, ran = await recover_cell(
+                probe,
+                run,
+                result,
+                code,
+                self.agent.cell_timeout,
+                on_output,
+                self.agent.observation_max_chars,
+            )
+            if ran != code:  # the call records the code that ran (events, memory, notebook)
+                arguments["code"] = ran
+            failed = not result.ok
         return ToolOutput(
             content=observation,
             tool_name=EXECUTE,

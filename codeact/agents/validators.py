@@ -44,6 +44,7 @@ from codeact.agents._placeholders import (
 from codeact.agents._trace import (
     NUMBER,
     TracedValue,
+    bare_values,
     best_traced_answer,
     computed_texts,
     given_values,
@@ -92,7 +93,9 @@ def placeholder_validator(question: str | None = None, *, carry: bool = True) ->
     (``None``, ``N/A``, the question's own template word) is missing. With ``carry`` (the
     default), values that the turn's successful cells printed as ``@name[value]`` fill in what
     the prose left out, and so does the one number of a prose answer to a one-value question
-    when a cell printed it; nothing else is ever filled in. Otherwise it raises ``ModelRetry``
+    when a cell printed it; an answer that is nothing but one value per asked name, each
+    printed by a cell (``@Graz @503.4``), is read in the asked order (``bare_values``);
+    nothing else is ever filled in. Otherwise it raises ``ModelRetry``
     naming the missing placeholders.
     """
 
@@ -112,6 +115,10 @@ def placeholder_validator(question: str | None = None, *, carry: bool = True) ->
                 printed.update(given_values(cell.stdout, template))
             if len(wanted) == 1 and not printed:
                 printed.update(_prose_value(candidate, wanted[0]))
+            bare = bare_values(candidate.text, wanted, computed_texts(candidate.ok_cells))
+            if bare:  # an answer of nothing but the values, in the asked order
+                tokens = " ".join(f"@{n}[{printed.get(n, bare[n])}]" for n in wanted)
+                return candidate.replace(text=tokens)
             if all(n in printed for n in missing):
                 tokens = " ".join(f"@{n}[{printed[n]}]" for n in missing)
                 return candidate.replace(text=f"{candidate.text.rstrip()}\n{tokens}".strip())

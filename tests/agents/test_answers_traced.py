@@ -112,3 +112,59 @@ async def test_an_untraced_value_with_nothing_printed_is_left_out_not_returned()
     text = answer(events)
     assert "14.7" not in text and "@product[" not in text
     assert "No cell printed a value for @product" in text
+
+
+async def test_the_fallback_drops_placeholders_not_asked_whose_value_no_cell_printed() -> None:
+    copied = "@Engineering[70632.00]"  # a name not asked, a value from the files note
+    a, _ = agent(
+        ["<execute>\nprint('product =', 6 * 7.25)\n</execute>", copied, copied],
+        max_answer_retries=1,
+    )
+    events = await collect(a.run(Q))
+    assert answer(events) == "@product[43.5]"
+    a, _ = agent(["<execute>\nprint('done')\n</execute>", copied, copied], max_answer_retries=1)
+    events = await collect(a.run(Q))
+    text = answer(events)
+    assert "70632" not in text and "@Engineering" not in text
+    assert "No cell printed a value for @product" in text
+
+
+async def test_the_rules_speak_before_the_format() -> None:
+    q = "How many orders have a discount greater than 0.1? Answer as @n[value]."
+    a, _ = agent(
+        [
+            "<execute>\nprint(sum(d > 0 for d in [0, 0.2, 0.05]))\n</execute>",
+            "two",  # wrong format and a filter the code never applied: the filter first
+            "<execute>\nprint(sum(d > 0.1 for d in [0, 0.2, 0.05]))\n</execute>",
+            "@n[1]",
+        ]
+    )
+    events = await collect(a.run(q))
+    assert "threshold 0.1" in retries(events)[0].message
+    assert answer(events) == "@n[1]"
+
+
+async def test_the_last_step_reads_a_printed_line_of_one_value_per_asked_name() -> None:
+    q = "Which department pays most, and how much? Answer as @dept[name] @pay[value] rounded to two decimals."
+    a, _ = agent(
+        [
+            "<execute>\nprint('Engineering', 94253.37931034483)\n</execute>",
+            "<execute>\nprint('Engineering', 94253.37931034483)\n</execute>",
+            "<execute>\nprint('again')\n</execute>",  # the last step: cannot run any more
+        ],
+        max_iterations=3,
+    )
+    events = await collect(a.run(q))
+    assert answer(events).endswith("@dept[Engineering] @pay[94253.38]")
+
+
+async def test_a_model_re_running_the_same_code_ends_with_the_printed_values() -> None:
+    q = "Which department pays most, and how much? Answer as @dept[name] @pay[value]."
+    same = "<execute>\nprint('Engineering', 94253.38)\n</execute>"
+    a, llm = agent([same, same, same, same, "@dept[HR] @pay[1]"])
+    events = await collect(a.run(q))
+    result = events[-1].result  # type: ignore[attr-defined]
+    assert result.response.text.endswith("@dept[Engineering] @pay[94253.38]")
+    assert "re-ran the same code" in result.response.text
+    assert result.raw == {"at_limit": "repeats", "answer": "@dept[Engineering] @pay[94253.38]"}
+    assert llm.remaining == 2  # the third copy did not run; the model was not asked again

@@ -46,23 +46,25 @@ async def test_a_missing_column_shows_the_real_columns_and_the_one_meant() -> No
     outputs, _ = await run(
         [
             READ,
-            "<execute>\nprint(df['WINDSPEED'].mean())\n</execute>",
+            "<execute>\nprint(df['WIND_SPEED'].mean())\n</execute>",
             "<execute>\ndf.WINDSPEED\n</execute>",
             "done",
         ]
     )
     key_error, attribute_error = outputs[1], outputs[2]
-    assert "KeyError: 'WINDSPEED'" in key_error
+    assert "KeyError: 'WIND_SPEED'" in key_error
     assert "df has the columns (name: dtype) 'DATE': " in key_error
     assert "' WINDSPEED': float64, 'POPULATION': " in key_error
-    assert "The column is ' WINDSPEED' (mind the spaces)" in key_error
-    assert "df.columns = df.columns.str.strip()" in key_error
-    assert "The column is ' WINDSPEED'" in attribute_error
+    assert "Did you mean ' WINDSPEED'?" in key_error
+    assert "The column is ' WINDSPEED' (mind the spaces)" in attribute_error
+    assert "df.columns = df.columns.str.strip()" in attribute_error
 
 
 async def test_a_list_of_missing_columns_is_read_from_the_key_error() -> None:
     outputs, _ = await run([READ, "<execute>\ndf.dropna(subset=['WINDSPEED'])\n</execute>", "done"])
-    assert "The column is ' WINDSPEED' (mind the spaces)" in outputs[1]
+    assert "I re-ran your cell with that name (' WINDSPEED') in place of 'WINDSPEED'" in outputs[1]
+    outputs, _ = await run([READ, "<execute>\ndf[['DATE', 'wind']]\n</execute>", "done"])
+    assert "df has the columns (name: dtype) 'DATE'" in outputs[1]
 
 
 async def test_numbers_stored_as_text_get_a_reading_hint() -> None:
@@ -91,3 +93,20 @@ def test_the_failing_line_is_read_from_the_cell_traceback() -> None:
     tb = "Traceback (most recent call last):\n  File \"<cell-3>\", line 2, in <module>\n    x = df['a']\nKeyError: 'a'"
     assert failing_line(tb) == "x = df['a']"
     assert failing_line("no traceback") == ""
+
+
+async def test_a_reduction_over_numbers_stored_as_text_gets_the_reading_hint() -> None:
+    outputs, _ = await run([READ, "<execute>\nprint(df['POPULATION'].mean())\n</execute>", "done"])
+    assert "TypeError" in outputs[1]
+    assert "A value is text where a number is needed" in outputs[1]
+    assert "thousands=','" in outputs[1]
+
+
+async def test_a_successful_cell_run_again_unchanged_gets_a_note() -> None:
+    show = "<execute>\nhr = df[df['DATE'] > '2022-01-01']\nprint(hr)\n</execute>"
+    outputs, _ = await run([READ, show, show.replace("print(hr)", "print(hr)  "), "done"])
+    assert "repeats an earlier one" not in outputs[1]
+    assert "Note: this cell repeats an earlier one" in outputs[2]
+    assert "(its variables hr still exist)" in outputs[2]
+    outputs, _ = await run([READ, show, show, "done"], recovery_hints=False)
+    assert "repeats an earlier one" not in outputs[2]

@@ -102,3 +102,121 @@ async def test_a_scripted_model_is_sent_back_with_the_rule_and_can_fix_it() -> N
     (retry,) = [e for e in events if isinstance(e, AnswerRetry)]
     assert "threshold 0.1" in retry.message
     assert events[-1].result.response.text == "@n[1]"  # type: ignore[attr-defined]
+
+
+def test_a_column_the_question_names_must_be_used_by_the_code() -> None:
+    from codeact.agents.codeact import describe_files
+
+    data = b"region,units,unit_price, WIND SPEED\nEast,3,1.5,2\nWest,4,2.5,3\n"
+    note = describe_files({"o.csv": data})
+    q = f"Which region ordered the most units? Answer as @region[name] @units[value].\n\n{note}"
+    counted = "units_sold = df['region'].value_counts().max()"  # a variable is not the column
+    assert "the column 'units'" in (check(candidate(q, counted)) or "")
+    assert check(candidate(q, "df.groupby('region').units.sum()")) is None
+    assert check(candidate(q, "df.groupby('region')['units'].sum()")) is None
+    # the words of the answer format are not the question's; spelled with a space counts
+    fmt = f"What is the total? Answer as @region[value].\n\n{note}"
+    assert check(candidate(fmt, "df.units.sum()")) is None
+    spoken = f"What is the mean unit price? Give @p[value].\n\n{note}"
+    assert "the column 'unit_price'" in (check(candidate(spoken, "df.units.mean()")) or "")
+    spaced = f"What is the top wind speed? Give @w[value].\n\n{note}"
+    assert "the column ' WIND SPEED'" in (check(candidate(spaced, "df.units.max()")) or "")
+    assert check(candidate(spaced, "df[' WIND SPEED'].max()")) is None
+
+
+@pytest.mark.anyio
+@pytest.mark.filterwarnings("ignore::UserWarning")
+async def test_a_scripted_model_counting_rows_is_sent_back_to_the_named_column() -> None:
+    import warnings
+
+    from codeact.agents._answers import command_line_options
+    from codeact.agents.codeact import describe_files
+
+    data = b"region,units\nEast,1\nEast,1\nWest,9\n"
+    q = "Which region ordered the most units? Answer as @region[name] @units[value]."
+    prompt = f"{q}\n\n{describe_files({'o.csv': data})}"
+    read = "import pandas as pd\ndf = pd.read_csv('o.csv')\n"
+    counted = f"{read}c = df['region'].value_counts()\nprint(f'@{{c.idxmax()}} {{c.max()}}')"
+    summed = f"{read}s = df.groupby('region')['units'].sum()\nprint(s.idxmax(), s.max())"
+    llm = ScriptedLLM(
+        [
+            f"<execute>\n{counted}\n</execute>",
+            "@East 2",  # bare values: read as @region[East] @units[2], then the rule
+            f"<execute>\n{summed}\n</execute>",
+            "West 9",
+        ],
+        function_calling=False,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ex = RestrictedExecutor(allowed_modules=["pandas"])
+    options = command_line_options(llm, require_execution=True, lenient_code=False)
+    agent = CodeActAgent(llm=llm, executor=ex, **options)
+    async with ex:
+        await ex.upload("o.csv", data)
+        events = await collect(agent.run(prompt))
+    (retry,) = [e for e in events if isinstance(e, AnswerRetry)]
+    assert "the column 'units'" in retry.message
+    assert events[-1].result.response.text == "@region[West] @units[9]"  # type: ignore[attr-defined]
+
+
+def test_a_question_comparing_groups_needs_code_that_groups() -> None:
+    from codeact.agents.codeact import describe_files
+
+    data = b"city,age\nLyon,30\nGraz,50\nLyon,40\n"
+    note = describe_files({"e.csv": data})
+    q = f"Which city has the oldest employees on average? Answer as @city[name].\n\n{note}"
+    mode = "print(df['city'].mode()[0], df['age'].mean())"
+    assert "never groups by 'city'" in (check(candidate(q, mode)) or "")
+    assert check(candidate(q, "df.groupby('city')['age'].mean().idxmax()")) is None
+    overall = f"What is the mean age in the file? Answer as @m[value].\n\n{note}"
+    assert check(candidate(overall, "df['age'].mean()")) is None
+    # "which city" without an aggregate asks for one row's value
+    one_row = f"Which city is the oldest employee from? Answer as @city[name].\n\n{note}"
+    assert check(candidate(one_row, "df.loc[df['age'].idxmax(), 'city']")) is None
+    per = f"What is the mean age per city? Answer as @m[value].\n\n{note}"
+    flat = "print(df['city'].iloc[0], df['age'].mean())"
+    assert "never groups by 'city'" in (check(candidate(per, flat)) or "")
+    # a column of ids or numbers is not a set of groups: "which id" needs no grouping
+    ids = describe_files({"p.csv": b"passenger_id,fare\n1,7.5\n2,80\n"})
+    top = f"Which passenger_id paid the highest fare? Answer as @id[value].\n\n{ids}"
+    assert check(candidate(top, "df.loc[df['fare'].idxmax(), 'passenger_id']")) is None
+
+
+def test_a_placeholder_printed_around_a_whole_series_is_sent_back() -> None:
+    q = "What share of revenue comes from the West? Answer as @share[value]."
+    spread = "@share[10       49.7\n21      178.3\n        ...  \nLength: 180, dtype: float64]\n"
+    c = AnswerCandidate(
+        text="@share[49.7]", question=q, cells=(CellRun(code="print(x)", stdout=spread),)
+    )
+    assert "a whole column of values as @share[...]" in (check(c) or "")
+    one = AnswerCandidate(
+        text="@share[19.9]", question=q, cells=(CellRun(code="print(x)", stdout="@share[19.9]\n"),)
+    )
+    assert check(one) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "suggested"),
+    [
+        (
+            "Which city has the highest average age?",
+            "df.groupby('city')['age'].mean(); print(s.idxmax()",
+        ),
+        ("Which city ordered the most units, and how many?", "['units'].sum()"),
+        (
+            "Which city has the fewest rows, and how many?",
+            "df.groupby('city').size(); print(s.idxmin()",
+        ),
+        (
+            "Among rows of at least 3 units, which city appears most often?",
+            ".size(); print(s.idxmax()",
+        ),
+    ],
+)
+def test_the_group_rule_suggests_the_asked_aggregate(question: str, suggested: str) -> None:
+    from codeact.agents.codeact import describe_files
+
+    note = describe_files({"e.csv": b"city,age,units\nLyon,30,1\nGraz,50,2\nLyon,40,3\n"})
+    said = check(candidate(f"{question} Answer as @c[name].\n\n{note}", "print(1 > 3)")) or ""
+    assert suggested in said, said

@@ -117,3 +117,25 @@ def test_the_questions_own_placeholder_words_are_not_answers() -> None:
     assert "@city[...]" in str(err.value) and "@date[...]" in str(err.value)
     ok = AnswerCandidate(text="@city[Graz] @date[2023-08-06] @n[3]", question=q)
     assert apply_validators([placeholder_validator()], ok) is ok
+
+
+@pytest.mark.parametrize(
+    ("answer", "stdout", "expected"),
+    [
+        ("@Graz @503.4", "@Graz @503.4\n", "@city[Graz] @rain[503.4]"),
+        ("Graz, 503.4", "city Graz has 503.4 mm", "@city[Graz] @rain[503.4]"),
+        ("@Graz @503.4", "Graz 17.5", None),  # 503.4 printed by no cell: sent back
+        ("@Graz", "Graz 503.4", None),  # one value for two names
+        ("The wettest is @Graz with @503.4", "Graz 503.4", None),  # prose is not read
+    ],
+)
+def test_an_answer_of_bare_values_is_read_in_the_asked_order(
+    answer: str, stdout: str, expected: str | None
+) -> None:
+    q = "Which city had the most rain? Answer as @city[name] @rain[value]."
+    c = AnswerCandidate(text=answer, question=q, cells=[CellRun(code="...", stdout=stdout)])
+    if expected is None:
+        with pytest.raises(ModelRetry):
+            apply_validators([placeholder_validator()], c)
+    else:
+        assert apply_validators([placeholder_validator()], c).text == expected

@@ -1,0 +1,119 @@
+"""A cell that fails only because of a column name's spaces or case is re-run once with the
+real name, in the open: scripted model, real restricted executor."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import pytest
+
+from codeact import CodeActAgent, Context, RestrictedExecutor
+from codeact.agents._colfix import apply_renames, renames_for, string_literals
+from codeact.events import Event, RunFinished, ToolCall, ToolCallResult
+from codeact.llms import ScriptedLLM
+from tests.helpers import collect
+
+pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings("ignore::UserWarning")]
+
+CSV = b"DATE, WINDSPEED,Rain ,rain\n2022-01-01,3.5,1,2\n2022-01-02,4.5,3,4\n"
+READ = "import pandas as pd\ndf = pd.read_csv('w.csv')\n"
+QUESTION = "Mean wind speed? Format: @mean_wind[value]"
+
+
+def executor() -> RestrictedExecutor:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return RestrictedExecutor(allowed_modules=["pandas", "numpy"])
+
+
+async def run(replies: list[Any], **options: Any) -> tuple[list[Event], Context]:
+    llm = ScriptedLLM(replies, function_calling=False)
+    ex = executor()
+    agent = CodeActAgent(llm=llm, executor=ex, **options)
+    ctx = Context()
+    async with ex:
+        await ex.upload("w.csv", CSV)
+        events: list[Event] = await collect(agent.run(QUESTION, ctx=ctx))
+    return events, ctx
+
+
+def results(events: list[Event]) -> list[ToolCallResult]:
+    return [e for e in events if isinstance(e, ToolCallResult) and e.tool_name == "execute"]
+
+
+async def test_a_spaced_column_name_is_fixed_and_the_cell_re_run_in_the_open() -> None:
+    cell = f"{READ}print(round(df['WINDSPEED'].mean(), 2))"
+    events, ctx = await run([f"<execute>\n{cell}\n</execute>", "@mean_wind[4.0]"])
+    (result,) = results(events)
+    fixed = cell.replace("'WINDSPEED'", "' WINDSPEED'")
+    assert not result.tool_output.is_error
+    content = result.tool_output.content
+    assert "column ' WINDSPEED' has a leading space" in content
+    assert "I re-ran your cell with that name (' WINDSPEED') in place of 'WINDSPEED'" in content
+    assert content.rstrip().endswith("4.0")
+    # the model's code stays in the call event; the result, memory and notebook get what ran
+    (call,) = [e for e in events if isinstance(e, ToolCall)]
+    assert call.tool_kwargs["code"] == cell
+    assert result.tool_kwargs["code"] == fixed
+    remembered = [c for m in ctx.memory.get_all() for c in (m.tool_calls or [])]
+    assert [c.arguments["code"] for c in remembered] == [fixed]
+    finished = next(e for e in events if isinstance(e, RunFinished))
+    assert finished.result.response.text == "@mean_wind[4.0]"
+
+
+async def test_a_name_in_another_case_is_fixed_too() -> None:
+    events, _ = await run([f"<execute>\n{READ}print(df['windspeed'].max())\n</execute>", "ok"])
+    (result,) = results(events)
+    assert "column ' WINDSPEED' has a leading space and a different case" in (
+        result.tool_output.content
+    )
+    assert result.tool_output.content.rstrip().endswith("4.5")
+
+
+async def test_a_name_matching_two_columns_is_not_guessed() -> None:
+    events, _ = await run([f"<execute>\n{READ}print(df['RAIN'].sum())\n</execute>", "ok"])
+    (result,) = results(events)
+    assert result.tool_output.is_error
+    assert "I re-ran your cell" not in result.tool_output.content
+    assert "KeyError: 'RAIN'" in result.tool_output.content
+    assert result.tool_kwargs["code"].endswith("print(df['RAIN'].sum())")
+
+
+async def test_the_re_run_happens_once_and_a_new_failure_gets_the_hints() -> None:
+    cell = f"{READ}w = df['WINDSPEED']\nprint(df['gust'].mean())"
+    events, _ = await run([f"<execute>\n{cell}\n</execute>", "ok"])
+    (result,) = results(events)
+    content = result.tool_output.content
+    assert result.tool_output.is_error
+    assert content.count("I re-ran your cell") == 1
+    assert "KeyError: 'gust'" in content
+    assert "Hint: df has the columns" in content
+
+
+async def test_no_re_run_without_recovery_hints() -> None:
+    cell = f"{READ}print(df['WINDSPEED'].mean())"
+    events, _ = await run([f"<execute>\n{cell}\n</execute>", "ok"], recovery_hints=False)
+    (result,) = results(events)
+    assert result.tool_output.is_error
+    assert result.tool_kwargs["code"] == cell
+
+
+def test_only_whole_string_literals_are_renamed() -> None:
+    code = (
+        "x = df['WINDSPEED']\n"
+        "print(f'{WINDSPEED}', 'WINDSPEED mean', \"WINDSPEED\")\n"
+        "WINDSPEED = 1  # 'WINDSPEED'\n"
+    )
+    renames = renames_for(code, ["DATE", " WINDSPEED"])
+    assert renames == {"WINDSPEED": " WINDSPEED"}
+    assert apply_renames(code, renames) == (
+        "x = df[' WINDSPEED']\n"
+        "print(f'{WINDSPEED}', 'WINDSPEED mean', ' WINDSPEED')\n"
+        "WINDSPEED = 1  # 'WINDSPEED'\n"
+    )
+
+
+def test_literals_of_code_that_does_not_tokenize_are_none() -> None:
+    assert string_literals("x = '''unterminated") == []
+    assert renames_for("df['DATE']", ["DATE"]) == {}
