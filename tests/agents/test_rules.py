@@ -105,7 +105,7 @@ async def test_a_scripted_model_is_sent_back_with_the_rule_and_can_fix_it() -> N
 
 
 def test_a_column_the_question_names_must_be_used_by_the_code() -> None:
-    from codeact.agents.codeact import describe_files
+    from codeact.agents.code import describe_files
 
     data = b"region,units,unit_price, WIND SPEED\nEast,3,1.5,2\nWest,4,2.5,3\n"
     note = describe_files({"o.csv": data})
@@ -130,7 +130,7 @@ async def test_a_scripted_model_counting_rows_is_sent_back_to_the_named_column()
     import warnings
 
     from codeact.agents._answers import command_line_options
-    from codeact.agents.codeact import describe_files
+    from codeact.agents.code import describe_files
 
     data = b"region,units\nEast,1\nEast,1\nWest,9\n"
     q = "Which region ordered the most units? Answer as @region[name] @units[value]."
@@ -161,7 +161,7 @@ async def test_a_scripted_model_counting_rows_is_sent_back_to_the_named_column()
 
 
 def test_a_question_comparing_groups_needs_code_that_groups() -> None:
-    from codeact.agents.codeact import describe_files
+    from codeact.agents.code import describe_files
 
     data = b"city,age\nLyon,30\nGraz,50\nLyon,40\n"
     note = describe_files({"e.csv": data})
@@ -215,7 +215,7 @@ def test_a_placeholder_printed_around_a_whole_series_is_sent_back() -> None:
     ],
 )
 def test_the_group_rule_suggests_the_asked_aggregate(question: str, suggested: str) -> None:
-    from codeact.agents.codeact import describe_files
+    from codeact.agents.code import describe_files
 
     note = describe_files({"e.csv": b"city,age,units\nLyon,30,1\nGraz,50,2\nLyon,40,3\n"})
     said = check(candidate(f"{question} Answer as @c[name].\n\n{note}", "print(1 > 3)")) or ""
