@@ -39,6 +39,7 @@ from codeact.executors.wire.client import KernelClient
 from codeact.executors.wire.session import KernelPeer
 
 if TYPE_CHECKING:
+    from codeact.executors.base import ToolSpec
     from codeact.executors.restricted._cgroups import SessionCgroup
     from codeact.tools import BaseTool
 
@@ -77,13 +78,17 @@ class WorkerSettings:
 
 class WorkerProcess(KernelPeer):
     """One worker process (a ``KernelPeer``); ``start`` again after ``stop`` gives a fresh one.
-    ``tools`` are the session's (each ``execute`` passes the current ones; a restarted worker
-    gets those)."""
+    ``tools`` are the session's, run on the host, and ``specs`` what the sandbox's ``tools``
+    module offers (the executor's ``tool_specs()``: a node of a cluster offers tools that run
+    elsewhere); each ``execute`` passes the current ones, and a restarted worker gets those."""
 
-    def __init__(self, settings: WorkerSettings, tools: Sequence[BaseTool]) -> None:
+    def __init__(
+        self, settings: WorkerSettings, tools: Sequence[BaseTool], specs: Sequence[ToolSpec]
+    ) -> None:
         super().__init__()
         self.settings = settings
         self.tools = list(tools)
+        self.specs = list(specs)
         self.proc: Process | None = None
         #: The host pid of the Python worker itself (inside bubblewrap it is bwrap's child).
         self.worker_pid: int | None = None
@@ -187,7 +192,7 @@ class WorkerProcess(KernelPeer):
         settings = self.settings
         return {
             "workdir": workdir,
-            "tools": [t.sandbox_spec() for t in self.tools],
+            "tools": self.specs,
             "allowed_modules": settings.allowed_modules,
             "max_output_bytes": settings.max_output_bytes,
             "limits": settings.limits,
@@ -262,10 +267,12 @@ class WorkerProcess(KernelPeer):
         limit: float,
         on_output: OutputCallback | None,
         tools: Sequence[BaseTool],
+        specs: Sequence[ToolSpec],
     ) -> dict[str, Any]:
-        """Run one cell in the worker with the session's ``tools`` (replaced when lost;
-        interrupted when cancelled)."""
+        """Run one cell in the worker with the session's ``tools`` and their ``specs``
+        (replaced when lost; interrupted when cancelled)."""
         self.tools = list(tools)
+        self.specs = list(specs)
         return await self.run(
             code,
             limit=limit,

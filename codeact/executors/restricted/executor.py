@@ -170,7 +170,7 @@ class RestrictedExecutor(CodeExecutor):
             if self.isolation == "inline":
                 self._interpreter = self._new_interpreter()
             else:
-                self._worker = WorkerProcess(self._worker_settings(), self.tools)
+                self._worker = WorkerProcess(self._worker_settings(), self.tools, self.tool_specs())
                 await self._worker.start()
         except BaseException:
             self._worker = None
@@ -314,7 +314,9 @@ class RestrictedExecutor(CodeExecutor):
         limit = self.timeout if timeout is None else timeout
         async with self._lock:
             if self._worker is not None:
-                raw = await self._worker.execute(code, limit, on_output, self.tools)
+                raw = await self._worker.execute(
+                    code, limit, on_output, self.tools, self.tool_specs()
+                )
             else:
                 raw = await self._execute_inline(code, limit, on_output)
         return to_result(raw)
