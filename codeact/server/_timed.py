@@ -9,6 +9,7 @@ by another process) cannot hold a route longer than the timeout."""
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -27,6 +28,7 @@ from codeact.server.store import (
 )
 
 T = TypeVar("T")
+log = logging.getLogger("codeact.server")
 
 
 class TimedStore(SessionStore):
@@ -42,15 +44,23 @@ class TimedStore(SessionStore):
         self.instant = type(inner) is MemoryStore
 
     async def call(
-        self, fn: Callable[..., Awaitable[T]], *args: Any, timeout: float | None = None, **kw: Any
+        self,
+        fn: Callable[..., Awaitable[T]],
+        *args: Any,
+        timeout: float | None = None,
+        undo: Callable[[], Awaitable[None]] | None = None,
+        **kw: Any,
     ) -> T:
         """``await fn(*args, **kw)``, or ``StoreUnavailable`` after ``timeout`` seconds
-        (default: the store timeout); store errors of the driver stay as they are."""
+        (default: the store timeout); store errors of the driver stay as they are. ``undo``
+        runs if the call succeeds after its caller gave up (the caller answered 503: what the
+        call did must not stay, e.g. a run marked running that never ran)."""
         if self.instant:
             return await fn(*args, **kw)
         limit = self.timeout if timeout is None else timeout
         tasks = self.tasks
-        if tasks is None or not tasks.open or not self.inner.slow_to_cancel:  # (ends at once)
+        ends_at_once = not self.inner.slow_to_cancel and undo is None
+        if tasks is None or not tasks.open or ends_at_once:
             try:
                 with anyio.fail_after(limit):
                     return await fn(*args, **kw)
@@ -58,19 +68,27 @@ class TimedStore(SessionStore):
                 raise StoreUnavailable(f"the session store did not answer in {limit:g} s") from None
         box: list[Any] = []
         done = anyio.Event()
+        gave_up = False
 
         async def run() -> None:
             try:
                 box.append((True, await fn(*args, **kw)))
             except Exception as exc:
                 box.append((False, exc))
+                return
             finally:
                 done.set()
+            if gave_up and undo is not None:
+                try:
+                    await undo()
+                except Exception:
+                    log.exception("undoing a store call that succeeded too late failed")
 
         tasks.start_soon(run)
         with anyio.move_on_after(limit):
             await done.wait()
         if not box:
+            gave_up = True
             raise StoreUnavailable(f"the session store did not answer in {limit:g} s")
         ok, value = box[0]
         if not ok:
@@ -101,7 +119,14 @@ class TimedStore(SessionStore):
         *,
         claim: tuple[str, ...] | None = None,
     ) -> None:
-        await self.call(self.inner.start_run, key, run_id, messages, claim=claim)
+        async def never_ran() -> None:
+            """The caller answered 503: the run did not start. It is stored as an error, and
+            the thread's messages as they were before (without the request's new message)."""
+            log.warning("run %r: its start was stored too late; stored as an error", run_id)
+            before = messages[:-1] if messages and messages[-1].role == "user" else messages
+            await self.inner.end_run(key, run_id, "error", before)
+
+        await self.call(self.inner.start_run, key, run_id, messages, claim=claim, undo=never_ran)
 
     async def finish_run(
         self, key: SessionKey, run_id: str, status: RunStatus, messages: list[ChatMessage]

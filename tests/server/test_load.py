@@ -126,5 +126,15 @@ def test_history_cancel_and_healthz_answer_within_the_store_timeout(
         wait_until(
             lambda: c.get(srv.url + "/healthz").status_code == 200, "the stalled calls to end", 60
         )
+
+        def status_of_u() -> list[tuple[str, ...]]:
+            with sqlite3.connect(db) as con:
+                runs = con.execute("SELECT status FROM runs WHERE thread = 'u'").fetchall()
+                said = con.execute("SELECT count(*) FROM messages WHERE thread = 'u'").fetchone()
+            return [*runs, said]
+
+        # the start of the run refused 503 landed after the lock: stored as an error, not left
+        # running, and the thread keeps no message of a request its client was told failed
+        wait_until(lambda: status_of_u() == [("error",), (0,)], "the late start undone", 60)
         history = parse_sse(c.post(srv.url + "/history", json={"threadId": "t"}).content)
         assert history[1]["messages"][-1]["content"] == "done"
