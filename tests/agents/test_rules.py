@@ -71,7 +71,15 @@ def test_a_category_value_of_the_files_note_named_in_the_question_must_be_filter
     q = "What is the std of salaries in HR? Answer as @std[value].\n\n" + describe_files(
         {"e.csv": data}
     )
-    assert "about 'HR'" in (check(candidate(q, "df.salary.std()")) or "")
+    said = check(candidate(q, "df.salary.std()")) or ""
+    assert "about 'HR'" in said
+    # concrete: the rows (the column the note lists 'HR' under), then the asked aggregate of
+    # the one number column the question names ("salaries": 'salary')
+    assert "sub = df[df['department'] == 'HR']" in said and "print(sub['salary'].std())" in said
+    said = check(candidate(q.replace("std of", "total of"), "df.salary.sum()")) or ""
+    assert "print(sub['salary'].sum())" in said
+    said = check(candidate(q.replace("salaries in", "salaries above 60 in"), "df[df.salary > 60]"))
+    assert "sub = df[df['department'] == 'HR']" in (said or "") and "print(sub[" not in (said or "")
     assert check(candidate(q, "df[df.department == 'HR'].salary.std()")) is None
     assert check(candidate(q.replace("in HR", "overall"), "df.salary.std()")) is None
 
