@@ -25,6 +25,7 @@ import tokenize
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from codeact.agents._notecols import frame_names
 from codeact.agents._recover import (
     CellCode,
     assigned_names,
@@ -257,6 +258,38 @@ def conversion_fix(result: ExecutionResult, code: str) -> ConversionFix | None:
     return ConversionFix(code=code.replace(line, _STR_CALL.sub("", line)), removed=removed)
 
 
+#: What the model is told when the agent ran the code a validator's note suggested.
+SUGGESTION_NOTE = (
+    "Note: you re-ran an earlier cell unchanged, so I ran the code the earlier note suggested "
+    "instead:\n{code}\nCheck that it computes what the question asks; output:"
+)
+
+
+async def run_suggestion(
+    session: CodeExecutor,
+    run: RunState,
+    code: str,
+    timeout: float | None,
+    on_output: OutputCallback | None,
+) -> tuple[ExecutionResult, str] | None:
+    """Run the code a validator's note suggested (once per suggestion), with ``df`` bound to
+    the model's table when it named it otherwise; the result and the code that ran, or None
+    when there is nothing to run."""
+    mine = run.state_of(CodeActRunState)
+    suggestion, mine.suggested = mine.suggested, None
+    if not suggestion:
+        return None
+    sources = [c.code for c in mine.cells if c.error is None] + [code]
+    if "df" not in assigned_names([CellCode(c) for c in sources]):
+        tables = [n for c in sources for n in frame_names(c)]
+        if not tables:
+            return None
+        suggestion = f"df = {tables[0]}\n{suggestion}"
+    if on_output is not None:
+        on_output("stderr", "\n[" + SUGGESTION_NOTE.format(code=suggestion) + "]\n")
+    return await session.execute(suggestion, timeout=timeout, on_output=on_output), suggestion
+
+
 async def recover_cell(
     probe: CodeExecutor | None,
     run: RunState | None,
@@ -272,7 +305,14 @@ async def recover_cell(
     (``repeated_cell_note``). ``probe`` None means the session must not be probed or re-run."""
     observation = result.to_observation(max_chars)
     if result.ok:
-        return result, observation + repeated_cell_note(run, code), code
+        note = repeated_cell_note(run, code)
+        if note and probe is not None and run is not None:
+            tried = await run_suggestion(probe, run, code, timeout, on_output)
+            if tried is not None:
+                result, ran = tried
+                said = SUGGESTION_NOTE.format(code=ran)
+                return result, f"{said}\n{result.to_observation(max_chars)}", ran
+        return result, observation + note, code
     notes: list[str] = []
     if probe is not None:  # (a column's spaces, then numbers cleaned as text: each once)
         fixed = await rerun_with_columns(

@@ -61,6 +61,20 @@ _QUOTED = re.compile(r"(?<![\w@\[])'([^'\n]{1,40})'(?!\w)|(?<![\w@\[])\"([^\"\n]
 _FILL = re.compile(r"\bfill(?:ing|ed)?\b.{0,60}\bmissing\b|\bmissing\b.{0,60}\bfill", re.I)
 _SKIP = re.compile(r"\b(?:skip|ignore|drop|exclude)\w*\b.{0,40}\bmissing\b|\bknown\b", re.I)
 
+
+class Problem(str):
+    """A rule's note to the model; ``code`` the runnable example it gives, if any (``df``
+    standing for the table: the agent runs it when the model re-runs its old cell instead)."""
+
+    code: str | None = None
+
+
+def _problem(text: str, code: str | None = None) -> Problem:
+    problem = Problem(text)
+    problem.code = code if code and "'COLUMN'" not in code else None
+    return problem
+
+
 #: Rules already applied, by (rule, the run's first cell): the cell objects are the run's own,
 #: so each run is told at most once per rule (bounded; oldest forgotten first).
 _TOLD: OrderedDict[tuple[str, int], object] = OrderedDict()
@@ -134,9 +148,11 @@ def category_problem(question: str, code: str) -> str | None:
                     f"{value!r}]; then compute on sub, not df: "
                     + (f"print({measure})" if measure else "print the one value it asks for")
                 )
-            return (
+            rows = f"sub = df[df[{column!r}] == {value!r}]"
+            return _problem(
                 f"The question is about {value!r} (a value in the data), but your code never "
-                f"filters on it. {example}, then answer."
+                f"filters on it. {example}, then answer.",
+                f"{rows}; print({measure})" if measure else None,
             )
     return None
 
@@ -154,16 +170,18 @@ def column_problem(question: str, code: str) -> str | None:
         )
         if named and not uses_column(code, name):
             group = _asked_groups(question)
-            use = (
-                f"for example: {_group_code(question, group, name)}"
+            example = (
+                _group_code(question, group, name)
                 if group is not None
                 and group != name
                 and name in note_columns(question, numeric=True)
-                else f"df[{name!r}]"
+                else None
             )
-            return (
+            use = f"for example: {example}" if example else f"df[{name!r}]"
+            return _problem(
                 f"The question is about the column {name!r}, but your code never uses it. Use "
-                f"it ({use}), print the result, then answer."
+                f"it ({use}), print the result, then answer.",
+                example,
             )
     return None
 
@@ -237,10 +255,12 @@ def group_problem(question: str, code: str) -> str | None:
     group = _asked_groups(question)
     if group is None:
         return None
-    return (
+    example = _group_code(question, group)
+    return _problem(
         f"The question compares the {group.strip()} groups, but your code never groups by "
-        f"{group!r}. Group by it, for example: {_group_code(question, group)} (with the "
-        "column and aggregate the question asks for), then answer."
+        f"{group!r}. Group by it, for example: {example} (with the column and aggregate the "
+        "question asks for), then answer.",
+        example,
     )
 
 
@@ -294,7 +314,8 @@ def series_problem(outputs: str) -> str | None:
 
 
 def check_rules(candidate: AnswerCandidate) -> str | None:
-    """The first rule the computation breaks (each at most once per run), or None."""
+    """The first rule the computation breaks (each at most once per run), or None; a
+    ``Problem`` carries the runnable example its note gives, if any."""
     code = "\n".join(c.code for c in candidate.ok_cells)
     if not code or not candidate.cells:
         return None

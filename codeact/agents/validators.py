@@ -58,7 +58,13 @@ from codeact.errors import CodeActError
 
 
 class ModelRetry(CodeActError):
-    """Raised by a validator: the answer is not acceptable; the message goes to the model."""
+    """Raised by a validator: the answer is not acceptable; the message goes to the model.
+    ``code``: runnable code the message suggests (``df`` standing for the table), which the
+    CodeAct agent runs itself if the model re-runs an old cell instead of trying it."""
+
+    def __init__(self, message: str = "", *, code: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 #: What a validator returns: the answer to keep (``None`` keeps the candidate as it is; a
@@ -195,7 +201,7 @@ def rules_validator() -> AnswerValidator:
     def validate(candidate: AnswerCandidate) -> None:
         problem = check_rules(candidate)
         if problem is not None:
-            raise ModelRetry(problem)
+            raise ModelRetry(str(problem), code=getattr(problem, "code", None))
 
     return validate
 

@@ -160,3 +160,41 @@ async def test_a_text_clean_up_of_a_text_column_is_left_alone() -> None:
     (result,) = results(events)
     assert not result.tool_output.is_error
     assert "I re-ran" not in result.tool_output.content
+
+
+async def test_a_model_that_re_runs_its_cell_after_a_note_gets_the_suggested_code_run() -> None:
+    """The 1.5B model, told to sum 'units' per region (with the code), re-ran its count of
+    rows; the agent runs the suggested code on the model's table instead, in the open."""
+    from codeact.agents.code import describe_files
+
+    data = b"region,units\nEast,1\nEast,1\nEast,1\nWest,15\nWest,15\n"
+    question = "Which region ordered the most units, and how many? Answer as "
+    question += "@region[name] @units[value].\n\n" + describe_files({"o.csv": data})
+    count = (
+        "<execute>\nimport pandas as pd\norders = pd.read_csv('o.csv')\n"
+        "c = orders['region'].value_counts()\nprint(c.idxmax(), c.max())\n</execute>"
+    )
+    llm = ScriptedLLM(
+        [count, "@region[East] @units[3]", count, "@region[West] @units[30]"],
+        function_calling=False,
+    )
+    ex = executor()
+    async with ex:
+        await ex.upload("o.csv", data)
+        agent = CodeActAgent(llm=llm, executor=ex, **_cli_options())
+        events = await collect(agent.run(question))
+    first, second = results(events)
+    assert first.tool_output.content.strip() == "East 3"
+    content = second.tool_output.content
+    assert "I ran the code the earlier note suggested instead" in content
+    ran = "df = orders\ns = df.groupby('region')['units'].sum(); print(s.idxmax(), s.max())"
+    assert second.tool_kwargs["code"] == ran
+    assert content.rstrip().endswith("West 30")
+    finished = next(e for e in events if isinstance(e, RunFinished))
+    assert "@region[West] @units[30]" in finished.result.response.text
+
+
+def _cli_options() -> dict[str, Any]:
+    from codeact.agents import command_line_options
+
+    return command_line_options(None, require_execution=True, lenient_code=False)
