@@ -175,8 +175,16 @@ def _missing_names(result: ExecutionResult) -> list[str]:
     error = result.error
     if error is None or error.type != "KeyError":
         return []
-    quoted = re.findall(r"'([^'\n]*)'|\"([^\"\n]*)\"", error.message)
+    # (pandas' groupby says "Column not found: RAIN" or "Columns not found: 'A', 'B'")
+    found = _NOT_FOUND.search(error.message)
+    message = found.group(1) if found else error.message
+    quoted = re.findall(r"'([^'\n]*)'|\"([^\"\n]*)\"", message)
+    if found and not quoted:
+        return [found.group(1)]
     return [a or b for a, b in quoted]
+
+
+_NOT_FOUND = re.compile(r"Columns? not found: ([^\n]+?)['\"]?$")
 
 
 async def column_fix(

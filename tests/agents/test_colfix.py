@@ -198,3 +198,14 @@ def _cli_options() -> dict[str, Any]:
     from codeact.agents import command_line_options
 
     return command_line_options(None, require_execution=True, lenient_code=False)
+
+
+async def test_a_groupby_column_not_found_is_fixed_too() -> None:
+    """pandas' groupby says ``KeyError: 'Column not found: WINDSPEED'`` (the 1.5B model looped
+    on it seven times)."""
+    cell = f"{READ}print(df.groupby('DATE')['WINDSPEED'].sum().max())"
+    events, _ = await run([f"<execute>\n{cell}\n</execute>", "ok"])
+    (result,) = results(events)
+    assert not result.tool_output.is_error, result.tool_output.content
+    assert "I re-ran your cell with that name (' WINDSPEED')" in result.tool_output.content
+    assert result.tool_output.content.rstrip().endswith("4.5")
