@@ -15,6 +15,8 @@ No model call: each rule reads the question and the code of the turn's successfu
   only part of a per-row expression).
 - **missing values**: the question asks to fill missing values and no code fills them; or the
   answer is ``nan`` although the question says to skip missing values.
+- **inplace**: ``df['age'].fillna(v, inplace=True)`` changes a copy under pandas 3.
+- **text numbers**: a column of numbers stored as text used without converting it.
 
 Rounding to the asked decimals is done by ``traced_validator`` (it re-rounds the printed
 number). Each rule sends the model back at most once per run, with a precise note; a
@@ -28,6 +30,7 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 from codeact.agents._notecols import (
+    NOTE_COLUMN,
     THRESHOLD,
     category_values,
     column_of_value,
@@ -313,6 +316,56 @@ def series_problem(outputs: str) -> str | None:
     )
 
 
+_INPLACE = re.compile(
+    r"(?P<target>\b[A-Za-z_]\w*\s*\[\s*(?P<q>['\"])[^'\"\n]+(?P=q)\s*\])\s*\.\s*"
+    r"(?P<method>fillna|replace|interpolate|clip|ffill|bfill)\((?P<args>[^()\n]*"
+    r"(?:\([^()\n]*\)[^()\n]*)*?),?\s*inplace\s*=\s*True\s*\)"
+)
+
+
+def inplace_problem(cells_code: list[str]) -> str | None:
+    """``df['age'].fillna(v, inplace=True)``: under pandas' copy-on-write (pandas 3) it
+    changes a copy, so the table keeps its missing values; the example is the last such
+    cell with ``df['age'] = df['age'].fillna(v)``."""
+    for code in reversed(cells_code):
+        m = _INPLACE.search(code)
+        if m is None:
+            continue
+        target, method = m.group("target"), m.group("method")
+        args = m.group("args").strip().rstrip(",").strip()
+        fixed = f"{target} = {target}.{method}({args})"
+        return _problem(
+            f"{m.group(0)} changes a copy in pandas 3 (copy-on-write), not the table: the "
+            f"values are unchanged. Write {fixed} instead, print the result, then answer.",
+            code.replace(m.group(0), fixed, 1),
+        )
+    return None
+
+
+_CONVERTS = re.compile(r"thousands\s*=|to_numeric|\.str\.replace|astype\(|replace\(\s*['\"],")
+
+
+def text_number_problem(question: str, code: str) -> str | None:
+    """A column the files note flags as numbers stored as text (``'2,907,163'``), used by
+    code that never converts it: sorting, comparing or taking the largest of it works on
+    text."""
+    if _CONVERTS.search(code):
+        return None
+    note = question.partition("\n\nFiles in the working directory")[2]
+    for quoted, kind in NOTE_COLUMN.findall(note):
+        if "numbers stored as text" not in kind:
+            continue
+        name = quoted[1:-1]
+        if uses_column(code, name):
+            return (
+                f"The column {name!r} holds numbers stored as text with separators (see the "
+                "files note): sorting, comparing or summing it works on text. Read the file "
+                "with pd.read_csv(..., thousands=',') and run your code again, print the "
+                "result, then answer."
+            )
+    return None
+
+
 def check_rules(candidate: AnswerCandidate) -> str | None:
     """The first rule the computation breaks (each at most once per run), or None; a
     ``Problem`` carries the runnable example its note gives, if any."""
@@ -327,6 +380,8 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("groups", group_problem(question, code)),
         ("column", column_problem(question, code)),
         ("missing", missing_problem(question, code, candidate.text)),
+        ("inplace", inplace_problem([c.code for c in candidate.ok_cells])),
+        ("text numbers", text_number_problem(question, code)),
         ("series", series_problem("\n".join(c.stdout for c in candidate.ok_cells))),
     )
     for rule, problem in problems:
