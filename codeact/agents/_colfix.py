@@ -288,7 +288,8 @@ async def run_suggestion(
     if not suggestion:
         return None
     sources = [c.code for c in mine.cells if c.error is None] + [code]
-    if "df" not in assigned_names([CellCode(c) for c in sources]):
+    uses_df = re.search(r"\bdf\b", suggestion) is not None
+    if uses_df and "df" not in assigned_names([CellCode(c) for c in [*sources, suggestion]]):
         tables = [n for c in sources for n in frame_names(c)]
         if not tables:
             return None
