@@ -92,6 +92,7 @@ class AnswerPolicy:
         except ModelRetry as exc:
             if mine.answer_retries < self.max_answer_retries and not is_last_step(run):
                 mine.answer_retries += 1
+                mine.suggested = exc.code or mine.suggested
                 return _retry(step, reply, str(exc), "validator", mine.answer_retries)
             if any(getattr(v, "traces_values", False) for v in self.validators):
                 candidate = traced_fallback(candidate)

@@ -1,23 +1,31 @@
-"""Re-running a cell whose only fault is a column name's spaces or case.
+"""Re-running a cell whose only fault is a column name's spaces or case (or a text clean-up
+of a column that already holds numbers).
 
 A small model shown the real name (``' WINDSPEED'``) and the fix often resubmits the same
 failing cell. So when a cell fails with a ``KeyError`` for a column name that matches exactly
 one real column of the frame once surrounding whitespace and case are ignored, the cell is run
 again, once, with the string literals that name a column that way replaced by the real names
-(only whole string literals: identifiers, f-strings and substrings are left alone). The model
+(only whole string literals, also those inside an f-string's expressions: identifiers and
+substrings are left alone). The model
 is told plainly what was changed, and the call records the code that actually ran, so the
 events, the transcript and the notebook show it.
+
+Likewise, once: a cell whose failing line applies ``.str.replace(...)`` (or ``.str.strip()``)
+to a column that already holds numbers (``Can only use .str accessor with string values``) is
+run again without those calls on that line.
 """
 
 from __future__ import annotations
 
 import ast
 import io
+import json
 import re
 import tokenize
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from codeact.agents._notecols import frame_names
 from codeact.agents._recover import (
     CellCode,
     assigned_names,
@@ -97,6 +105,37 @@ def string_literals(code: str) -> list[tuple[int, int, str]]:
                 out.append((start, end, value))
     except (tokenize.TokenError, SyntaxError, IndentationError):
         return []
+    return sorted(out + _fstring_literals(code, starts))
+
+
+def _fstring_literals(code: str, starts: list[int]) -> list[tuple[int, int, str]]:
+    """The plain ``str`` literals inside the expressions of f-strings (``f"{d.loc[i, 'A']}"``:
+    ``'A'``), which tokenize leaves inside the f-string's one token."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return []
+    lines = code.splitlines(keepends=True)
+    out = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FormattedValue):
+            continue
+        for sub in ast.walk(node.value):
+            if not (isinstance(sub, ast.Constant) and isinstance(sub.value, str)):
+                continue
+            if sub.end_lineno != sub.lineno or sub.end_col_offset is None:
+                continue
+            raw = lines[sub.lineno - 1].encode()  # (ast offsets count UTF-8 bytes)
+            begin = len(raw[: sub.col_offset].decode(errors="replace"))
+            end = len(raw[: sub.end_col_offset].decode(errors="replace"))
+            segment = lines[sub.lineno - 1][begin:end]
+            try:
+                same = ast.literal_eval(segment) == sub.value
+            except (ValueError, SyntaxError):
+                same = False
+            if same:
+                at = starts[sub.lineno - 1]
+                out.append((at + begin, at + end, sub.value))
     return out
 
 
@@ -119,17 +158,33 @@ def apply_renames(code: str, renames: dict[str, str]) -> str:
     pieces, last = [], 0
     for start, end, value in string_literals(code):
         if value in renames:
-            pieces += [code[last:start], repr(renames[value])]
+            pieces += [code[last:start], _quoted_like(code[start:end], renames[value])]
             last = end
     return "".join([*pieces, code[last:]])
+
+
+def _quoted_like(literal: str, value: str) -> str:
+    """``value`` as a literal in the quotes ``literal`` uses (inside an f-string the other
+    quote would end it)."""
+    if literal.lstrip("rRuU").startswith('"'):
+        return json.dumps(value, ensure_ascii=False)
+    return repr(value) if not repr(value).startswith('"') else json.dumps(value)
 
 
 def _missing_names(result: ExecutionResult) -> list[str]:
     error = result.error
     if error is None or error.type != "KeyError":
         return []
-    quoted = re.findall(r"'([^'\n]*)'|\"([^\"\n]*)\"", error.message)
+    # (pandas' groupby says "Column not found: RAIN" or "Columns not found: 'A', 'B'")
+    found = _NOT_FOUND.search(error.message)
+    message = found.group(1) if found else error.message
+    quoted = re.findall(r"'([^'\n]*)'|\"([^\"\n]*)\"", message)
+    if found and not quoted:
+        return [found.group(1)]
     return [a or b for a, b in quoted]
+
+
+_NOT_FOUND = re.compile(r"Columns? not found: ([^\n]+?)['\"]?$")
 
 
 async def column_fix(
@@ -175,6 +230,75 @@ async def rerun_with_columns(
     return fix, await session.execute(fix.code, timeout=timeout, on_output=on_output)
 
 
+#: pandas' error for ``.str`` on a column that already holds numbers.
+_STR_ON_NUMBERS = "Can only use .str accessor with string values"
+_STR_CALL = re.compile(r"\.str\.(?:replace|strip|lstrip|rstrip)\((?:[^()]|\([^()]*\))*\)")
+
+
+@dataclass(frozen=True)
+class ConversionFix:
+    """A failed cell's code without the text clean-up (``.str.replace(',', '')``) that its
+    failing line applies to a column already holding numbers."""
+
+    code: str
+    removed: tuple[str, ...]
+
+    def note(self) -> str:
+        """What the model (and the transcript) is told about the re-run."""
+        return (
+            "Your cell failed: .str applies only to text, and that column already holds "
+            f"numbers. I re-ran your cell without {', '.join(dict.fromkeys(self.removed))} on "
+            "that line; the column needs no conversion. Output of the re-run:"
+        )
+
+
+def conversion_fix(result: ExecutionResult, code: str) -> ConversionFix | None:
+    """The cell without the ``.str`` text clean-up of its failing line, when that line failed
+    because the column already holds numbers (the model converting numbers stored as text
+    where there are none)."""
+    error = result.error
+    if error is None or _STR_ON_NUMBERS not in f"{error.message}\n{error.traceback}":
+        return None
+    line = failing_line(error.traceback)
+    removed = tuple(_STR_CALL.findall(line))
+    if not line or not removed or code.count(line) != 1:
+        return None
+    return ConversionFix(code=code.replace(line, _STR_CALL.sub("", line)), removed=removed)
+
+
+#: What the model is told when the agent ran the code a validator's note suggested.
+SUGGESTION_NOTE = (
+    "Note: you re-ran an earlier cell unchanged, so I ran the code the earlier note suggested "
+    "instead:\n{code}\nCheck that it computes what the question asks; output:"
+)
+
+
+async def run_suggestion(
+    session: CodeExecutor,
+    run: RunState,
+    code: str,
+    timeout: float | None,
+    on_output: OutputCallback | None,
+) -> tuple[ExecutionResult, str] | None:
+    """Run the code a validator's note suggested (once per suggestion), with ``df`` bound to
+    the model's table when it named it otherwise; the result and the code that ran, or None
+    when there is nothing to run."""
+    mine = run.state_of(CodeActRunState)
+    suggestion, mine.suggested = mine.suggested, None
+    if not suggestion:
+        return None
+    sources = [c.code for c in mine.cells if c.error is None] + [code]
+    uses_df = re.search(r"\bdf\b", suggestion) is not None
+    if uses_df and "df" not in assigned_names([CellCode(c) for c in [*sources, suggestion]]):
+        tables = [n for c in sources for n in frame_names(c)]
+        if not tables:
+            return None
+        suggestion = f"df = {tables[0]}\n{suggestion}"
+    if on_output is not None:
+        on_output("stderr", "\n[" + SUGGESTION_NOTE.format(code=suggestion) + "]\n")
+    return await session.execute(suggestion, timeout=timeout, on_output=on_output), suggestion
+
+
 async def recover_cell(
     probe: CodeExecutor | None,
     run: RunState | None,
@@ -190,16 +314,32 @@ async def recover_cell(
     (``repeated_cell_note``). ``probe`` None means the session must not be probed or re-run."""
     observation = result.to_observation(max_chars)
     if result.ok:
-        return result, observation + repeated_cell_note(run, code), code
-    fixed = None
-    if probe is not None:
+        note = repeated_cell_note(run, code)
+        if note and probe is not None and run is not None:
+            tried = await run_suggestion(probe, run, code, timeout, on_output)
+            if tried is not None:
+                result, ran = tried
+                said = SUGGESTION_NOTE.format(code=ran)
+                return result, f"{said}\n{result.to_observation(max_chars)}", ran
+        return result, observation + note, code
+    notes: list[str] = []
+    if probe is not None:  # (a column's spaces, then numbers cleaned as text: each once)
         fixed = await rerun_with_columns(
             probe, run, result, code, timeout=timeout, on_output=on_output
         )
-    if fixed is not None:
-        fix, result = fixed
-        code = fix.code
-        observation = f"{fix.note()}\n{result.to_observation(max_chars)}"
+        if fixed is not None:
+            fix, result = fixed
+            code = fix.code
+            notes.append(fix.note())
+        conversion = conversion_fix(result, code)
+        if conversion is not None:
+            if on_output is not None:
+                on_output("stderr", f"\n[{conversion.note()}]\n")
+            result = await probe.execute(conversion.code, timeout=timeout, on_output=on_output)
+            code = conversion.code
+            notes.append(conversion.note())
+    if notes:
+        observation = "\n".join([*notes, result.to_observation(max_chars)])
     if not result.ok:
         observation += await failure_hints(probe, run, result, code)
     return result, observation, code

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from codeact.agents._filenote import SEPARATED_NUMBER
+from codeact.agents._notecols import compute_example
 from codeact.agents._style_state import CodeActRunState
 from codeact.executors.base import CodeExecutor, ExecutionResult
 
@@ -174,10 +175,12 @@ def repeated_cell_note(run: RunState | None, code: str) -> str:
         return ""
     names = assigned_names([CellCode(code)])
     kept = f" (its variables {', '.join(names[:6])} still exist)" if names else ""
+    example = compute_example(run.user_msg, code)
+    compute = f", for example {example}" if example else ", print the result"
     return (
         "\nNote: this cell repeats an earlier one and printed the same thing again. Do not run "
-        f"it again{kept}: write the code that computes what the question asks, print the "
-        "result, then answer."
+        f"it again{kept}: write the code that computes what the question asks{compute}, "
+        "then answer."
     )
 
 

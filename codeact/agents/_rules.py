@@ -15,6 +15,8 @@ No model call: each rule reads the question and the code of the turn's successfu
   only part of a per-row expression).
 - **missing values**: the question asks to fill missing values and no code fills them; or the
   answer is ``nan`` although the question says to skip missing values.
+- **inplace**: ``df['age'].fillna(v, inplace=True)`` changes a copy under pandas 3.
+- **text numbers**: a column of numbers stored as text used without converting it.
 
 Rounding to the asked decimals is done by ``traced_validator`` (it re-rounds the printed
 number). Each rule sends the model back at most once per run, with a precise note; a
@@ -23,11 +25,20 @@ model whose code is right can answer again unchanged.
 
 from __future__ import annotations
 
-import ast
 import re
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
+from codeact.agents._notecols import (
+    NOTE_COLUMN,
+    THRESHOLD,
+    category_values,
+    column_of_value,
+    compute_on,
+    note_columns,
+    task_text,
+    uses_column,
+)
 from codeact.agents._placeholders import TOKEN
 
 if TYPE_CHECKING:
@@ -50,15 +61,22 @@ _UNITS = {
 }
 _GROUPING = re.compile(r"groupby|resample|pivot|value_counts|Grouper")
 _QUOTED = re.compile(r"(?<![\w@\[])'([^'\n]{1,40})'(?!\w)|(?<![\w@\[])\"([^\"\n]{1,40})\"(?!\w)")
-_THRESHOLD = re.compile(
-    r"\b(?:more|greater|higher|larger|less|fewer|lower|smaller|younger|older|earlier|later)"
-    r"\s+than\s+(-?\d[\d,]*(?:\.\d+)?)|\b(?:at least|at most|above|below|over|under"
-    r"|exceed(?:s|ing)?|before|after|since)\s+(?:the year\s+)?(-?\d[\d,]*(?:\.\d+)?)\b",
-    re.IGNORECASE,
-)
 _FILL = re.compile(r"\bfill(?:ing|ed)?\b.{0,60}\bmissing\b|\bmissing\b.{0,60}\bfill", re.I)
 _SKIP = re.compile(r"\b(?:skip|ignore|drop|exclude)\w*\b.{0,40}\bmissing\b|\bknown\b", re.I)
-_FORMAT_PART = re.compile(r"^\s*(?:Format|Your final answer|Your answer)\b.*$", re.I | re.M)
+
+
+class Problem(str):
+    """A rule's note to the model; ``code`` the runnable example it gives, if any (``df``
+    standing for the table: the agent runs it when the model re-runs its old cell instead)."""
+
+    code: str | None = None
+
+
+def _problem(text: str, code: str | None = None) -> Problem:
+    problem = Problem(text)
+    problem.code = code if code and "'COLUMN'" not in code else None
+    return problem
+
 
 #: Rules already applied, by (rule, the run's first cell): the cell objects are the run's own,
 #: so each run is told at most once per rule (bounded; oldest forgotten first).
@@ -76,22 +94,9 @@ def _first_time(rule: str, first_cell: object) -> bool:
     return True
 
 
-def _task_text(question: str) -> str:
-    """The question without its answer-format parts and files note (their quotes and numbers
-    are about the format, not the computation): format lines, and each line from its first
-    placeholder on."""
-    text = question.split("\n\nFiles in the working directory", 1)[0]
-    text = _FORMAT_PART.sub("", text)
-    lines = []
-    for line in text.splitlines():
-        token = TOKEN.search(line)
-        lines.append(line[: token.start()] if token else line)
-    return "\n".join(lines)
-
-
 def period_problem(question: str, code: str) -> str | None:
     """The asked period when the code groups but never by it."""
-    task = _task_text(question)
+    task = task_text(question)
     if not _GROUPING.search(code):
         return None
     for unit, (asked, used) in _UNITS.items():
@@ -107,7 +112,7 @@ def period_problem(question: str, code: str) -> str | None:
 
 def filter_problem(question: str, code: str) -> str | None:
     """A quoted value or a threshold of the question that the code never uses."""
-    task = _task_text(question)
+    task = task_text(question)
     low = code.lower()
     for m in _QUOTED.finditer(task):
         value = (m.group(1) or m.group(2)).strip()
@@ -116,7 +121,7 @@ def filter_problem(question: str, code: str) -> str | None:
                 f"The question names {value!r}, but your code never uses it. Apply that "
                 "filter (check the exact spelling in the data), print the result, then answer."
             )
-    for m in _THRESHOLD.finditer(task):
+    for m in THRESHOLD.finditer(task):
         number = (m.group(1) or m.group(2)).replace(",", "")
         spellings = {number, number.replace(".0", ""), f"{number}.0", _underscored(number)}
         if not any(re.search(rf"(?<![\d.]){re.escape(s)}(?![\d])", code) for s in spellings if s):
@@ -127,93 +132,59 @@ def filter_problem(question: str, code: str) -> str | None:
     return None
 
 
-_NOTE_TEXT_COLUMN = re.compile(r"^  - '.*?': text, .*?e\.g\. (.*)$", re.M)
-
-
-def _category_values(question: str) -> list[str]:
-    """The example values of text columns that the files note lists (``'HR'``, ``'Porto'``)."""
-    note = question.partition("\n\nFiles in the working directory")[2]
-    out: dict[str, None] = {}
-    for line in _NOTE_TEXT_COLUMN.findall(note):
-        for value in re.findall(r"'([^'\n]{2,40})'", line):
-            out[value] = None
-    return list(out)
-
-
 def category_problem(question: str, code: str) -> str | None:
-    """A value of a text column (from the files note) named in the question, never used."""
-    task = _task_text(question)
+    """A value of a text column (from the files note) named in the question, never used; the
+    note shows the rows to select and, when the question names a number column and an
+    aggregate, what to compute on them."""
+    task = task_text(question)
     low = code.lower()
-    for value in _category_values(question):
+    for value in category_values(question):
         named = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", task)
         if named and value.lower() not in low:
-            return (
+            column = column_of_value(question, value)
+            measure = compute_on(question, "sub", exclude=column) if column else None
+            if column is None:
+                example = "Select those rows, compute on them, print the one value"
+            else:
+                example = (
+                    f"Select those rows first, for example: sub = df[df[{column!r}] == "
+                    f"{value!r}]; then compute on sub, not df: "
+                    + (f"print({measure})" if measure else "print the one value it asks for")
+                )
+            rows = f"sub = df[df[{column!r}] == {value!r}]"
+            return _problem(
                 f"The question is about {value!r} (a value in the data), but your code never "
-                "filters on it. Select those rows, print the result, then answer."
+                f"filters on it. {example}, then answer.",
+                f"{rows}; print({measure})" if measure else None,
             )
     return None
-
-
-_NOTE_COLUMN = re.compile(
-    r"^  - ('(?:[^'\\\n]|\\.)*'|\"[^\"\n]*\")(?: \(mind the spaces in the name\))?: (.*)$", re.M
-)
-_CATEGORY = re.compile(r"text, (?:\d+ missing, )?\d+ distinct values")
-_NUMERIC = re.compile(r"^(?:int64|float64)\b|numbers stored as text")
-
-
-def _note_columns(question: str, *, categories: bool = False, numeric: bool = False) -> list[str]:
-    """The column names the files note lists (quoted there, spaces and all); with
-    ``categories`` only text columns of a few distinct values (not ids, dates, numbers), with
-    ``numeric`` only numbers (also numbers stored as text)."""
-    note = question.partition("\n\nFiles in the working directory")[2]
-    out: dict[str, None] = {}
-    for quoted, kind in _NOTE_COLUMN.findall(note):
-        if categories and not _CATEGORY.match(kind):
-            continue
-        if numeric and not _NUMERIC.search(kind):
-            continue
-        try:
-            name = ast.literal_eval(quoted)
-        except (ValueError, SyntaxError):
-            continue
-        if isinstance(name, str) and len(name.strip()) >= 3:
-            out[name] = None
-    return list(out)
-
-
-def _uses_column(code: str, name: str) -> bool:
-    """True when ``code`` names the column as a string (``'units'``, spaces stripped or
-    not) or an attribute (``df.units``); a variable such as ``units_sold`` does not count."""
-    quoted = "|".join(re.escape(n) for n in dict.fromkeys((name, name.strip())))
-    if re.search(rf"(['\"])\s*(?:{quoted})\s*\1", code, re.I):
-        return True
-    bare = name.strip()
-    return bare.isidentifier() and re.search(rf"\.{re.escape(bare)}(?!\w)", code, re.I) is not None
 
 
 def column_problem(question: str, code: str) -> str | None:
     """A column of the files note that the question names as a word (``units``, ``unit
     price`` for ``unit_price``) and that no code uses (counting rows instead of summing
     ``units``, one overall mean instead of one per ``department``)."""
-    task = _task_text(question)
-    for name in _note_columns(question):
+    task = task_text(question)
+    for name in note_columns(question):
         bare = name.strip()
         spoken = {bare, bare.replace("_", " ")}
         named = any(
             re.search(rf"(?<![\w'\"]){re.escape(w)}(?![\w'\"])", task, re.I) for w in spoken
         )
-        if named and not _uses_column(code, name):
+        if named and not uses_column(code, name):
             group = _asked_groups(question)
-            use = (
-                f"for example: {_group_code(question, group, name)}"
+            example = (
+                _group_code(question, group, name)
                 if group is not None
                 and group != name
-                and name in _note_columns(question, numeric=True)
-                else f"df[{name!r}]"
+                and name in note_columns(question, numeric=True)
+                else None
             )
-            return (
+            use = f"for example: {example}" if example else f"df[{name!r}]"
+            return _problem(
                 f"The question is about the column {name!r}, but your code never uses it. Use "
-                f"it ({use}), print the result, then answer."
+                f"it ({use}), print the result, then answer.",
+                example,
             )
     return None
 
@@ -231,8 +202,8 @@ _AGGREGATE = re.compile(
 def _asked_groups(question: str) -> str | None:
     """The category column whose groups the question compares (``per station``, ``each
     department``, ``which city`` with an aggregate such as "average" or "most"), if any."""
-    task = _task_text(question)
-    for name in _note_columns(question, categories=True):
+    task = task_text(question)
+    for name in note_columns(question, categories=True):
         word = re.escape(name.strip())
         per = re.search(rf"\b(?:each|per|every)\s+{word}\b", task, re.I)
         which = re.search(rf"\bwhich\s+{word}\b", task, re.I) and _AGGREGATE.search(task)
@@ -259,11 +230,11 @@ _EXTREME = re.compile(
 def _group_code(question: str, group: str, value: str | None = None) -> str:
     """Concrete code for the asked comparison: ``df.groupby(group)[value].agg()`` with the
     aggregate the question's words name, then the extreme group it asks for."""
-    task = _task_text(question)
+    task = task_text(question)
     if value is None:
         named = [
             n
-            for n in _note_columns(question, numeric=True)
+            for n in note_columns(question, numeric=True)
             if n != group and re.search(rf"(?<!\w){re.escape(n.strip())}(?!\w)", task, re.I)
         ]
         value = named[0] if named else None
@@ -287,10 +258,12 @@ def group_problem(question: str, code: str) -> str | None:
     group = _asked_groups(question)
     if group is None:
         return None
-    return (
+    example = _group_code(question, group)
+    return _problem(
         f"The question compares the {group.strip()} groups, but your code never groups by "
-        f"{group!r}. Group by it, for example: {_group_code(question, group)} (with the "
-        "column and aggregate the question asks for), then answer."
+        f"{group!r}. Group by it, for example: {example} (with the column and aggregate the "
+        "question asks for), then answer.",
+        example,
     )
 
 
@@ -309,7 +282,7 @@ def _underscored(number: str) -> str:
 
 def missing_problem(question: str, code: str, answer: str) -> str | None:
     """Missing values the question asks to fill, or a ``nan`` answer it asks to avoid."""
-    task = _task_text(question)
+    task = task_text(question)
     if _FILL.search(task) and not re.search(r"fillna|interpolate|SimpleImputer", code):
         return (
             "The question asks to fill missing values, but your code never fills them "
@@ -343,8 +316,59 @@ def series_problem(outputs: str) -> str | None:
     )
 
 
+_INPLACE = re.compile(
+    r"(?P<target>\b[A-Za-z_]\w*\s*\[\s*(?P<q>['\"])[^'\"\n]+(?P=q)\s*\])\s*\.\s*"
+    r"(?P<method>fillna|replace|interpolate|clip|ffill|bfill)\((?P<args>[^()\n]*"
+    r"(?:\([^()\n]*\)[^()\n]*)*?),?\s*inplace\s*=\s*True\s*\)"
+)
+
+
+def inplace_problem(cells_code: list[str]) -> str | None:
+    """``df['age'].fillna(v, inplace=True)``: under pandas' copy-on-write (pandas 3) it
+    changes a copy, so the table keeps its missing values; the example is the last such
+    cell with ``df['age'] = df['age'].fillna(v)``."""
+    for code in reversed(cells_code):
+        m = _INPLACE.search(code)
+        if m is None:
+            continue
+        target, method = m.group("target"), m.group("method")
+        args = m.group("args").strip().rstrip(",").strip()
+        fixed = f"{target} = {target}.{method}({args})"
+        return _problem(
+            f"{m.group(0)} changes a copy in pandas 3 (copy-on-write), not the table: the "
+            f"values are unchanged. Write {fixed} instead, print the result, then answer.",
+            code.replace(m.group(0), fixed, 1),
+        )
+    return None
+
+
+_CONVERTS = re.compile(r"thousands\s*=|to_numeric|\.str\.replace|astype\(|replace\(\s*['\"],")
+
+
+def text_number_problem(question: str, code: str) -> str | None:
+    """A column the files note flags as numbers stored as text (``'2,907,163'``), used by
+    code that never converts it: sorting, comparing or taking the largest of it works on
+    text."""
+    if _CONVERTS.search(code):
+        return None
+    note = question.partition("\n\nFiles in the working directory")[2]
+    for quoted, kind in NOTE_COLUMN.findall(note):
+        if "numbers stored as text" not in kind:
+            continue
+        name = quoted[1:-1]
+        if uses_column(code, name):
+            return (
+                f"The column {name!r} holds numbers stored as text with separators (see the "
+                "files note): sorting, comparing or summing it works on text. Read the file "
+                "with pd.read_csv(..., thousands=',') and run your code again, print the "
+                "result, then answer."
+            )
+    return None
+
+
 def check_rules(candidate: AnswerCandidate) -> str | None:
-    """The first rule the computation breaks (each at most once per run), or None."""
+    """The first rule the computation breaks (each at most once per run), or None; a
+    ``Problem`` carries the runnable example its note gives, if any."""
     code = "\n".join(c.code for c in candidate.ok_cells)
     if not code or not candidate.cells:
         return None
@@ -356,6 +380,8 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("groups", group_problem(question, code)),
         ("column", column_problem(question, code)),
         ("missing", missing_problem(question, code, candidate.text)),
+        ("inplace", inplace_problem([c.code for c in candidate.ok_cells])),
+        ("text numbers", text_number_problem(question, code)),
         ("series", series_problem("\n".join(c.stdout for c in candidate.ok_cells))),
     )
     for rule, problem in problems:

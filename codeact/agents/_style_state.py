@@ -27,6 +27,9 @@ class CodeActRunState:
     answer_retries: int = 0
     #: How often each error was seen (the recovery hints change on a repeat).
     error_counts: dict[str, int] = field(default_factory=dict)
+    #: Code a validator's note suggested (``ModelRetry.code``), until the agent ran it for a
+    #: model that re-ran an old cell instead.
+    suggested: str | None = None
 
 
 @dataclass

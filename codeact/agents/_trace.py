@@ -178,6 +178,7 @@ def best_traced_values(question: str, cells: Sequence[CellRun]) -> dict[str, str
         lines = [ln for ln in "\n".join(computed_texts([ok[-1]])).splitlines() if ln.strip()]
         if lines:
             found.update(bare_values(lines[-1], wanted, texts))
+            found.update(renamed_values(lines[-1], wanted, texts))
     places = rounding(question)
     return {n: round_as_asked(v, places[n], texts) if n in places else v for n, v in found.items()}
 
@@ -185,6 +186,8 @@ def best_traced_values(question: str, cells: Sequence[CellRun]) -> dict[str, str
 def _labelled(name: str, shown: str) -> str | None:
     words = [w for w in name.lower().split("_") if w]
     for line in reversed(shown.splitlines()):
+        if TOKEN.search(line):  # (placeholders are read by their names: ``renamed_values``)
+            continue
         low = re.sub(r"[^a-z0-9]+", " ", line.lower())
         if not words or not all(re.search(rf"\b{re.escape(w)}", low) for w in words):
             continue
@@ -241,3 +244,16 @@ def bare_values(text: str, wanted: Sequence[str], texts: Sequence[str]) -> dict[
     if len(values) != len(wanted) or not all(v and traces(v, texts) for v in values):
         return {}
     return dict(zip(wanted, values, strict=True))
+
+
+def renamed_values(text: str, wanted: Sequence[str], texts: Sequence[str]) -> dict[str, str]:
+    """The asked placeholders filled in order from placeholders under other names
+    (``@largest_sales_city[Lyon] @largest_sales[85484554]`` for ``@city`` and
+    ``@city_sales``), when none of the asked names is there, there is one per asked name and
+    every value comes from a cell (``traces``); else empty."""
+    tokens = [(n, v.strip()) for n, v in TOKEN.findall(text or "")]
+    if not wanted or len(tokens) != len(wanted) or any(n in wanted for n, _ in tokens):
+        return {}
+    if not all(v and traces(v, texts) for _, v in tokens):
+        return {}
+    return {name: value for name, (_, value) in zip(wanted, tokens, strict=True)}

@@ -49,6 +49,7 @@ from codeact.agents._trace import (
     computed_texts,
     given_values,
     jsonable,
+    renamed_values,
     round_as_asked,
     trace_answer,
     traces,
@@ -57,7 +58,13 @@ from codeact.errors import CodeActError
 
 
 class ModelRetry(CodeActError):
-    """Raised by a validator: the answer is not acceptable; the message goes to the model."""
+    """Raised by a validator: the answer is not acceptable; the message goes to the model.
+    ``code``: runnable code the message suggests (``df`` standing for the table), which the
+    CodeAct agent runs itself if the model re-runs an old cell instead of trying it."""
+
+    def __init__(self, message: str = "", *, code: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 #: What a validator returns: the answer to keep (``None`` keeps the candidate as it is; a
@@ -94,9 +101,10 @@ def placeholder_validator(question: str | None = None, *, carry: bool = True) ->
     default), values that the turn's successful cells printed as ``@name[value]`` fill in what
     the prose left out, and so does the one number of a prose answer to a one-value question
     when a cell printed it; an answer that is nothing but one value per asked name, each
-    printed by a cell (``@Graz @503.4``), is read in the asked order (``bare_values``);
-    nothing else is ever filled in. Otherwise it raises ``ModelRetry``
-    naming the missing placeholders.
+    printed by a cell (``@Graz @503.4``), is read in the asked order (``bare_values``), and so
+    is an answer whose placeholders all have other names, one per asked name, each value
+    printed by a cell (``renamed_values``); nothing else is ever filled in. Otherwise it
+    raises ``ModelRetry`` naming the missing placeholders.
     """
 
     def validate(candidate: AnswerCandidate) -> AnswerCandidate | None:
@@ -115,8 +123,11 @@ def placeholder_validator(question: str | None = None, *, carry: bool = True) ->
                 printed.update(given_values(cell.stdout, template))
             if len(wanted) == 1 and not printed:
                 printed.update(_prose_value(candidate, wanted[0]))
-            bare = bare_values(candidate.text, wanted, computed_texts(candidate.ok_cells))
-            if bare:  # an answer of nothing but the values, in the asked order
+            texts = computed_texts(candidate.ok_cells)
+            bare = bare_values(candidate.text, wanted, texts) or renamed_values(
+                candidate.text, wanted, texts
+            )
+            if bare:  # the values alone, or under other names: in the asked order
                 tokens = " ".join(f"@{n}[{printed.get(n, bare[n])}]" for n in wanted)
                 return candidate.replace(text=tokens)
             if all(n in printed for n in missing):
@@ -190,7 +201,7 @@ def rules_validator() -> AnswerValidator:
     def validate(candidate: AnswerCandidate) -> None:
         problem = check_rules(candidate)
         if problem is not None:
-            raise ModelRetry(problem)
+            raise ModelRetry(str(problem), code=getattr(problem, "code", None))
 
     return validate
 

@@ -109,7 +109,7 @@ def test_only_whole_string_literals_are_renamed() -> None:
     assert renames == {"WINDSPEED": " WINDSPEED"}
     assert apply_renames(code, renames) == (
         "x = df[' WINDSPEED']\n"
-        "print(f'{WINDSPEED}', 'WINDSPEED mean', ' WINDSPEED')\n"
+        "print(f'{WINDSPEED}', 'WINDSPEED mean', \" WINDSPEED\")\n"
         "WINDSPEED = 1  # 'WINDSPEED'\n"
     )
 
@@ -117,3 +117,95 @@ def test_only_whole_string_literals_are_renamed() -> None:
 def test_literals_of_code_that_does_not_tokenize_are_none() -> None:
     assert string_literals("x = '''unterminated") == []
     assert renames_for("df['DATE']", ["DATE"]) == {}
+
+
+def test_literals_inside_f_string_expressions_are_renamed_in_their_own_quotes() -> None:
+    """The 1.5B model wrote the column inside an f-string's expression and looped on it."""
+    code = (
+        "print(f\"@w[{d.loc[d['DATE'] == x, 'WINDSPEED'].values[0]:.2f}]\")\n"
+        'print(f\'{d["WINDSPEED"].max()} é {"WINDSPEED"!r}\')\n'
+    )
+    renames = renames_for(code, ["DATE", " WINDSPEED"])
+    assert renames == {"WINDSPEED": " WINDSPEED"}
+    fixed = apply_renames(code, renames)
+    assert fixed == (
+        "print(f\"@w[{d.loc[d['DATE'] == x, ' WINDSPEED'].values[0]:.2f}]\")\n"
+        'print(f\'{d[" WINDSPEED"].max()} é {" WINDSPEED"!r}\')\n'
+    )
+    compile(fixed, "cell", "exec")
+
+
+async def test_a_text_clean_up_of_a_numeric_column_is_dropped_and_the_cell_re_run() -> None:
+    """The column's name is fixed first, then its .str.replace(...) on numbers: two re-runs
+    of one cell, each said (the 1.5B model resubmitted this cell seven times)."""
+    cell = (
+        f"{READ}df['WINDSPEED'] = df['WINDSPEED'].str.replace(',', '').astype(float)\n"
+        "print(df['WINDSPEED'].max())"
+    )
+    events, _ = await run([f"<execute>\n{cell}\n</execute>", "@mean_wind[4.5]"])
+    (result,) = results(events)
+    content = result.tool_output.content
+    assert not result.tool_output.is_error, content
+    assert "I re-ran your cell with that name (' WINDSPEED')" in content
+    assert "I re-ran your cell without .str.replace(',', '') on that line" in content
+    assert content.rstrip().endswith("4.5")
+    assert result.tool_kwargs["code"].endswith(
+        "df[' WINDSPEED'] = df[' WINDSPEED'].astype(float)\nprint(df[' WINDSPEED'].max())"
+    )
+
+
+async def test_a_text_clean_up_of_a_text_column_is_left_alone() -> None:
+    csv_cell = f"{READ}print(df['DATE'].str.replace('-', '').astype(int).max())"
+    events, _ = await run([f"<execute>\n{csv_cell}\n</execute>", "ok"])
+    (result,) = results(events)
+    assert not result.tool_output.is_error
+    assert "I re-ran" not in result.tool_output.content
+
+
+async def test_a_model_that_re_runs_its_cell_after_a_note_gets_the_suggested_code_run() -> None:
+    """The 1.5B model, told to sum 'units' per region (with the code), re-ran its count of
+    rows; the agent runs the suggested code on the model's table instead, in the open."""
+    from codeact.agents.code import describe_files
+
+    data = b"region,units\nEast,1\nEast,1\nEast,1\nWest,15\nWest,15\n"
+    question = "Which region ordered the most units, and how many? Answer as "
+    question += "@region[name] @units[value].\n\n" + describe_files({"o.csv": data})
+    count = (
+        "<execute>\nimport pandas as pd\norders = pd.read_csv('o.csv')\n"
+        "c = orders['region'].value_counts()\nprint(c.idxmax(), c.max())\n</execute>"
+    )
+    llm = ScriptedLLM(
+        [count, "@region[East] @units[3]", count, "@region[West] @units[30]"],
+        function_calling=False,
+    )
+    ex = executor()
+    async with ex:
+        await ex.upload("o.csv", data)
+        agent = CodeActAgent(llm=llm, executor=ex, **_cli_options())
+        events = await collect(agent.run(question))
+    first, second = results(events)
+    assert first.tool_output.content.strip() == "East 3"
+    content = second.tool_output.content
+    assert "I ran the code the earlier note suggested instead" in content
+    ran = "df = orders\ns = df.groupby('region')['units'].sum(); print(s.idxmax(), s.max())"
+    assert second.tool_kwargs["code"] == ran
+    assert content.rstrip().endswith("West 30")
+    finished = next(e for e in events if isinstance(e, RunFinished))
+    assert "@region[West] @units[30]" in finished.result.response.text
+
+
+def _cli_options() -> dict[str, Any]:
+    from codeact.agents import command_line_options
+
+    return command_line_options(None, require_execution=True, lenient_code=False)
+
+
+async def test_a_groupby_column_not_found_is_fixed_too() -> None:
+    """pandas' groupby says ``KeyError: 'Column not found: WINDSPEED'`` (the 1.5B model looped
+    on it seven times)."""
+    cell = f"{READ}print(df.groupby('DATE')['WINDSPEED'].sum().max())"
+    events, _ = await run([f"<execute>\n{cell}\n</execute>", "ok"])
+    (result,) = results(events)
+    assert not result.tool_output.is_error, result.tool_output.content
+    assert "I re-ran your cell with that name (' WINDSPEED')" in result.tool_output.content
+    assert result.tool_output.content.rstrip().endswith("4.5")

@@ -110,3 +110,35 @@ async def test_a_successful_cell_run_again_unchanged_gets_a_note() -> None:
     assert "(its variables hr still exist)" in outputs[2]
     outputs, _ = await run([READ, show, show, "done"], recovery_hints=False)
     assert "repeats an earlier one" not in outputs[2]
+
+
+async def test_a_repeated_filter_cell_is_told_what_to_compute_on_its_rows() -> None:
+    """The 1.5B model printed the selected rows again and again; the note names the value
+    to compute on them, from the column and aggregate the question names."""
+    from codeact.agents.code import describe_files
+
+    data = b"name,department,salary\n" + b"".join(
+        f"e{i},{d},{50 + i}\n".encode() for i, d in enumerate(["HR", "Sales", "HR", "IT"])
+    )
+    question = "What is the standard deviation of salaries in HR? Answer as @std[value].\n\n"
+    question += describe_files({"e.csv": data})
+    show = (
+        "<execute>\nimport pandas as pd\ndf = pd.read_csv('e.csv')\n"
+        "hr = df[df['department'] == 'HR']\nprint(hr)\n</execute>"
+    )
+    llm = ScriptedLLM([show, show, "done"], function_calling=False)
+    ex = executor()
+    async with ex:
+        await ex.upload("e.csv", data)
+        events = await collect(CodeActAgent(llm=llm, executor=ex).run(question))
+    outputs = [e.tool_output.content for e in events if isinstance(e, ToolCallResult)]
+    assert "for example print(hr['salary'].std())" in outputs[1]
+    assert "for example" not in outputs[0]
+    # a question with a threshold as well: no example that would skip it
+    threshold = question.replace("in HR?", "in HR older than 40?")
+    llm = ScriptedLLM([show, show, "done"], function_calling=False)
+    async with executor() as ex:
+        await ex.upload("e.csv", data)
+        events = await collect(CodeActAgent(llm=llm, executor=ex).run(threshold))
+    outputs = [e.tool_output.content for e in events if isinstance(e, ToolCallResult)]
+    assert "repeats an earlier one" in outputs[1] and "for example" not in outputs[1]

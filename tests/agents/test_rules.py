@@ -71,7 +71,15 @@ def test_a_category_value_of_the_files_note_named_in_the_question_must_be_filter
     q = "What is the std of salaries in HR? Answer as @std[value].\n\n" + describe_files(
         {"e.csv": data}
     )
-    assert "about 'HR'" in (check(candidate(q, "df.salary.std()")) or "")
+    said = check(candidate(q, "df.salary.std()")) or ""
+    assert "about 'HR'" in said
+    # concrete: the rows (the column the note lists 'HR' under), then the asked aggregate of
+    # the one number column the question names ("salaries": 'salary')
+    assert "sub = df[df['department'] == 'HR']" in said and "print(sub['salary'].std())" in said
+    said = check(candidate(q.replace("std of", "total of"), "df.salary.sum()")) or ""
+    assert "print(sub['salary'].sum())" in said
+    said = check(candidate(q.replace("salaries in", "salaries above 60 in"), "df[df.salary > 60]"))
+    assert "sub = df[df['department'] == 'HR']" in (said or "") and "print(sub[" not in (said or "")
     assert check(candidate(q, "df[df.department == 'HR'].salary.std()")) is None
     assert check(candidate(q.replace("in HR", "overall"), "df.salary.std()")) is None
 
@@ -220,3 +228,55 @@ def test_the_group_rule_suggests_the_asked_aggregate(question: str, suggested: s
     note = describe_files({"e.csv": b"city,age,units\nLyon,30,1\nGraz,50,2\nLyon,40,3\n"})
     said = check(candidate(f"{question} Answer as @c[name].\n\n{note}", "print(1 > 3)")) or ""
     assert suggested in said, said
+
+
+def test_an_inplace_fill_of_a_column_is_sent_back_with_the_assignment() -> None:
+    """pandas 3 (copy-on-write): df['age'].fillna(v, inplace=True) leaves df as it was (the
+    1.5B model's answer to two held-out questions)."""
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('p.csv')\n"
+        "df['age'].fillna(df['age'].median(), inplace=True)\nprint(df['age'].mean())"
+    )
+    q = "Fill missing ages with the median age, then the mean age. Answer as @mean_age[value]."
+    said = check(candidate(q, cell))
+    assert said is not None and "changes a copy in pandas 3" in said
+    assert "df['age'] = df['age'].fillna(df['age'].median())" in said
+    assert (
+        check(
+            candidate(
+                q,
+                cell.replace("df['age'].fillna(", "df['age'] = df['age'].fillna(").replace(
+                    ", inplace=True)", ")"
+                ),
+            )
+        )
+        is None
+    )
+    assert check(candidate(q, "df.fillna(0, inplace=True)")) is None  # the frame itself: fine
+
+
+def test_the_inplace_note_carries_the_fixed_cell_to_run() -> None:
+    from codeact.agents._rules import inplace_problem
+
+    cell = (
+        "s = pd.read_csv('s.csv')\ns['rating'].fillna(m, inplace=True)\nprint(s['rating'].mean())"
+    )
+    problem = inplace_problem([cell])
+    assert problem is not None
+    assert getattr(problem, "code", None) == cell.replace(
+        "s['rating'].fillna(m, inplace=True)", "s['rating'] = s['rating'].fillna(m)"
+    )
+
+
+def test_a_column_of_numbers_stored_as_text_used_unconverted_is_sent_back() -> None:
+    from codeact.agents.code import describe_files
+
+    data = b'shop,Annual Sales,employees\nA,"2,907,163",19\nB,"994,412",33\nC,"1,506,885",4\n'
+    q = "Mean employees of the 2 shops with the largest annual sales? Answer as @m[value].\n\n"
+    q += describe_files({"s.csv": data})
+    top = (
+        "s = pd.read_csv('s.csv')\nprint(s.sort_values('Annual Sales').tail(2)['employees'].mean())"
+    )
+    said = check(candidate(q, top)) or ""
+    assert "numbers stored as text" in said and "thousands=','" in said
+    assert check(candidate(q, top.replace("'s.csv')", "'s.csv', thousands=',')"))) is None

@@ -139,3 +139,37 @@ def test_an_answer_of_bare_values_is_read_in_the_asked_order(
             apply_validators([placeholder_validator()], c)
     else:
         assert apply_validators([placeholder_validator()], c).text == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "stdout", "expected"),
+    [
+        (  # the 1.5B model's names for what it computed right
+            "@largest_sales_city[Lyon] @largest_sales[85484554]",
+            "@largest_sales_city[Lyon] @largest_sales[85484554]\n",
+            "@city[Lyon] @city_sales[85484554]",
+        ),
+        ("@top[Lyon] @total[85484554]", "Lyon 85484554", "@city[Lyon] @city_sales[85484554]"),
+        ("@top[Lyon] @total[9]", "Lyon 85484554", None),  # 9 printed by no cell
+        ("@top[Lyon]", "Lyon 85484554", None),  # one placeholder for two names
+        ("@city[Lyon] @total[85484554]", "Lyon 85484554", None),  # one asked name: not renamed
+    ],
+)
+def test_an_answer_under_other_placeholder_names_is_read_in_the_asked_order(
+    answer: str, stdout: str, expected: str | None
+) -> None:
+    q = "Which city has the largest sales, and what are they? Answer as @city[name] @city_sales[value]."
+    c = AnswerCandidate(text=answer, question=q, cells=[CellRun(code="...", stdout=stdout)])
+    if expected is None:
+        with pytest.raises(ModelRetry):
+            apply_validators([placeholder_validator()], c)
+    else:
+        assert apply_validators([placeholder_validator()], c).text == expected
+
+
+def test_the_traced_answer_at_a_limit_reads_printed_placeholders_under_other_names() -> None:
+    from codeact.agents._trace import best_traced_answer
+
+    q = "Which city has the largest sales? Answer as @city[name] @city_sales[value]."
+    cells = [CellRun(code="...", stdout="@largest_city[Lyon] @largest_sales[85484554]\n")]
+    assert best_traced_answer(q, cells) == "@city[Lyon] @city_sales[85484554]"

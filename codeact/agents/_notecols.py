@@ -1,0 +1,202 @@
+"""What the question and its files note say about the data: the task text without the answer
+format, the columns the note lists (text columns of a few values, number columns), the column
+a value belongs to, and the column and aggregate a question names — for the rules
+(``_rules.py``) and the recovery notes (``_recover.py``)."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from codeact.agents._placeholders import TOKEN
+
+THRESHOLD = re.compile(
+    r"\b(?:more|greater|higher|larger|less|fewer|lower|smaller|younger|older|earlier|later)"
+    r"\s+than\s+(-?\d[\d,]*(?:\.\d+)?)|\b(?:at least|at most|above|below|over|under"
+    r"|exceed(?:s|ing)?|before|after|since)\s+(?:the year\s+)?(-?\d[\d,]*(?:\.\d+)?)\b",
+    re.IGNORECASE,
+)
+
+
+_FORMAT_PART = re.compile(r"^\s*(?:Format|Your final answer|Your answer)\b.*$", re.I | re.M)
+
+
+def task_text(question: str) -> str:
+    """The question without its answer-format parts and files note (their quotes and numbers
+    are about the format, not the computation): format lines, and each line from its first
+    placeholder on."""
+    text = question.split("\n\nFiles in the working directory", 1)[0]
+    text = _FORMAT_PART.sub("", text)
+    lines = []
+    for line in text.splitlines():
+        token = TOKEN.search(line)
+        lines.append(line[: token.start()] if token else line)
+    return "\n".join(lines)
+
+
+_NOTE_TEXT_COLUMN = re.compile(r"^  - '.*?': text, .*?e\.g\. (.*)$", re.M)
+
+
+def category_values(question: str) -> list[str]:
+    """The example values of text columns that the files note lists (``'HR'``, ``'Porto'``)."""
+    note = question.partition("\n\nFiles in the working directory")[2]
+    out: dict[str, None] = {}
+    for line in _NOTE_TEXT_COLUMN.findall(note):
+        for value in re.findall(r"'([^'\n]{2,40})'", line):
+            out[value] = None
+    return list(out)
+
+
+def column_of_value(question: str, value: str) -> str | None:
+    """The text column whose example values in the files note include ``value``."""
+    note = question.partition("\n\nFiles in the working directory")[2]
+    for quoted, kind in NOTE_COLUMN.findall(note):
+        if CATEGORY.match(kind) and f"{value!r}" in kind:
+            try:
+                name = ast.literal_eval(quoted)
+            except (ValueError, SyntaxError):
+                return None
+            return name if isinstance(name, str) else None
+    return None
+
+
+def spoken_forms(name: str) -> set[str]:
+    """How a question may say a column's name: as is, with spaces for underscores, plural
+    or singular (``salary``: ``salaries``; ``fares``: ``fare``)."""
+    bare = name.strip().replace("_", " ")
+    forms = {bare, name.strip()}
+    if bare.endswith("y") and bare[-2:-1] not in "aeiou":
+        forms.add(bare[:-1] + "ies")
+    elif bare.endswith("s"):
+        forms.add(bare[:-1])
+    else:
+        forms.add(bare + "s")
+    return forms
+
+
+def named_number_columns(question: str, *, exclude: str | None = None) -> list[str]:
+    """The number columns of the files note the question names (in any ``spoken_forms``)."""
+    task = task_text(question)
+    return [
+        n
+        for n in note_columns(question, numeric=True)
+        if n != exclude
+        and any(
+            re.search(rf"(?<![\w'\"]){re.escape(w)}(?![\w'\"])", task, re.I)
+            for w in spoken_forms(n)
+        )
+    ]
+
+
+#: The aggregate a question's words name, for one column (first match wins).
+_ONE_AGG = (
+    (r"standard deviation|std", "std()"),
+    (r"variance", "var()"),
+    (r"average|mean", "mean()"),
+    (r"median", "median()"),
+    (r"total|sum", "sum()"),
+    (r"highest|largest|maximum|max", "max()"),
+    (r"lowest|smallest|minimum|min", "min()"),
+)
+
+
+def compute_on(question: str, frame: str, *, exclude: str | None = None) -> str | None:
+    """``frame[column].agg()`` for the number column and aggregate the question names (or
+    ``len(frame)`` for "how many"), None when it names no such pair."""
+    task = task_text(question)
+    if THRESHOLD.search(task) or len(category_values_named(question)) > 1:
+        return None  # (more filters to apply: the rows alone are a safe example)
+    columns = named_number_columns(question, exclude=exclude)
+    agg = next((a for w, a in _ONE_AGG if re.search(rf"\b(?:{w})\b", task, re.I)), None)
+    if len(columns) == 1 and agg is not None:  # (several: a formula of them, not guessed)
+        return f"{frame}[{columns[0]!r}].{agg}"
+    if not columns and re.search(r"\bhow many\b|\bnumber of\b", task, re.I):
+        return f"len({frame})"
+    return None
+
+
+def category_values_named(question: str) -> list[str]:
+    task = task_text(question)
+    return [
+        v for v in category_values(question) if re.search(rf"(?<!\w){re.escape(v)}(?!\w)", task)
+    ]
+
+
+NOTE_COLUMN = re.compile(
+    r"^  - ('(?:[^'\\\n]|\\.)*'|\"[^\"\n]*\")(?: \(mind the spaces in the name\))?: (.*)$", re.M
+)
+
+
+CATEGORY = re.compile(r"text, (?:\d+ missing, )?\d+ distinct values")
+
+
+_NUMERIC = re.compile(r"^(?:int64|float64)\b|numbers stored as text")
+
+
+def note_columns(question: str, *, categories: bool = False, numeric: bool = False) -> list[str]:
+    """The column names the files note lists (quoted there, spaces and all); with
+    ``categories`` only text columns of a few distinct values (not ids, dates, numbers), with
+    ``numeric`` only numbers (also numbers stored as text)."""
+    note = question.partition("\n\nFiles in the working directory")[2]
+    out: dict[str, None] = {}
+    for quoted, kind in NOTE_COLUMN.findall(note):
+        if categories and not CATEGORY.match(kind):
+            continue
+        if numeric and not _NUMERIC.search(kind):
+            continue
+        try:
+            name = ast.literal_eval(quoted)
+        except (ValueError, SyntaxError):
+            continue
+        if isinstance(name, str) and len(name.strip()) >= 3:
+            out[name] = None
+    return list(out)
+
+
+def uses_column(code: str, name: str) -> bool:
+    """True when ``code`` names the column as a string (``'units'``, spaces stripped or
+    not) or an attribute (``df.units``); a variable such as ``units_sold`` does not count."""
+    quoted = "|".join(re.escape(n) for n in dict.fromkeys((name, name.strip())))
+    if re.search(rf"(['\"])\s*(?:{quoted})\s*\1", code, re.I):
+        return True
+    bare = name.strip()
+    return bare.isidentifier() and re.search(rf"\.{re.escape(bare)}(?!\w)", code, re.I) is not None
+
+
+def frame_names(code: str) -> list[str]:
+    """Top-level names ``code`` assigns a table to, in order: ``pd.read_csv(...)``, rows
+    selected with a comparison (``df[df.a == 'x']``, ``.loc[...]``), ``.query(...)``,
+    ``.dropna(...)``, ``.copy()``."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    out: list[str] = []
+    for node in tree.body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            continue
+        target, value = node.targets[0], node.value
+        if isinstance(target, ast.Name) and _makes_frame(value):
+            out.append(target.id)
+    return out
+
+
+def _makes_frame(value: ast.expr) -> bool:
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+        return value.func.attr in {"read_csv", "query", "dropna", "copy", "read_excel"}
+    if isinstance(value, ast.Subscript):
+        selects = isinstance(value.value, ast.Attribute) and value.value.attr == "loc"
+        return selects or any(isinstance(n, ast.Compare) for n in ast.walk(value.slice))
+    return False
+
+
+def compute_example(question: str, code: str) -> str:
+    """``print(rows['column'].agg())`` on the last table ``code`` made, when the question
+    names one number column and an aggregate (``compute_on``) and the code already selects
+    the values the question names; else ''."""
+    frames = frame_names(code)
+    low = code.lower()
+    if not frames or any(v.lower() not in low for v in category_values_named(question)):
+        return ""
+    measure = compute_on(question, frames[-1])
+    return f"print({measure})" if measure else ""
