@@ -167,8 +167,9 @@ def record_cells(run: RunState, output: AgentOutput, results: Sequence[ToolCallR
     code_of = {c.id: str(c.arguments.get("code", "")) for c in output.tool_calls}
     cells = run.state_of(CodeActRunState).cells
     for result in results:
-        if result.tool_name == "execute":
-            cells.append(cell_run(result, code_of.get(result.tool_id)))
+        if result.tool_name == "execute":  # (the code that ran: a re-run's or suggestion's)
+            ran = result.tool_kwargs.get("code")
+            cells.append(cell_run(result, str(ran) if ran else code_of.get(result.tool_id)))
 
 
 def is_last_step(run: RunState) -> bool:
@@ -252,7 +253,13 @@ def answer_at_limit(run: RunState, limit: str = "steps") -> AgentOutput | None:
     successful cells printed, marked as such (``raw["at_limit"]``), or None."""
     if not required_placeholders(run.user_msg):
         return None  # a prose answer is the model's to write
-    found = best_traced_answer(run.user_msg, run.state_of(CodeActRunState).cells)
+    mine = run.state_of(CodeActRunState)
+    # the code the agent ran for a rule's note answers first (the model's own cells are the
+    # ones the rule found wanting), then the latest cells
+    fixed = [c for c in mine.cells if c.error is None and c.code == mine.suggestion_ran]
+    found = best_traced_answer(run.user_msg, fixed) if fixed else None
+    if found is None or found.count("@") < len(required_placeholders(run.user_msg)):
+        found = best_traced_answer(run.user_msg, mine.cells)
     if found is None:
         return None
     prefix = REPEATS_PREFIX if limit == "repeats" else AT_LIMIT_PREFIX.format(limit="step")

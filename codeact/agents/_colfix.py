@@ -294,6 +294,7 @@ async def run_suggestion(
         if not tables:
             return None
         suggestion = f"df = {tables[0]}\n{suggestion}"
+    mine.suggestion_ran = suggestion
     if on_output is not None:
         on_output("stderr", "\n[" + SUGGESTION_NOTE.format(code=suggestion) + "]\n")
     return await session.execute(suggestion, timeout=timeout, on_output=on_output), suggestion

@@ -17,6 +17,8 @@ No model call: each rule reads the question and the code of the turn's successfu
   answer is ``nan`` although the question says to skip missing values.
 - **inplace**: ``df['age'].fillna(v, inplace=True)`` changes a copy under pandas 3.
 - **text numbers**: a column of numbers stored as text used without converting it.
+- **stale values**: the answer repeats an earlier cell's values while the latest cell printed
+  other values for every asked name.
 
 Rounding to the asked decimals is done by ``traced_validator`` (it re-rounds the printed
 number). Each rule sends the model back at most once per run, with a precise note; a
@@ -40,6 +42,7 @@ from codeact.agents._notecols import (
     uses_column,
 )
 from codeact.agents._placeholders import TOKEN
+from codeact.agents._trace import stale_values_problem
 
 if TYPE_CHECKING:
     from codeact.agents._candidate import AnswerCandidate
@@ -382,6 +385,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("missing", missing_problem(question, code, candidate.text)),
         ("inplace", inplace_problem([c.code for c in candidate.ok_cells])),
         ("text numbers", text_number_problem(question, code)),
+        ("stale", stale_values_problem(question, candidate.text, candidate.ok_cells)),
         ("series", series_problem("\n".join(c.stdout for c in candidate.ok_cells))),
     )
     for rule, problem in problems:

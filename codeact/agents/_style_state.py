@@ -30,6 +30,8 @@ class CodeActRunState:
     #: Code a validator's note suggested (``ModelRetry.code``), until the agent ran it for a
     #: model that re-ran an old cell instead.
     suggested: str | None = None
+    #: The code of the last suggestion the agent ran (its output answers first at a limit).
+    suggestion_ran: str | None = None
 
 
 @dataclass

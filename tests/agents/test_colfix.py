@@ -209,3 +209,29 @@ async def test_a_groupby_column_not_found_is_fixed_too() -> None:
     assert not result.tool_output.is_error, result.tool_output.content
     assert "I re-ran your cell with that name (' WINDSPEED')" in result.tool_output.content
     assert result.tool_output.content.rstrip().endswith("4.5")
+
+
+async def test_the_repeat_stop_answers_from_the_suggested_code_not_the_flawed_cell() -> None:
+    """After the agent ran the suggestion, the 1.5B model re-ran its count of rows twice more;
+    the repeat stop answers from the suggestion's output (it printed @East 221 before)."""
+    from codeact.agents.code import describe_files
+
+    data = b"region,units\nEast,1\nEast,1\nEast,1\nWest,15\nWest,15\n"
+    question = "Which region ordered the most units, and how many? Answer as "
+    question += "@region[name] @units[value].\n\n" + describe_files({"o.csv": data})
+    count = (
+        "<execute>\nimport pandas as pd\norders = pd.read_csv('o.csv')\n"
+        "c = orders['region'].value_counts()\nprint(c.idxmax(), c.max())\n</execute>"
+    )
+    llm = ScriptedLLM(
+        [count, "@region[East] @units[3]", count, count, count, "never reached"],
+        function_calling=False,
+    )
+    ex = executor()
+    async with ex:
+        await ex.upload("o.csv", data)
+        agent = CodeActAgent(llm=llm, executor=ex, **_cli_options())
+        events = await collect(agent.run(question))
+    finished = next(e for e in events if isinstance(e, RunFinished))
+    assert finished.result.raw["at_limit"] == "repeats"
+    assert finished.result.response.text.endswith("@region[West] @units[30]")

@@ -280,3 +280,22 @@ def test_a_column_of_numbers_stored_as_text_used_unconverted_is_sent_back() -> N
     said = check(candidate(q, top)) or ""
     assert "numbers stored as text" in said and "thousands=','" in said
     assert check(candidate(q, top.replace("'s.csv')", "'s.csv', thousands=',')"))) is None
+
+
+def test_an_answer_repeating_an_earlier_cell_while_the_latest_printed_others_is_checked() -> None:
+    q = "Which city has the oldest employees on average? Answer as @city[name] @mean_age[value]."
+    cells = (
+        CellRun(code="print('@' + df.city.mode()[0], df.age.mean())", stdout="@Lyon 42.99\n"),
+        CellRun(
+            code="s = df.groupby('city').age.mean()\nprint(s.idxmax(), s.max())",
+            stdout="@Graz 46.31\n",
+        ),
+    )
+    stale = AnswerCandidate(text="@city[Lyon] @mean_age[42.99]", question=q, cells=cells)
+    said = check(stale) or ""
+    assert "repeats values an earlier cell printed" in said
+    assert "@city[Graz] @mean_age[46.31]" in said
+    fresh = AnswerCandidate(text="@city[Graz] @mean_age[46.31]", question=q, cells=cells)
+    assert check(fresh) is None
+    one = AnswerCandidate(text="@city[Lyon] @mean_age[42.99]", question=q, cells=cells[:1])
+    assert check(one) is None
