@@ -10,9 +10,10 @@ substrings are left alone). The model
 is told plainly what was changed, and the call records the code that actually ran, so the
 events, the transcript and the notebook show it.
 
-Likewise, once: a cell whose failing line applies ``.str.replace(...)`` (or ``.str.strip()``)
-to a column that already holds numbers (``Can only use .str accessor with string values``) is
-run again without those calls on that line.
+Likewise, once: a cell whose ``final_answer(a, b)`` passed several values is re-run with a
+print of them in the question's ``@name[...]`` format; and a cell whose failing line applies
+``.str.replace(...)`` (or ``.str.strip()``) to a column that already holds numbers (``Can only
+use .str accessor with string values``) is run again without those calls on that line.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from codeact.agents._notecols import frame_names
+from codeact.agents._placeholders import required_placeholders
 from codeact.agents._recover import (
     CellCode,
     assigned_names,
@@ -266,6 +268,47 @@ def conversion_fix(result: ExecutionResult, code: str) -> ConversionFix | None:
     return ConversionFix(code=code.replace(line, _STR_CALL.sub("", line)), removed=removed)
 
 
+_ONE_VALUE = "final_answer() takes one value"
+_FINAL_CALL = re.compile(r"^(\s*)final_answer\(([^()\n]*)\)\s*$", re.M)
+
+
+@dataclass(frozen=True)
+class FinalAnswerFix:
+    """A failed cell whose ``final_answer(a, b)`` (several values) becomes a print of the
+    values in the question's ``@name[...]`` format, one per asked name, in order."""
+
+    code: str
+    printed: str
+
+    def note(self) -> str:
+        """What the model (and the transcript) is told about the re-run."""
+        return (
+            "Your cell failed: final_answer() takes one value. I re-ran your cell with "
+            f"{self.printed} in its place. Output of the re-run:"
+        )
+
+
+def final_answer_fix(
+    result: ExecutionResult, code: str, wanted: list[str]
+) -> FinalAnswerFix | None:
+    """``final_answer(a, b)`` with one plain argument per asked placeholder → ``print(f"@x[{a}]
+    @y[{b}]")``; None for any other failure."""
+    error = result.error
+    if error is None or _ONE_VALUE not in error.message or not wanted:
+        return None
+    calls = _FINAL_CALL.findall(code)
+    if len(calls) != 1:
+        return None
+    indent, args = calls[0]
+    values = [a.strip() for a in args.split(",") if a.strip()]
+    if len(values) != len(wanted) or any("=" in v or "{" in v or "}" in v for v in values):
+        return None
+    text = " ".join(f"@{n}[{{{v}}}]" for n, v in zip(wanted, values, strict=True))
+    printed = f'print(f"{text}")' if '"' not in text else f"print(f'{text}')"
+    fixed = _FINAL_CALL.sub(lambda _: f"{indent}{printed}", code)
+    return FinalAnswerFix(code=fixed, printed=printed)
+
+
 #: What the model is told when the agent ran the code a validator's note suggested.
 SUGGESTION_NOTE = (
     "Note: you re-ran an earlier cell unchanged, so I ran the code the earlier note suggested "
@@ -332,13 +375,16 @@ async def recover_cell(
             fix, result = fixed
             code = fix.code
             notes.append(fix.note())
-        conversion = conversion_fix(result, code)
-        if conversion is not None:
+        wanted = required_placeholders(run.user_msg) if run is not None else []
+        for other in (conversion_fix(result, code), final_answer_fix(result, code, wanted)):
+            if other is None:
+                continue
             if on_output is not None:
-                on_output("stderr", f"\n[{conversion.note()}]\n")
-            result = await probe.execute(conversion.code, timeout=timeout, on_output=on_output)
-            code = conversion.code
-            notes.append(conversion.note())
+                on_output("stderr", f"\n[{other.note()}]\n")
+            result = await probe.execute(other.code, timeout=timeout, on_output=on_output)
+            code = other.code
+            notes.append(other.note())
+            break
     if notes:
         observation = "\n".join([*notes, result.to_observation(max_chars)])
     if not result.ok:

@@ -235,3 +235,32 @@ async def test_the_repeat_stop_answers_from_the_suggested_code_not_the_flawed_ce
     finished = next(e for e in events if isinstance(e, RunFinished))
     assert finished.result.raw["at_limit"] == "repeats"
     assert finished.result.response.text.endswith("@region[West] @units[30]")
+
+
+async def test_final_answer_with_several_values_is_re_run_as_a_print_in_the_asked_format() -> None:
+    """The 1.5B model called final_answer(city, diff) at every step of a held-out question."""
+    question = "Which date has the highest wind and what is it? Answer as @date[d] @wind[value]."
+    cell = (
+        f"{READ}i = df[' WINDSPEED'].idxmax()\nday, top = df.loc[i, 'DATE'], df[' WINDSPEED'].max()"
+        "\nfinal_answer(day, top)"
+    )
+    llm = ScriptedLLM(
+        [f"<execute>\n{cell}\n</execute>", "@date[2022-01-02] @wind[4.5]"], function_calling=False
+    )
+    ex = executor()
+    async with ex:
+        await ex.upload("w.csv", CSV)
+        events = await collect(CodeActAgent(llm=llm, executor=ex).run(question))
+    (result,) = results(events)
+    content = result.tool_output.content
+    assert not result.tool_output.is_error, content
+    assert 'I re-ran your cell with print(f"@date[{day}] @wind[{top}]") in its place' in content
+    assert content.rstrip().endswith("@date[2022-01-02] @wind[4.5]")
+    # a call with one value per name only: three values for two names are left to the model
+    three = cell.replace("final_answer(day, top)", "final_answer(day, top, i)")
+    llm = ScriptedLLM([f"<execute>\n{three}\n</execute>", "ok"], function_calling=False)
+    async with executor() as ex:
+        await ex.upload("w.csv", CSV)
+        events = await collect(CodeActAgent(llm=llm, executor=ex).run(question))
+    (result,) = results(events)
+    assert result.tool_output.is_error and "I re-ran" not in result.tool_output.content
