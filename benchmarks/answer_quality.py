@@ -41,6 +41,7 @@ import anyio
 sys.path.insert(0, str(Path(__file__).parent))
 
 from answer_data import Question, build_questions, check, generate_files
+from answer_data_fresh import build_fresh_questions, generate_fresh_files
 from answer_data_styled import build_styled_questions, generate_styled_files
 
 from codeact import CodeActAgent, Context, RestrictedExecutor
@@ -252,8 +253,9 @@ def summarise(rows: list[dict[str, Any]]) -> None:
 
 async def main_async(args: argparse.Namespace) -> None:
     """Every selected question under every selected configuration."""
-    files = {**generate_files(), **generate_styled_files()}
+    files = {**generate_files(), **generate_styled_files(), **generate_fresh_files()}
     questions = build_questions(files) + build_styled_questions(files)
+    questions += build_fresh_questions(files)
     questions = [q for q in questions if args.split in ("all", q.split)]
     if args.only:
         questions = [q for q in questions if args.only in q.id]
@@ -292,7 +294,12 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--model", default="local", help="model spec (codeact.llms.infer_llm)")
-    parser.add_argument("--split", choices=["tune", "heldout", "all"], default="heldout")
+    parser.add_argument(
+        "--split",
+        choices=["tune", "heldout", "fresh", "all"],
+        default="heldout",
+        help="fresh: twelve questions never used to tune (benchmarks/answer_data_fresh.py)",
+    )
     parser.add_argument("--config", action="append", choices=list(CONFIGS))
     parser.add_argument("--skip", default="", help="questions whose id contains this are left out")
     parser.add_argument("--level", choices=["easy", "medium", "hard"], help="one level only")
