@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 import pandas as pd
 from answer_data import Answer, Question, _csv
-from answer_data_styled import CLOSING
+from answer_data_styled import _num, _q
 
 ZONES = ["North", "South", "East", "West", "Center"]
 
@@ -54,16 +54,6 @@ def _trips(files: dict[str, bytes]) -> pd.DataFrame:
     df["fare_usd"] = df["Fare"].str.replace("[$,]", "", regex=True).astype(float)
     df["pickup"] = pd.to_datetime(df["Pickup Time"])
     return df
-
-
-def _q(question: str, constraints: str, fmt: str) -> str:
-    return f"Question: {question}\nConstraints: {constraints}\nFormat: {fmt}\n{CLOSING}"
-
-
-def _num(name: str, what: str, decimals: int | None) -> str:
-    rounded = f" rounded to {decimals} decimal places" if decimals is not None else ""
-    kind = "a float" if decimals is not None else "an integer"
-    return f'@{name}[{name}_value] where "{name}_value" is {kind}{rounded} ({what}).'
 
 
 QFn = Callable[[pd.DataFrame], tuple[str, list[Answer]]]

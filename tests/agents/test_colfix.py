@@ -165,24 +165,9 @@ async def test_a_text_clean_up_of_a_text_column_is_left_alone() -> None:
 async def test_a_model_that_re_runs_its_cell_after_a_note_gets_the_suggested_code_run() -> None:
     """The 1.5B model, told to sum 'units' per region (with the code), re-ran its count of
     rows; the agent runs the suggested code on the model's table instead, in the open."""
-    from codeact.agents.code import describe_files
-
-    data = b"region,units\nEast,1\nEast,1\nEast,1\nWest,15\nWest,15\n"
-    question = "Which region ordered the most units, and how many? Answer as "
-    question += "@region[name] @units[value].\n\n" + describe_files({"o.csv": data})
-    count = (
-        "<execute>\nimport pandas as pd\norders = pd.read_csv('o.csv')\n"
-        "c = orders['region'].value_counts()\nprint(c.idxmax(), c.max())\n</execute>"
+    events = await run_regions(
+        [COUNT, "@region[East] @units[3]", COUNT, "@region[West] @units[30]"]
     )
-    llm = ScriptedLLM(
-        [count, "@region[East] @units[3]", count, "@region[West] @units[30]"],
-        function_calling=False,
-    )
-    ex = executor()
-    async with ex:
-        await ex.upload("o.csv", data)
-        agent = CodeActAgent(llm=llm, executor=ex, **_cli_options())
-        events = await collect(agent.run(question))
     first, second = results(events)
     assert first.tool_output.content.strip() == "East 3"
     content = second.tool_output.content
@@ -194,10 +179,28 @@ async def test_a_model_that_re_runs_its_cell_after_a_note_gets_the_suggested_cod
     assert "@region[West] @units[30]" in finished.result.response.text
 
 
-def _cli_options() -> dict[str, Any]:
-    from codeact.agents import command_line_options
+REGIONS = b"region,units\nEast,1\nEast,1\nEast,1\nWest,15\nWest,15\n"
+COUNT = (
+    "<execute>\nimport pandas as pd\norders = pd.read_csv('o.csv')\n"
+    "c = orders['region'].value_counts()\nprint(c.idxmax(), c.max())\n</execute>"
+)
 
-    return command_line_options(None, require_execution=True, lenient_code=False)
+
+async def run_regions(replies: list[Any]) -> list[Event]:
+    """A region question (files note included) with ``codeact run``'s answer options."""
+    from codeact.agents import command_line_options
+    from codeact.agents.code import describe_files
+
+    question = "Which region ordered the most units, and how many? Answer as "
+    question += "@region[name] @units[value].\n\n" + describe_files({"o.csv": REGIONS})
+    llm = ScriptedLLM(replies, function_calling=False)
+    options = command_line_options(None, require_execution=True, lenient_code=False)
+    async with executor() as ex:
+        await ex.upload("o.csv", REGIONS)
+        events: list[Event] = await collect(
+            CodeActAgent(llm=llm, executor=ex, **options).run(question)
+        )
+    return events
 
 
 async def test_a_groupby_column_not_found_is_fixed_too() -> None:
@@ -214,24 +217,9 @@ async def test_a_groupby_column_not_found_is_fixed_too() -> None:
 async def test_the_repeat_stop_answers_from_the_suggested_code_not_the_flawed_cell() -> None:
     """After the agent ran the suggestion, the 1.5B model re-ran its count of rows twice more;
     the repeat stop answers from the suggestion's output (it printed @East 221 before)."""
-    from codeact.agents.code import describe_files
-
-    data = b"region,units\nEast,1\nEast,1\nEast,1\nWest,15\nWest,15\n"
-    question = "Which region ordered the most units, and how many? Answer as "
-    question += "@region[name] @units[value].\n\n" + describe_files({"o.csv": data})
-    count = (
-        "<execute>\nimport pandas as pd\norders = pd.read_csv('o.csv')\n"
-        "c = orders['region'].value_counts()\nprint(c.idxmax(), c.max())\n</execute>"
+    events = await run_regions(
+        [COUNT, "@region[East] @units[3]", COUNT, COUNT, COUNT, "never reached"]
     )
-    llm = ScriptedLLM(
-        [count, "@region[East] @units[3]", count, count, count, "never reached"],
-        function_calling=False,
-    )
-    ex = executor()
-    async with ex:
-        await ex.upload("o.csv", data)
-        agent = CodeActAgent(llm=llm, executor=ex, **_cli_options())
-        events = await collect(agent.run(question))
     finished = next(e for e in events if isinstance(e, RunFinished))
     assert finished.result.raw["at_limit"] == "repeats"
     assert finished.result.response.text.endswith("@region[West] @units[30]")

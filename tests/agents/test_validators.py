@@ -133,12 +133,7 @@ def test_an_answer_of_bare_values_is_read_in_the_asked_order(
     answer: str, stdout: str, expected: str | None
 ) -> None:
     q = "Which city had the most rain? Answer as @city[name] @rain[value]."
-    c = AnswerCandidate(text=answer, question=q, cells=[CellRun(code="...", stdout=stdout)])
-    if expected is None:
-        with pytest.raises(ModelRetry):
-            apply_validators([placeholder_validator()], c)
-    else:
-        assert apply_validators([placeholder_validator()], c).text == expected
+    assert_read(q, answer, stdout, expected)
 
 
 @pytest.mark.parametrize(
@@ -159,12 +154,7 @@ def test_an_answer_under_other_placeholder_names_is_read_in_the_asked_order(
     answer: str, stdout: str, expected: str | None
 ) -> None:
     q = "Which city has the largest sales, and what are they? Answer as @city[name] @city_sales[value]."
-    c = AnswerCandidate(text=answer, question=q, cells=[CellRun(code="...", stdout=stdout)])
-    if expected is None:
-        with pytest.raises(ModelRetry):
-            apply_validators([placeholder_validator()], c)
-    else:
-        assert apply_validators([placeholder_validator()], c).text == expected
+    assert_read(q, answer, stdout, expected)
 
 
 def test_the_traced_answer_at_a_limit_reads_printed_placeholders_under_other_names() -> None:
@@ -173,3 +163,13 @@ def test_the_traced_answer_at_a_limit_reads_printed_placeholders_under_other_nam
     q = "Which city has the largest sales? Answer as @city[name] @city_sales[value]."
     cells = [CellRun(code="...", stdout="@largest_city[Lyon] @largest_sales[85484554]\n")]
     assert best_traced_answer(q, cells) == "@city[Lyon] @city_sales[85484554]"
+
+
+def assert_read(question: str, answer: str, stdout: str, expected: str | None) -> None:
+    """The placeholder validator turns ``answer`` into ``expected`` (None: sends it back)."""
+    c = AnswerCandidate(text=answer, question=question, cells=[CellRun(code="...", stdout=stdout)])
+    if expected is None:
+        with pytest.raises(ModelRetry):
+            apply_validators([placeholder_validator()], c)
+    else:
+        assert apply_validators([placeholder_validator()], c).text == expected
