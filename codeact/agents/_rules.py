@@ -17,8 +17,8 @@ No model call: each rule reads the question and the code of the turn's successfu
   answer is ``nan`` although the question says to skip missing values.
 - **inplace**: ``df['age'].fillna(v, inplace=True)`` changes a copy under pandas 3.
 - **text numbers**: a column of numbers stored as text used without converting it.
-- **stale values**: the answer repeats an earlier cell's values while the latest cell printed
-  other values for every asked name.
+- **stale values**: the answer's values come only from cells whose code breaks a rule while a
+  cell whose code breaks none printed other values for every asked name (``_stale.py``).
 
 Rounding to the asked decimals is done by ``traced_validator`` (it re-rounds the printed
 number). Each rule sends the model back at most once per run, with a precise note; a
@@ -42,7 +42,7 @@ from codeact.agents._notecols import (
     uses_column,
 )
 from codeact.agents._placeholders import TOKEN
-from codeact.agents._trace import stale_values_problem
+from codeact.agents._stale import stale_values_problem
 
 if TYPE_CHECKING:
     from codeact.agents._candidate import AnswerCandidate
@@ -376,6 +376,19 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
     if not code or not candidate.cells:
         return None
     question = candidate.question
+
+    def passes(cell_code: str) -> bool:  # (one cell's code, against the rules of its code)
+        return all(
+            rule(question, cell_code) is None
+            for rule in (
+                period_problem,
+                filter_problem,
+                category_problem,
+                group_problem,
+                column_problem,
+            )
+        )
+
     problems = (
         ("period", period_problem(question, code)),
         ("filter", filter_problem(question, code)),
@@ -385,7 +398,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("missing", missing_problem(question, code, candidate.text)),
         ("inplace", inplace_problem([c.code for c in candidate.ok_cells])),
         ("text numbers", text_number_problem(question, code)),
-        ("stale", stale_values_problem(question, candidate.text, candidate.ok_cells)),
+        ("stale", stale_values_problem(question, candidate.text, candidate.ok_cells, passes)),
         ("series", series_problem("\n".join(c.stdout for c in candidate.ok_cells))),
     )
     for rule, problem in problems:

@@ -257,32 +257,3 @@ def renamed_values(text: str, wanted: Sequence[str], texts: Sequence[str]) -> di
     if not all(v and traces(v, texts) for _, v in tokens):
         return {}
     return {name: value for name, (_, value) in zip(wanted, tokens, strict=True)}
-
-
-def stale_values_problem(question: str, answer: str, cells: Sequence[CellRun]) -> str | None:
-    """The answer's values come from an earlier cell, while the latest successful cell
-    printed other values for every asked name (the model answering from its first, flawed
-    attempt after fixing it: ``@Lyon 42.99`` from one overall mean, then ``@Graz 46.31`` per
-    city). None when the answer matches the latest cell or it printed no full answer."""
-    wanted = required_placeholders(question)
-    ok = [c for c in cells if c.error is None]
-    if not wanted or len(ok) < 2:
-        return None
-    given = given_values(answer, templates(question))
-    if set(given) < set(wanted) or not given:
-        return None
-    latest = computed_texts([ok[-1]])
-    if all(traces(v, latest) for v in given.values()):
-        return None
-    newer = best_traced_values(question, [ok[-1]])
-    if set(newer) != set(wanted) or all(newer[n] == given.get(n) for n in wanted):
-        return None
-    if not all(traces(v, computed_texts(ok[:-1])) for v in given.values()):
-        return None  # (untraced values are the traced validator's business)
-    said = " ".join(f"@{n}[{given[n]}]" for n in wanted)
-    latest_said = " ".join(f"@{n}[{newer[n]}]" for n in wanted)
-    return (
-        f"Your answer {said} repeats values an earlier cell printed, but your latest cell "
-        f"printed {latest_said}. If the latest cell computes what the question asks, answer "
-        "with its values; otherwise say which cell is right and why, then answer."
-    )

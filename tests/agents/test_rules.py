@@ -282,20 +282,28 @@ def test_a_column_of_numbers_stored_as_text_used_unconverted_is_sent_back() -> N
     assert check(candidate(q, top.replace("'s.csv')", "'s.csv', thousands=',')"))) is None
 
 
-def test_an_answer_repeating_an_earlier_cell_while_the_latest_printed_others_is_checked() -> None:
-    q = "Which city has the oldest employees on average? Answer as @city[name] @mean_age[value]."
-    cells = (
-        CellRun(code="print('@' + df.city.mode()[0], df.age.mean())", stdout="@Lyon 42.99\n"),
-        CellRun(
-            code="s = df.groupby('city').age.mean()\nprint(s.idxmax(), s.max())",
-            stdout="@Graz 46.31\n",
-        ),
+def test_an_answer_from_a_flawed_cell_while_a_sound_cell_printed_others_is_checked() -> None:
+    """The 1.5B model answered from its first cell (one overall mean, the city's mode) after a
+    group-by printed the answer, and re-ran the flawed cell last."""
+    from codeact.agents.code import describe_files
+
+    data = b"name,city,age\n" + b"".join(
+        f"e{i},{c},{a}\n".encode() for i, (c, a) in enumerate([("Lyon", 30), ("Graz", 60)] * 3)
     )
-    stale = AnswerCandidate(text="@city[Lyon] @mean_age[42.99]", question=q, cells=cells)
-    said = check(stale) or ""
-    assert "repeats values an earlier cell printed" in said
-    assert "@city[Graz] @mean_age[46.31]" in said
-    fresh = AnswerCandidate(text="@city[Graz] @mean_age[46.31]", question=q, cells=cells)
+    q = "Which city has the oldest employees on average? Answer as @city[name] @mean_age[value]."
+    q += "\n\n" + describe_files({"e.csv": data})
+    flawed = CellRun(code="print('@' + df.city.mode()[0], df.age.mean())", stdout="@Lyon 45.0\n")
+    grouped = CellRun(
+        code="s = df.groupby('city')['age'].mean()\nprint(s.idxmax(), s.max())",
+        stdout="Graz 60.0\n",
+    )
+    again = CellRun(code=flawed.code, stdout=flawed.stdout)  # (a new run: rules tell once a run)
+    for cells in [(flawed, grouped), (again, grouped, again)]:  # (the flawed one re-run last)
+        stale = AnswerCandidate(text="@city[Lyon] @mean_age[45.0]", question=q, cells=cells)
+        said = check(stale) or ""
+        assert "comes from a cell that does not compute" in said, cells
+        assert "@city[Graz] @mean_age[60.0]" in said
+    fresh = AnswerCandidate(text="@city[Graz] @mean_age[60.0]", question=q, cells=(grouped, flawed))
     assert check(fresh) is None
-    one = AnswerCandidate(text="@city[Lyon] @mean_age[42.99]", question=q, cells=cells[:1])
-    assert check(one) is None
+    alone = AnswerCandidate(text="@city[Lyon] @mean_age[45.0]", question=q, cells=(flawed,))
+    assert "never groups" in (check(alone) or "")  # (the group rule itself, not stale values)
