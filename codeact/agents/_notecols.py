@@ -18,6 +18,8 @@ THRESHOLD = re.compile(
 )
 
 
+#: Where the files note (``describe_files``) starts in a prompt.
+_NOTE_HEAD = "\n\nFiles in the working directory"
 _FORMAT_PART = re.compile(r"^\s*(?:Format|Your final answer|Your answer)\b.*$", re.I | re.M)
 
 
@@ -25,7 +27,7 @@ def task_text(question: str) -> str:
     """The question without its answer-format parts and files note (their quotes and numbers
     are about the format, not the computation): format lines, and each line from its first
     placeholder on."""
-    text = question.split("\n\nFiles in the working directory", 1)[0]
+    text = question.partition(_NOTE_HEAD)[0]
     text = _FORMAT_PART.sub("", text)
     lines = []
     for line in text.splitlines():
@@ -39,9 +41,8 @@ _NOTE_TEXT_COLUMN = re.compile(r"^  - '.*?': text, .*?e\.g\. (.*)$", re.M)
 
 def category_values(question: str) -> list[str]:
     """The example values of text columns that the files note lists (``'HR'``, ``'Porto'``)."""
-    note = question.partition("\n\nFiles in the working directory")[2]
     out: dict[str, None] = {}
-    for line in _NOTE_TEXT_COLUMN.findall(note):
+    for line in _NOTE_TEXT_COLUMN.findall(question.partition(_NOTE_HEAD)[2]):
         for value in re.findall(r"'([^'\n]{2,40})'", line):
             out[value] = None
     return list(out)
@@ -49,14 +50,9 @@ def category_values(question: str) -> list[str]:
 
 def column_of_value(question: str, value: str) -> str | None:
     """The text column whose example values in the files note include ``value``."""
-    note = question.partition("\n\nFiles in the working directory")[2]
-    for quoted, kind in NOTE_COLUMN.findall(note):
+    for name, kind in note_column_kinds(question):
         if CATEGORY.match(kind) and f"{value!r}" in kind:
-            try:
-                name = ast.literal_eval(quoted)
-            except (ValueError, SyntaxError):
-                return None
-            return name if isinstance(name, str) else None
+            return name
     return None
 
 
@@ -137,20 +133,29 @@ def note_columns(question: str, *, categories: bool = False, numeric: bool = Fal
     """The column names the files note lists (quoted there, spaces and all); with
     ``categories`` only text columns of a few distinct values (not ids, dates, numbers), with
     ``numeric`` only numbers (also numbers stored as text)."""
-    note = question.partition("\n\nFiles in the working directory")[2]
     out: dict[str, None] = {}
-    for quoted, kind in NOTE_COLUMN.findall(note):
+    for name, kind in note_column_kinds(question):
         if categories and not CATEGORY.match(kind):
             continue
         if numeric and not _NUMERIC.search(kind):
             continue
+        if len(name.strip()) >= 3:
+            out[name] = None
+    return list(out)
+
+
+def note_column_kinds(question: str) -> list[tuple[str, str]]:
+    """Each column the files note lists: its name (spaces and all) and the note's description
+    of it (``'text, 5 distinct values, e.g. ...'``, ``'int64, e.g. ...'``)."""
+    out = []
+    for quoted, kind in NOTE_COLUMN.findall(question.partition(_NOTE_HEAD)[2]):
         try:
             name = ast.literal_eval(quoted)
         except (ValueError, SyntaxError):
             continue
-        if isinstance(name, str) and len(name.strip()) >= 3:
-            out[name] = None
-    return list(out)
+        if isinstance(name, str):
+            out.append((name, kind))
+    return out
 
 
 def uses_column(code: str, name: str) -> bool:

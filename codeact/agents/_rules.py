@@ -32,11 +32,11 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 from codeact.agents._notecols import (
-    NOTE_COLUMN,
     THRESHOLD,
     category_values,
     column_of_value,
     compute_on,
+    note_column_kinds,
     note_columns,
     task_text,
     uses_column,
@@ -354,12 +354,8 @@ def text_number_problem(question: str, code: str) -> str | None:
     text."""
     if _CONVERTS.search(code):
         return None
-    note = question.partition("\n\nFiles in the working directory")[2]
-    for quoted, kind in NOTE_COLUMN.findall(note):
-        if "numbers stored as text" not in kind:
-            continue
-        name = quoted[1:-1]
-        if uses_column(code, name):
+    for name, kind in note_column_kinds(question):
+        if "numbers stored as text" in kind and uses_column(code, name):
             return (
                 f"The column {name!r} holds numbers stored as text with separators (see the "
                 "files note): sorting, comparing or summing it works on text. Read the file "
