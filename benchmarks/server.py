@@ -63,15 +63,20 @@ def serve(port: int, big_mb: int, delay: float, db: str = "", chunks: int = CHUN
         server = uvicorn.Server(
             uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
         )
+    _profile_on_request()
+    server.run()
+
+
+def _profile_on_request() -> None:
+    """With ``CODEACT_BENCH_PROFILE=FILE``, SIGUSR1 writes cProfile stats of the server there."""
     profile = os.environ.get("CODEACT_BENCH_PROFILE")
-    if profile:  # SIGUSR1 writes cProfile stats of the server there
+    if profile:
         import cProfile
         import signal
 
         prof = cProfile.Profile()
         signal.signal(signal.SIGUSR1, lambda *_: (prof.disable(), prof.dump_stats(profile)))
         prof.enable()
-    server.run()
 
 
 def serve_anchor(port: int, delay: float, chunks: int = CHUNKS) -> None:
@@ -117,7 +122,9 @@ def serve_anchor(port: int, delay: float, chunks: int = CHUNKS) -> None:
         return StreamingResponse(frames(), media_type="text/event-stream")
 
     app = Starlette(routes=[Route("/", run, methods=["POST"])])
-    make_server(app, host="127.0.0.1", port=port).run()
+    server = make_server(app, host="127.0.0.1", port=port)
+    _profile_on_request()
+    server.run()
 
 
 # -- the client ---------------------------------------------------------------------------------

@@ -52,6 +52,8 @@ class RunHandler:
         self._send, self._recv = anyio.create_memory_object_stream[Event](math.inf)
         self._streamed = False
         self._sink: Callable[[Event], None] | None = None
+        #: ``forward``'s text sink: plain text pieces go to it with no event made.
+        self._text_sink: Callable[[str], bool] | None = None
         self._sink_error: BaseException | None = None
         self._cancel_requested = False
         self._scope: anyio.CancelScope | None = None
@@ -122,10 +124,21 @@ class RunHandler:
         message_id: str = "",
         thinking_delta: str | None = None,
         tool_calls: list[ToolCallRequest] | None = None,
-    ) -> AgentStream:
+        offer: bool = True,
+    ) -> AgentStream | None:
         """``emit(AgentStream.piece(buffer, delta, ...))`` in one step: the event is made
-        already stamped (no copy) — the per-chunk path of the agents."""
+        already stamped (no copy) — the per-chunk path of the agents. A plain text piece that
+        ``forward``'s text sink takes (when ``offer``) makes no event at all (None)."""
         offset = len(buffer) - len(delta) if appended else buffer.append(delta)
+        if (
+            offer
+            and self._text_sink is not None
+            and not tool_calls
+            and not thinking_delta
+            and type(delta) is str
+            and self._offer_text(delta)
+        ):
+            return None
         stamp = (self.run_id, self.agent_name, self._seq, time.time())
         if tool_calls or not _plain(delta, message_id, thinking_delta):
             event = AgentStream(
@@ -142,6 +155,29 @@ class RunHandler:
         self._seq += 1
         return self._deliver(event)
 
+    def _emit_text(self, buffer: TextBuffer, delta: str, message_id: str) -> None:
+        """``_emit_piece(buffer, delta, message_id=message_id)`` for a plain text piece (a
+        non-empty ``str``): the most frequent event, offered to the text sink directly."""
+        if self._text_sink is None:
+            self._emit_piece(buffer, delta, message_id=message_id)
+            return
+        buffer.append(delta)
+        if not self._offer_text(delta):
+            self._emit_piece(buffer, delta, appended=True, message_id=message_id, offer=False)
+
+    def _offer_text(self, delta: str) -> bool:
+        """Whether ``forward``'s text sink took ``delta`` (numbered as the event it stands
+        for); a sink that raises stops the run as ``_to_sink`` does (the piece is dropped)."""
+        assert self._text_sink is not None
+        try:
+            taken = self._text_sink(delta)
+        except Exception as exc:
+            self._sink_failed(exc)
+            taken = True
+        if taken:
+            self._seq += 1
+        return taken
+
     def _deliver(self, stamped: E) -> E:
         if self._sink is not None:
             self._to_sink(stamped)
@@ -156,11 +192,16 @@ class RunHandler:
         assert self._sink is not None
         try:
             self._sink(event)
-        except Exception as exc:  # the consumer failed: the run stops, the emitter goes on
-            self._sink, self._sink_error = None, exc
-            self._cancel_requested = True
-            if self._scope is not None:
-                self._scope.cancel()
+        except Exception as exc:
+            self._sink_failed(exc)
+
+    def _sink_failed(self, exc: Exception) -> None:
+        """The consumer failed: the run stops, the emitter goes on."""
+        self._sink = self._text_sink = None
+        self._sink_error = exc
+        self._cancel_requested = True
+        if self._scope is not None:
+            self._scope.cancel()
 
     # -- public API ----------------------------------------------------------------------------
     def __await__(self) -> Generator[Any, None, AgentOutput]:
@@ -204,16 +245,23 @@ class RunHandler:
                         break
                 yield batch
 
-    def forward(self, sink: Callable[[Event], None]) -> None:
+    def forward(
+        self, sink: Callable[[Event], None], text: Callable[[str], bool] | None = None
+    ) -> None:
         """Hand every event to ``sink`` as it is emitted, in the emitting task, instead of
         streaming them (no queue and no task switch per event; the events emitted so far are
         handed over at once). Once per handler, instead of ``stream_events``. ``sink`` must be
         quick; if it raises, it gets no more events and the run is cancelled (``sink_error``
-        has the exception). Wait for the run's end with ``await handler.wait()``."""
+        has the exception). Wait for the run's end with ``await handler.wait()``.
+
+        ``text``, if given, is offered each plain text piece (an ``AgentStream`` with only a
+        ``delta``) first: when it returns True the piece is taken and no event is made for
+        ``sink`` (the sequence number is still used); False hands the event to ``sink``."""
         if self._streamed:
             raise UserError("stream_events() can be consumed only once per handler")
         self._streamed = True
         self._sink = sink
+        self._text_sink = text
         while self._sink is not None:
             try:
                 event = self._recv.receive_nowait()

@@ -175,8 +175,12 @@ class BaseAgent(Runnable, ABC):
     async def stream_text(self, step: StepContext, llm_input: list[ChatMessage]) -> str:
         """Stream a plain-text reply (no native tools), emitting ``AgentStream`` events."""
         text = TextBuffer()
+        emit_text = step.handler._emit_text
         async for delta in self.llm.stream_chat(llm_input):
-            if delta.text or delta.thinking:
+            piece = delta.text
+            if piece and type(piece) is str and not delta.thinking:
+                emit_text(text, piece, step.message_id)  # (most pieces)
+            elif piece or delta.thinking:
                 step.handler._emit_piece(
                     text,
                     delta.text,

@@ -43,7 +43,12 @@ class FunctionAgent(BaseAgent):
         choice = self.initial_tool_choice if llm_input and llm_input[-1].role == "user" else None
         acc = StreamAccumulator()
         specs = [t.metadata for t in tools] or None
+        emit_text, buffer = step.handler._emit_text, acc.buffer
         async for delta in self.llm.stream_chat(llm_input, specs, choice if specs else None):
+            text = delta.text
+            if text and type(text) is str and not delta.thinking and not delta.tool_calls:
+                emit_text(buffer, text, step.message_id)  # (most pieces; as acc.add would)
+                continue
             acc.add(delta)
             if delta.text or delta.thinking or delta.tool_calls:
                 step.handler._emit_piece(

@@ -45,6 +45,23 @@ class ChatDelta(BaseModel):
     thinking: str = ""
     tool_calls: list[ToolCallDelta] = Field(default_factory=list)
 
+    @classmethod
+    def of_text(cls, text: str) -> ChatDelta:
+        """``ChatDelta(text=text)`` for a ``str`` made without validation (the per-chunk path
+        of the adapters; equal to the validated delta)."""
+        if type(text) is not str:
+            return cls(text=text)
+        delta = _new(cls)
+        _set(delta, "__dict__", {"text": text, "thinking": "", "tool_calls": []})
+        _set(delta, "__pydantic_fields_set__", {"text"})
+        _set(delta, "__pydantic_extra__", None)
+        _set(delta, "__pydantic_private__", None)
+        return delta
+
+
+_new = object.__new__
+_set = object.__setattr__
+
 
 class ChatResponse(BaseModel):
     """A whole reply."""

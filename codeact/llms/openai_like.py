@@ -229,6 +229,8 @@ def _delta(chunk: Any) -> ChatDelta | None:
     text = d.content or ""
     if not (text or thinking or calls):
         return None
+    if not (thinking or calls):
+        return ChatDelta.of_text(text)
     return ChatDelta(text=text, thinking=str(thinking), tool_calls=calls)
 
 

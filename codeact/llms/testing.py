@@ -106,7 +106,7 @@ async def _stream_reply(
     for piece in pieces:
         if reply.chunk_delay:
             await sleep(reply.chunk_delay)
-        yield ChatDelta(text=piece)
+        yield ChatDelta.of_text(piece)
     for index, call in enumerate(reply.tool_calls):
         args = json.dumps(call.arguments)
         half = len(args) // 2

@@ -138,9 +138,13 @@ class LiveRun:
         if self.finished:
             return
         data = text_delta_json(message_id, delta)
-        self.frames.append(frame(self.base + len(self.frames), data))
+        frames = self.frames  # (``frame`` inlined: the most frequent event)
+        frames.append(
+            b"id: %d\ndata: %s\n\n" % (self.base + len(frames), data.encode("utf-8", "replace"))
+        )
         self.pending.append(data)
-        self.notify()
+        if self._waiters:
+            self.notify()
 
     def publish_error(self, message: str, code: str = "internal_error") -> None:
         """A terminal ``RUN_ERROR`` that cannot fail to encode (no ids from the request)."""
@@ -216,10 +220,19 @@ async def drive(live: LiveRun, flush: Flush) -> None:
         if not attached:  # (a run the server stops gets the server's terminal event)
             return
         piece = translator.text_delta(event) if type(event) is AgentStream else None
-        if piece is not None:  # (most events: no AG-UI event object made and encoded)
+        if piece is not None:
             live.publish_text(*piece)
         else:
             live.publish(translator.translate(event))
+
+    def text(delta: str) -> bool:  # (most events: no event object made, translated or encoded)
+        if not attached:
+            return True
+        text_id = translator.text_piece(delta)
+        if text_id is None:
+            return False
+        live.publish_text(text_id, delta)
+        return True
 
     timer = _Timer()
     try:
@@ -228,7 +241,7 @@ async def drive(live: LiveRun, flush: Flush) -> None:
             try:
                 if not live.count:  # (the server publishes it at once, for the first byte)
                     live.publish(translator.start())
-                handler.forward(sink)
+                handler.forward(sink, text)
                 await handler.wait()
                 if handler.sink_error is not None:  # translation, a hook or encoding failed
                     raise handler.sink_error
@@ -384,8 +397,9 @@ async def follow(
                 complete = True
                 return
             await live.changed()  # (new frames, the end, or the run's pulse)
-            if cursor < live.count:
-                few = live.count - cursor < COALESCE_FRAMES
+            behind = live.base + len(live.frames) - cursor  # (live.count, inlined: per event)
+            if behind > 0:
+                few = behind < COALESCE_FRAMES
                 if few and bursty and not live.finished:
                     await asyncio.sleep(COALESCE_S)
                 continue

@@ -192,13 +192,22 @@ class Translator:
         """The server's fast path for most events: ``(message id, delta)`` when ``e`` only
         continues the open text message (no hooks, thinking or reasoning; the caller sends
         it as ``TEXT_MESSAGE_CONTENT``); None when ``translate`` must handle it."""
+        if e.thinking_delta:
+            return None
+        text_id = self.text_piece(e.delta)
+        return None if text_id is None else (text_id, e.delta)
+
+    def text_piece(self, delta: str) -> str | None:
+        """The open text message's id when a plain text piece ``delta`` only continues it
+        (recorded; the caller sends it as ``TEXT_MESSAGE_CONTENT``); None when ``translate``
+        must handle it."""
         text_id = self._text_id
-        if text_id is None or not e.delta or e.thinking_delta or self._reasoning_id is not None:
+        if text_id is None or not delta or self._reasoning_id is not None:
             return None
         if self.before or self.after or self.finished:
             return None
-        self.texts[text_id].append(e.delta)
-        return text_id, e.delta
+        self.texts[text_id].append(delta)
+        return text_id
 
     def _stream(self, e: ev.AgentStream) -> list[BaseEvent]:
         out: list[BaseEvent] = []

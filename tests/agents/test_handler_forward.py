@@ -130,3 +130,58 @@ def test_a_streamed_piece_is_the_event_validation_makes(thinking: str | None) ->
     assert made.response == "ab" and made.tool_calls == []
     with pytest.raises(pydantic.ValidationError):
         made.delta = "changed"  # type: ignore[misc]  # (frozen, like every event)
+
+
+async def test_a_text_sink_takes_plain_pieces_and_the_sink_gets_the_rest() -> None:
+    """``forward(sink, text)``: plain text pieces go to ``text`` (no event made), numbered as
+    the events they stand for; pieces it declines, thinking and tool calls reach ``sink``."""
+    replies: list[object] = [
+        tool_call("double", x=21),
+        Reply(chunks=["4", "2", "!"], thinking="hmm"),
+    ]
+    agent = FunctionAgent(llm=ScriptedLLM(replies), tools=[double])  # type: ignore[arg-type]
+    handler = agent.run("go")
+    got: list[Event] = []
+    texts: list[tuple[int, str]] = []
+
+    def text(delta: str) -> bool:
+        taken_so_far = sum(d != "2" for _, d in texts)
+        texts.append((len(got) + taken_so_far, delta))  # (the number this piece gets if taken)
+        return delta != "2"  # one piece declined: the sink gets its event
+
+    handler.forward(got.append, text)
+    await handler.wait()
+    assert [d for _, d in texts] == ["4", "2", "!"]
+    streamed = [e for e in got if isinstance(e, AgentStream)]
+    assert [e.delta for e in streamed if e.delta] == ["2"]
+    assert any(e.thinking_delta == "hmm" for e in streamed)  # (thinking is never offered)
+    taken = [seq for seq, d in texts if d != "2"]
+    seqs = sorted([e.seq for e in got] + taken)
+    assert seqs == list(range(len(seqs)))  # taken pieces keep their numbers
+    assert (await handler).response.text == "42!"
+
+
+async def test_a_failing_text_sink_cancels_the_run_like_a_failing_sink() -> None:
+    agent = FunctionAgent(llm=ScriptedLLM([Reply(chunks=["a"] * 1000, chunk_delay=0.01)]))
+    handler = agent.run("go")
+    got: list[Event] = []
+
+    def text(delta: str) -> bool:
+        raise ValueError("the consumer broke")
+
+    handler.forward(got.append, text)
+    with anyio.fail_after(10):
+        await handler.wait()
+    assert isinstance(handler.sink_error, ValueError)
+    assert not any(isinstance(e, AgentStream) for e in got)  # nothing after the failure
+    assert isinstance(handler.error, RunCancelledError)
+
+
+@pytest.mark.parametrize("text", ["", "piece", "é\n"])
+def test_a_text_delta_made_without_validation_is_the_validated_one(text: str) -> None:
+    from codeact.llms import ChatDelta
+
+    made, valid = ChatDelta.of_text(text), ChatDelta(text=text)
+    assert made == valid and made.model_fields_set == valid.model_fields_set
+    assert made.model_dump_json() == valid.model_dump_json() and repr(made) == repr(valid)
+    assert made.tool_calls is not ChatDelta.of_text(text).tool_calls  # (no shared list)
