@@ -104,13 +104,8 @@ class RunHandler:
     def emit(self, event: E) -> E:
         """Publish a copy of ``event`` stamped with run id, agent, sequence number and time,
         and return that copy (events are frozen: the one given is left as it was)."""
-        stamped = event.model_copy(
-            update={
-                "run_id": self.run_id,
-                "agent_name": event.agent_name or self.agent_name,
-                "seq": self._seq,
-                "timestamp": time.time(),
-            }
+        stamped = _stamped(
+            event, self.run_id, event.agent_name or self.agent_name, self._seq, time.time()
         )
         self._seq += 1
         return self._deliver(stamped)
@@ -302,9 +297,25 @@ class RunHandler:
 
 
 _STAMP = ("run_id", "agent_name", "seq", "timestamp")
+_STAMP_SET = frozenset(_STAMP)
 _PIECE_SET = frozenset({*_STAMP, "delta", "offset", "text_buffer", "message_id"})
 _new = object.__new__
 _set = object.__setattr__
+
+
+def _stamped(event: E, run_id: str, agent_name: str, seq: int, timestamp: float) -> E:
+    """``event.model_copy(update={...the stamp...})`` without its generic machinery (every
+    event of a run is stamped; ``tests/agents/test_handler_forward.py`` checks they agree)."""
+    copy = _new(type(event))
+    values = event.__dict__.copy()
+    values["run_id"], values["agent_name"] = run_id, agent_name
+    values["seq"], values["timestamp"] = seq, timestamp
+    _set(copy, "__dict__", values)
+    _set(copy, "__pydantic_fields_set__", event.__pydantic_fields_set__ | _STAMP_SET)
+    extra, private = event.__pydantic_extra__, event.__pydantic_private__
+    _set(copy, "__pydantic_extra__", None if extra is None else dict(extra))
+    _set(copy, "__pydantic_private__", None if private is None else dict(private))
+    return copy
 
 
 def _plain(delta: object, message_id: object, thinking_delta: object) -> bool:

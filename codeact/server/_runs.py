@@ -18,6 +18,7 @@ from codeact.agents import RunHandler
 from codeact.events import AgentStream, Event
 from codeact.server._sse import dumps_str, encode, text_delta_json
 from codeact.server._sse import frame as frame
+from codeact.server._timer import Timer
 from codeact.server.store import SessionKey
 from codeact.server.translator import Translator
 
@@ -234,21 +235,26 @@ async def drive(live: LiveRun, flush: Flush) -> None:
         live.publish_text(text_id, delta)
         return True
 
-    timer = _Timer()
+    timer = Timer()
+    # (a plain task, not a task group: a group's cancel scopes cost more than the run's
+    # housekeeping; the timer ends it, and the run waits for it, shielded)
+    keeper = asyncio.ensure_future(_housekeeping(live, flush, translator, timer))
+    keeper.add_done_callback(lambda task: _housekeeping_failed(task, handler))
     try:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(_housekeeping, live, flush, translator, timer)
-            try:
-                if not live.count:  # (the server publishes it at once, for the first byte)
-                    live.publish(translator.start())
-                handler.forward(sink, text)
-                await handler.wait()
-                if handler.sink_error is not None:  # translation, a hook or encoding failed
-                    raise handler.sink_error
-                if not live.finished:
-                    live.publish(translator.error("the run ended without a terminal event"))
-            finally:  # (housekeeping ends now, or after the store write under way)
-                timer.stop()
+        try:
+            if not live.count:  # (the server publishes it at once, for the first byte)
+                live.publish(translator.start())
+            handler.forward(sink, text)
+            await handler.wait()
+            if handler.sink_error is not None:  # translation, a hook or encoding failed
+                raise handler.sink_error
+            if not live.finished:
+                live.publish(translator.error("the run ended without a terminal event"))
+        finally:  # (housekeeping ends now, or after the store write under way)
+            timer.stop()
+            with anyio.CancelScope(shield=True):
+                await asyncio.wait([keeper])
+        keeper.result()  # (what housekeeping raised, if anything)
     except Exception as exc:
         attached = False
         log.exception("run %r on thread %r failed in the server", live.run_id, live.thread_id)
@@ -271,6 +277,13 @@ async def drive(live: LiveRun, flush: Flush) -> None:
                 )
 
 
+def _housekeeping_failed(task: asyncio.Task[None], handler: RunHandler) -> None:
+    """Housekeeping raised (a hook failing on live cell output): the run stops as it does
+    when its sink fails, and ends with a ``RUN_ERROR``."""
+    if not task.cancelled() and isinstance(task.exception(), Exception):
+        handler._sink_failed(task.exception())  # type: ignore[arg-type]
+
+
 def _leaf(exc: BaseException) -> BaseException:
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
@@ -285,42 +298,7 @@ async def _stop(handler: RunHandler) -> None:
         log.exception("cancelling a run failed")
 
 
-class _Timer:
-    """A run's timer: ``sleep`` like ``asyncio.sleep``, or until ``stop`` (no cancellation,
-    and so no cancel scope to shield a store write under way)."""
-
-    __slots__ = ("_waiter", "stopped")
-
-    def __init__(self) -> None:
-        self.stopped = False
-        self._waiter: asyncio.Future[None] | None = None
-
-    async def sleep(self, seconds: float) -> bool:
-        """False once stopped."""
-        if self.stopped:
-            return False
-        loop = asyncio.get_running_loop()
-        waiter = self._waiter = loop.create_future()
-        handle = loop.call_later(seconds, _wake, waiter)
-        try:
-            await waiter
-        finally:
-            handle.cancel()
-            self._waiter = None
-        return not self.stopped
-
-    def stop(self) -> None:
-        self.stopped = True
-        if self._waiter is not None:
-            _wake(self._waiter)
-
-
-def _wake(waiter: asyncio.Future[None]) -> None:
-    if not waiter.done():
-        waiter.set_result(None)
-
-
-async def _housekeeping(live: LiveRun, flush: Flush, translator: Translator, timer: _Timer) -> None:
+async def _housekeeping(live: LiveRun, flush: Flush, translator: Translator, timer: Timer) -> None:
     """A run's one timer: every ``FLUSH_EVERY_S`` its pending events go to the store; when
     ``activity``, coalesced live cell output that waited long enough is published (every
     ``TICK_S``); when the run has been silent for ``PULSE_S``, its readers are woken (they

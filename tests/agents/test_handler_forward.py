@@ -185,3 +185,24 @@ def test_a_text_delta_made_without_validation_is_the_validated_one(text: str) ->
     assert made == valid and made.model_fields_set == valid.model_fields_set
     assert made.model_dump_json() == valid.model_dump_json() and repr(made) == repr(valid)
     assert made.tool_calls is not ChatDelta.of_text(text).tool_calls  # (no shared list)
+
+
+def test_a_stamped_event_is_what_model_copy_makes() -> None:
+    """``emit`` stamps events without ``model_copy``; the copy is the same, for events with
+    and without an agent name, with nested models, and the original is left as it was."""
+    from codeact._messages import ChatMessage
+    from codeact.agents._handler import _stamped
+    from codeact.events import AgentOutput, AgentSetup, RunFinished, ToolCall
+
+    events = [
+        AgentSetup(input=[ChatMessage.user("hi")]),
+        ToolCall(tool_name="double", tool_kwargs={"x": 1}, tool_id="c1", agent_name="Other"),
+        RunFinished(result=AgentOutput(response=ChatMessage.assistant("42"))),
+    ]
+    for event in events:
+        name = event.agent_name or "Agent"
+        update = {"run_id": "r", "agent_name": name, "seq": 3, "timestamp": 1.5}
+        made, copied = _stamped(event, "r", name, 3, 1.5), event.model_copy(update=update)
+        assert made == copied and made.model_fields_set == copied.model_fields_set
+        assert made.model_dump_json() == copied.model_dump_json()
+        assert type(made) is type(event) and event.seq != 3 and made.seq == 3

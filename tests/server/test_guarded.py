@@ -3,6 +3,7 @@ inside the server that end one run alone — over real HTTP on 127.0.0.1."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 from pathlib import Path
@@ -381,3 +382,30 @@ def test_a_valid_7mb_body_is_parsed_off_the_loop_beside_a_healthy_run(serve: Any
     assert parse_sse(big.content)[-1]["type"] == "RUN_FINISHED", parse_sse(big.content)[-1]
     worker.join(30)
     assert check_stream(parse_sse(healthy["r"].content))[-1] == "RUN_FINISHED"
+
+
+@pytest.mark.anyio
+async def test_a_failure_in_the_runs_housekeeping_ends_that_run_with_an_error() -> None:
+    """The run's timer (live cell output, flushes) fails: the run stops at once with a
+    RUN_ERROR, as when translating one of its events fails (fault injected in ``tick``)."""
+    from codeact.llms import Reply, ScriptedLLM
+    from codeact.server._runs import LiveRun, drive
+    from codeact.server.translator import Translator
+
+    class FailingTick(Translator):
+        def tick(self) -> list[Any]:
+            raise RuntimeError("a hook failed on live output")
+
+    agent = FunctionAgent(llm=ScriptedLLM([Reply(chunks=["a"] * 1000, chunk_delay=0.01)]))
+    live = LiveRun(("app", "u", "t"), "t", "r", None)  # type: ignore[arg-type]
+    live.handler = agent.run("go")
+    live.translator = FailingTick("t", "r")
+    live.translator.activity = True  # (as for an agent whose cells stream output)
+
+    async def flush(run: LiveRun, batch: list[str], start: int) -> None:
+        return None
+
+    with anyio.fail_after(10):  # (1000 chunks 10 ms apart: only a stopped run ends now)
+        await drive(live, flush)
+    last = json.loads(live.frames[-1].split(b"data: ", 1)[1])
+    assert last["type"] == "RUN_ERROR" and "RuntimeError" in last["message"], last
