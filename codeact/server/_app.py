@@ -114,8 +114,8 @@ class AGUIServer:
         if start == live.count and live.finished:
             start -= 1  # the client has every event: it gets the terminal one again
 
-        async def leave(complete: bool) -> None:
-            if not complete and self.config.cancel_on_disconnect and live.handler is not None:
+        async def leave() -> None:  # (before the run's end: the client went away)
+            if self.config.cancel_on_disconnect and live.handler is not None:
                 await live.handler.cancel()
 
         def backfill(begin: int, end: int) -> AsyncIterator[bytes]:

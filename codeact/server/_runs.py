@@ -237,7 +237,7 @@ async def drive(live: LiveRun, flush: Flush) -> None:
 
     timer = Timer()
     # (a plain task, not a task group: a group's cancel scopes cost more than the run's
-    # housekeeping; the timer ends it, and the run waits for it, shielded)
+    # housekeeping; the timer ends it, and the run waits for it before its last flush)
     keeper = asyncio.ensure_future(_housekeeping(live, flush, translator, timer))
     keeper.add_done_callback(lambda task: _housekeeping_failed(task, handler))
     try:
@@ -252,9 +252,6 @@ async def drive(live: LiveRun, flush: Flush) -> None:
                 live.publish(translator.error("the run ended without a terminal event"))
         finally:  # (housekeeping ends now, or after the store write under way)
             timer.stop()
-            with anyio.CancelScope(shield=True):
-                await asyncio.wait([keeper])
-        keeper.result()  # (what housekeeping raised, if anything)
     except Exception as exc:
         attached = False
         log.exception("run %r on thread %r failed in the server", live.run_id, live.thread_id)
@@ -265,6 +262,7 @@ async def drive(live: LiveRun, flush: Flush) -> None:
     finally:
         attached = False
         with anyio.CancelScope(shield=True):
+            await asyncio.wait([keeper])  # (the store write under way completes first)
             if not live.finished:  # cancelled from outside (shutdown)
                 await _stop(handler)
                 live.publish_error("the server stopped this run", "shutdown")
@@ -280,8 +278,10 @@ async def drive(live: LiveRun, flush: Flush) -> None:
 def _housekeeping_failed(task: asyncio.Task[None], handler: RunHandler) -> None:
     """Housekeeping raised (a hook failing on live cell output): the run stops as it does
     when its sink fails, and ends with a ``RUN_ERROR``."""
-    if not task.cancelled() and isinstance(task.exception(), Exception):
-        handler._sink_failed(task.exception())  # type: ignore[arg-type]
+    exc = None if task.cancelled() else task.exception()
+    if isinstance(exc, Exception):
+        log.error("the housekeeping of a run failed", exc_info=exc)
+        handler._sink_failed(exc)
 
 
 def _leaf(exc: BaseException) -> BaseException:
@@ -346,11 +346,12 @@ async def follow(
     request: Request,
     *,
     heartbeat_s: float | None,
-    on_leave: Callable[[bool], Awaitable[None]] | None = None,
+    on_leave: Callable[[], Awaitable[None]] | None = None,
     backfill: Backfill | None = None,
 ) -> AsyncIterator[bytes]:
     """The run's frames from ``start`` on, then new ones as they come (all that are ready in
-    one write), heartbeats while silent; ends after the terminal event."""
+    one write), heartbeats while silent; ends after the terminal event (``on_leave`` is
+    awaited when the reader leaves before it: a disconnect)."""
     cursor = max(0, start)
     complete = bursty = False
     try:
@@ -387,6 +388,6 @@ async def follow(
                 yield b": ping\n\n"
                 last_sent = time.monotonic()
     finally:
-        if on_leave is not None:
+        if on_leave is not None and not complete:
             with anyio.CancelScope(shield=True):
-                await on_leave(complete)
+                await on_leave()
