@@ -94,6 +94,8 @@ class AnswerPolicy:
                 mine.answer_retries += 1
                 mine.suggested = exc.code or mine.suggested
                 return _retry(step, reply, str(exc), "validator", mine.answer_retries)
+            if exc.answer is not None:  # (what the validator knows to answer instead)
+                candidate = candidate.replace(text=exc.answer)
             if any(getattr(v, "traces_values", False) for v in self.validators):
                 candidate = traced_fallback(candidate)
         return AgentOutput(

@@ -36,6 +36,7 @@ from codeact.agents._recover import (
     frame_columns,
     repeated_cell_note,
 )
+from codeact.agents._rules import repeat_problem
 from codeact.agents._style_state import CodeActRunState
 from codeact.executors.base import CodeExecutor, ExecutionResult, OutputCallback
 
@@ -309,6 +310,11 @@ def final_answer_fix(
     return FinalAnswerFix(code=fixed, printed=printed)
 
 
+#: ...and when it ran what a rule found on a re-run cell suggests (the model re-ran a cell).
+RULE_NOTE = (
+    "Note: you re-ran an earlier cell unchanged. {problem}\nSo I ran this instead:\n{code}\n"
+    "Check that it computes what the question asks; output:"
+)
 #: What the model is told when the agent ran the code a validator's note suggested.
 SUGGESTION_NOTE = (
     "Note: you re-ran an earlier cell unchanged, so I ran the code the earlier note suggested "
@@ -351,19 +357,33 @@ async def recover_cell(
     timeout: float | None,
     on_output: OutputCallback | None,
     max_chars: int,
+    rules: bool = False,
 ) -> tuple[ExecutionResult, str, str]:
     """A cell's result, observation and code after recovery: a failed cell is re-run once
     with its column names corrected when that is its fault, then gets hints for whatever
     still fails (``failure_hints``); a successful cell that repeats an earlier one gets a note
-    (``repeated_cell_note``). ``probe`` None means the session must not be probed or re-run."""
+    (``repeated_cell_note``), or with ``rules`` the note of a rule its code breaks, running
+    the code that note suggests. ``probe`` None means the session must not be probed or re-run."""
     observation = result.to_observation(max_chars)
     if result.ok:
         note = repeated_cell_note(run, code)
+        found: str | None = None  # (a rule's note, when its code is what runs)
+        if note and rules and run is not None and not run.state_of(CodeActRunState).suggested:
+            mine = run.state_of(CodeActRunState)
+            problem = repeat_problem(run.user_msg, mine.cells, code, result.stdout)
+            if problem is not None and problem.code:  # (what it suggests runs below)
+                mine.suggested, found = problem.code, str(problem)
+            elif problem is not None:
+                note = f"\nNote: this cell repeats an earlier one. {problem}"
         if note and probe is not None and run is not None:
             tried = await run_suggestion(probe, run, code, timeout, on_output)
             if tried is not None:
                 result, ran = tried
-                said = SUGGESTION_NOTE.format(code=ran)
+                said = (
+                    RULE_NOTE.format(problem=found, code=ran)
+                    if found
+                    else SUGGESTION_NOTE.format(code=ran)
+                )
                 return result, f"{said}\n{result.to_observation(max_chars)}", ran
         return result, observation + note, code
     notes: list[str] = []

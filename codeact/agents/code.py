@@ -369,6 +369,7 @@ class _ExecuteTool(BaseTool):
                 self.agent.cell_timeout,
                 on_output,
                 self.agent.observation_max_chars,
+                rules=any(getattr(v, "checks_rules", False) for v in self.agent.answers.validators),
             )
             if ran != code:  # the call records the code that ran (events, memory, notebook)
                 arguments["code"] = ran
