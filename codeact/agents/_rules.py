@@ -20,6 +20,7 @@ No model call: each rule reads the question and the code of the turn's successfu
 - **products**: aggregates of separate columns multiplied (``_groups.py``).
 - **deviations**: "k standard deviations from the mean" compared on one side (``_checks.py``).
 - **shares**: a share answered above 100 % or below 0 (``_checks.py``).
+- **values**: a text column's placeholder holding none of its values (``_checks.py``).
 - **stale values**: the answer's values come only from cells whose code breaks a rule while a
   cell whose code breaks none printed other values for every asked name (``_stale.py``).
 
@@ -35,7 +36,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 
 from codeact.agents._candidate import AnswerCandidate, CellRun
-from codeact.agents._checks import deviation_problem, share_problem
+from codeact.agents._checks import deviation_problem, share_problem, value_problem
 from codeact.agents._groups import (
     asked_groups,
     group_code,
@@ -285,9 +286,10 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("text numbers", text_number_problem(question, code)),
         ("product", product_problem(question, code)),
         ("deviation", deviation_problem(question, code)),
-        ("share", share_problem(question, candidate.text)),
+        ("share", share_problem(question, candidate.text, code)),
         ("stale", _stale_problem(stale)),
         ("series", series_problem(question, "\n".join(c.stdout for c in candidate.ok_cells))),
+        ("value", value_problem(question, candidate.text)),
     )
     for rule, problem in problems:
         if problem is not None and _first_time(rule, candidate.cells[0]):

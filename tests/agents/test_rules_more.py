@@ -149,3 +149,49 @@ async def test_a_re_run_cell_breaking_a_rule_gets_the_rule_and_its_code_runs() -
     assert "you re-ran an earlier cell unchanged" in second, second
     assert "multiplies aggregates of separate columns" in second
     assert "df['value'] = df['units'] * df['price']" in results[1].tool_kwargs["code"]
+
+
+def test_a_share_of_selected_rows_gets_the_total_computed_the_same_way() -> None:
+    q = "What share of revenue comes from the West, in percent? Answer as @share[value]."
+    code = (
+        "west = orders[orders['region'] == 'West']\n"
+        "rev = (west['units'] * west['price']).sum()\n"
+        "share = rev / orders['units'].sum() * 100"
+    )
+    c = AnswerCandidate(text="@share[586.1]", question=q, cells=(CellRun(code=code),))
+    with pytest.raises(ModelRetry) as told:
+        rules_validator()(c)
+    assert told.value.code == (
+        "part = (west['units'] * west['price']).sum(); "
+        "total = (orders['units'] * orders['price']).sum(); print(part / total * 100)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("answer", "flagged"),
+    [
+        ("@city[2023-01-01] @range[0.0]", True),
+        ("@city[Paris] @range[3.0]", True),
+        ("@city[Lyon] @range[39.4]", False),
+        ("@city['graz'] @range[39.4]", False),  # (quotes and case aside)
+        ("@best_city[Oslo] @range[3.0]", False),  # (listed)
+        ("@day[2023-01-01] @range[3.0]", False),  # (not a text column's placeholder)
+    ],
+)
+def test_a_text_columns_placeholder_must_hold_one_of_its_values(answer: str, flagged: bool) -> None:
+    q = "Which city has the largest difference between its highest and lowest temperature? "
+    q += "Answer as @city[name] @range[value].\n\n" + describe_files({"w.csv": WEATHER})
+    grouped = "s = df.groupby('city')['temp_c'].max()"
+    c = AnswerCandidate(text=answer, question=q, cells=(CellRun(code=grouped, stdout=answer),))
+    try:
+        rules_validator()(c)
+        said = ""
+    except ModelRetry as exc:
+        said, code = str(exc), exc.code
+    assert ("is not a city" in said) is flagged, said
+    if flagged:
+        assert "'Lyon', 'Graz', 'Oslo'" in said
+        assert code == (
+            "s = df.groupby('city')['temp_c'].agg(lambda x: x.max() - x.min()); "
+            "print(s.idxmax(), s.max())"
+        )
