@@ -36,12 +36,37 @@ def period_problem(question: str, code: str) -> str | None:
     for unit, (asked, used) in _UNITS.items():
         if re.search(asked, task, re.I) and not _groups_on(code, used):
             accessor = "isocalendar().week" if unit == "week" else unit
-            return (
+            example = _period_code(question, code, accessor)
+            how = f"for example: {example}" if example else "then"
+            return problem_of(
                 f"The question asks per {unit}, but your code never groups by {unit} (for "
                 f"dates, e.g. pd.to_datetime(df['date']).dt.{accessor}). Group by {unit}, "
-                "print the result, then answer."
+                f"{how}; print the result, then answer.",
+                f"import pandas as pd\n{example}" if example else None,
             )
     return None
+
+
+_BY_COLUMN = re.compile(
+    r"(\w+)\.groupby\(\s*(['\"][^'\"\n]+['\"])\s*\)\s*\[\s*(['\"][^'\"\n]+['\"])\s*\]"
+    r"\s*\.\s*(sum|mean|median|max|min|count|size)\(\)"
+)
+
+
+def _period_code(question: str, code: str, accessor: str) -> str | None:
+    """The code's own ``t.groupby('date')[v].agg()`` grouped by the asked unit of that date
+    column instead, then the extreme the question asks for; None without such a line."""
+    m = _BY_COLUMN.search(code)
+    if m is None:
+        return None
+    frame, key, value, agg = m.groups()
+    extreme = _EXTREME.search(task_text(question))
+    low = extreme is not None and extreme.group(2) is not None
+    pick = "min" if low else "max"
+    return (
+        f"s = {frame}.groupby(pd.to_datetime({frame}[{key}]).dt.{accessor})[{value}].{agg}(); "
+        f"print(s.idx{pick}(), s.{pick}())"
+    )
 
 
 _ASSIGNED = re.compile(r"^\s*(?:(\w+)|\w+\s*\[\s*['\"]([^'\"\n]+)['\"]\s*\])\s*=(?!=)\s*(.*)$")

@@ -61,6 +61,19 @@ def test_the_month_must_be_what_the_code_groups_by(code: str, flagged: bool) -> 
     assert ("never groups by month" in said) is flagged, said
 
 
+def test_the_period_note_carries_the_codes_own_grouping_by_the_asked_unit() -> None:
+    q = "Which month has the highest total rain? Answer as @month[m] @month_rain[value]."
+    code = "monthly = df.groupby('DATE')[' RAIN'].sum()\nprint(monthly.idxmax())"
+    c = AnswerCandidate(text="@month[1] @month_rain[2]", question=q, cells=(CellRun(code=code),))
+    with pytest.raises(ModelRetry) as told:
+        rules_validator()(c)
+    assert told.value.code == (
+        "import pandas as pd\n"
+        "s = df.groupby(pd.to_datetime(df['DATE']).dt.month)[' RAIN'].sum(); "
+        "print(s.idxmax(), s.max())"
+    )
+
+
 def test_aggregates_of_separate_columns_multiplied_are_sent_back_with_the_per_row_value() -> None:
     q = "In which month (1-12) was revenue highest? Answer as @month[value] @revenue[value]."
     code = (
