@@ -275,7 +275,7 @@ def stuck_answer(run: RunState, blocks: Sequence[str]) -> AgentOutput | None:
     """The best traced answer when every block of the reply is code that successful cells of
     the run already ran twice (once, then again after the note that it repeats): the model
     is stuck, and a third run would print the same. None otherwise."""
-    ran = [" ".join(c.code.split()) for c in run.state_of(CodeActRunState).cells if c.error is None]
+    ran = run.state_of(CodeActRunState).ok_codes()  # (what the model wrote counts too)
     if not blocks or any(ran.count(" ".join(b.split())) < 2 for b in blocks):
         return None
     return answer_at_limit(run, limit="repeats")
