@@ -7,7 +7,12 @@ from __future__ import annotations
 import re
 
 from codeact.agents._groups import asked_groups, group_code
-from codeact.agents._notecols import named_number_columns, note_column_kinds, task_text
+from codeact.agents._notecols import (
+    named_number_columns,
+    note_column_kinds,
+    note_columns,
+    task_text,
+)
 from codeact.agents._placeholders import TOKEN
 from codeact.agents._problem import Problem, problem_of
 from codeact.agents._trace import as_decimal
@@ -66,6 +71,18 @@ def _share_code(code: str) -> str | None:
     return None
 
 
+def _compared_columns(question: str, code: str) -> list[str]:
+    """The files note's number columns the code compares with ``<`` or ``>`` (named as the
+    note does, spaces and case aside: ``df['WINDSPEED'] > t`` for ``' WINDSPEED'``)."""
+    compared = {
+        q.strip().lower()
+        for line in code.splitlines()
+        if re.search(r"[<>]", line)
+        for q in re.findall(r"\[\s*['\"]([^'\"\n]+)['\"]\s*\]", line)
+    }
+    return [n for n in note_columns(question, numeric=True) if n.strip().lower() in compared]
+
+
 _DISTINCT = re.compile(r"text, (?:\d+ missing, )?(\d+) distinct values, e\.g\. (.*)")
 
 
@@ -114,7 +131,7 @@ def deviation_problem(question: str, code: str) -> Problem | None:
     if not re.search(r"[<>]", code):
         return None
     k = m.group(1)
-    columns = named_number_columns(question)
+    columns = named_number_columns(question) or _compared_columns(question, code)
     column = columns[0] if columns else None
     example = (
         f"s = df[{column!r}]; print(((s - s.mean()).abs() > {k} * s.std()).sum())"

@@ -116,6 +116,17 @@ def test_deviations_from_the_mean_count_both_sides() -> None:
     assert "counts both sides of the mean" in said, said
     both = "s = df['wind']\nprint(((s - s.mean()).abs() > 1.5 * s.std()).sum())"
     assert check(q, both) is None
+    spaced = describe_files({"w.csv": b"day, WIND\n1,3.5\n2,9.0\n3,1.0\n4,4.0\n"})
+    gusts = q.replace("a wind", "gusts").replace(note, spaced)  # (the column not named)
+    with pytest.raises(ModelRetry) as told:
+        rules_validator()(
+            AnswerCandidate(
+                text="@outliers[1]",
+                question=gusts,
+                cells=(CellRun(code=one_side.replace("'wind'", "'WIND'")),),
+            )
+        )
+    assert told.value.code == "s = df[' WIND']; print(((s - s.mean()).abs() > 1.5 * s.std()).sum())"
     above = q.replace("from the mean", "above the mean")
     assert check(above, one_side) is None  # (one side asked: no complaint)
 
