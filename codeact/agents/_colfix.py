@@ -385,6 +385,8 @@ async def recover_cell(
                     else SUGGESTION_NOTE.format(code=ran)
                 )
                 return result, f"{said}\n{result.to_observation(max_chars)}", ran
+        if found:  # (its code could not run here: the model is told the rule at least)
+            note = f"\nNote: this cell repeats an earlier one. {found}"
         return result, observation + note, code
     notes: list[str] = []
     if probe is not None:  # (a column's spaces, then numbers cleaned as text: each once)
