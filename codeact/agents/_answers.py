@@ -158,8 +158,14 @@ def command_line_options(
 
     return {
         "require_execution": require_execution,
-        # the computation first: a format retry is moot while the code misses what is asked
-        "answer_validators": [rules_validator(), placeholder_validator(), traced_validator()],
+        # the computation first: a format retry is moot while the code misses what is asked;
+        # the rules again on the answer the others completed (values carried in from cells)
+        "answer_validators": [
+            rules_validator(),
+            placeholder_validator(),
+            traced_validator(),
+            rules_validator(),
+        ],
         "lenient_code_blocks": isinstance(llm, LocalLLM) if lenient_code is None else lenient_code,
     }
 

@@ -61,7 +61,7 @@ def _share_code(code: str) -> str | None:
     on the whole table>; print(part / total * 100)``, or None."""
     for m in _SUBSET.finditer(code):
         sub, base = m.group(1), m.group(2)
-        for line in code.splitlines():
+        for line in reversed(code.splitlines()):  # (the latest: a later cell fixed it)
             a = re.match(rf"^\s*\w+\s*=\s*(.*\b{sub}\b.*\.(?:sum|count|size)\(\).*)$", line)
             if a is None or "==" in a.group(1):
                 continue

@@ -182,7 +182,11 @@ def test_a_share_of_selected_rows_gets_the_total_computed_the_same_way() -> None
         "rev = (west['units'] * west['price']).sum()\n"
         "share = rev / orders['units'].sum() * 100"
     )
-    c = AnswerCandidate(text="@share[586.1]", question=q, cells=(CellRun(code=code),))
+    flawed = code.replace(
+        "(west['units'] * west['price']).sum()", "west['units'] * west['price'].sum()"
+    )
+    cells = (CellRun(code=flawed), CellRun(code=code))  # (the later cell fixed the part)
+    c = AnswerCandidate(text="@share[586.1]", question=q, cells=cells)
     with pytest.raises(ModelRetry) as told:
         rules_validator()(c)
     assert told.value.code == (
@@ -219,3 +223,27 @@ def test_a_text_columns_placeholder_must_hold_one_of_its_values(answer: str, fla
             "s = df.groupby('city')['temp_c'].agg(lambda x: x.max() - x.min()); "
             "print(s.idxmax(), s.max())"
         )
+
+
+@pytest.mark.anyio
+async def test_values_carried_into_a_prose_answer_are_checked_by_the_rules_too() -> None:
+    """``codeact run``'s validators: the model answers in prose, the placeholder check carries
+    in the values its cell printed (a date as the city), and the rules then see them."""
+    from codeact.agents._answers import command_line_options
+    from codeact.events import AnswerRetry
+
+    q = "Which city has the largest difference between its highest and lowest temperature? "
+    q += "Answer as @city[name] @range[value].\n\n" + describe_files({"w.csv": WEATHER})
+    cell = (
+        "from itertools import groupby\ndf = {'city': ['Lyon'], 'temp_c': [1.0]}\n"
+        "ranges = {c: 0.0 for c, _ in groupby(df['city'])}\nprint('@city[2023-01-01] @range[0.0]')"
+    )
+    llm = ScriptedLLM(
+        [f"<execute>\n{cell}\n</execute>", "The city is Lyon.", "@city[Lyon] @range[39.4]"],
+        function_calling=False,
+    )
+    options = command_line_options(llm, require_execution=True)
+    agent = CodeActAgent(llm=llm, executor=lambda: RestrictedExecutor(), **options)
+    events = await collect(agent.run(q))
+    retries = [e.message for e in events if isinstance(e, AnswerRetry)]
+    assert any("@city[2023-01-01] is not a city" in m for m in retries), retries
