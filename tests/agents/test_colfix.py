@@ -265,3 +265,26 @@ async def test_a_fixed_cell_sent_again_unchanged_is_still_a_repeat() -> None:
     final = next(e for e in events if isinstance(e, RunFinished))
     assert final.result.response.text.splitlines()[-1] == "@mean_wind[4.0]"
     assert final.result.raw["at_limit"] == "repeats"
+
+
+async def test_a_fixed_block_sent_again_runs_the_suggestion_a_note_made() -> None:
+    """A note suggested code; the model sends its old block again (the one whose column the
+    agent fixed): the suggestion runs in its place, as for a re-run successful cell."""
+    from codeact.agents.validators import AnswerCandidate, ModelRetry
+
+    told: list[str] = []
+
+    def wants_max(candidate: AnswerCandidate) -> None:
+        if not told:
+            told.append(candidate.text)
+            raise ModelRetry("Use the largest value.", code="print(df[' WINDSPEED'].max())")
+
+    cell = f"{READ}print(round(df['WINDSPEED'].mean(), 2))"
+    block = f"<execute>\n{cell}\n</execute>"
+    events, _ = await run(
+        [block, "@mean_wind[4.0]", block, "@mean_wind[4.5]"], answer_validators=[wants_max]
+    )
+    ran = results(events)
+    assert len(ran) == 2 and ran[1].tool_kwargs["code"].endswith("print(df[' WINDSPEED'].max())")
+    assert "so I ran the code the earlier note suggested" in ran[1].tool_output.content
+    assert ran[1].tool_output.content.rstrip().endswith("4.5")
