@@ -127,9 +127,9 @@ async def ask(
             elif isinstance(ev, ToolCallResult) and ev.tool_name == "execute":
                 ran.append(Cell.of(ev))
             elif isinstance(ev, AgentOutput):
-                said.append(f"model: {(ev.response.text or '')[-300:]}")
+                said.append(f"model: {ev.response.text or ''}")  # (whole: replays use it)
             elif isinstance(ev, AnswerRetry):
-                said.append(f"retry ({ev.reason}): {ev.message[:300]}")
+                said.append(f"retry ({ev.reason}): {ev.message}")
             elif isinstance(ev, RunFinished):
                 reply, value = ev.result.response.text or "", ev.result.value
                 raw = ev.result.raw if isinstance(ev.result.raw, dict) else {}
@@ -160,7 +160,7 @@ async def ask(
         "seconds": round(time.perf_counter() - t0, 1),
         "error": error,
         "cells_run": [
-            {"code": c.code[-400:], "out": c.stdout[-300:], "error": c.error} for c in ran
+            {"code": c.code, "out": c.stdout[-1000:], "error": c.error} for c in ran
         ]
         if transcript
         else None,

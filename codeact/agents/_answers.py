@@ -94,6 +94,8 @@ class AnswerPolicy:
                 mine.answer_retries += 1
                 mine.suggested = exc.code or mine.suggested
                 return _retry(step, reply, str(exc), "validator", mine.answer_retries)
+            if exc.answer is not None:  # (what the validator knows to answer instead)
+                candidate = candidate.replace(text=exc.answer)
             if any(getattr(v, "traces_values", False) for v in self.validators):
                 candidate = traced_fallback(candidate)
         return AgentOutput(
@@ -156,8 +158,14 @@ def command_line_options(
 
     return {
         "require_execution": require_execution,
-        # the computation first: a format retry is moot while the code misses what is asked
-        "answer_validators": [rules_validator(), placeholder_validator(), traced_validator()],
+        # the computation first: a format retry is moot while the code misses what is asked;
+        # the rules again on the answer the others completed (values carried in from cells)
+        "answer_validators": [
+            rules_validator(),
+            placeholder_validator(),
+            traced_validator(),
+            rules_validator(),
+        ],
         "lenient_code_blocks": isinstance(llm, LocalLLM) if lenient_code is None else lenient_code,
     }
 
@@ -273,7 +281,7 @@ def stuck_answer(run: RunState, blocks: Sequence[str]) -> AgentOutput | None:
     """The best traced answer when every block of the reply is code that successful cells of
     the run already ran twice (once, then again after the note that it repeats): the model
     is stuck, and a third run would print the same. None otherwise."""
-    ran = [" ".join(c.code.split()) for c in run.state_of(CodeActRunState).cells if c.error is None]
+    ran = run.state_of(CodeActRunState).ok_codes()  # (what the model wrote counts too)
     if not blocks or any(ran.count(" ".join(b.split())) < 2 for b in blocks):
         return None
     return answer_at_limit(run, limit="repeats")

@@ -26,7 +26,6 @@ import tokenize
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from codeact.agents._notecols import frame_names
 from codeact.agents._placeholders import required_placeholders
 from codeact.agents._recover import (
     CellCode,
@@ -36,7 +35,9 @@ from codeact.agents._recover import (
     frame_columns,
     repeated_cell_note,
 )
+from codeact.agents._rules import repeat_problem
 from codeact.agents._style_state import CodeActRunState
+from codeact.agents._suggest import RULE_NOTE, SUGGESTION_NOTE, resent, run_suggestion
 from codeact.executors.base import CodeExecutor, ExecutionResult, OutputCallback
 
 if TYPE_CHECKING:
@@ -309,40 +310,6 @@ def final_answer_fix(
     return FinalAnswerFix(code=fixed, printed=printed)
 
 
-#: What the model is told when the agent ran the code a validator's note suggested.
-SUGGESTION_NOTE = (
-    "Note: you re-ran an earlier cell unchanged, so I ran the code the earlier note suggested "
-    "instead:\n{code}\nCheck that it computes what the question asks; output:"
-)
-
-
-async def run_suggestion(
-    session: CodeExecutor,
-    run: RunState,
-    code: str,
-    timeout: float | None,
-    on_output: OutputCallback | None,
-) -> tuple[ExecutionResult, str] | None:
-    """Run the code a validator's note suggested (once per suggestion), with ``df`` bound to
-    the model's table when it named it otherwise; the result and the code that ran, or None
-    when there is nothing to run."""
-    mine = run.state_of(CodeActRunState)
-    suggestion, mine.suggested = mine.suggested, None
-    if not suggestion:
-        return None
-    sources = [c.code for c in mine.cells if c.error is None] + [code]
-    uses_df = re.search(r"\bdf\b", suggestion) is not None
-    if uses_df and "df" not in assigned_names([CellCode(c) for c in [*sources, suggestion]]):
-        tables = [n for c in sources for n in frame_names(c)]
-        if not tables:
-            return None
-        suggestion = f"df = {tables[0]}\n{suggestion}"
-    mine.suggestion_ran = suggestion
-    if on_output is not None:
-        on_output("stderr", "\n[" + SUGGESTION_NOTE.format(code=suggestion) + "]\n")
-    return await session.execute(suggestion, timeout=timeout, on_output=on_output), suggestion
-
-
 async def recover_cell(
     probe: CodeExecutor | None,
     run: RunState | None,
@@ -351,21 +318,47 @@ async def recover_cell(
     timeout: float | None,
     on_output: OutputCallback | None,
     max_chars: int,
+    rules: bool = False,
 ) -> tuple[ExecutionResult, str, str]:
     """A cell's result, observation and code after recovery: a failed cell is re-run once
     with its column names corrected when that is its fault, then gets hints for whatever
     still fails (``failure_hints``); a successful cell that repeats an earlier one gets a note
-    (``repeated_cell_note``). ``probe`` None means the session must not be probed or re-run."""
+    (``repeated_cell_note``), or with ``rules`` the note of a rule its code breaks, running
+    the code that note suggests. ``probe`` None means the session must not be probed or re-run."""
     observation = result.to_observation(max_chars)
     if result.ok:
         note = repeated_cell_note(run, code)
+        found: str | None = None  # (a rule's note, when its code is what runs)
+        if note and rules and run is not None and not run.state_of(CodeActRunState).suggested:
+            mine = run.state_of(CodeActRunState)
+            problem = repeat_problem(run.user_msg, mine.cells, code, result.stdout)
+            if problem is not None and problem.code:  # (what it suggests runs below)
+                mine.suggested, found = problem.code, str(problem)
+            elif problem is not None:
+                note = f"\nNote: this cell repeats an earlier one. {problem}"
         if note and probe is not None and run is not None:
             tried = await run_suggestion(probe, run, code, timeout, on_output)
             if tried is not None:
                 result, ran = tried
-                said = SUGGESTION_NOTE.format(code=ran)
+                said = (
+                    RULE_NOTE.format(problem=found, code=ran)
+                    if found
+                    else SUGGESTION_NOTE.format(code=ran)
+                )
                 return result, f"{said}\n{result.to_observation(max_chars)}", ran
+        if found:  # (its code could not run here: the model is told the rule at least)
+            note = f"\nNote: this cell repeats an earlier one. {found}"
         return result, observation + note, code
+    if probe is not None and run is not None and resent(run, code):
+        # the block the agent fixed once, sent again: the suggestion a note made runs instead
+        tried = await run_suggestion(probe, run, code, timeout, on_output)
+        if tried is not None:
+            result, ran = tried
+            return (
+                result,
+                f"{SUGGESTION_NOTE.format(code=ran)}\n{result.to_observation(max_chars)}",
+                ran,
+            )
     notes: list[str] = []
     if probe is not None:  # (a column's spaces, then numbers cleaned as text: each once)
         fixed = await rerun_with_columns(

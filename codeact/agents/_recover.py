@@ -169,9 +169,7 @@ def repeated_cell_note(run: RunState | None, code: str) -> str:
     ran (a small model re-printing a table instead of computing the answer from it)."""
     if run is None:
         return ""
-    same = " ".join(code.split())
-    cells = run.state_of(CodeActRunState).cells
-    if not any(c.error is None and " ".join(c.code.split()) == same for c in cells):
+    if " ".join(code.split()) not in run.state_of(CodeActRunState).ok_codes():
         return ""
     names = assigned_names([CellCode(code)])
     kept = f" (its variables {', '.join(names[:6])} still exist)" if names else ""

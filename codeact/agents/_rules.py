@@ -17,6 +17,10 @@ No model call: each rule reads the question and the code of the turn's successfu
   answer is ``nan`` although the question says to skip missing values.
 - **inplace**: ``df['age'].fillna(v, inplace=True)`` changes a copy under pandas 3.
 - **text numbers**: a column of numbers stored as text used without converting it.
+- **products**: aggregates of separate columns multiplied (``_groups.py``).
+- **deviations**: "k standard deviations from the mean" compared on one side (``_checks.py``).
+- **shares**: a share answered above 100 % or below 0 (``_checks.py``).
+- **values**: a text column's placeholder holding none of its values (``_checks.py``).
 - **stale values**: the answer's values come only from cells whose code breaks a rule while a
   cell whose code breaks none printed other values for every asked name (``_stale.py``).
 
@@ -29,8 +33,17 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
 
+from codeact.agents._candidate import AnswerCandidate, CellRun
+from codeact.agents._checks import deviation_problem, share_problem, value_problem
+from codeact.agents._groups import (
+    asked_groups,
+    group_code,
+    group_problem,
+    period_problem,
+    product_problem,
+)
 from codeact.agents._notecols import (
     THRESHOLD,
     category_values,
@@ -42,43 +55,12 @@ from codeact.agents._notecols import (
     uses_column,
 )
 from codeact.agents._placeholders import TOKEN
-from codeact.agents._stale import stale_values_problem
+from codeact.agents._problem import Problem, problem_of
+from codeact.agents._stale import settled_answer, stale_values_note
 
-if TYPE_CHECKING:
-    from codeact.agents._candidate import AnswerCandidate
-
-_ASKING = r"\b(?:per|each|by|every|which|what)\s+(?:\w+\s+)?"
-_UNITS = {
-    "month": (
-        _ASKING + r"month\b|\bmonthly\b",
-        r"month|to_period\(\s*['\"]M|resample\(\s*['\"]M|%m|freq=['\"]M|str\[:7\]|\[5:7\]",
-    ),
-    "year": (
-        _ASKING + r"year\b|\byearly\b",
-        r"year|to_period\(\s*['\"]Y|resample\(\s*['\"][YA]|%Y|str\[:4\]|\[:4\]",
-    ),
-    "week": (
-        _ASKING + r"week\b|\bweekly\b",
-        r"week|isocalendar|resample\(\s*['\"]W|to_period\(\s*['\"]W",
-    ),
-}
-_GROUPING = re.compile(r"groupby|resample|pivot|value_counts|Grouper")
 _QUOTED = re.compile(r"(?<![\w@\[])'([^'\n]{1,40})'(?!\w)|(?<![\w@\[])\"([^\"\n]{1,40})\"(?!\w)")
 _FILL = re.compile(r"\bfill(?:ing|ed)?\b.{0,60}\bmissing\b|\bmissing\b.{0,60}\bfill", re.I)
 _SKIP = re.compile(r"\b(?:skip|ignore|drop|exclude)\w*\b.{0,40}\bmissing\b|\bknown\b", re.I)
-
-
-class Problem(str):
-    """A rule's note to the model; ``code`` the runnable example it gives, if any (``df``
-    standing for the table: the agent runs it when the model re-runs its old cell instead)."""
-
-    code: str | None = None
-
-
-def _problem(text: str, code: str | None = None) -> Problem:
-    problem = Problem(text)
-    problem.code = code if code and "'COLUMN'" not in code else None
-    return problem
 
 
 #: Rules already applied, by (rule, the run's first cell): the cell objects are the run's own,
@@ -95,22 +77,6 @@ def _first_time(rule: str, first_cell: object) -> bool:
     while len(_TOLD) > _TOLD_MAX:
         _TOLD.popitem(last=False)
     return True
-
-
-def period_problem(question: str, code: str) -> str | None:
-    """The asked period when the code groups but never by it."""
-    task = task_text(question)
-    if not _GROUPING.search(code):
-        return None
-    for unit, (asked, used) in _UNITS.items():
-        if re.search(asked, task, re.I) and not re.search(used, code, re.I):
-            accessor = "isocalendar().week" if unit == "week" else unit
-            return (
-                f"The question asks per {unit}, but your code never groups by {unit} (for "
-                f"dates, e.g. pd.to_datetime(df['date']).dt.{accessor}). Group by {unit}, "
-                "print the result, then answer."
-            )
-    return None
 
 
 def filter_problem(question: str, code: str) -> str | None:
@@ -155,7 +121,7 @@ def category_problem(question: str, code: str) -> str | None:
                     + (f"print({measure})" if measure else "print the one value it asks for")
                 )
             rows = f"sub = df[df[{column!r}] == {value!r}]"
-            return _problem(
+            return problem_of(
                 f"The question is about {value!r} (a value in the data), but your code never "
                 f"filters on it. {example}, then answer.",
                 f"{rows}; print({measure})" if measure else None,
@@ -175,99 +141,21 @@ def column_problem(question: str, code: str) -> str | None:
             re.search(rf"(?<![\w'\"]){re.escape(w)}(?![\w'\"])", task, re.I) for w in spoken
         )
         if named and not uses_column(code, name):
-            group = _asked_groups(question)
+            group = asked_groups(question)
             example = (
-                _group_code(question, group, name)
+                group_code(question, group, name)
                 if group is not None
                 and group != name
                 and name in note_columns(question, numeric=True)
                 else None
             )
             use = f"for example: {example}" if example else f"df[{name!r}]"
-            return _problem(
+            return problem_of(
                 f"The question is about the column {name!r}, but your code never uses it. Use "
                 f"it ({use}), print the result, then answer.",
                 example,
             )
     return None
-
-
-_GROUPS = re.compile(r"groupby|pivot|value_counts|crosstab|Grouper|resample", re.I)
-#: Words of a question comparing groups by an aggregate ("which city has the most ...");
-#: without one, "which city" asks for one row's value (the best-paid employee's department).
-_AGGREGATE = re.compile(
-    r"\b(?:average|mean|total|sum|median|most|fewest|how many|how often|count|number of"
-    r"|range|difference)\b",
-    re.I,
-)
-
-
-def _asked_groups(question: str) -> str | None:
-    """The category column whose groups the question compares (``per station``, ``each
-    department``, ``which city`` with an aggregate such as "average" or "most"), if any."""
-    task = task_text(question)
-    for name in note_columns(question, categories=True):
-        word = re.escape(name.strip())
-        per = re.search(rf"\b(?:each|per|every)\s+{word}\b", task, re.I)
-        which = re.search(rf"\bwhich\s+{word}\b", task, re.I) and _AGGREGATE.search(task)
-        if per or which:
-            return name
-    return None
-
-
-_AGG_WORDS = (
-    (r"range|difference", "agg(lambda x: x.max() - x.min())"),
-    (r"average|mean", "mean()"),
-    (r"median", "median()"),
-    (r"how often|most often|how many times", "size() "),  # counting rows, even with a value
-    (r"how many|count|number of", "size()"),
-    (r"total|sum|most|fewest", "sum()"),
-)
-_EXTREME = re.compile(
-    r"\b(?:(highest|largest|most|best|max\w*|greatest|biggest|top|oldest)"
-    r"|(lowest|smallest|fewest|(?<!at )least|min\w*|youngest))\b",
-    re.I,
-)
-
-
-def _group_code(question: str, group: str, value: str | None = None) -> str:
-    """Concrete code for the asked comparison: ``df.groupby(group)[value].agg()`` with the
-    aggregate the question's words name, then the extreme group it asks for."""
-    task = task_text(question)
-    if value is None:
-        named = [
-            n
-            for n in note_columns(question, numeric=True)
-            if n != group and re.search(rf"(?<!\w){re.escape(n.strip())}(?!\w)", task, re.I)
-        ]
-        value = named[0] if named else None
-    agg = next((a for w, a in _AGG_WORDS if re.search(rf"\b(?:{w})\b", task, re.I)), "mean()")
-    if agg == "size()" and value is not None:  # "the most units, and how many?"
-        agg = "sum()"
-    if agg.startswith("size()"):
-        series = f"df.groupby({group!r}).size()"
-    else:
-        series = f"df.groupby({group!r})[{value if value else 'COLUMN'!r}].{agg}"
-    m = _EXTREME.search(task)
-    low = m is not None and m.group(2) is not None
-    return f"s = {series}; print(s.idx{'min' if low else 'max'}(), s.{'min' if low else 'max'}())"
-
-
-def group_problem(question: str, code: str) -> str | None:
-    """The question compares the groups of a column and no code groups at all (one overall
-    mean, a mode). Only text columns of a few distinct values are groups."""
-    if _GROUPS.search(code):
-        return None
-    group = _asked_groups(question)
-    if group is None:
-        return None
-    example = _group_code(question, group)
-    return _problem(
-        f"The question compares the {group.strip()} groups, but your code never groups by "
-        f"{group!r}. Group by it, for example: {example} (with the column and aggregate the "
-        "question asks for), then answer.",
-        example,
-    )
 
 
 def _underscored(number: str) -> str:
@@ -305,12 +193,22 @@ def missing_problem(question: str, code: str, answer: str) -> str | None:
 _SPREAD_TOKEN = re.compile(r"@(\w+)\[[^\]]*\n[^\]]*dtype: \w+\]?")
 
 
-def series_problem(outputs: str) -> str | None:
+def series_problem(question: str, outputs: str) -> str | None:
     """A placeholder the code printed holding a whole Series (``@share[10  49.7\n21 ...
-    Length: 180, dtype: float64]``): an aggregation applied to the wrong part."""
+    Length: 180, dtype: float64]``): an aggregation applied to the wrong part, or one row
+    per group where the question compares the groups (then the example picks the one)."""
     m = _SPREAD_TOKEN.search(outputs)
     if m is None:
         return None
+    group = asked_groups(question)
+    if group is not None:
+        example = group_code(question, group)
+        return problem_of(
+            f"Your code printed a whole column of values as @{m.group(1)}[...], not one value: "
+            f"one row per {group.strip()} group. Aggregate per group, then take the one group "
+            f"the question asks for, for example: {example}. Print it, then answer.",
+            example,
+        )
     return (
         f"Your code printed a whole column of values as @{m.group(1)}[...], not one value: "
         "an aggregation such as .sum() or .mean() applies to only part of the expression. "
@@ -337,7 +235,7 @@ def inplace_problem(cells_code: list[str]) -> str | None:
         target, method = m.group("target"), m.group("method")
         args = m.group("args").strip().rstrip(",").strip()
         fixed = f"{target} = {target}.{method}({args})"
-        return _problem(
+        return problem_of(
             f"{m.group(0)} changes a copy in pandas 3 (copy-on-write), not the table: the "
             f"values are unchanged. Write {fixed} instead, print the result, then answer.",
             code.replace(m.group(0), fixed, 1),
@@ -373,18 +271,10 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         return None
     question = candidate.question
 
-    def passes(cell_code: str) -> bool:  # (one cell's code, against the rules of its code)
-        return all(
-            rule(question, cell_code) is None
-            for rule in (
-                period_problem,
-                filter_problem,
-                category_problem,
-                group_problem,
-                column_problem,
-            )
-        )
+    def passes(cell_code: str) -> bool:
+        return passes_rules(question, cell_code)
 
+    stale = stale_values_note(question, candidate.text, candidate.ok_cells, passes)
     problems = (
         ("period", period_problem(question, code)),
         ("filter", filter_problem(question, code)),
@@ -394,10 +284,61 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("missing", missing_problem(question, code, candidate.text)),
         ("inplace", inplace_problem([c.code for c in candidate.ok_cells])),
         ("text numbers", text_number_problem(question, code)),
-        ("stale", stale_values_problem(question, candidate.text, candidate.ok_cells, passes)),
-        ("series", series_problem("\n".join(c.stdout for c in candidate.ok_cells))),
+        ("product", product_problem(question, code)),
+        ("deviation", deviation_problem(question, code)),
+        ("share", share_problem(question, candidate.text, code)),
+        ("stale", _stale_problem(stale)),
+        ("series", series_problem(question, "\n".join(c.stdout for c in candidate.ok_cells))),
+        ("value", value_problem(question, candidate.text)),
     )
     for rule, problem in problems:
         if problem is not None and _first_time(rule, candidate.cells[0]):
             return problem
     return None
+
+
+def passes_rules(question: str, code: str) -> bool:
+    """Whether one cell's ``code`` breaks none of the rules that read code alone."""
+    rules = (
+        period_problem,
+        filter_problem,
+        category_problem,
+        group_problem,
+        column_problem,
+        product_problem,
+        deviation_problem,
+    )
+    return all(rule(question, code) is None for rule in rules)
+
+
+def _stale_problem(found: tuple[str, str] | None) -> Problem | None:
+    if found is None:
+        return None
+    problem = problem_of(found[0])
+    problem.answer = found[1]
+    return problem
+
+
+def settled(candidate: AnswerCandidate) -> str | None:
+    """The answer with the values of the cell that computes what the question asks in place
+    of stale ones (the model was told, or cannot be), or None (``_stale.py``)."""
+    question = candidate.question
+    return settled_answer(
+        question, candidate.text, candidate.ok_cells, lambda code: passes_rules(question, code)
+    )
+
+
+def repeat_problem(
+    question: str, cells: Sequence[CellRun], code: str, stdout: str
+) -> Problem | None:
+    """The rules checked when the model re-runs an earlier cell unchanged instead of
+    answering (its output taken as the answer): the first broken rule as a ``Problem`` (each
+    rule once per run, as at an answer), or None."""
+    if not cells:
+        return None
+    ran = CellRun(code=code, stdout=stdout)
+    candidate = AnswerCandidate(text=stdout, question=question, cells=(*cells, ran))
+    problem = check_rules(candidate)
+    if problem is None or isinstance(problem, Problem):
+        return problem
+    return problem_of(problem)

@@ -32,6 +32,21 @@ class CodeActRunState:
     suggested: str | None = None
     #: The code of the last suggestion the agent ran (its output answers first at a limit).
     suggestion_ran: str | None = None
+    #: What the model wrote for cells whose code the agent changed (a column name fixed, a
+    #: suggestion run instead), by the code that ran: a re-run of it is still a repeat.
+    written: dict[str, str] = field(default_factory=dict)
+
+    def ok_codes(self) -> list[str]:
+        """For each successful cell, the code that ran and what the model wrote for it,
+        whitespace-normalised (for noticing a block the model sends again)."""
+        out: list[str] = []
+        for c in self.cells:
+            if c.error is None:
+                out += {
+                    " ".join(c.code.split()),
+                    " ".join(self.written.get(c.code, c.code).split()),
+                }
+        return out
 
 
 @dataclass

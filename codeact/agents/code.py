@@ -369,9 +369,12 @@ class _ExecuteTool(BaseTool):
                 self.agent.cell_timeout,
                 on_output,
                 self.agent.observation_max_chars,
+                rules=any(getattr(v, "checks_rules", False) for v in self.agent.answers.validators),
             )
             if ran != code:  # the call records the code that ran (events, memory, notebook)
                 arguments["code"] = ran
+                if run is not None:  # (a re-run of what the model wrote is still a repeat)
+                    run.state_of(CodeActRunState).written[ran] = code
             failed = not result.ok
         return ToolOutput(
             content=observation,

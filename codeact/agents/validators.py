@@ -60,11 +60,17 @@ from codeact.errors import CodeActError
 class ModelRetry(CodeActError):
     """Raised by a validator: the answer is not acceptable; the message goes to the model.
     ``code``: runnable code the message suggests (``df`` standing for the table), which the
-    CodeAct agent runs itself if the model re-runs an old cell instead of trying it."""
+    CodeAct agent runs itself if the model re-runs an old cell instead of trying it;
+    ``answer``: the answer to give instead when no retry is left."""
 
-    def __init__(self, message: str = "", *, code: str | None = None) -> None:
+    def __init__(
+        self, message: str = "", *, code: str | None = None, answer: str | None = None
+    ) -> None:
         super().__init__(message)
         self.code = code
+        #: The answer to give instead when the model cannot be sent back any more, if the
+        #: validator knows one (made of values a cell printed).
+        self.answer = answer
 
 
 #: What a validator returns: the answer to keep (``None`` keeps the candidate as it is; a
@@ -195,13 +201,20 @@ def rules_validator() -> AnswerValidator:
     question names (quoted values, thresholds such as "more than 90000") that the code never
     uses, missing values the question asks to fill, a ``nan`` answer where it asks to skip
     them. A broken rule sends the model back with a precise note, at most once per rule and
-    run (a model whose code is right answers again)."""
-    from codeact.agents._rules import check_rules
+    run (a model whose code is right answers again); an answer that still takes its values
+    from a cell breaking a rule, while a cell breaking none printed others, gets those."""
+    from codeact.agents._rules import check_rules, settled
 
-    def validate(candidate: AnswerCandidate) -> None:
+    def validate(candidate: AnswerCandidate) -> AnswerCandidate | None:
         problem = check_rules(candidate)
         if problem is not None:
-            raise ModelRetry(str(problem), code=getattr(problem, "code", None))
+            code, answer = getattr(problem, "code", None), getattr(problem, "answer", None)
+            raise ModelRetry(str(problem), code=code, answer=answer)
+        # told once and still answering from a cell that does not compute what is asked
+        text = settled(candidate)
+        return None if text is None else candidate.replace(text=text)
+
+    validate.checks_rules = True  # type: ignore[attr-defined]  # (also on re-run cells)
 
     return validate
 

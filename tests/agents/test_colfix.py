@@ -252,3 +252,39 @@ async def test_final_answer_with_several_values_is_re_run_as_a_print_in_the_aske
         events = await collect(CodeActAgent(llm=llm, executor=ex).run(question))
     (result,) = results(events)
     assert result.tool_output.is_error and "I re-ran" not in result.tool_output.content
+
+
+async def test_a_fixed_cell_sent_again_unchanged_is_still_a_repeat() -> None:
+    """The model re-sends the block whose column name the agent fixed: that is a repeat (the
+    answer from what it printed once it ran twice), not a new cell each time to the limit."""
+    cell = f"{READ}print(f\"@mean_wind[{{round(df['WINDSPEED'].mean(), 2)}}]\")"
+    block = f"<execute>\n{cell}\n</execute>"
+    events, _ = await run([block] * 6 + ["@mean_wind[4.0]"], max_iterations=8)
+    ran = results(events)
+    assert len(ran) == 2  # (the third time, the agent answers from what the cells printed)
+    final = next(e for e in events if isinstance(e, RunFinished))
+    assert final.result.response.text.splitlines()[-1] == "@mean_wind[4.0]"
+    assert final.result.raw["at_limit"] == "repeats"
+
+
+async def test_a_fixed_block_sent_again_runs_the_suggestion_a_note_made() -> None:
+    """A note suggested code; the model sends its old block again (the one whose column the
+    agent fixed): the suggestion runs in its place, as for a re-run successful cell."""
+    from codeact.agents.validators import AnswerCandidate, ModelRetry
+
+    told: list[str] = []
+
+    def wants_max(candidate: AnswerCandidate) -> None:
+        if not told:
+            told.append(candidate.text)
+            raise ModelRetry("Use the largest value.", code="print(df[' WINDSPEED'].max())")
+
+    cell = f"{READ}print(round(df['WINDSPEED'].mean(), 2))"
+    block = f"<execute>\n{cell}\n</execute>"
+    events, _ = await run(
+        [block, "@mean_wind[4.0]", block, "@mean_wind[4.5]"], answer_validators=[wants_max]
+    )
+    ran = results(events)
+    assert len(ran) == 2 and ran[1].tool_kwargs["code"].endswith("print(df[' WINDSPEED'].max())")
+    assert "so I ran the code the earlier note suggested" in ran[1].tool_output.content
+    assert ran[1].tool_output.content.rstrip().endswith("4.5")

@@ -307,3 +307,68 @@ def test_an_answer_from_a_flawed_cell_while_a_sound_cell_printed_others_is_check
     assert check(fresh) is None
     alone = AnswerCandidate(text="@city[Lyon] @mean_age[45.0]", question=q, cells=(flawed,))
     assert "never groups" in (check(alone) or "")  # (the group rule itself, not stale values)
+
+
+def _employees_question() -> str:
+    from codeact.agents.code import describe_files
+
+    data = b"name,city,age\n" + b"".join(
+        f"e{i},{c},{a}\n".encode() for i, (c, a) in enumerate([("Lyon", 30), ("Graz", 60)] * 3)
+    )
+    q = "Which city has the oldest employees on average? Answer as @city[name] @mean_age[value]."
+    return q + "\n\n" + describe_files({"e.csv": data})
+
+
+def test_stale_values_given_again_after_the_note_take_the_sound_cells_values() -> None:
+    """Told once, the model answers from the flawed cell again: the answer gets the values
+    of the cell that computes what is asked, under a line saying so (never a new value)."""
+    q = _employees_question()
+    flawed = CellRun(code="print('@' + df.city.mode()[0], df.age.mean())", stdout="@Lyon 45.0\n")
+    grouped = CellRun(
+        code="s = df.groupby('city')['age'].mean()\nprint(s.idxmax(), s.max())",
+        stdout="Graz 60.0\n",
+    )
+    stale = AnswerCandidate(text="@city[Lyon] @mean_age[45.0]", question=q, cells=(flawed, grouped))
+    with pytest.raises(ModelRetry) as told:
+        rules_validator()(stale)
+    assert told.value.answer is not None and "@city[Graz] @mean_age[60.0]" in told.value.answer
+    again = rules_validator()(stale)  # (the same run: the rule was told)
+    assert isinstance(again, AnswerCandidate)
+    assert again.text.splitlines()[-1] == "@city[Graz] @mean_age[60.0]"
+    assert "cell that computes what the question asks" in again.text.splitlines()[0]
+    sound = stale.replace(text="@city[Graz] @mean_age[60.0]")
+    assert rules_validator()(sound) is None  # (values from the sound cell stand as they are)
+
+
+@pytest.mark.anyio
+async def test_a_scripted_model_answering_stale_values_on_its_last_step_gets_the_sound_ones() -> (
+    None
+):
+    """The 1.5B model's run seen on the held-out set: a flawed cell, a group-by that printed
+    the answer, the flawed cell re-run, then its values as the answer on the last step."""
+    q = _employees_question()
+    flawed = "ages = [30, 60] * 3\nprint('@Lyon', sum(ages) / len(ages))"
+    grouped = (
+        "from itertools import groupby\ndf = {'city': ['Lyon', 'Graz'] * 3, 'age': [30, 60] * 3}\n"
+        "rows = sorted(zip(df['city'], df['age']))\n"
+        "s = {k: sum(a for _, a in g) / 3 for k, g in groupby(rows, key=lambda by_city: by_city[0])}\n"
+        "print(max(s, key=s.get), max(s.values()))"
+    )
+    llm = ScriptedLLM(
+        [
+            f"<execute>\n{flawed}\n</execute>",
+            f"<execute>\n{grouped}\n</execute>",
+            f"<execute>\n{flawed}\n</execute>",
+            "@city[Lyon] @mean_age[45.0]",
+        ],
+        function_calling=False,
+    )
+    agent = CodeActAgent(
+        llm=llm,
+        executor=lambda: RestrictedExecutor(),
+        answer_validators=[rules_validator()],
+        max_iterations=4,
+    )
+    events = await collect(agent.run(q))
+    text = events[-1].result.response.text  # type: ignore[attr-defined]
+    assert text.splitlines()[-1] == "@city[Graz] @mean_age[60.0]", text

@@ -1,0 +1,146 @@
+"""Rules on the answer's sense (see ``_rules``): a share outside 0 to 100 %, "more than k
+standard deviations from the mean" counted on one side only, and a value given for a text
+column that is none of the column's values (a date as the city)."""
+
+from __future__ import annotations
+
+import re
+
+from codeact.agents._groups import asked_groups, group_code
+from codeact.agents._notecols import (
+    named_number_columns,
+    note_column_kinds,
+    note_columns,
+    task_text,
+)
+from codeact.agents._placeholders import TOKEN
+from codeact.agents._problem import Problem, problem_of
+from codeact.agents._trace import as_decimal
+
+_SHARE = re.compile(r"\b(?:share|percent(?:age)?|proportion|fraction)\b|%", re.I)
+_DEVIATIONS = re.compile(
+    r"(\d+(?:\.\d+)?)\s+(?:standard deviations?|std|sigmas?)\s+(?:away\s+)?from\s+the\s+mean",
+    re.I,
+)
+_ONE_SIDE = re.compile(r"\b(?:above|below|higher|lower|greater|less|over|under)\b", re.I)
+_BOTH_SIDES = re.compile(r"\babs\b|\.abs\(|\||\bnot\b.*between|~\s*\w+.*between", re.S)
+
+
+def share_problem(question: str, answer: str, code: str = "") -> Problem | None:
+    """The question asks for a share (a percentage, a proportion) and a value of the answer
+    is above 100 or below 0: the numerator is not a part of the denominator (a total of
+    another quantity, say units, divides a revenue). When the code computes the part on rows
+    selected from a table (``west = orders[orders[...] == 'West']``), the example computes
+    the total the same way on the whole table."""
+    if not _SHARE.search(task_text(question)):
+        return None
+    for name, value in TOKEN.findall(answer):
+        number = as_decimal(value.strip().rstrip("%"))
+        if number is not None and (number > 100 or number < 0):
+            example = _share_code(code)
+            how = (
+                f"for example: {example}"
+                if example
+                else "for example part = (sub['a'] * sub['b']).sum() and total = "
+                "(df['a'] * df['b']).sum(), then part / total * 100"
+            )
+            return problem_of(
+                f"@{name}[{value.strip()}] cannot be a share: a share is between 0 and 100 % "
+                "(or 0 and 1). The part and the total must be the same quantity computed the "
+                f"same way, {how}. Print the result, then answer.",
+                example,
+            )
+    return None
+
+
+_SUBSET = re.compile(r"^\s*(\w+)\s*=\s*(\w+)\s*\[\s*\2\s*[\[.]", re.M)
+
+
+def _share_code(code: str) -> str | None:
+    """``part = <the aggregate the code computed on the selected rows>; total = <the same
+    on the whole table>; print(part / total * 100)``, or None."""
+    for m in _SUBSET.finditer(code):
+        sub, base = m.group(1), m.group(2)
+        for line in reversed(code.splitlines()):  # (the latest: a later cell fixed it)
+            a = re.match(rf"^\s*\w+\s*=\s*(.*\b{sub}\b.*\.(?:sum|count|size)\(\).*)$", line)
+            if a is None or "==" in a.group(1):
+                continue
+            part = a.group(1).strip()
+            total = re.sub(rf"\b{sub}\b", base, part)
+            return f"part = {part}; total = {total}; print(part / total * 100)"
+    return None
+
+
+def _compared_columns(question: str, code: str) -> list[str]:
+    """The files note's number columns the code compares with ``<`` or ``>`` (named as the
+    note does, spaces and case aside: ``df['WINDSPEED'] > t`` for ``' WINDSPEED'``)."""
+    compared = {
+        q.strip().lower()
+        for line in code.splitlines()
+        if re.search(r"[<>]", line)
+        for q in re.findall(r"\[\s*['\"]([^'\"\n]+)['\"]\s*\]", line)
+    }
+    return [n for n in note_columns(question, numeric=True) if n.strip().lower() in compared]
+
+
+_DISTINCT = re.compile(r"text, (?:\d+ missing, )?(\d+) distinct values, e\.g\. (.*)")
+
+
+def value_problem(question: str, answer: str) -> Problem | None:
+    """A placeholder named after a text column whose values the files note lists in full
+    (``'city': text, 3 distinct values, e.g. 'Lyon', 'Porto', 'Graz'``) holds none of them
+    (``@city[2023-01-01]``); the example compares the groups when the question does."""
+    given = TOKEN.findall(answer)
+    for column, kind in note_column_kinds(question):
+        m = _DISTINCT.match(kind)
+        if m is None:
+            continue
+        values = re.findall(r"'([^'\n]*)'", m.group(2))
+        if len(values) != int(m.group(1)):
+            continue  # (only some values listed: another may be right)
+        word = column.strip().lower()
+        known = {v.lower() for v in values}
+        for name, value in given:
+            parts = name.lower().split("_")
+            if word not in parts and word.rstrip("s") not in parts:
+                continue
+            said = [p.strip().strip("'\"").lower() for p in value.split(",")]
+            if all(p in known for p in said if p):
+                continue
+            group = asked_groups(question)
+            example = group_code(question, group) if group == column else None
+            listed = ", ".join(repr(v) for v in values)
+            then = f" Compute it, for example: {example}." if example else ""
+            return problem_of(
+                f"@{name}[{value.strip()}] is not a {column.strip()}: the column {column!r} "
+                f"holds {listed}.{then} Print the result, then answer.",
+                example,
+            )
+    return None
+
+
+def deviation_problem(question: str, code: str) -> Problem | None:
+    """ "More than k standard deviations from the mean" counts both sides of the mean; code
+    comparing one side only (no ``abs``) undercounts."""
+    task = task_text(question)
+    m = _DEVIATIONS.search(task)
+    if m is None or _ONE_SIDE.search(task[max(0, m.start() - 40) : m.end()]):
+        return None
+    if "std" not in code or _BOTH_SIDES.search(code):
+        return None
+    if not re.search(r"[<>]", code):
+        return None
+    k = m.group(1)
+    columns = named_number_columns(question) or _compared_columns(question, code)
+    column = columns[0] if columns else None
+    example = (
+        f"s = df[{column!r}]; print(((s - s.mean()).abs() > {k} * s.std()).sum())"
+        if column
+        else None
+    )
+    return problem_of(
+        f"More than {k} standard deviations from the mean counts both sides of the mean: "
+        f"compare the distance, for example ((s - s.mean()).abs() > {k} * s.std()).sum(), "
+        "not only values above it. Print the result, then answer.",
+        example,
+    )

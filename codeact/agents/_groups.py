@@ -1,0 +1,240 @@
+"""Rules on grouping (see ``_rules``): the asked period, the asked groups, and aggregates of
+separate columns multiplied where the question asks for the aggregate of a per-row product."""
+
+from __future__ import annotations
+
+import re
+
+from codeact.agents._notecols import note_columns, task_text
+from codeact.agents._problem import problem_of
+
+_ASKING = r"\b(?:per|each|by|every|which|what)\s+(?:\w+\s+)?"
+_UNITS = {
+    "month": (
+        _ASKING + r"month\b|\bmonthly\b",
+        r"month|to_period\(\s*['\"]M|resample\(\s*['\"]M|%m|freq=['\"]M|str\[:7\]|\[5:7\]",
+    ),
+    "year": (
+        _ASKING + r"year\b|\byearly\b",
+        r"year|to_period\(\s*['\"]Y|resample\(\s*['\"][YA]|%Y|str\[:4\]|\[:4\]",
+    ),
+    "week": (
+        _ASKING + r"week\b|\bweekly\b",
+        r"week|isocalendar|resample\(\s*['\"]W|to_period\(\s*['\"]W",
+    ),
+}
+_GROUPING = re.compile(r"groupby|resample|pivot|value_counts|Grouper")
+
+
+def period_problem(question: str, code: str) -> str | None:
+    """The asked period when the code groups but never by it: no grouping line computes on
+    the unit (``dt.month``, ``resample('M')``) or on a name made from it (``df['month'] =
+    ...dt.month``; a variable merely named ``monthly_rain`` does not count)."""
+    task = task_text(question)
+    if not _GROUPING.search(code):
+        return None
+    for unit, (asked, used) in _UNITS.items():
+        if re.search(asked, task, re.I) and not _groups_on(code, used):
+            accessor = "isocalendar().week" if unit == "week" else unit
+            example = _period_code(question, code, accessor)
+            how = f"for example: {example}" if example else "then"
+            return problem_of(
+                f"The question asks per {unit}, but your code never groups by {unit} (for "
+                f"dates, e.g. pd.to_datetime(df['date']).dt.{accessor}). Group by {unit}, "
+                f"{how}; print the result, then answer.",
+                f"import pandas as pd\n{example}" if example else None,
+            )
+    return None
+
+
+_BY_COLUMN = re.compile(
+    r"(\w+)\.groupby\(\s*(['\"][^'\"\n]+['\"])\s*\)\s*\[\s*(['\"][^'\"\n]+['\"])\s*\]"
+    r"\s*\.\s*(sum|mean|median|max|min|count|size)\(\)"
+)
+
+
+def _period_code(question: str, code: str, accessor: str) -> str | None:
+    """The code's own ``t.groupby('date')[v].agg()`` grouped by the asked unit of that date
+    column instead, then the extreme the question asks for; None without such a line."""
+    m = _BY_COLUMN.search(code)
+    if m is None:
+        return None
+    frame, key, value, agg = m.groups()
+    extreme = _EXTREME.search(task_text(question))
+    low = extreme is not None and extreme.group(2) is not None
+    pick = "min" if low else "max"
+    return (
+        f"s = {frame}.groupby(pd.to_datetime({frame}[{key}]).dt.{accessor})[{value}].{agg}(); "
+        f"print(s.idx{pick}(), s.{pick}())"
+    )
+
+
+_ASSIGNED = re.compile(r"^\s*(?:(\w+)|\w+\s*\[\s*['\"]([^'\"\n]+)['\"]\s*\])\s*=(?!=)\s*(.*)$")
+
+
+def _rhs(line: str) -> str:
+    m = _ASSIGNED.match(line)
+    return m.group(3) if m else line
+
+
+def _groups_on(code: str, used: str) -> bool:
+    """Whether a grouping line of ``code`` (with up to two more lines while its parentheses
+    are open) computes on ``used`` or on a name assigned from it."""
+    lines = code.splitlines()
+    made: set[str] = set()
+    for line in lines:
+        m = _ASSIGNED.match(line)
+        if m and re.search(used, m.group(3), re.I):
+            made.add(m.group(1) or m.group(2))
+    for i, line in enumerate(lines):
+        if not _GROUPING.search(line):
+            continue
+        rhs = _rhs(line)
+        for more in lines[i + 1 : i + 3]:  # (a call split over lines: while parens are open)
+            if rhs.count("(") <= rhs.count(")"):
+                break
+            rhs += "\n" + more
+        if re.search(used, rhs, re.I):
+            return True
+        if any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", rhs) for n in made):
+            return True
+    return False
+
+
+def groups_by(code: str, column: str) -> bool:
+    """Whether ``code`` groups by ``column`` (a grouping call on it, its unique values, or a
+    loop over them) — leniently: any grouping line naming it counts."""
+    word = re.escape(column.strip())
+    for line in code.splitlines():
+        m = _GROUPS.search(line)
+        if m and re.search(rf"(?<![A-Za-z]){word}", line[m.start() :], re.I):
+            return True
+        if re.search(
+            rf"(?<![A-Za-z]){word}['\"]?\s*\]?\s*\.\s*(?:unique|nunique|value_counts)\(", line, re.I
+        ):
+            return True
+    return False
+
+
+_GROUPS = re.compile(r"groupby|pivot|value_counts|crosstab|Grouper|resample", re.I)
+#: Words of a question comparing groups by an aggregate ("which city has the most ...");
+#: without one, "which city" asks for one row's value (the best-paid employee's department).
+_AGGREGATE = re.compile(
+    r"\b(?:average|mean|total|sum|median|most|fewest|how many|how often|count|number of"
+    r"|range|difference)\b",
+    re.I,
+)
+
+
+def asked_groups(question: str) -> str | None:
+    """The category column whose groups the question compares (``per station``, ``each
+    department``, ``which city`` with an aggregate such as "average" or "most"), if any."""
+    task = task_text(question)
+    for name in note_columns(question, categories=True):
+        word = re.escape(name.strip())
+        per = re.search(rf"\b(?:each|per|every)\s+{word}\b", task, re.I)
+        which = re.search(rf"\bwhich\s+{word}\b", task, re.I) and _AGGREGATE.search(task)
+        if per or which:
+            return name
+    return None
+
+
+_AGG_WORDS = (
+    (r"range|difference", "agg(lambda x: x.max() - x.min())"),
+    (r"average|mean", "mean()"),
+    (r"median", "median()"),
+    (r"how often|most often|how many times", "size() "),  # counting rows, even with a value
+    (r"how many|count|number of", "size()"),
+    (r"total|sum|most|fewest", "sum()"),
+)
+_EXTREME = re.compile(
+    r"\b(?:(highest|largest|most|best|max\w*|greatest|biggest|top|oldest)"
+    r"|(lowest|smallest|fewest|(?<!at )least|min\w*|youngest))\b",
+    re.I,
+)
+
+
+def group_code(question: str, group: str, value: str | None = None) -> str:
+    """Concrete code for the asked comparison: ``df.groupby(group)[value].agg()`` with the
+    aggregate the question's words name, then the extreme group it asks for."""
+    task = task_text(question)
+    if value is None:
+        named = [
+            n
+            for n in note_columns(question, numeric=True)
+            if n != group and re.search(rf"(?<!\w){re.escape(n.strip())}(?!\w)", task, re.I)
+        ]
+        value = named[0] if named else _abbreviated(question, task, group)
+    agg = next((a for w, a in _AGG_WORDS if re.search(rf"\b(?:{w})\b", task, re.I)), "mean()")
+    if agg == "size()" and value is not None:  # "the most units, and how many?"
+        agg = "sum()"
+    if agg.startswith("size()"):
+        series = f"df.groupby({group!r}).size()"
+    else:
+        series = f"df.groupby({group!r})[{value if value else 'COLUMN'!r}].{agg}"
+    m = _EXTREME.search(task)
+    low = m is not None and m.group(2) is not None
+    return f"s = {series}; print(s.idx{'min' if low else 'max'}(), s.{'min' if low else 'max'}())"
+
+
+def _abbreviated(question: str, task: str, group: str) -> str | None:
+    """The one number column whose name starts a word of the question (``temp_c`` for
+    "temperature"), if exactly one does."""
+    found = []
+    for name in note_columns(question, numeric=True):
+        head = re.split(r"[_\s]+", name.strip().lower())[0]
+        if name != group and len(head) >= 3 and re.search(rf"\b{re.escape(head)}", task, re.I):
+            found.append(name)
+    return found[0] if len(found) == 1 else None
+
+
+def group_problem(question: str, code: str) -> str | None:
+    """The question compares the groups of a column and no code groups by it (one overall
+    mean, a mode, one group picked by hand and grouped by date). Only text columns of a few
+    distinct values are groups."""
+    group = asked_groups(question)
+    if group is None or groups_by(code, group):
+        return None
+    example = group_code(question, group)
+    other = " (it groups by something else)" if _GROUPS.search(code) else ""
+    return problem_of(
+        f"The question compares the {group.strip()} groups, but your code never groups by "
+        f"{group!r}{other}. Group by it, for example: {example} (with the column and "
+        "aggregate the question asks for), then answer.",
+        example,
+    )
+
+
+_AGG_OF = (
+    r"\w+(?:\[[^\]\n]*\])?\.groupby\(([^()\n]*(?:\([^()\n]*\))?[^()\n]*)\)"
+    r"\s*\[\s*(['\"][^'\"\n]+['\"])\s*\]\s*\.\s*(?:sum|mean|median)\(\)"
+)
+_PRODUCT = re.compile(rf"{_AGG_OF}[^\n]*?[*/][^\n]*?{_AGG_OF}")
+
+
+def product_problem(question: str, code: str) -> str | None:
+    """Aggregates of separate columns multiplied (``g['units'].sum() * g['price'].mean()``):
+    not the aggregate of the per-row product the question means (revenue per month). The
+    example computes the per-row value first, then aggregates it per group."""
+    for line in code.splitlines():
+        m = _PRODUCT.search(line)
+        if m is None:
+            continue
+        per_row = re.sub(_AGG_OF, lambda a: f"df[{a.group(2)}]", _rhs(line)).strip()
+        key = m.group(1).strip()
+        simple = re.fullmatch(r"['\"]([^'\"]+)['\"]", key)
+        grouped = (
+            group_code(question, simple.group(1), "value")
+            if simple
+            else f"s = df.groupby({key})['value'].sum(); print(s.idxmax(), s.max())"
+        )
+        if not re.search(r"\b(?:average|mean)\b", task_text(question), re.I):
+            grouped = grouped.replace("['value'].mean()", "['value'].sum()")  # (a total)
+        example = f"df['value'] = {per_row}; {grouped}"
+        return problem_of(
+            "Your code multiplies aggregates of separate columns, which is not the total of "
+            "the per-row values. Compute the per-row value first, then aggregate it per "
+            f"group, for example: {example}. Print the result, then answer.",
+            example if "df[" in per_row else None,
+        )
+    return None

@@ -1,0 +1,61 @@
+"""Code a rule's note suggested, run by the agent when the model re-sends an earlier cell
+unchanged instead of trying it (``run_suggestion``)."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from codeact.agents._notecols import frame_names
+from codeact.agents._recover import CellCode, assigned_names
+from codeact.agents._style_state import CodeActRunState
+from codeact.executors.base import CodeExecutor, ExecutionResult, OutputCallback
+
+if TYPE_CHECKING:
+    from codeact.agents._state import RunState
+
+
+#: ...and when it ran what a rule found on a re-run cell suggests (the model re-ran a cell).
+RULE_NOTE = (
+    "Note: you re-ran an earlier cell unchanged. {problem}\nSo I ran this instead:\n{code}\n"
+    "Check that it computes what the question asks; output:"
+)
+#: What the model is told when the agent ran the code a validator's note suggested.
+SUGGESTION_NOTE = (
+    "Note: you re-ran an earlier cell unchanged, so I ran the code the earlier note suggested "
+    "instead:\n{code}\nCheck that it computes what the question asks; output:"
+)
+
+
+async def run_suggestion(
+    session: CodeExecutor,
+    run: RunState,
+    code: str,
+    timeout: float | None,
+    on_output: OutputCallback | None,
+) -> tuple[ExecutionResult, str] | None:
+    """Run the code a validator's note suggested (once per suggestion), with ``df`` bound to
+    the model's table when it named it otherwise; the result and the code that ran, or None
+    when there is nothing to run."""
+    mine = run.state_of(CodeActRunState)
+    suggestion, mine.suggested = mine.suggested, None
+    if not suggestion:
+        return None
+    sources = [c.code for c in mine.cells if c.error is None] + [code]
+    uses_df = re.search(r"\bdf\b", suggestion) is not None
+    if uses_df and "df" not in assigned_names([CellCode(c) for c in [*sources, suggestion]]):
+        tables = [n for c in sources for n in frame_names(c)]
+        if not tables:
+            return None
+        suggestion = f"df = {tables[0]}\n{suggestion}"
+    mine.suggestion_ran = suggestion
+    if on_output is not None:
+        on_output("stderr", "\n[" + SUGGESTION_NOTE.format(code=suggestion) + "]\n")
+    return await session.execute(suggestion, timeout=timeout, on_output=on_output), suggestion
+
+
+def resent(run: RunState, code: str) -> bool:
+    """Whether ``code`` is a block the model sent before whose fixed version ran (the agent
+    changed it: a column name), while a note's suggestion waits to run."""
+    mine = run.state_of(CodeActRunState)
+    return bool(mine.suggested) and " ".join(code.split()) in mine.ok_codes()
