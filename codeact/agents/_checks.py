@@ -101,8 +101,8 @@ def value_problem(question: str, answer: str) -> Problem | None:
         word = column.strip().lower()
         known = {v.lower() for v in values}
         for name, value in given:
-            parts = name.lower().split("_")
-            if word not in parts and word.rstrip("s") not in parts:
+            last = name.lower().split("_")[-1]  # (``best_city``, not ``city_sales``)
+            if last not in (word, f"{word}s") and last.rstrip("s") != word:
                 continue
             said = [p.strip().strip("'\"").lower() for p in value.split(",")]
             if all(p in known for p in said if p):

@@ -204,6 +204,7 @@ def test_a_share_of_selected_rows_gets_the_total_computed_the_same_way() -> None
         ("@city['graz'] @range[39.4]", False),  # (quotes and case aside)
         ("@best_city[Oslo] @range[3.0]", False),  # (listed)
         ("@day[2023-01-01] @range[3.0]", False),  # (not a text column's placeholder)
+        ("@city[Lyon] @city_range[39.4]", False),  # (a number about the city, not a city)
     ],
 )
 def test_a_text_columns_placeholder_must_hold_one_of_its_values(answer: str, flagged: bool) -> None:
