@@ -104,7 +104,7 @@ class AGUIServer:
         await self.starter.start(live, run_input)
         return self._stream(live, 0, request)
 
-    def _stream(self, live: LiveRun, start: int, request: Request) -> StreamingResponse:
+    def _stream(self, live: LiveRun, start: int, request: Request) -> Response:
         if start > live.count:
             raise BadRequest(
                 400,

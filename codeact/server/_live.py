@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import AsyncIterator, Iterator
 
 import anyio
-from starlette.responses import StreamingResponse
+from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from codeact.server._input import BadRequest
@@ -137,16 +136,51 @@ class LiveRuns:
                 await self._quiet.wait()
 
 
-class ReaderResponse(StreamingResponse):
-    """A stream of a live run's events, counted in ``runs.readers`` while it is sent."""
+#: The scope key under which the app keeps the server's own ``send`` (``ServerApp``): a live
+#: run's body frames go to it directly, past Starlette's per-message wrappers.
+RAW_SEND = "codeact.raw_send"
 
-    def __init__(self, runs: LiveRuns, content: Any, headers: dict[str, str]) -> None:
-        super().__init__(content, media_type="text/event-stream", headers=headers)
+
+class ReaderResponse(Response):
+    """A stream of a live run's events (``follow``), counted in ``runs.readers`` while it is
+    sent. Unlike ``StreamingResponse`` it spawns no disconnect listener per request (``follow``
+    notices a client gone) and sends body frames to the server's own ``send`` when the app
+    keeps it (``RAW_SEND``): the head and the end still pass Starlette's wrappers, which only
+    watch for the start. Per frame that is one call instead of four."""
+
+    media_type = "text/event-stream"
+
+    def __init__(self, runs: LiveRuns, content: AsyncIterator[bytes], headers: dict[str, str]):
+        self.status_code = 200
+        self.background = None
+        self.init_headers(headers)  # (no body: no content-length, as ``StreamingResponse``)
         self.runs = runs
+        self.frames = content
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        raw: Send = scope.get(RAW_SEND) or send
         with self.runs.reading():
-            await super().__call__(scope, receive, send)
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": self.status_code,
+                    "headers": self.raw_headers,
+                }
+            )
+            try:
+                async for part in self.frames:
+                    await raw({"type": "http.response.body", "body": part, "more_body": True})
+            except OSError:  # (a server on ASGI spec 2.4 raises on a client gone: ``follow``
+                return  # notices it otherwise, and its ``finally`` handles the leave)
+            finally:
+                await _close(self.frames)
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+async def _close(frames: AsyncIterator[bytes]) -> None:
+    aclose = getattr(frames, "aclose", None)
+    if aclose is not None:
+        await aclose()
 
 
 def thread_busy(thread: str) -> BadRequest:

@@ -32,6 +32,8 @@ FLUSH_EVERY_S = 0.25
 #: one frame at a time, would only pay a timer per event.
 COALESCE_FRAMES = 32
 COALESCE_S = 0.005
+#: While frames flow, a reader checks this often whether its client is still there.
+DISCONNECT_POLL_S = 0.5
 #: At most this many bytes per write to a reader, so that transport flow control applies
 #: (a reader that does not read blocks its own stream, not the server's memory).
 MAX_WRITE_BYTES = 256 * 1024
@@ -356,6 +358,7 @@ async def follow(
     complete = bursty = False
     try:
         last_sent = time.monotonic()
+        next_poll = last_sent + DISCONNECT_POLL_S
         while True:
             base = live.base
             if cursor < base:  # dropped from memory: read back from the store
@@ -368,9 +371,16 @@ async def follow(
             if ready:
                 bursty = len(ready) > 1
                 cursor += len(ready)
-                for part in chunks(ready):
-                    yield part
+                if bursty:
+                    for part in chunks(ready):
+                        yield part
+                else:  # (a paced run: one frame per wake-up)
+                    yield ready[0]
                 last_sent = time.monotonic()
+                if last_sent >= next_poll:  # (no listener task per reader: poll while busy)
+                    next_poll = last_sent + DISCONNECT_POLL_S
+                    if await request.is_disconnected():
+                        return
                 continue
             if live.finished:
                 complete = True
