@@ -283,7 +283,7 @@ def _housekeeping_failed(task: asyncio.Task[None], handler: RunHandler) -> None:
     exc = None if task.cancelled() else task.exception()
     if isinstance(exc, Exception):
         log.error("the housekeeping of a run failed", exc_info=exc)
-        handler._sink_failed(exc)
+        handler.fail_forwarding(exc)
 
 
 def _leaf(exc: BaseException) -> BaseException:
