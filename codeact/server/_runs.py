@@ -32,8 +32,6 @@ FLUSH_EVERY_S = 0.25
 #: one frame at a time, would only pay a timer per event.
 COALESCE_FRAMES = 32
 COALESCE_S = 0.005
-#: While frames flow, a reader checks this often whether its client is still there.
-DISCONNECT_POLL_S = 0.5
 #: At most this many bytes per write to a reader, so that transport flow control applies
 #: (a reader that does not read blocks its own stream, not the server's memory).
 MAX_WRITE_BYTES = 256 * 1024
@@ -350,15 +348,17 @@ async def follow(
     heartbeat_s: float | None,
     on_leave: Callable[[], Awaitable[None]] | None = None,
     backfill: Backfill | None = None,
+    gone: Callable[[], bool] | None = None,
 ) -> AsyncIterator[bytes]:
     """The run's frames from ``start`` on, then new ones as they come (all that are ready in
     one write), heartbeats while silent; ends after the terminal event (``on_leave`` is
-    awaited when the reader leaves before it: a disconnect)."""
+    awaited when the reader leaves before it: a disconnect). ``gone`` says whether the client
+    left (its response listens, and wakes the run's readers when it does); without it the
+    request is asked while the run is silent."""
     cursor = max(0, start)
     complete = bursty = False
     try:
         last_sent = time.monotonic()
-        next_poll = last_sent + DISCONNECT_POLL_S
         while True:
             base = live.base
             if cursor < base:  # dropped from memory: read back from the store
@@ -377,10 +377,8 @@ async def follow(
                 else:  # (a paced run: one frame per wake-up)
                     yield ready[0]
                 last_sent = time.monotonic()
-                if last_sent >= next_poll:  # (no listener task per reader: poll while busy)
-                    next_poll = last_sent + DISCONNECT_POLL_S
-                    if await request.is_disconnected():
-                        return
+                if gone is not None and gone():
+                    return
                 continue
             if live.finished:
                 complete = True
@@ -392,7 +390,7 @@ async def follow(
                 if few and bursty and not live.finished:
                     await asyncio.sleep(COALESCE_S)
                 continue
-            if await request.is_disconnected():
+            if gone() if gone is not None else await request.is_disconnected():
                 return  # the client went away while the run was silent
             if heartbeat_s and time.monotonic() - last_sent >= heartbeat_s:
                 yield b": ping\n\n"
