@@ -11,6 +11,7 @@ import json
 import logging
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from itertools import repeat
 from typing import Any, Literal, NamedTuple
 
 from codeact._messages import ChatMessage
@@ -313,7 +314,7 @@ class MemoryStore(SessionStore):
         self._messages[key] = [m.model_dump_json() for m in messages]
 
     def _add(self, key: SessionKey, run_id: str, events: Sequence[dict[str, Any] | str]) -> None:
-        self._events.setdefault(key, []).extend((run_id, e) for e in events)
+        self._events.setdefault(key, []).extend(zip(repeat(run_id), events, strict=False))
         self._per_run[key, run_id] = self._per_run.get((key, run_id), 0) + len(events)
 
     async def append_events(
