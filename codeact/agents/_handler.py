@@ -265,6 +265,11 @@ class RunHandler:
             self._to_sink(event)
         self._start()
 
+    def fail_forwarding(self, exc: Exception) -> None:
+        """The consumer of ``forward`` failed outside its sink (its own housekeeping, say):
+        the run stops as when the sink raises (``sink_error`` is ``exc``)."""
+        self._sink_failed(exc)
+
     @property
     def sink_error(self) -> BaseException | None:
         """The exception the ``forward`` sink raised, if it did."""

@@ -281,7 +281,7 @@ def _housekeeping_failed(task: asyncio.Task[None], handler: RunHandler) -> None:
     exc = None if task.cancelled() else task.exception()
     if isinstance(exc, Exception):
         log.error("the housekeeping of a run failed", exc_info=exc)
-        handler._sink_failed(exc)
+        handler.fail_forwarding(exc)
 
 
 def _leaf(exc: BaseException) -> BaseException:
@@ -348,10 +348,13 @@ async def follow(
     heartbeat_s: float | None,
     on_leave: Callable[[], Awaitable[None]] | None = None,
     backfill: Backfill | None = None,
+    gone: Callable[[], bool] | None = None,
 ) -> AsyncIterator[bytes]:
     """The run's frames from ``start`` on, then new ones as they come (all that are ready in
     one write), heartbeats while silent; ends after the terminal event (``on_leave`` is
-    awaited when the reader leaves before it: a disconnect)."""
+    awaited when the reader leaves before it: a disconnect). ``gone`` says whether the client
+    left (its response listens, and wakes the run's readers when it does); without it the
+    request is asked while the run is silent."""
     cursor = max(0, start)
     complete = bursty = False
     try:
@@ -368,9 +371,14 @@ async def follow(
             if ready:
                 bursty = len(ready) > 1
                 cursor += len(ready)
-                for part in chunks(ready):
-                    yield part
+                if bursty:
+                    for part in chunks(ready):
+                        yield part
+                else:  # (a paced run: one frame per wake-up)
+                    yield ready[0]
                 last_sent = time.monotonic()
+                if gone is not None and gone():
+                    return
                 continue
             if live.finished:
                 complete = True
@@ -382,7 +390,7 @@ async def follow(
                 if few and bursty and not live.finished:
                     await asyncio.sleep(COALESCE_S)
                 continue
-            if await request.is_disconnected():
+            if gone() if gone is not None else await request.is_disconnected():
                 return  # the client went away while the run was silent
             if heartbeat_s and time.monotonic() - last_sent >= heartbeat_s:
                 yield b": ping\n\n"

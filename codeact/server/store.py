@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import logging
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from itertools import repeat
 from typing import Any, Literal, NamedTuple
 
 from codeact._messages import ChatMessage
@@ -263,6 +265,7 @@ class MemoryStore(SessionStore):
     def __init__(self) -> None:
         self._messages: dict[SessionKey, list[str]] = {}
         self._events: dict[SessionKey, list[tuple[str, dict[str, Any] | str]]] = {}
+        self._per_run: dict[tuple[SessionKey, str], int] = {}  # events stored per run
         self._runs: dict[SessionKey, dict[str, RunStatus]] = {}
         self._state: dict[SessionKey, str] = {}
 
@@ -310,21 +313,25 @@ class MemoryStore(SessionStore):
     async def save_messages(self, key: SessionKey, messages: list[ChatMessage]) -> None:
         self._messages[key] = [m.model_dump_json() for m in messages]
 
+    def _add(self, key: SessionKey, run_id: str, events: Sequence[dict[str, Any] | str]) -> None:
+        self._events.setdefault(key, []).extend(zip(repeat(run_id), events, strict=False))
+        self._per_run[key, run_id] = self._per_run.get((key, run_id), 0) + len(events)
+
     async def append_events(
         self, key: SessionKey, run_id: str, events: list[dict[str, Any]]
     ) -> None:
-        self._events.setdefault(key, []).extend((run_id, e) for e in events)
+        self._add(key, run_id, events)
 
     async def append_event_json(self, key: SessionKey, run_id: str, events: list[str]) -> None:
         if self._runs.get(key, {}).get(run_id, "running") != "running":
             log.warning("run %r has ended: %d late events not stored", run_id, len(events))
             return
-        self._events.setdefault(key, []).extend((run_id, e) for e in events)
+        self._add(key, run_id, events)
 
     async def append_event_json_at(
         self, key: SessionKey, run_id: str, first: int, events: list[str]
     ) -> None:
-        have = sum(1 for r, _ in self._events.get(key, []) if r == run_id)
+        have = self._per_run.get((key, run_id), 0)
         await self.append_event_json(key, run_id, events[max(0, have - first) :])
 
     async def event_page(
