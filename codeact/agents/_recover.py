@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from codeact.agents._filenote import SEPARATED_NUMBER
+from codeact.agents._filenote import SEPARATED_NUMBER, SIGNED_NUMBER, signed_conversion
 from codeact.agents._notecols import compute_example
 from codeact.agents._style_state import CodeActRunState
 from codeact.executors.base import CodeExecutor, ExecutionResult
@@ -32,6 +32,7 @@ PROBE_TIMEOUT = 10.0
 _NAME_BEFORE = re.compile(r"([A-Za-z_]\w*)\s*(?:\[|\.)")
 _NO_ATTRIBUTE = re.compile(r"'(DataFrame|Series)' object has no attribute '([^']+)'")
 _SEPARATED = re.compile(f"'{SEPARATED_NUMBER}'")
+_SIGNED = re.compile(f"'(?:{SIGNED_NUMBER})'")
 _TEXT_MATH = re.compile(
     r"unsupported operand type\(s\)|can only concatenate str"
     r"|not supported between instances of 'str'"
@@ -128,6 +129,13 @@ def text_number_hint(result: ExecutionResult) -> str:
     error = result.error
     if error is None:
         return ""
+    signed = _SIGNED.search(error.message)
+    if signed:
+        convert = signed_conversion([signed.group(0)], "df['col']")
+        return (
+            f"The column holds numbers stored as text with a sign ({signed.group(0)}): convert "
+            f"it first, e.g. df['col'] = {convert}, then compute."
+        )
     if _SEPARATED.search(error.message):
         return (
             "The column holds numbers stored as text with ',' separators: read the file with "

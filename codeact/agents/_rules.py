@@ -243,6 +243,7 @@ def inplace_problem(cells_code: list[str]) -> str | None:
     return None
 
 
+_SIGNED_CONVERT = re.compile(r"signs: convert with (.*?\.astype\(float\))")
 _CONVERTS = re.compile(r"thousands\s*=|to_numeric|\.str\.replace|astype\(|replace\(\s*['\"],")
 
 
@@ -254,11 +255,16 @@ def text_number_problem(question: str, code: str) -> str | None:
         return None
     for name, kind in note_column_kinds(question):
         if "numbers stored as text" in kind and uses_column(code, name):
+            convert = _SIGNED_CONVERT.search(kind)
+            how = (
+                f"Convert it with {convert.group(1)}"
+                if convert
+                else "Read the file with pd.read_csv(..., thousands=',')"
+            )
             return (
-                f"The column {name!r} holds numbers stored as text with separators (see the "
-                "files note): sorting, comparing or summing it works on text. Read the file "
-                "with pd.read_csv(..., thousands=',') and run your code again, print the "
-                "result, then answer."
+                f"The column {name!r} holds numbers stored as text (see the files note): "
+                f"sorting, comparing or summing it works on text. {how} and run your code "
+                "again, print the result, then answer."
             )
     return None
 

@@ -142,3 +142,15 @@ async def test_a_repeated_filter_cell_is_told_what_to_compute_on_its_rows() -> N
         events = await collect(CodeActAgent(llm=llm, executor=ex).run(threshold))
     outputs = [e.tool_output.content for e in events if isinstance(e, ToolCallResult)]
     assert "repeats an earlier one" in outputs[1] and "for example" not in outputs[1]
+
+
+async def test_money_stored_as_text_gets_a_conversion_that_works() -> None:
+    cell = "s = pd.Series(['$1,234.50', '$3'])\nprint(s.astype(float).sum())"
+    outputs, _ = await run([READ, f"<execute>\n{cell}\n</execute>", "done"])
+    assert "could not convert string to float" in outputs[1]
+    hint = outputs[1].split("e.g. df['col'] = ", 1)[1].split(", then compute", 1)[0]
+    assert hint == "df['col'].str.replace(r'[\\$,\\s]', '', regex=True).astype(float)"
+    import pandas as pd
+
+    converted = eval(hint, {"df": pd.DataFrame({"col": ["$1,234.50", "$3"]})})
+    assert converted.tolist() == [1234.5, 3.0]

@@ -280,6 +280,10 @@ def test_a_column_of_numbers_stored_as_text_used_unconverted_is_sent_back() -> N
     said = check(candidate(q, top)) or ""
     assert "numbers stored as text" in said and "thousands=','" in said
     assert check(candidate(q, top.replace("'s.csv')", "'s.csv', thousands=',')"))) is None
+    money = data.replace(b'"2,907,163"', b'"$2,907,163"').replace(b'"994,412"', b"$994")
+    q = q.split("\n\n")[0] + "\n\n" + describe_files({"s.csv": money})
+    said = check(candidate(q, top)) or ""
+    assert "Convert it with df['Annual Sales'].str.replace(r'[\\$,\\s]', ''" in said
 
 
 def test_an_answer_from_a_flawed_cell_while_a_sound_cell_printed_others_is_checked() -> None:
