@@ -14,8 +14,8 @@ from tests.helpers import collect
 MONTH = "In which month (1-12) was revenue highest? Answer as @month[value] @revenue[value]."
 
 
-def candidate(question: str, code: str, text: str = "@x[1]") -> AnswerCandidate:
-    return AnswerCandidate(text=text, question=question, cells=(CellRun(code=code, stdout="1"),))
+def candidate(question: str, code: str, text: str = "@x[1]", stdout: str = "1") -> AnswerCandidate:
+    return AnswerCandidate(text=text, question=question, cells=(CellRun(code=code, stdout=stdout),))
 
 
 def check(c: AnswerCandidate) -> str | None:
