@@ -52,6 +52,8 @@ SIGNED_NUMBER = (
 )
 _SIGNED = re.compile(f"^(?:{SIGNED_NUMBER})$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?$")
+#: A date with the day and month first, in either order (``15/03/2019``, ``3.15.2019``).
+_NUMERIC_DATE = re.compile(r"^(\d{1,2})([/.-])(\d{1,2})\2(\d{4})(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?$")
 
 
 def _dialect(head: str) -> str:
@@ -136,8 +138,22 @@ def _kind(present: list[str], missing: int, name: str = "") -> tuple[str, str]:
         return "text", _signed_hint(stripped, name)
     if all(_DATE.match(v) for v in stripped):
         return "text", "dates as text: pd.to_datetime() them"
+    if all(_NUMERIC_DATE.match(v) for v in stripped):
+        return "text", _numeric_date_hint(stripped, name)
     distinct = len(set(stripped))
     return "text", f"{distinct} distinct values" if distinct <= 20 else ""
+
+
+def _numeric_date_hint(values: list[str], name: str) -> str:
+    """Which of day and month comes first in dates like ``15/03/2019`` (a part above 12
+    tells), and how to read them: text comparisons and ``str.contains`` get them wrong."""
+    parts = [m.groups() for v in values if (m := _NUMERIC_DATE.match(v))]
+    column = f"df[{name!r}]"
+    if any(int(first) > 12 for first, *_ in parts):
+        return f"dates as text, day first: pd.to_datetime({column}, dayfirst=True)"
+    if any(int(second) > 12 for _, _, second, _ in parts):
+        return f"dates as text, month first: pd.to_datetime({column})"
+    return "dates as text, day and month order unknown: pd.to_datetime() them"
 
 
 def signed_conversion(values: list[str], column: str) -> str:

@@ -39,6 +39,7 @@ from codeact.agents._candidate import AnswerCandidate, CellRun
 from codeact.agents._checks import deviation_problem, share_problem, value_problem
 from codeact.agents._groups import (
     asked_groups,
+    day_problem,
     group_code,
     group_problem,
     period_problem,
@@ -269,6 +270,34 @@ def text_number_problem(question: str, code: str) -> str | None:
     return None
 
 
+_DATE_ORDER = re.compile(
+    r"dates as text, (day|month) first: (pd\.to_datetime\(.*?\))(?:, e\.g\.|$)"
+)
+
+
+def text_date_problem(question: str, code: str) -> str | None:
+    """A column the files note flags as dates written day or month first (``15/03/2019``),
+    used by code that never reads it as dates (or, day first, without ``dayfirst=True``):
+    comparing or matching such text (``< '2018-01-01'``, ``.str.contains('03/')``) is wrong."""
+    for name, kind in note_column_kinds(question):
+        m = _DATE_ORDER.search(kind)
+        if m is None or not uses_column(code, name):
+            continue
+        converted = re.search(r"to_datetime|parse_dates", code)
+        if converted and (
+            m.group(1) == "month" or re.search(r"dayfirst\s*=\s*True|format\s*=", code)
+        ):
+            continue
+        return (
+            f"The column {name!r} holds dates written {m.group(1)} first (see the files note): "
+            f"compared or matched as text they give wrong results. Read them as dates with "
+            f"{m.group(2)}, then filter or group on the dates (.dt.year, .dt.month, or a "
+            "comparison with pd.Timestamp('2018-01-01')); run your code again, print the "
+            "result, then answer."
+        )
+    return None
+
+
 def check_rules(candidate: AnswerCandidate) -> str | None:
     """The first rule the computation breaks (each at most once per run), or None; a
     ``Problem`` carries the runnable example its note gives, if any."""
@@ -283,6 +312,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
     stale = stale_values_note(question, candidate.text, candidate.ok_cells, passes)
     problems = (
         ("period", period_problem(question, code)),
+        ("day", day_problem(question, code)),
         ("filter", filter_problem(question, code)),
         ("category", category_problem(question, code)),
         ("groups", group_problem(question, code)),
@@ -290,6 +320,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("missing", missing_problem(question, code, candidate.text)),
         ("inplace", inplace_problem([c.code for c in candidate.ok_cells])),
         ("text numbers", text_number_problem(question, code)),
+        ("text dates", text_date_problem(question, code)),
         ("product", product_problem(question, code)),
         ("deviation", deviation_problem(question, code)),
         ("share", share_problem(question, candidate.text, code)),
@@ -307,12 +338,14 @@ def passes_rules(question: str, code: str) -> bool:
     """Whether one cell's ``code`` breaks none of the rules that read code alone."""
     rules = (
         period_problem,
+        day_problem,
         filter_problem,
         category_problem,
         group_problem,
         column_problem,
         product_problem,
         deviation_problem,
+        text_date_problem,
     )
     return all(rule(question, code) is None for rule in rules)
 
