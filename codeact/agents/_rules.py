@@ -36,7 +36,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 
 from codeact.agents._candidate import AnswerCandidate, CellRun
-from codeact.agents._checks import deviation_problem, share_problem, value_problem
+from codeact.agents._checks import deviation_problem, fill_problem, share_problem, value_problem
 from codeact.agents._groups import (
     asked_groups,
     day_problem,
@@ -323,6 +323,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("text dates", text_date_problem(question, code)),
         ("product", product_problem(question, code)),
         ("deviation", deviation_problem(question, code)),
+        ("fill", fill_problem(question, code)),
         ("share", share_problem(question, candidate.text, code)),
         ("stale", _stale_problem(stale)),
         ("series", series_problem(question, "\n".join(c.stdout for c in candidate.ok_cells))),
@@ -346,6 +347,7 @@ def passes_rules(question: str, code: str) -> bool:
         product_problem,
         deviation_problem,
         text_date_problem,
+        fill_problem,
     )
     return all(rule(question, code) is None for rule in rules)
 

@@ -5,8 +5,14 @@ with times of day sent back when the code groups per reading. Cells from transcr
 
 from __future__ import annotations
 
-import pandas as pd
+import contextlib
+import io
+from pathlib import Path
 
+import pandas as pd
+import pytest
+
+from codeact.agents._checks import fill_problem
 from codeact.agents.code import describe_files
 from tests.agents.test_rules import candidate
 from tests.agents.test_rules import check as check_candidate
@@ -54,7 +60,7 @@ def test_day_first_dates_matched_or_compared_as_text_are_sent_back() -> None:
     assert "dates written day first" in (check(q, no_dayfirst) or "")
     right = "d = pd.to_datetime(df['hire_date'], dayfirst=True)\nprint((d.dt.month == 3).sum())"
     assert check(q, right) is None
-    df = pd.read_csv(__import__("io").BytesIO(HR))
+    df = pd.read_csv(io.BytesIO(HR))
     assert (pd.to_datetime(df["hire_date"], dayfirst=True).dt.month == 3).sum() == 2
 
 
@@ -80,3 +86,35 @@ def test_a_question_per_day_over_hourly_readings_is_sent_back_with_the_day_group
     assert check(q, per_day) is None
     weekday = q.replace("On which day", "On which day of the week")
     assert check(weekday, per_reading) is None
+
+
+def test_filling_from_a_per_group_table_is_sent_back_with_transform(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``fillna`` with a groupby result: its index is the groups, so nothing lines up."""
+    data = b"department,rating\nA,1\nA,\nA,3\nB,5\nB,\nB,4\nB,5\n"
+    q = (
+        "Fill missing ratings with the median rating of the employee's department, then "
+        "give the mean rating. Answer as @filled[value].\n\n" + describe_files({"hr.csv": data})
+    )
+    cell = (
+        "import pandas as pd\n"
+        "df = pd.read_csv('hr.csv')\n"
+        "median_ratings = df.groupby('department')['rating'].median().reset_index()\n"
+        "df['rating'] = df['rating'].fillna(median_ratings['rating'])\n"
+        "print(df['rating'].mean())"
+    )
+    said = check(q, cell) or ""
+    fixed = (
+        "df['rating'] = df['rating'].fillna(df.groupby('department')['rating'].transform('median'))"
+    )
+    assert "one row per group" in said and fixed in said
+    runnable = getattr(fill_problem(q, cell), "code", None)
+    assert runnable is not None and fixed in runnable and "fillna(median_ratings" not in runnable
+    (tmp_path / "hr.csv").write_bytes(data)
+    monkeypatch.chdir(tmp_path)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(runnable, {})
+    assert float(out.getvalue()) == (1 + 2 + 3 + 5 + 5 + 4 + 5) / 7
+    assert check(q, cell.replace("fillna(median_ratings['rating'])", "fillna(3)")) is None
