@@ -80,12 +80,21 @@ def _first_time(rule: str, first_cell: object) -> bool:
     return True
 
 
+_FORMAT_EXAMPLE = re.compile(
+    r"(?:such as|like|e\.g\.?,?|for example,?|for instance,?|written as|formatted as"
+    r"|in the form(?: of)?|read|treat)\s*$",
+    re.I,
+)
+
+
 def filter_problem(question: str, code: str) -> str | None:
     """A quoted value or a threshold of the question that the code never uses."""
     task = task_text(question)
     low = code.lower()
     for m in _QUOTED.finditer(task):
         value = (m.group(1) or m.group(2)).strip()
+        if _FORMAT_EXAMPLE.search(task[max(0, m.start() - 40) : m.start()]):
+            continue  # ("amounts such as '$12.50'": how values are written, not a filter)
         if value and value.lower() not in low:
             return (
                 f"The question names {value!r}, but your code never uses it. Apply that "

@@ -49,6 +49,13 @@ def test_grouping_by_day_when_the_question_asks_per_month_is_sent_back() -> None
         ("How many earn more than 90,000? Give @n[value].", "(df.salary > 90_000).sum()", None),
         ("Shops opened before 2000? Give @n[value].", "(df.opened < 2000).sum()", None),
         ('How many? @n[n_value] where "n_value" is an integer.', "len(df)", None),
+        (  # a quoted example of how values are written is not a filter
+            "Mean attendance? The column holds text such as '93.5%'; read '93.5%' as 93.5. "
+            "Give @m[value].",
+            "df.att.str.rstrip('%').astype(float).mean()",
+            None,
+        ),
+        ("Mean fare of trips paid 'by card'? Give @m[value].", "df.fare.mean()", "'by card'"),
         ("Fill missing ages with the median, then the mean. @m[value]", "df.age.mean()", "fill"),
         (
             "Fill missing ages with the median, then the mean. @m[value]",
