@@ -42,6 +42,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from answer_data import Question, build_questions, check, generate_files
 from answer_data_fresh import build_fresh_questions, generate_fresh_files
+from answer_data_fresh2 import build_fresh2_questions, generate_fresh2_files
+from answer_data_fresh3 import build_fresh3_questions, generate_fresh3_files
 from answer_data_styled import build_styled_questions, generate_styled_files
 
 from codeact import CodeActAgent, Context, RestrictedExecutor
@@ -159,9 +161,7 @@ async def ask(
         "at_limit": at_limit,
         "seconds": round(time.perf_counter() - t0, 1),
         "error": error,
-        "cells_run": [
-            {"code": c.code, "out": c.stdout[-1000:], "error": c.error} for c in ran
-        ]
+        "cells_run": [{"code": c.code, "out": c.stdout[-1000:], "error": c.error} for c in ran]
         if transcript
         else None,
         "said": said if transcript else None,
@@ -254,8 +254,10 @@ def summarise(rows: list[dict[str, Any]]) -> None:
 async def main_async(args: argparse.Namespace) -> None:
     """Every selected question under every selected configuration."""
     files = {**generate_files(), **generate_styled_files(), **generate_fresh_files()}
+    files |= generate_fresh2_files() | generate_fresh3_files()
     questions = build_questions(files) + build_styled_questions(files)
-    questions += build_fresh_questions(files)
+    questions += build_fresh_questions(files) + build_fresh2_questions(files)
+    questions += build_fresh3_questions(files)
     questions = [q for q in questions if args.split in ("all", q.split)]
     if args.only:
         questions = [q for q in questions if args.only in q.id]
@@ -296,9 +298,11 @@ def main() -> None:
     parser.add_argument("--model", default="local", help="model spec (codeact.llms.infer_llm)")
     parser.add_argument(
         "--split",
-        choices=["tune", "heldout", "fresh", "all"],
+        choices=["tune", "heldout", "fresh", "fresh2", "fresh3", "all"],
         default="heldout",
-        help="fresh: twelve questions never used to tune (benchmarks/answer_data_fresh.py)",
+        help="fresh: twelve questions never used to tune (benchmarks/answer_data_fresh.py); "
+        "fresh2: twenty more (benchmarks/answer_data_fresh2.py); fresh3: twenty more "
+        "(benchmarks/answer_data_fresh3.py)",
     )
     parser.add_argument("--config", action="append", choices=list(CONFIGS))
     parser.add_argument("--skip", default="", help="questions whose id contains this are left out")

@@ -144,3 +144,31 @@ def deviation_problem(question: str, code: str) -> Problem | None:
         "not only values above it. Print the result, then answer.",
         example,
     )
+
+
+_GROUP_TABLE = re.compile(
+    r"^[ \t]*(\w+)\s*=\s*(\w+)\.groupby\(([^()\n]+)\)\s*\[\s*(['\"][^'\"\n]+['\"])\s*\]"
+    r"\s*\.\s*(mean|median|max|min|sum|first)\(\)",
+    re.M,
+)
+
+
+def fill_problem(question: str, code: str) -> Problem | None:
+    """Missing values filled from a per-group table (``m = df.groupby('dept')['rating']
+    .median()`` then ``df['rating'].fillna(m)``): its index is the groups, not the rows, so
+    the values do not line up; ``transform`` gives one value per row."""
+    for m in _GROUP_TABLE.finditer(code):
+        name, frame, key, column, agg = m.groups()
+        use = re.search(rf"^([ \t]*).*\.fillna\(\s*{re.escape(name)}\b.*$", code, re.M)
+        if use is None:
+            continue
+        target = f"{frame}[{column}]"
+        fixed = f"{target} = {target}.fillna({frame}.groupby({key})[{column}].transform('{agg}'))"
+        return problem_of(
+            f"{use.group(0).strip()} fills with {name}, a table with one row per group: its "
+            "index is the groups, not the rows, so the values do not line up (they stay "
+            f"missing or land on the wrong rows). Fill each row with its group's value: "
+            f"{fixed}; print the result, then answer.",
+            code.replace(use.group(0), use.group(1) + fixed, 1),
+        )
+    return None

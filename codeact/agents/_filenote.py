@@ -45,7 +45,15 @@ _FLOAT = re.compile(r"^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$|^[-+]?(?:inf|I
 #: A number written with ',' thousands separators (``5,350,380``).
 SEPARATED_NUMBER = r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?"
 _SEPARATED = re.compile(f"^{SEPARATED_NUMBER}$")
+#: A number with a currency sign or a percent sign (``$1,234.50``, ``-€3``, ``7.5%``).
+SIGNED_NUMBER = (
+    r"[-+]?[$€£¥]\s?[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
+    r"|[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s?[%€]"
+)
+_SIGNED = re.compile(f"^(?:{SIGNED_NUMBER})$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?$")
+#: A date with the day and month first, in either order (``15/03/2019``, ``3.15.2019``).
+_NUMERIC_DATE = re.compile(r"^(\d{1,2})([/.-])(\d{1,2})\2(\d{4})(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?$")
 
 
 def _dialect(head: str) -> str:
@@ -98,7 +106,7 @@ def _column(name: str, values: list[str]) -> str:
         label += " (mind the spaces in the name)"
     present = [v for v in values if v.strip() not in NA_STRINGS]
     missing = len(values) - len(present)
-    kind, hint = _kind(present, missing)
+    kind, hint = _kind(present, missing, name)
     distinct = list(dict.fromkeys(v.strip() for v in present))
     shown = distinct if len(distinct) <= 6 else distinct[:3]
     examples = ", ".join(_example(v, kind) for v in shown)
@@ -112,7 +120,7 @@ def _column(name: str, values: list[str]) -> str:
     return ", ".join(parts)
 
 
-def _kind(present: list[str], missing: int) -> tuple[str, str]:
+def _kind(present: list[str], missing: int, name: str = "") -> tuple[str, str]:
     stripped = [v.strip() for v in present]
     if not stripped:
         return "float64", "every value missing"
@@ -126,10 +134,41 @@ def _kind(present: list[str], missing: int) -> tuple[str, str]:
         return "float64", ""
     if all(_SEPARATED.match(v) or _INT.match(v) for v in stripped):
         return "text", "numbers stored as text with ',' separators: read with thousands=','"
+    if all(_SIGNED.match(v) or _FLOAT.match(v) or _SEPARATED.match(v) for v in stripped):
+        return "text", _signed_hint(stripped, name)
     if all(_DATE.match(v) for v in stripped):
         return "text", "dates as text: pd.to_datetime() them"
+    if all(_NUMERIC_DATE.match(v) for v in stripped):
+        return "text", _numeric_date_hint(stripped, name)
     distinct = len(set(stripped))
     return "text", f"{distinct} distinct values" if distinct <= 20 else ""
+
+
+def _numeric_date_hint(values: list[str], name: str) -> str:
+    """Which of day and month comes first in dates like ``15/03/2019`` (a part above 12
+    tells), and how to read them: text comparisons and ``str.contains`` get them wrong."""
+    parts = [m.groups() for v in values if (m := _NUMERIC_DATE.match(v))]
+    column = f"df[{name!r}]"
+    if any(int(first) > 12 for first, *_ in parts):
+        return f"dates as text, day first: pd.to_datetime({column}, dayfirst=True)"
+    if any(int(second) > 12 for _, _, second, _ in parts):
+        return f"dates as text, month first: pd.to_datetime({column})"
+    return "dates as text, day and month order unknown: pd.to_datetime() them"
+
+
+def signed_conversion(values: list[str], column: str) -> str:
+    """Pandas code turning ``column`` (an expression), whose ``values`` carry currency or
+    percent signs, into floats."""
+    signs = "".join(sorted({c for v in values for c in v if c in "$€£¥%"}))
+    return f"{column}.str.replace(r'[{re.escape(signs)},\\s]', '', regex=True).astype(float)"
+
+
+def _signed_hint(values: list[str], name: str) -> str:
+    signs = sorted({c for v in values for c in v if c in "$€£¥%"})
+    return (
+        f"numbers stored as text with {' and '.join(repr(c) for c in signs)} signs: convert "
+        f"with {signed_conversion(values, f'df[{name!r}]')}"
+    )
 
 
 def _example(value: str, kind: str) -> str:

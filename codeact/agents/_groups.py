@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from codeact.agents._notecols import note_columns, task_text
+from codeact.agents._notecols import note_column_kinds, note_columns, task_text
 from codeact.agents._problem import problem_of
 
 _ASKING = r"\b(?:per|each|by|every|which|what)\s+(?:\w+\s+)?"
@@ -45,6 +45,31 @@ def period_problem(question: str, code: str) -> str | None:
                 f"import pandas as pd\n{example}" if example else None,
             )
     return None
+
+
+_DAY_ASKED = re.compile(_ASKING + r"day\b(?!\s+of\s+(?:the\s+)?week)|\bdaily\b", re.I)
+_WITH_TIME = re.compile(r"'[\d/.-]{8,10}[ T]\d{1,2}:\d{2}")
+
+
+def day_problem(question: str, code: str) -> str | None:
+    """The question asks per day, and the code groups by a column the files note shows with
+    times of day (``'2024-03-04 01:00'``): one group per reading, not per day."""
+    if not _DAY_ASKED.search(task_text(question)):
+        return None
+    m = _BY_COLUMN.search(code)
+    if m is None:
+        return None
+    key = m.group(2)[1:-1]
+    kind = dict(note_column_kinds(question)).get(key, "")
+    if "dates as text" not in kind or not _WITH_TIME.search(kind):
+        return None
+    example = _period_code(question, code, "date")
+    return problem_of(
+        f"The question asks per day, but your code groups by {key!r}, which holds a date and "
+        f"a time (one group per reading, not per day). Group by the day, for example: "
+        f"{example}; print the result, then answer.",
+        f"import pandas as pd\n{example}",
+    )
 
 
 _BY_COLUMN = re.compile(

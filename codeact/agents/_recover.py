@@ -19,8 +19,8 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from codeact.agents._filenote import SEPARATED_NUMBER
-from codeact.agents._notecols import compute_example
+from codeact.agents._filenote import SEPARATED_NUMBER, SIGNED_NUMBER, signed_conversion
+from codeact.agents._notecols import compute_example, frame_names, named_number_columns
 from codeact.agents._style_state import CodeActRunState
 from codeact.executors.base import CodeExecutor, ExecutionResult
 
@@ -32,6 +32,7 @@ PROBE_TIMEOUT = 10.0
 _NAME_BEFORE = re.compile(r"([A-Za-z_]\w*)\s*(?:\[|\.)")
 _NO_ATTRIBUTE = re.compile(r"'(DataFrame|Series)' object has no attribute '([^']+)'")
 _SEPARATED = re.compile(f"'{SEPARATED_NUMBER}'")
+_SIGNED = re.compile(f"'(?:{SIGNED_NUMBER})'")
 _TEXT_MATH = re.compile(
     r"unsupported operand type\(s\)|can only concatenate str"
     r"|not supported between instances of 'str'"
@@ -128,6 +129,13 @@ def text_number_hint(result: ExecutionResult) -> str:
     error = result.error
     if error is None:
         return ""
+    signed = _SIGNED.search(error.message)
+    if signed:
+        convert = signed_conversion([signed.group(0)], "df['col']")
+        return (
+            f"The column holds numbers stored as text with a sign ({signed.group(0)}): convert "
+            f"it first, e.g. df['col'] = {convert}, then compute."
+        )
     if _SEPARATED.search(error.message):
         return (
             "The column holds numbers stored as text with ',' separators: read the file with "
@@ -182,6 +190,27 @@ def repeated_cell_note(run: RunState | None, code: str) -> str:
     )
 
 
+_NO_OTHER = re.compile(r"corr\(\) missing 1 required positional argument: 'other'")
+
+
+def corr_hint(question: str, result: ExecutionResult, code: str) -> str:
+    """``Series.corr()`` called without the other series (a small model multiplies the two
+    columns first): how to call it, on the two number columns the question names."""
+    if result.error is None or not _NO_OTHER.search(result.error.message):
+        return ""
+    columns = named_number_columns(question)
+    frame = next(iter(frame_names(code)), "df")
+    example = (
+        f"{frame}[{columns[0]!r}].corr({frame}[{columns[1]!r}])"
+        if len(columns) >= 2
+        else f"{frame}['a'].corr({frame}['b'])"
+    )
+    return (
+        "corr() compares two Series: call it on one column with the other as its argument, "
+        f"e.g. r = {example} (after converting both to numbers), then print(r)."
+    )
+
+
 async def failure_hints(
     session: CodeExecutor | None, run: RunState | None, result: ExecutionResult, code: str
 ) -> str:
@@ -195,6 +224,7 @@ async def failure_hints(
     columns = await column_hint(session, result, names) if session is not None else ""
     hints = [columns, text_number_hint(result)]
     if run is not None:
+        hints.append(corr_hint(run.user_msg, result, code))
         hints.append(repeat_hint(run, result, assigned_names(ok_cells)))
     text = "\n".join(h for h in hints if h)
     return f"\nHint: {text}" if text else ""

@@ -36,9 +36,10 @@ from collections import OrderedDict
 from collections.abc import Sequence
 
 from codeact.agents._candidate import AnswerCandidate, CellRun
-from codeact.agents._checks import deviation_problem, share_problem, value_problem
+from codeact.agents._checks import deviation_problem, fill_problem, share_problem, value_problem
 from codeact.agents._groups import (
     asked_groups,
+    day_problem,
     group_code,
     group_problem,
     period_problem,
@@ -79,12 +80,21 @@ def _first_time(rule: str, first_cell: object) -> bool:
     return True
 
 
+_FORMAT_EXAMPLE = re.compile(
+    r"(?:such as|like|e\.g\.?,?|for example,?|for instance,?|written as|formatted as"
+    r"|in the form(?: of)?|read|treat)\s*$",
+    re.I,
+)
+
+
 def filter_problem(question: str, code: str) -> str | None:
     """A quoted value or a threshold of the question that the code never uses."""
     task = task_text(question)
     low = code.lower()
     for m in _QUOTED.finditer(task):
         value = (m.group(1) or m.group(2)).strip()
+        if _FORMAT_EXAMPLE.search(task[max(0, m.start() - 40) : m.start()]):
+            continue  # ("amounts such as '$12.50'": how values are written, not a filter)
         if value and value.lower() not in low:
             return (
                 f"The question names {value!r}, but your code never uses it. Apply that "
@@ -243,6 +253,7 @@ def inplace_problem(cells_code: list[str]) -> str | None:
     return None
 
 
+_SIGNED_CONVERT = re.compile(r"signs: convert with (.*?\.astype\(float\))")
 _CONVERTS = re.compile(r"thousands\s*=|to_numeric|\.str\.replace|astype\(|replace\(\s*['\"],")
 
 
@@ -254,12 +265,45 @@ def text_number_problem(question: str, code: str) -> str | None:
         return None
     for name, kind in note_column_kinds(question):
         if "numbers stored as text" in kind and uses_column(code, name):
-            return (
-                f"The column {name!r} holds numbers stored as text with separators (see the "
-                "files note): sorting, comparing or summing it works on text. Read the file "
-                "with pd.read_csv(..., thousands=',') and run your code again, print the "
-                "result, then answer."
+            convert = _SIGNED_CONVERT.search(kind)
+            how = (
+                f"Convert it with {convert.group(1)}"
+                if convert
+                else "Read the file with pd.read_csv(..., thousands=',')"
             )
+            return (
+                f"The column {name!r} holds numbers stored as text (see the files note): "
+                f"sorting, comparing or summing it works on text. {how} and run your code "
+                "again, print the result, then answer."
+            )
+    return None
+
+
+_DATE_ORDER = re.compile(
+    r"dates as text, (day|month) first: (pd\.to_datetime\(.*?\))(?:, e\.g\.|$)"
+)
+
+
+def text_date_problem(question: str, code: str) -> str | None:
+    """A column the files note flags as dates written day or month first (``15/03/2019``),
+    used by code that never reads it as dates (or, day first, without ``dayfirst=True``):
+    comparing or matching such text (``< '2018-01-01'``, ``.str.contains('03/')``) is wrong."""
+    for name, kind in note_column_kinds(question):
+        m = _DATE_ORDER.search(kind)
+        if m is None or not uses_column(code, name):
+            continue
+        converted = re.search(r"to_datetime|parse_dates", code)
+        if converted and (
+            m.group(1) == "month" or re.search(r"dayfirst\s*=\s*True|format\s*=", code)
+        ):
+            continue
+        return (
+            f"The column {name!r} holds dates written {m.group(1)} first (see the files note): "
+            f"compared or matched as text they give wrong results. Read them as dates with "
+            f"{m.group(2)}, then filter or group on the dates (.dt.year, .dt.month, or a "
+            "comparison with pd.Timestamp('2018-01-01')); run your code again, print the "
+            "result, then answer."
+        )
     return None
 
 
@@ -277,6 +321,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
     stale = stale_values_note(question, candidate.text, candidate.ok_cells, passes)
     problems = (
         ("period", period_problem(question, code)),
+        ("day", day_problem(question, code)),
         ("filter", filter_problem(question, code)),
         ("category", category_problem(question, code)),
         ("groups", group_problem(question, code)),
@@ -284,8 +329,10 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("missing", missing_problem(question, code, candidate.text)),
         ("inplace", inplace_problem([c.code for c in candidate.ok_cells])),
         ("text numbers", text_number_problem(question, code)),
+        ("text dates", text_date_problem(question, code)),
         ("product", product_problem(question, code)),
         ("deviation", deviation_problem(question, code)),
+        ("fill", fill_problem(question, code)),
         ("share", share_problem(question, candidate.text, code)),
         ("stale", _stale_problem(stale)),
         ("series", series_problem(question, "\n".join(c.stdout for c in candidate.ok_cells))),
@@ -301,12 +348,15 @@ def passes_rules(question: str, code: str) -> bool:
     """Whether one cell's ``code`` breaks none of the rules that read code alone."""
     rules = (
         period_problem,
+        day_problem,
         filter_problem,
         category_problem,
         group_problem,
         column_problem,
         product_problem,
         deviation_problem,
+        text_date_problem,
+        fill_problem,
     )
     return all(rule(question, code) is None for rule in rules)
 

@@ -30,6 +30,23 @@ def test_the_note_gives_dtypes_missing_values_and_numbers_stored_as_text() -> No
     assert "'age': float64, 1 missing, whole numbers" in note
 
 
+def test_money_and_percentages_stored_as_text_are_flagged_with_a_working_conversion() -> None:
+    import pandas as pd
+
+    data = b'trip,Fare,tip share,price\n1,"$1,032.26",7.5%,\xe2\x82\xac3\n2,$30,10%,12\n3,,12.25%,4.5\n'
+    note = describe_files({"t.csv": data})
+    fare = "'Fare': text, 1 missing, numbers stored as text with '$' signs: convert with "
+    assert fare + "df['Fare'].str.replace(r'[\\$,\\s]', '', regex=True).astype(float)" in note
+    assert "'tip share': text, numbers stored as text with '%' signs" in note
+    assert "'price': text, numbers stored as text with '€' signs" in note
+    assert "'trip': int64" in note
+    df = pd.DataFrame({"Fare": ["$1,032.26", "$30"]})
+    code = note.split("convert with ", 1)[1].split(", e.g.", 1)[0]
+    assert eval(code, {"df": df}).tolist() == [1032.26, 30.0]
+    plain = describe_files({"p.csv": b"a,b\nx$,1\n$,2\n"})  # a sign alone is not a number
+    assert "signs" not in plain
+
+
 def test_other_delimiters_binary_and_hostile_files() -> None:
     assert "separated by ';'" in describe_files({"a.csv": b"x;y\n1;2\n"})
     assert "(5 bytes, binary)" in describe_files({"b.bin": b"\xff\xfe\x00\x01\x02"})

@@ -11,6 +11,7 @@ import pytest
 
 from codeact import CodeActAgent, RestrictedExecutor
 from codeact.agents._recover import failing_line
+from codeact.agents.code import describe_files
 from codeact.events import Event, ToolCallResult
 from codeact.llms import ScriptedLLM
 from tests.helpers import collect
@@ -142,3 +143,39 @@ async def test_a_repeated_filter_cell_is_told_what_to_compute_on_its_rows() -> N
         events = await collect(CodeActAgent(llm=llm, executor=ex).run(threshold))
     outputs = [e.tool_output.content for e in events if isinstance(e, ToolCallResult)]
     assert "repeats an earlier one" in outputs[1] and "for example" not in outputs[1]
+
+
+async def test_money_stored_as_text_gets_a_conversion_that_works() -> None:
+    cell = "s = pd.Series(['$1,234.50', '$3'])\nprint(s.astype(float).sum())"
+    outputs, _ = await run([READ, f"<execute>\n{cell}\n</execute>", "done"])
+    assert "could not convert string to float" in outputs[1]
+    hint = outputs[1].split("e.g. df['col'] = ", 1)[1].split(", then compute", 1)[0]
+    assert hint == "df['col'].str.replace(r'[\\$,\\s]', '', regex=True).astype(float)"
+    import pandas as pd
+
+    converted = eval(hint, {"df": pd.DataFrame({"col": ["$1,234.50", "$3"]})})
+    assert converted.tolist() == [1234.5, 3.0]
+
+
+async def test_corr_without_the_other_series_gets_the_call_on_the_named_columns() -> None:
+    """From a fresh2 transcript: the model multiplied the two columns, then called .corr()."""
+    llm = ScriptedLLM(
+        [
+            "<execute>\nimport pandas as pd\ndf = pd.read_csv('hr.csv')\n"
+            "pearson_corr = (df['Salary'] * df['bonus']).corr()\nprint(pearson_corr)\n</execute>",
+            "done",
+        ],
+        function_calling=False,
+    )
+    ex = executor()
+    agent = CodeActAgent(llm=llm, executor=ex)
+    data = b"Salary,bonus\n50000,5.5\n61000,7.25\n58000,6.0\n"
+    question = "What is the Pearson correlation between salary and bonus?\n\n"
+    async with ex:
+        await ex.upload("hr.csv", data)
+        events: list[Event] = await collect(
+            agent.run(question + describe_files({"hr.csv": data}))  # (as `codeact run` asks)
+        )
+    out = next(e.tool_output.content for e in events if isinstance(e, ToolCallResult))
+    assert "missing 1 required positional argument: 'other'" in out
+    assert "e.g. r = df['Salary'].corr(df['bonus'])" in out

@@ -14,8 +14,8 @@ from tests.helpers import collect
 MONTH = "In which month (1-12) was revenue highest? Answer as @month[value] @revenue[value]."
 
 
-def candidate(question: str, code: str, text: str = "@x[1]") -> AnswerCandidate:
-    return AnswerCandidate(text=text, question=question, cells=(CellRun(code=code, stdout="1"),))
+def candidate(question: str, code: str, text: str = "@x[1]", stdout: str = "1") -> AnswerCandidate:
+    return AnswerCandidate(text=text, question=question, cells=(CellRun(code=code, stdout=stdout),))
 
 
 def check(c: AnswerCandidate) -> str | None:
@@ -49,6 +49,13 @@ def test_grouping_by_day_when_the_question_asks_per_month_is_sent_back() -> None
         ("How many earn more than 90,000? Give @n[value].", "(df.salary > 90_000).sum()", None),
         ("Shops opened before 2000? Give @n[value].", "(df.opened < 2000).sum()", None),
         ('How many? @n[n_value] where "n_value" is an integer.', "len(df)", None),
+        (  # a quoted example of how values are written is not a filter
+            "Mean attendance? The column holds text such as '93.5%'; read '93.5%' as 93.5. "
+            "Give @m[value].",
+            "df.att.str.rstrip('%').astype(float).mean()",
+            None,
+        ),
+        ("Mean fare of trips paid 'by card'? Give @m[value].", "df.fare.mean()", "'by card'"),
         ("Fill missing ages with the median, then the mean. @m[value]", "df.age.mean()", "fill"),
         (
             "Fill missing ages with the median, then the mean. @m[value]",
@@ -280,6 +287,10 @@ def test_a_column_of_numbers_stored_as_text_used_unconverted_is_sent_back() -> N
     said = check(candidate(q, top)) or ""
     assert "numbers stored as text" in said and "thousands=','" in said
     assert check(candidate(q, top.replace("'s.csv')", "'s.csv', thousands=',')"))) is None
+    money = data.replace(b'"2,907,163"', b'"$2,907,163"').replace(b'"994,412"', b"$994")
+    q = q.split("\n\n")[0] + "\n\n" + describe_files({"s.csv": money})
+    said = check(candidate(q, top)) or ""
+    assert "Convert it with df['Annual Sales'].str.replace(r'[\\$,\\s]', ''" in said
 
 
 def test_an_answer_from_a_flawed_cell_while_a_sound_cell_printed_others_is_checked() -> None:

@@ -13,6 +13,8 @@ from codeact.agents.code import describe_files
 from codeact.agents.validators import AnswerCandidate, CellRun, ModelRetry, rules_validator
 from codeact.events import ToolCallResult
 from codeact.llms import ScriptedLLM
+from tests.agents.test_rules import candidate
+from tests.agents.test_rules import check as check_candidate
 from tests.helpers import collect
 
 WEATHER = b"date,city,temp_c\n" + b"".join(
@@ -22,12 +24,7 @@ WEATHER = b"date,city,temp_c\n" + b"".join(
 
 
 def check(question: str, code: str, text: str = "@x[1]", stdout: str = "1") -> str | None:
-    c = AnswerCandidate(text=text, question=question, cells=(CellRun(code=code, stdout=stdout),))
-    try:
-        rules_validator()(c)
-    except ModelRetry as exc:
-        return str(exc)
-    return None
+    return check_candidate(candidate(question, code, text, stdout))
 
 
 def test_grouping_by_date_after_picking_one_group_by_hand_is_sent_back() -> None:
