@@ -315,11 +315,18 @@ FRESH2: list[tuple[str, str, str, QFn]] = [
 ]
 
 
+def build_split(
+    table: list[tuple[str, str, str, QFn]], frames: dict[str, pd.DataFrame], split: str
+) -> list[Question]:
+    """The questions of ``table`` (id, level, file, question function over that file's
+    frame) with their answers computed, in split ``split``."""
+    out = []
+    for qid, level, file, fn in table:
+        text, answers = fn(frames[file])
+        out.append(Question(qid, split, level, file, text, tuple(answers)))
+    return out
+
+
 def build_fresh2_questions(files: dict[str, bytes]) -> list[Question]:
     """The twenty questions with answers computed from ``files`` (split ``fresh2``)."""
-    frames = _frames(files)
-    out = []
-    for qid, level, file, fn in FRESH2:
-        text, answers = fn(frames[file])
-        out.append(Question(qid, "fresh2", level, file, text, tuple(answers)))
-    return out
+    return build_split(FRESH2, _frames(files), "fresh2")

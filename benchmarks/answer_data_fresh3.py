@@ -24,6 +24,7 @@ from collections.abc import Callable
 
 import pandas as pd
 from answer_data import Answer, Question, _csv
+from answer_data_fresh2 import build_split
 from answer_data_styled import _num, _q
 
 AIRLINES = {"SkyJet": 0.04, "AeroNord": 0.07, "BlueWing": 0.05, "CoastAir": 0.1, "Polar": 0.06}
@@ -336,9 +337,4 @@ FRESH3: list[tuple[str, str, str, QFn]] = [
 
 def build_fresh3_questions(files: dict[str, bytes]) -> list[Question]:
     """The twenty questions with answers computed from ``files`` (split ``fresh3``)."""
-    frames = _frames(files)
-    out = []
-    for qid, level, file, fn in FRESH3:
-        text, answers = fn(frames[file])
-        out.append(Question(qid, "fresh3", level, file, text, tuple(answers)))
-    return out
+    return build_split(FRESH3, _frames(files), "fresh3")
