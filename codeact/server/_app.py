@@ -19,7 +19,7 @@ from codeact.server import _cells, _http, _lifecycle, _turns
 from codeact.server._auth import Principal, call_authenticate
 from codeact.server._config import ServerConfig
 from codeact.server._input import BadRequest, validate_run_input
-from codeact.server._live import ClientPresence, LiveRuns, ReaderResponse
+from codeact.server._live import LiveRuns, ReaderResponse
 from codeact.server._ownership import ThreadOwnership, principal_id
 from codeact.server._replicas import ReplicaState
 from codeact.server._runner import RunStarter
@@ -104,7 +104,7 @@ class AGUIServer:
         await self.starter.start(live, run_input)
         return self._stream(live, 0, request)
 
-    def _stream(self, live: LiveRun, start: int, request: Request) -> Response:
+    def _stream(self, live: LiveRun, start: int, request: Request) -> StreamingResponse:
         if start > live.count:
             raise BadRequest(
                 400,
@@ -121,7 +121,6 @@ class AGUIServer:
         def backfill(begin: int, end: int) -> AsyncIterator[bytes]:
             return _turns.stored_frames(self.store, live.key, live.run_id, begin, end)
 
-        presence = ClientPresence(live)
         frames = follow(
             live,
             start,
@@ -129,9 +128,8 @@ class AGUIServer:
             heartbeat_s=self.config.heartbeat_s,
             on_leave=leave,
             backfill=backfill,
-            gone=presence.gone,
         )
-        return ReaderResponse(self.runs, frames, SSE_HEADERS, presence)
+        return ReaderResponse(self.runs, frames, headers=SSE_HEADERS)
 
     async def _reattach(
         self, request: Request, key: SessionKey, run_id: str | None, who: Principal | None

@@ -8,17 +8,14 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
-from starlette.types import Receive, Scope, Send
 
 from codeact.server import _http
 from codeact.server._app import AGUIServer, Runnable
 from codeact.server._config import ServerConfig
 from codeact.server._input import BadRequest
-from codeact.server._live import RAW_SEND
 from codeact.server._notebook import NotebookRoute
 from codeact.server._playground import playground_routes
 from codeact.server._sqlite import SQLiteStore
@@ -46,8 +43,10 @@ def create_app(
         async with server.running():
             yield
 
-    app = ServerApp(routes=_routes(server), lifespan=lifespan, exception_handlers=_HANDLERS)
+    app = Starlette(routes=_routes(server), lifespan=lifespan, exception_handlers=_HANDLERS)
     if cors_origins:
+        from starlette.middleware.cors import CORSMiddleware
+
         app.add_middleware(
             CORSMiddleware,
             allow_origins=list(cors_origins),
@@ -59,20 +58,6 @@ def create_app(
     )
     app.state.server = server
     return app
-
-
-class ServerApp(Starlette):
-    """The app ``create_app`` returns: a ``Starlette`` that also keeps the server's own
-    ``send`` in the scope (``RAW_SEND``) for live runs' body frames, while its middleware is
-    only what ``create_app`` adds (none of which touches bodies). With middleware added by
-    the caller (which may rewrite bodies: compression, ...) every frame goes through it."""
-
-    _OWN: frozenset[object] = frozenset({_http.Guard, CORSMiddleware})
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and all(m.cls in self._OWN for m in self.user_middleware):
-            scope[RAW_SEND] = send
-        await super().__call__(scope, receive, send)
 
 
 def _routes(server: AGUIServer) -> list[BaseRoute]:

@@ -3,13 +3,13 @@ stored yet, and the clients reading them; the drain on shutdown waits on these."
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import anyio
-from starlette.responses import Response
+from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from codeact.server._input import BadRequest
@@ -137,93 +137,16 @@ class LiveRuns:
                 await self._quiet.wait()
 
 
-#: The scope key under which the app keeps the server's own ``send`` (``ServerApp``): a live
-#: run's body frames go to it directly, past Starlette's per-message wrappers.
-RAW_SEND = "codeact.raw_send"
+class ReaderResponse(StreamingResponse):
+    """A stream of a live run's events, counted in ``runs.readers`` while it is sent."""
 
-
-class ClientPresence:
-    """Whether a live run's client is still connected: one plain task awaits the request's
-    ``http.disconnect`` (no task group, no cancel scope, no polling per frame), then marks
-    it gone and wakes the run's readers (``follow`` reads ``gone`` after each wake-up)."""
-
-    def __init__(self, live: LiveRun) -> None:
-        self.live = live
-        self.left = False
-        self._task: asyncio.Task[None] | None = None
-
-    def gone(self) -> bool:
-        """Whether the client has left."""
-        return self.left
-
-    def start(self, receive: Receive) -> None:
-        """Listen for the client leaving (until ``stop``)."""
-        self._task = asyncio.get_running_loop().create_task(self._listen(receive))
-
-    def stop(self) -> None:
-        """Stop listening."""
-        if self._task is not None:
-            self._task.cancel()
-
-    async def _listen(self, receive: Receive) -> None:
-        try:
-            while (await receive())["type"] != "http.disconnect":
-                pass
-        except Exception:  # (a server that raises once the client is gone)
-            pass
-        self.left = True
-        self.live.notify()
-
-
-class ReaderResponse(Response):
-    """A stream of a live run's events (``follow``), counted in ``runs.readers`` while it is
-    sent. Unlike ``StreamingResponse`` it needs no task group per request (``presence``
-    listens for the client leaving) and sends body frames to the server's own ``send`` when
-    the app keeps it (``RAW_SEND``): the head and the end still pass Starlette's wrappers,
-    which only watch for the start. Per frame that is one call instead of four."""
-
-    media_type = "text/event-stream"
-
-    def __init__(
-        self,
-        runs: LiveRuns,
-        content: AsyncIterator[bytes],
-        headers: dict[str, str],
-        presence: ClientPresence,
-    ) -> None:
-        self.status_code = 200
-        self.background = None
-        self.init_headers(headers)  # (no body: no content-length, as ``StreamingResponse``)
+    def __init__(self, runs: LiveRuns, content: Any, headers: dict[str, str]) -> None:
+        super().__init__(content, media_type="text/event-stream", headers=headers)
         self.runs = runs
-        self.frames = content
-        self.presence = presence
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        raw: Send = scope.get(RAW_SEND) or send
         with self.runs.reading():
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": self.status_code,
-                    "headers": self.raw_headers,
-                }
-            )
-            self.presence.start(receive)
-            try:
-                async for part in self.frames:
-                    await raw({"type": "http.response.body", "body": part, "more_body": True})
-            except OSError:  # (a server on ASGI spec 2.4 raises on a client gone)
-                return
-            finally:
-                self.presence.stop()
-                await _close(self.frames)  # (``follow``'s ``finally`` handles a leave)
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
-
-
-async def _close(frames: AsyncIterator[bytes]) -> None:
-    aclose = getattr(frames, "aclose", None)
-    if aclose is not None:
-        await aclose()
+            await super().__call__(scope, receive, send)
 
 
 def thread_busy(thread: str) -> BadRequest:

@@ -348,13 +348,10 @@ async def follow(
     heartbeat_s: float | None,
     on_leave: Callable[[], Awaitable[None]] | None = None,
     backfill: Backfill | None = None,
-    gone: Callable[[], bool] | None = None,
 ) -> AsyncIterator[bytes]:
     """The run's frames from ``start`` on, then new ones as they come (all that are ready in
     one write), heartbeats while silent; ends after the terminal event (``on_leave`` is
-    awaited when the reader leaves before it: a disconnect). ``gone`` says whether the client
-    left (its response listens, and wakes the run's readers when it does); without it the
-    request is asked while the run is silent."""
+    awaited when the reader leaves before it: a disconnect)."""
     cursor = max(0, start)
     complete = bursty = False
     try:
@@ -371,14 +368,9 @@ async def follow(
             if ready:
                 bursty = len(ready) > 1
                 cursor += len(ready)
-                if bursty:
-                    for part in chunks(ready):
-                        yield part
-                else:  # (a paced run: one frame per wake-up)
-                    yield ready[0]
+                for part in chunks(ready):
+                    yield part
                 last_sent = time.monotonic()
-                if gone is not None and gone():
-                    return
                 continue
             if live.finished:
                 complete = True
@@ -390,7 +382,7 @@ async def follow(
                 if few and bursty and not live.finished:
                     await asyncio.sleep(COALESCE_S)
                 continue
-            if gone() if gone is not None else await request.is_disconnected():
+            if await request.is_disconnected():
                 return  # the client went away while the run was silent
             if heartbeat_s and time.monotonic() - last_sent >= heartbeat_s:
                 yield b": ping\n\n"

@@ -1,5 +1,5 @@
-"""A live run's reader over real HTTP: no task group per request (a plain task listens for the
-client leaving, even while frames flow), and middleware a caller adds still sees every frame."""
+"""A live run's reader over real HTTP: a client leaving while frames flow is noticed (the run is
+cancelled with ``cancel_on_disconnect``), and middleware a caller adds sees every frame."""
 
 from __future__ import annotations
 
