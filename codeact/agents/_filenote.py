@@ -120,7 +120,7 @@ def _column(name: str, values: list[str]) -> str:
     return ", ".join(parts)
 
 
-def _kind(present: list[str], missing: int, name: str = "") -> tuple[str, str]:
+def _kind(present: list[str], missing: int, name: str) -> tuple[str, str]:
     stripped = [v.strip() for v in present]
     if not stripped:
         return "float64", "every value missing"
@@ -156,18 +156,21 @@ def _numeric_date_hint(values: list[str], name: str) -> str:
     return "dates as text, day and month order unknown: pd.to_datetime() them"
 
 
+def _signs(values: list[str]) -> list[str]:
+    return sorted({c for v in values for c in v if c in "$€£¥%"})
+
+
 def signed_conversion(values: list[str], column: str) -> str:
     """Pandas code turning ``column`` (an expression), whose ``values`` carry currency or
     percent signs, into floats."""
-    signs = "".join(sorted({c for v in values for c in v if c in "$€£¥%"}))
-    return f"{column}.str.replace(r'[{re.escape(signs)},\\s]', '', regex=True).astype(float)"
+    signs = re.escape("".join(_signs(values)))
+    return f"{column}.str.replace(r'[{signs},\\s]', '', regex=True).astype(float)"
 
 
 def _signed_hint(values: list[str], name: str) -> str:
-    signs = sorted({c for v in values for c in v if c in "$€£¥%"})
     return (
-        f"numbers stored as text with {' and '.join(repr(c) for c in signs)} signs: convert "
-        f"with {signed_conversion(values, f'df[{name!r}]')}"
+        f"numbers stored as text with {' and '.join(repr(c) for c in _signs(values))} signs: "
+        f"convert with {signed_conversion(values, f'df[{name!r}]')}"
     )
 
 

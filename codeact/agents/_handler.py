@@ -119,21 +119,11 @@ class RunHandler:
         message_id: str = "",
         thinking_delta: str | None = None,
         tool_calls: list[ToolCallRequest] | None = None,
-        offer: bool = True,
-    ) -> AgentStream | None:
+    ) -> AgentStream:
         """``emit(AgentStream.piece(buffer, delta, ...))`` in one step: the event is made
-        already stamped (no copy) — the per-chunk path of the agents. A plain text piece that
-        ``forward``'s text sink takes (when ``offer``) makes no event at all (None)."""
+        already stamped (no copy) — the per-chunk path of the agents (plain text pieces come
+        through ``_emit_text``, which offers them to ``forward``'s text sink first)."""
         offset = len(buffer) - len(delta) if appended else buffer.append(delta)
-        if (
-            offer
-            and self._text_sink is not None
-            and not tool_calls
-            and not thinking_delta
-            and type(delta) is str
-            and self._offer_text(delta)
-        ):
-            return None
         stamp = (self.run_id, self.agent_name, self._seq, time.time())
         if tool_calls or not _plain(delta, message_id, thinking_delta):
             event = AgentStream(
@@ -158,7 +148,7 @@ class RunHandler:
             return
         buffer.append(delta)
         if not self._offer_text(delta):
-            self._emit_piece(buffer, delta, appended=True, message_id=message_id, offer=False)
+            self._emit_piece(buffer, delta, appended=True, message_id=message_id)
 
     def _offer_text(self, delta: str) -> bool:
         """Whether ``forward``'s text sink took ``delta`` (numbered as the event it stands

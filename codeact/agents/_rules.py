@@ -294,7 +294,7 @@ def text_date_problem(question: str, code: str) -> str | None:
             continue
         converted = re.search(r"to_datetime|parse_dates", code)
         if converted and (
-            m.group(1) == "month" or re.search(r"dayfirst\s*=\s*True|format\s*=", code)
+            m.group(1) == "month" or re.search(r"dayfirst\s*=\s*True|format\s*=\s*['\"]%d", code)
         ):
             continue
         return (

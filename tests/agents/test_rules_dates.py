@@ -60,6 +60,10 @@ def test_day_first_dates_matched_or_compared_as_text_are_sent_back() -> None:
     assert "dates written day first" in (check(q, no_dayfirst) or "")
     right = "d = pd.to_datetime(df['hire_date'], dayfirst=True)\nprint((d.dt.month == 3).sum())"
     assert check(q, right) is None
+    day_format = right.replace("dayfirst=True", "format='%d/%m/%Y'")
+    assert check(q, day_format) is None
+    month_format = right.replace("dayfirst=True", "format='%m/%d/%Y'")
+    assert "dates written day first" in (check(q, month_format) or "")
     df = pd.read_csv(io.BytesIO(HR))
     assert (pd.to_datetime(df["hire_date"], dayfirst=True).dt.month == 3).sum() == 2
 
