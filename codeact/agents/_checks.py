@@ -1,6 +1,7 @@
-"""Rules on the answer's sense (see ``_rules``): a share outside 0 to 100 %, "more than k
-standard deviations from the mean" counted on one side only, and a value given for a text
-column that is none of the column's values (a date as the city)."""
+"""Rules on the answer's sense (see ``_rules``): a share outside 0 to 100 %, a share asked for
+and only counted, "more than k standard deviations from the mean" counted on one side only,
+and a value given for a text column that is none of the column's values (a date as the
+city)."""
 
 from __future__ import annotations
 
@@ -172,3 +173,63 @@ def fill_problem(question: str, code: str) -> Problem | None:
             code.replace(use.group(0), use.group(1) + fixed, 1),
         )
     return None
+
+
+_SHARE_OF = re.compile(
+    r"\b(?:share|percent(?:age)?|proportion|fraction)\s+of\b|\bwhat\s+percent|\b(\w+)\s+rate\b",
+    re.I,
+)
+_DIVIDES = re.compile(r"/|\.mean\(|normalize|\.div\(|divide|truediv|average|pct_change|\.rank\(")
+_EQUALS = re.compile(
+    r"\b(\w+)\s*\[\s*(['\"])([^'\"\n]+)\2\s*\]\s*==\s*(['\"][^'\"\n]*['\"]|-?\d+(?:\.\d+)?)"
+)
+_PERCENT = re.compile(r"\bpercent(?:age)?\b|%", re.I)
+
+
+def rate_problem(question: str, answer: str, code: str) -> Problem | None:
+    """The question asks for a share or a rate (``share of employees working remotely``,
+    ``cancellation rate``) and no successful cell divided anything (no ``/``, ``mean()``,
+    ``normalize=True``) and a value of the answer is a whole number: what was computed is a
+    count, not a share. The example divides the
+    code's own condition by its rows (``(df['remote'] == 'Yes').mean() * 100``), per group
+    when the question compares groups."""
+    task = task_text(question)
+    m = _SHARE_OF.search(task)
+    if m is None or _DIVIDES.search(code):
+        return None
+    if not any(re.fullmatch(r"\s*-?\d+\s*", value) for _, value in TOKEN.findall(answer)):
+        return None  # (a count is a whole number: a share computed elsewhere is not)
+    word = m.group(1)
+    if word and any(word.lower() in c.lower() for c in note_columns(question)):
+        return None  # ("heart rate", "exchange rate": a column's name, not a share)
+    scale = " * 100" if _PERCENT.search(task) else ""
+    cond = _EQUALS.search(code)
+    example = None
+    if cond is not None:
+        frame, _, column, value = cond.groups()
+        share = f"({frame}[{column!r}] == {value})"
+        group = next(
+            (
+                n
+                for n in note_columns(question, categories=True)
+                if re.search(rf"\b(?:which|each|per|every)\s+{re.escape(n.strip())}\b", task, re.I)
+            ),
+            None,
+        )  # (a share is an aggregate: "which department has the highest share")
+        if group is None:
+            example = f"print({share}.mean(){scale})"
+        else:
+            low = re.search(r"\b(?:lowest|smallest|least|fewest|min\w*)\b", task, re.I)
+            pick = "min" if low else "max"
+            example = (
+                f"s = {share}.groupby({frame}[{group!r}]).mean(){scale}; "
+                f"print(s.idx{pick}(), s.{pick}())"
+            )
+    how = example or "the number of matching rows divided by the number of all rows"
+    percent = " (times 100 for a percentage)" if scale else ""
+    return problem_of(
+        "The question asks for a share (a rate), but no cell divided anything: a count is not "
+        f"a share. Divide the matching rows by all the rows they are a share of{percent}, for "
+        f"example {how}; print the result, then answer.",
+        example,
+    )

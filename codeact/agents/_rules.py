@@ -36,7 +36,13 @@ from collections import OrderedDict
 from collections.abc import Sequence
 
 from codeact.agents._candidate import AnswerCandidate, CellRun
-from codeact.agents._checks import deviation_problem, fill_problem, share_problem, value_problem
+from codeact.agents._checks import (
+    deviation_problem,
+    fill_problem,
+    rate_problem,
+    share_problem,
+    value_problem,
+)
 from codeact.agents._groups import (
     asked_groups,
     day_problem,
@@ -334,6 +340,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("deviation", deviation_problem(question, code)),
         ("fill", fill_problem(question, code)),
         ("share", share_problem(question, candidate.text, code)),
+        ("rate", rate_problem(question, candidate.text, code)),
         ("stale", _stale_problem(stale)),
         ("series", series_problem(question, "\n".join(c.stdout for c in candidate.ok_cells))),
         ("value", value_problem(question, candidate.text)),
