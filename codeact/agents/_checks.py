@@ -27,13 +27,22 @@ _ONE_SIDE = re.compile(r"\b(?:above|below|higher|lower|greater|less|over|under)\
 _BOTH_SIDES = re.compile(r"\babs\b|\.abs\(|\||\bnot\b.*between|~\s*\w+.*between", re.S)
 
 
+def asked_text(question: str) -> str:
+    """What the question asks, without its constraints when it labels them (``Question: ...
+    Constraints: ...``): "discount is a fraction (15% off)" there says how to compute, it
+    does not ask for a share."""
+    task = task_text(question)
+    head, said, _ = task.partition("Constraints:")
+    return head if said and "Question:" in head else task
+
+
 def share_problem(question: str, answer: str, code: str = "") -> Problem | None:
     """The question asks for a share (a percentage, a proportion) and a value of the answer
     is above 100 or below 0: the numerator is not a part of the denominator (a total of
     another quantity, say units, divides a revenue). When the code computes the part on rows
     selected from a table (``west = orders[orders[...] == 'West']``), the example computes
     the total the same way on the whole table."""
-    if not _SHARE.search(task_text(question)):
+    if not _SHARE.search(asked_text(question)):
         return None
     for name, value in TOKEN.findall(answer):
         number = as_decimal(value.strip().rstrip("%"))
@@ -84,7 +93,7 @@ def _compared_columns(question: str, code: str) -> list[str]:
     return [n for n in note_columns(question, numeric=True) if n.strip().lower() in compared]
 
 
-_DISTINCT = re.compile(r"text, (?:\d+ missing, )?(\d+) distinct values, e\.g\. (.*)")
+_DISTINCT = re.compile(r"text, (?:\d+ missing(?: \([^)]*\))?, )?(\d+) distinct values, e\.g\. (.*)")
 
 
 def value_problem(question: str, answer: str) -> Problem | None:
@@ -194,7 +203,7 @@ def rate_problem(question: str, answer: str, code: str) -> Problem | None:
     code's own condition by its rows (``(df['remote'] == 'Yes').mean() * 100``), per group
     when the question compares groups."""
     task = task_text(question)
-    m = _SHARE_OF.search(task)
+    m = _SHARE_OF.search(asked_text(question))
     if m is None or _DIVIDES.search(code):
         return None
     if not any(re.fullmatch(r"\s*-?\d+\s*", value) for _, value in TOKEN.findall(answer)):

@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from codeact.agents._datarules import conversion_hint
 from codeact.agents._filenote import SEPARATED_NUMBER, SIGNED_NUMBER, signed_conversion
 from codeact.agents._imports import import_hint
 from codeact.agents._notecols import compute_example, frame_names, named_number_columns
@@ -227,6 +228,7 @@ async def failure_hints(
     hints = [columns, text_number_hint(result), import_hint(result)]
     if run is not None:
         hints.append(corr_hint(run.user_msg, result, code))
+        hints.append(conversion_hint(run.user_msg, code))
         hints.append(repeat_hint(run, result, assigned_names(ok_cells)))
     text = "\n".join(h for h in hints if h)
     return f"\nHint: {text}" if text else ""
