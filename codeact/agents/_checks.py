@@ -1,6 +1,7 @@
-"""Rules on the answer's sense (see ``_rules``): a share outside 0 to 100 %, "more than k
-standard deviations from the mean" counted on one side only, and a value given for a text
-column that is none of the column's values (a date as the city)."""
+"""Rules on the answer's sense (see ``_rules``): a share outside 0 to 100 %, a share asked for
+and only counted, "more than k standard deviations from the mean" counted on one side only,
+and a value given for a text column that is none of the column's values (a date as the
+city)."""
 
 from __future__ import annotations
 
@@ -26,13 +27,22 @@ _ONE_SIDE = re.compile(r"\b(?:above|below|higher|lower|greater|less|over|under)\
 _BOTH_SIDES = re.compile(r"\babs\b|\.abs\(|\||\bnot\b.*between|~\s*\w+.*between", re.S)
 
 
+def asked_text(question: str) -> str:
+    """What the question asks, without its constraints when it labels them (``Question: ...
+    Constraints: ...``): "discount is a fraction (15% off)" there says how to compute, it
+    does not ask for a share."""
+    task = task_text(question)
+    head, said, _ = task.partition("Constraints:")
+    return head if said and "Question:" in head else task
+
+
 def share_problem(question: str, answer: str, code: str = "") -> Problem | None:
     """The question asks for a share (a percentage, a proportion) and a value of the answer
     is above 100 or below 0: the numerator is not a part of the denominator (a total of
     another quantity, say units, divides a revenue). When the code computes the part on rows
     selected from a table (``west = orders[orders[...] == 'West']``), the example computes
     the total the same way on the whole table."""
-    if not _SHARE.search(task_text(question)):
+    if not _SHARE.search(asked_text(question)):
         return None
     for name, value in TOKEN.findall(answer):
         number = as_decimal(value.strip().rstrip("%"))
@@ -83,7 +93,7 @@ def _compared_columns(question: str, code: str) -> list[str]:
     return [n for n in note_columns(question, numeric=True) if n.strip().lower() in compared]
 
 
-_DISTINCT = re.compile(r"text, (?:\d+ missing, )?(\d+) distinct values, e\.g\. (.*)")
+_DISTINCT = re.compile(r"text, (?:\d+ missing(?: \([^)]*\))?, )?(\d+) distinct values, e\.g\. (.*)")
 
 
 def value_problem(question: str, answer: str) -> Problem | None:
@@ -172,3 +182,63 @@ def fill_problem(question: str, code: str) -> Problem | None:
             code.replace(use.group(0), use.group(1) + fixed, 1),
         )
     return None
+
+
+_SHARE_OF = re.compile(
+    r"\b(?:share|percent(?:age)?|proportion|fraction)\s+of\b|\bwhat\s+percent|\b(\w+)\s+rate\b",
+    re.I,
+)
+_DIVIDES = re.compile(r"/|\.mean\(|normalize|\.div\(|divide|truediv|average|pct_change|\.rank\(")
+_EQUALS = re.compile(
+    r"\b(\w+)\s*\[\s*(['\"])([^'\"\n]+)\2\s*\]\s*==\s*(['\"][^'\"\n]*['\"]|-?\d+(?:\.\d+)?)"
+)
+_PERCENT = re.compile(r"\bpercent(?:age)?\b|%", re.I)
+
+
+def rate_problem(question: str, answer: str, code: str) -> Problem | None:
+    """The question asks for a share or a rate (``share of employees working remotely``,
+    ``cancellation rate``) and no successful cell divided anything (no ``/``, ``mean()``,
+    ``normalize=True``) and a value of the answer is a whole number: what was computed is a
+    count, not a share. The example divides the
+    code's own condition by its rows (``(df['remote'] == 'Yes').mean() * 100``), per group
+    when the question compares groups."""
+    task = task_text(question)
+    m = _SHARE_OF.search(asked_text(question))
+    if m is None or _DIVIDES.search(code):
+        return None
+    if not any(re.fullmatch(r"\s*-?\d+\s*", value) for _, value in TOKEN.findall(answer)):
+        return None  # (a count is a whole number: a share computed elsewhere is not)
+    word = m.group(1)
+    if word and any(word.lower() in c.lower() for c in note_columns(question)):
+        return None  # ("heart rate", "exchange rate": a column's name, not a share)
+    scale = " * 100" if _PERCENT.search(task) else ""
+    cond = _EQUALS.search(code)
+    example = None
+    if cond is not None:
+        frame, _, column, value = cond.groups()
+        share = f"({frame}[{column!r}] == {value})"
+        group = next(
+            (
+                n
+                for n in note_columns(question, categories=True)
+                if re.search(rf"\b(?:which|each|per|every)\s+{re.escape(n.strip())}\b", task, re.I)
+            ),
+            None,
+        )  # (a share is an aggregate: "which department has the highest share")
+        if group is None:
+            example = f"print({share}.mean(){scale})"
+        else:
+            low = re.search(r"\b(?:lowest|smallest|least|fewest|min\w*)\b", task, re.I)
+            pick = "min" if low else "max"
+            example = (
+                f"s = {share}.groupby({frame}[{group!r}]).mean(){scale}; "
+                f"print(s.idx{pick}(), s.{pick}())"
+            )
+    how = example or "the number of matching rows divided by the number of all rows"
+    percent = " (times 100 for a percentage)" if scale else ""
+    return problem_of(
+        "The question asks for a share (a rate), but no cell divided anything: a count is not "
+        f"a share. Divide the matching rows by all the rows they are a share of{percent}, for "
+        f"example {how}; print the result, then answer.",
+        example,
+    )

@@ -10,8 +10,9 @@ substrings are left alone). The model
 is told plainly what was changed, and the call records the code that actually ran, so the
 events, the transcript and the notebook show it.
 
-Likewise, once: a cell whose ``final_answer(a, b)`` passed several values is re-run with a
-print of them in the question's ``@name[...]`` format; and a cell whose failing line applies
+Likewise, once: a cell that failed on importing a library the sandbox lacks is re-run
+without it (``_imports``); a cell whose ``final_answer(a, b)`` passed several values is re-run
+with a print of them in the question's ``@name[...]`` format; and a cell whose failing line applies
 ``.str.replace(...)`` (or ``.str.strip()``) to a column that already holds numbers (``Can only
 use .str accessor with string values``) is run again without those calls on that line.
 """
@@ -26,6 +27,7 @@ import tokenize
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from codeact.agents._imports import import_fix
 from codeact.agents._placeholders import required_placeholders
 from codeact.agents._recover import (
     CellCode,
@@ -369,7 +371,12 @@ async def recover_cell(
             code = fix.code
             notes.append(fix.note())
         wanted = required_placeholders(run.user_msg) if run is not None else []
-        for other in (conversion_fix(result, code), final_answer_fix(result, code, wanted)):
+        fixes = (
+            conversion_fix(result, code),
+            final_answer_fix(result, code, wanted),
+            import_fix(result, code),
+        )
+        for other in fixes:
             if other is None:
                 continue
             if on_output is not None:

@@ -52,6 +52,10 @@ SIGNED_NUMBER = (
 )
 _SIGNED = re.compile(f"^(?:{SIGNED_NUMBER})$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?$")
+#: A duration written with units (``3h 13m``, ``45 min``, ``2 days``), as pd.to_timedelta reads.
+_DURATION = re.compile(
+    r"^(?:\d+(?:\.\d+)?\s*(?:d|days?|h|hrs?|hours?|m|mins?|minutes?|s|secs?|seconds?)\s*)+$", re.I
+)
 #: A date with the day and month first, in either order (``15/03/2019``, ``3.15.2019``).
 _NUMERIC_DATE = re.compile(r"^(\d{1,2})([/.-])(\d{1,2})\2(\d{4})(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?$")
 
@@ -112,12 +116,22 @@ def _column(name: str, values: list[str]) -> str:
     examples = ", ".join(_example(v, kind) for v in shown)
     parts = [f"{label}: {kind}"]
     if missing:
-        parts.append(f"{missing} missing")
+        parts.append(f"{missing} missing{_markers(values)}")
     if hint:
         parts.append(hint)
     if examples:
         parts.append(f"e.g. {examples}")
     return ", ".join(parts)
+
+
+def _markers(values: list[str]) -> str:
+    """How missing values are written, when in words pandas reads as missing (``'n/a'``):
+    comparing with that text finds nothing."""
+    written = sorted({v.strip() for v in values if v.strip() in NA_STRINGS and v.strip()})
+    if not written:
+        return ""
+    shown = " and ".join(repr(w) for w in written[:3])
+    return f" (written {shown} in the file: pandas reads them as NaN; .isna() finds them)"
 
 
 def _kind(present: list[str], missing: int, name: str) -> tuple[str, str]:
@@ -140,8 +154,40 @@ def _kind(present: list[str], missing: int, name: str) -> tuple[str, str]:
         return "text", "dates as text: pd.to_datetime() them"
     if all(_NUMERIC_DATE.match(v) for v in stripped):
         return "text", _numeric_date_hint(stripped, name)
+    marked = _marked_numbers(stripped, name)
+    if marked:
+        return "text", marked
+    if all(_DURATION.match(v) for v in stripped):
+        return "text", (
+            f"durations as text: pd.to_timedelta(df[{name!r}]).dt.total_seconds() / 60 gives "
+            "minutes"
+        )
     distinct = len(set(stripped))
-    return "text", f"{distinct} distinct values" if distinct <= 20 else ""
+    if distinct > 20:
+        return "text", ""
+    folded = list(dict.fromkeys(v.lower() for v in stripped))
+    if len(folded) < distinct or any(v != v.strip() for v in present):
+        return "text", (
+            f"{len(set(present))} distinct values as written, {len(folded)} ignoring case and "
+            f"spaces: compare df[{name!r}].str.strip().str.lower() == {folded[0]!r}"
+        )
+    return "text", f"{distinct} distinct values"
+
+
+def _marked_numbers(values: list[str], name: str) -> str:
+    """Numbers with a few values of a word or a sign standing for no number (``'-'``,
+    ``'?'``, ``'unknown'``): what they are and the conversion that makes the rest numbers."""
+    others = [v for v in values if not _FLOAT.match(v)]
+    words = sorted(set(others))
+    if not others or len(others) * 10 > len(values) or len(words) > 2:
+        return ""
+    if any(len(w) > 12 or any(c.isdigit() for c in w) for w in words):
+        return ""
+    shown = " and ".join(repr(w) for w in words)
+    return (
+        f"numbers stored as text, {len(others)} values {shown} standing for no number: "
+        f"convert with pd.to_numeric(df[{name!r}], errors='coerce')"
+    )
 
 
 def _numeric_date_hint(values: list[str], name: str) -> str:

@@ -5,6 +5,7 @@ observation.
   spaces show) and dtypes, probed in the session with one expression per frame, and the column
   that was probably meant.
 - Numbers stored as text (``could not convert string to float: '5,350,380'``): how to read them.
+- A library the sandbox lacks (``scipy``, ``seaborn``): what to use instead.
 - A successful cell run again unchanged: a note to compute the answer instead.
 - The same error a second time: the hint changes — stop repeating the code, check what is
   there, reuse the variables earlier cells made, take a different approach.
@@ -19,7 +20,9 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from codeact.agents._datarules import conversion_hint
 from codeact.agents._filenote import SEPARATED_NUMBER, SIGNED_NUMBER, signed_conversion
+from codeact.agents._imports import import_hint
 from codeact.agents._notecols import compute_example, frame_names, named_number_columns
 from codeact.agents._style_state import CodeActRunState
 from codeact.executors.base import CodeExecutor, ExecutionResult
@@ -222,9 +225,10 @@ async def failure_hints(
     ok_cells = [c for c in cells if c.error is None]
     names = assigned_names([*ok_cells, CellCode(code)])
     columns = await column_hint(session, result, names) if session is not None else ""
-    hints = [columns, text_number_hint(result)]
+    hints = [columns, text_number_hint(result), import_hint(result)]
     if run is not None:
         hints.append(corr_hint(run.user_msg, result, code))
+        hints.append(conversion_hint(run.user_msg, code))
         hints.append(repeat_hint(run, result, assigned_names(ok_cells)))
     text = "\n".join(h for h in hints if h)
     return f"\nHint: {text}" if text else ""

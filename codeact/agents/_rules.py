@@ -36,7 +36,21 @@ from collections import OrderedDict
 from collections.abc import Sequence
 
 from codeact.agents._candidate import AnswerCandidate, CellRun
-from codeact.agents._checks import deviation_problem, fill_problem, share_problem, value_problem
+from codeact.agents._checks import (
+    deviation_problem,
+    fill_problem,
+    rate_problem,
+    share_problem,
+    value_problem,
+)
+from codeact.agents._datarules import (
+    DATA_RULES,
+    case_problem,
+    duration_problem,
+    empty_zero_problem,
+    marker_problem,
+)
+from codeact.agents._filters import filter_problem
 from codeact.agents._groups import (
     asked_groups,
     day_problem,
@@ -46,7 +60,6 @@ from codeact.agents._groups import (
     product_problem,
 )
 from codeact.agents._notecols import (
-    THRESHOLD,
     category_values,
     column_of_value,
     compute_on,
@@ -59,7 +72,6 @@ from codeact.agents._placeholders import TOKEN
 from codeact.agents._problem import Problem, problem_of
 from codeact.agents._stale import settled_answer, stale_values_note
 
-_QUOTED = re.compile(r"(?<![\w@\[])'([^'\n]{1,40})'(?!\w)|(?<![\w@\[])\"([^\"\n]{1,40})\"(?!\w)")
 _FILL = re.compile(r"\bfill(?:ing|ed)?\b.{0,60}\bmissing\b|\bmissing\b.{0,60}\bfill", re.I)
 _SKIP = re.compile(r"\b(?:skip|ignore|drop|exclude)\w*\b.{0,40}\bmissing\b|\bknown\b", re.I)
 
@@ -78,37 +90,6 @@ def _first_time(rule: str, first_cell: object) -> bool:
     while len(_TOLD) > _TOLD_MAX:
         _TOLD.popitem(last=False)
     return True
-
-
-_FORMAT_EXAMPLE = re.compile(
-    r"(?:such as|like|e\.g\.?,?|for example,?|for instance,?|written as|formatted as"
-    r"|in the form(?: of)?|read|treat)\s*$",
-    re.I,
-)
-
-
-def filter_problem(question: str, code: str) -> str | None:
-    """A quoted value or a threshold of the question that the code never uses."""
-    task = task_text(question)
-    low = code.lower()
-    for m in _QUOTED.finditer(task):
-        value = (m.group(1) or m.group(2)).strip()
-        if _FORMAT_EXAMPLE.search(task[max(0, m.start() - 40) : m.start()]):
-            continue  # ("amounts such as '$12.50'": how values are written, not a filter)
-        if value and value.lower() not in low:
-            return (
-                f"The question names {value!r}, but your code never uses it. Apply that "
-                "filter (check the exact spelling in the data), print the result, then answer."
-            )
-    for m in THRESHOLD.finditer(task):
-        number = (m.group(1) or m.group(2)).replace(",", "")
-        spellings = {number, number.replace(".0", ""), f"{number}.0", _underscored(number)}
-        if not any(re.search(rf"(?<![\d.]){re.escape(s)}(?![\d])", code) for s in spellings if s):
-            return (
-                f"The question sets the threshold {number} ({m.group(0).strip()!r}), but your "
-                "code never uses it. Apply it, print the result, then answer."
-            )
-    return None
 
 
 def category_problem(question: str, code: str) -> str | None:
@@ -166,19 +147,6 @@ def column_problem(question: str, code: str) -> str | None:
                 example,
             )
     return None
-
-
-def _underscored(number: str) -> str:
-    head, dot, tail = number.partition(".")
-    if not head.lstrip("-").isdigit() or len(head.lstrip("-")) < 4:
-        return ""
-    sign = "-" if head.startswith("-") else ""
-    digits = head.lstrip("-")
-    groups: list[str] = []
-    while digits:
-        groups.insert(0, digits[-3:])
-        digits = digits[:-3]
-    return sign + "_".join(groups) + dot + tail
 
 
 def missing_problem(question: str, code: str, answer: str) -> str | None:
@@ -253,7 +221,9 @@ def inplace_problem(cells_code: list[str]) -> str | None:
     return None
 
 
-_SIGNED_CONVERT = re.compile(r"signs: convert with (.*?\.astype\(float\))")
+_SIGNED_CONVERT = re.compile(
+    r"convert with (.*?\.astype\(float\)|pd\.to_numeric\(.*?errors='coerce'\))"
+)
 _CONVERTS = re.compile(r"thousands\s*=|to_numeric|\.str\.replace|astype\(|replace\(\s*['\"],")
 
 
@@ -322,6 +292,10 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
     problems = (
         ("period", period_problem(question, code)),
         ("day", day_problem(question, code)),
+        ("marker", marker_problem(question, code)),
+        ("case", case_problem(question, code)),
+        ("empty zero", empty_zero_problem(question, code)),
+        ("duration", duration_problem(question, code)),
         ("filter", filter_problem(question, code)),
         ("category", category_problem(question, code)),
         ("groups", group_problem(question, code)),
@@ -334,6 +308,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("deviation", deviation_problem(question, code)),
         ("fill", fill_problem(question, code)),
         ("share", share_problem(question, candidate.text, code)),
+        ("rate", rate_problem(question, candidate.text, code)),
         ("stale", _stale_problem(stale)),
         ("series", series_problem(question, "\n".join(c.stdout for c in candidate.ok_cells))),
         ("value", value_problem(question, candidate.text)),
@@ -357,6 +332,7 @@ def passes_rules(question: str, code: str) -> bool:
         deviation_problem,
         text_date_problem,
         fill_problem,
+        *DATA_RULES,
     )
     return all(rule(question, code) is None for rule in rules)
 

@@ -1,0 +1,159 @@
+"""Rules on how the data is written (see ``_rules``), each from what the files note says
+about a column: missing values written as words pandas reads as NaN (``'n/a'``), one value
+written in several cases and spacings (``'Books'``, ``' books'``), values the question says
+stand for zero when empty, and durations written as text (``'1h 25m'``).
+
+Each rule returns a ``Problem`` whose runnable code, where the fix is mechanical, is the
+model's own code with the fix applied."""
+
+from __future__ import annotations
+
+import re
+
+from codeact.agents._filenote import NA_STRINGS
+from codeact.agents._notecols import note_column_kinds, note_columns, task_text, uses_column
+from codeact.agents._problem import Problem, problem_of
+
+_MARKERS = "|".join(re.escape(s) for s in sorted(NA_STRINGS, key=len, reverse=True))
+#: ``df['Weight (kg)'] == 'n/a'`` (or ``!=``, or ``df.weight == ''``).
+_NA_COMPARE = re.compile(
+    rf"(\w+\s*\[\s*(['\"])[^'\"\n]+\2\s*\]|\b\w+\.\w+)\s*(==|!=)\s*(['\"])({_MARKERS})\4"
+)
+_NO_DEFAULT_NA = re.compile(r"keep_default_na\s*=\s*False|na_filter\s*=\s*False")
+
+
+def marker_problem(question: str, code: str) -> Problem | None:
+    """Code comparing a column with a word pandas reads as missing (``== 'n/a'``, ``== ''``):
+    after ``read_csv`` those cells are NaN, so the comparison finds nothing. The fix uses
+    ``.isna()`` / ``.notna()``."""
+    del question
+    if _NO_DEFAULT_NA.search(code):
+        return None
+    found = list(_NA_COMPARE.finditer(code))
+    if not found:
+        return None
+    fixed = code
+    for m in reversed(found):
+        call = "isna" if m.group(3) == "==" else "notna"
+        fixed = fixed[: m.start()] + f"{m.group(1)}.{call}()" + fixed[m.end() :]
+    first = found[0]
+    word = first.group(5)
+    return problem_of(
+        f"{first.group(0)} finds nothing: pandas reads {word!r} in the file as a missing value "
+        f"(NaN) when it reads the CSV, so no value equals {word!r} any more. Use "
+        f"{first.group(1)}.isna() for the missing ones (.notna() for the others); run your "
+        "code again, print the result, then answer.",
+        fixed,
+    )
+
+
+_FOLDS = re.compile(r"\.str\.(?:lower|upper|casefold|strip|title|capitalize)\(|\.lower\(\)")
+_VARIANTS = re.compile(r"ignoring case and spaces: compare (.*?) == '([^']*)'")
+
+
+def case_problem(question: str, code: str) -> Problem | None:
+    """A column whose values the files note shows written in several cases and spacings
+    (``'Books'``, ``' books'``, ``'BOOKS'``), used by code that never folds them: a comparison
+    with one spelling, a count or a group per spelling, each misses the others. The fix
+    compares ``.str.strip().str.lower()`` with the lowercased value."""
+    if _FOLDS.search(code):
+        return None
+    for name, kind in note_column_kinds(question):
+        m = _VARIANTS.search(kind)
+        if m is None or not uses_column(code, name):
+            continue
+        quoted = "|".join(re.escape(repr(n)[1:-1]) for n in dict.fromkeys((name, name.strip())))
+        compare = re.compile(
+            rf"(\w+\s*\[\s*(['\"])\s*(?:{quoted})\s*\2\s*\])\s*(==|!=)\s*(['\"])([^'\"\n]*)\4"
+        )
+        fixed = compare.sub(
+            lambda c: (
+                f"{c.group(1)}.str.strip().str.lower() {c.group(3)} {c.group(5).strip().lower()!r}"
+            ),
+            code,
+        )
+        example = f"{m.group(1)} == {m.group(2)!r}"
+        return problem_of(
+            f"The column {name!r} holds one value written in several cases and spacings (see "
+            "the files note), and your code compares or groups it as written, so it misses "
+            f"the other spellings. Compare the folded text, e.g. {example} (group on "
+            f"df[{name!r}].str.strip().str.lower() too); run your code again, print the "
+            "result, then answer.",
+            fixed if fixed != code else None,
+        )
+    return None
+
+
+#: "an empty discount means no discount", "a missing bonus counts as 0".
+_EMPTY_MEANS = re.compile(
+    r"\b(?:empty|missing|blank)\s+(\w[\w ]{0,30}?)\s+(?:means|counts as|is)\s+(?:no\b|0\b|zero\b)",
+    re.I,
+)
+
+
+def empty_zero_problem(question: str, code: str) -> Problem | None:
+    """The question says an empty value stands for zero (``an empty discount means no
+    discount``) and code uses that column without filling it: the NaN rows drop out of sums
+    and means, or make the arithmetic NaN. The fix fills it with 0 right after the read."""
+    task = task_text(question)
+    for m in _EMPTY_MEANS.finditer(task):
+        said = m.group(1).strip().lower()
+        name = next((n for n in note_columns(question) if n.strip().lower() == said), None)
+        if name is None or not uses_column(code, name) or "fillna" in code:
+            continue
+        read = re.search(r"^([ \t]*)(\w+)\s*=\s*pd\.read_\w+\(.*$", code, re.M)
+        fill = f"df[{name!r}] = df[{name!r}].fillna(0)"
+        fixed = None
+        if read is not None:
+            frame = read.group(2)
+            fill = f"{frame}[{name!r}] = {frame}[{name!r}].fillna(0)"
+            fixed = code[: read.end()] + f"\n{read.group(1)}{fill}" + code[read.end() :]
+        return problem_of(
+            f"The question says {m.group(0)!r}, but your code leaves those values missing "
+            "(NaN): they drop out of sums and means and make arithmetic NaN. Fill them first: "
+            f"{fill}; run your code again, print the result, then answer.",
+            fixed,
+        )
+    return None
+
+
+_DURATION_NOTE = re.compile(
+    r"durations as text: (pd\.to_timedelta\(.*?\)\.dt\.total_seconds\(\) / 60)"
+)
+
+
+def duration_problem(question: str, code: str) -> Problem | None:
+    """A column the files note shows as durations written as text (``'1h 25m'``), used by
+    code that never reads it as durations: parsing it by hand misses forms (``'2h'``,
+    ``'40m'``); ``pd.to_timedelta`` reads them all."""
+    if "to_timedelta" in code:
+        return None
+    for name, kind in note_column_kinds(question):
+        m = _DURATION_NOTE.search(kind)
+        if m is None or not uses_column(code, name):
+            continue
+        return problem_of(
+            f"The column {name!r} holds durations as text (see the files note): read them "
+            f"with pd.to_timedelta, e.g. minutes = {m.group(1)}, then compute with minutes; "
+            "run your code again, print the result, then answer."
+        )
+    return None
+
+
+#: The rules here that read code alone (``passes_rules``).
+DATA_RULES = (marker_problem, case_problem, empty_zero_problem, duration_problem)
+
+
+def conversion_hint(question: str, code: str) -> str:
+    """For a failed cell using a column the files note gives a conversion for (durations,
+    numbers with a word for none): that conversion, which the cell did not use."""
+    for name, kind in note_column_kinds(question):
+        if not uses_column(code, name):
+            continue
+        m = _DURATION_NOTE.search(kind)
+        if m is not None and "to_timedelta" not in code:
+            return f"{name!r} holds durations as text: minutes = {m.group(1)}."
+        m = re.search(r"convert with (pd\.to_numeric\(.*?errors='coerce'\))", kind)
+        if m is not None and "to_numeric" not in code:
+            return f"{name!r} holds numbers as text: convert it with {m.group(1)}."
+    return ""

@@ -1,0 +1,80 @@
+"""The filter rule (see ``_rules``): a quoted value or a threshold the question names and
+the code never uses, unless it only shows how values are written (``such as '$12.50'``,
+``holds 'yes' or 'no'``)."""
+
+from __future__ import annotations
+
+import re
+
+from codeact.agents._notecols import THRESHOLD, task_text
+
+_QUOTED = re.compile(r"(?<![\w@\[])'([^'\n]{1,40})'(?!\w)|(?<![\w@\[])\"([^\"\n]{1,40})\"(?!\w)")
+
+_FORMAT_EXAMPLE = re.compile(
+    r"(?:such as|like|e\.g\.?,?|for example,?|for instance,?|written as|formatted as"
+    r"|in the form(?: of)?|read|treat)\s*$",
+    re.I,
+)
+
+
+_ALTERNATIVE = re.compile(r"\s*(?:,|/|or|and|, or|, and)\s*")
+_DESCRIBES = re.compile(r"\b(?:holds|has|contains|values?|written|either|spelled|typed)\b", re.I)
+
+
+def _described_values(task: str, low_code: str) -> set[int]:
+    """Starts of quoted values listed as the ways a column's values are written (``holds
+    'yes' or 'no'``, ``('Books', ' books', 'BOOKS')``) when the code uses one of them: the
+    others are not filters the code missed."""
+    quoted = list(_QUOTED.finditer(task))
+    groups: list[list[re.Match[str]]] = []
+    for m in quoted:
+        if groups and _ALTERNATIVE.fullmatch(task[groups[-1][-1].end() : m.start()]):
+            groups[-1].append(m)
+        else:
+            groups.append([m])
+    out: set[int] = set()
+    for group in groups:
+        values = [(g.group(1) or g.group(2)).strip().lower() for g in group]
+        spellings = len(set(values)) == 1
+        said = _DESCRIBES.search(task[max(0, group[0].start() - 40) : group[0].start()])
+        if len(group) > 1 and (spellings or said) and any(v in low_code for v in values):
+            out |= {g.start() for g in group}
+    return out
+
+
+def filter_problem(question: str, code: str) -> str | None:
+    """A quoted value or a threshold of the question that the code never uses."""
+    task = task_text(question)
+    low = code.lower()
+    described = _described_values(task, low)
+    for m in _QUOTED.finditer(task):
+        value = (m.group(1) or m.group(2)).strip()
+        if _FORMAT_EXAMPLE.search(task[max(0, m.start() - 40) : m.start()]):
+            continue  # ("amounts such as '$12.50'": how values are written, not a filter)
+        if value and value.lower() not in low and m.start() not in described:
+            return (
+                f"The question names {value!r}, but your code never uses it. Apply that "
+                "filter (check the exact spelling in the data), print the result, then answer."
+            )
+    for m in THRESHOLD.finditer(task):
+        number = (m.group(1) or m.group(2)).replace(",", "")
+        spellings = {number, number.replace(".0", ""), f"{number}.0", _underscored(number)}
+        if not any(re.search(rf"(?<![\d.]){re.escape(s)}(?![\d])", code) for s in spellings if s):
+            return (
+                f"The question sets the threshold {number} ({m.group(0).strip()!r}), but your "
+                "code never uses it. Apply it, print the result, then answer."
+            )
+    return None
+
+
+def _underscored(number: str) -> str:
+    head, dot, tail = number.partition(".")
+    if not head.lstrip("-").isdigit() or len(head.lstrip("-")) < 4:
+        return ""
+    sign = "-" if head.startswith("-") else ""
+    digits = head.lstrip("-")
+    groups: list[str] = []
+    while digits:
+        groups.insert(0, digits[-3:])
+        digits = digits[:-3]
+    return sign + "_".join(groups) + dot + tail

@@ -1,0 +1,183 @@
+"""Rules on how the data is written (``_datarules``), each from the files note: missing values
+written as words pandas reads as NaN, one value in several cases and spacings, empty values
+the question says are zero, durations as text; the note lines that carry them; and the filter
+rule leaving alone values quoted to describe a column. Cells from transcripts of the 1.5B
+model; every runnable fix is run here and gives the right answer."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import pytest
+
+from codeact.agents._checks import asked_text, share_problem
+from codeact.agents._datarules import (
+    case_problem,
+    conversion_hint,
+    duration_problem,
+    empty_zero_problem,
+    marker_problem,
+)
+from codeact.agents._filters import filter_problem
+from codeact.agents.code import describe_files
+from tests.agents.test_rules import candidate
+from tests.agents.test_rules import check as check_candidate
+
+SHOP = (
+    b"order_id,category,qty,price,discount,wait,weight,bp,smoker\n"
+    b"1,Books,2,10.0,0.5,1h 25m,70.5,120,yes\n"
+    b"2, books,1,20.0,,40m,n/a,-,No\n"
+    b"3,BOOKS,3,5.0,0.1,2h,80.0,130,YES\n"
+    b"4,Games,1,50.0,,15m,n/a,140,no\n"
+    b"5,games ,2,25.0,0.2,1h 5m,90.0,125,No\n"
+    b"6,Toys,4,7.5,,30m,65.0,110,no\n"
+    b"7,Toys,1,12.0,,3h 10m,75.5,115,no\n"
+    b"8,Games,2,30.0,0.3,50m,88.0,150,yes\n"
+    b"9,Toys,1,9.0,,20m,72.0,118,no\n"
+    b"10,Books,5,4.0,,10m,68.0,121,no\n"
+    b"11,Toys,2,6.0,,5m,71.0,119,no\n"
+    b"12,Games,1,45.0,,45m,77.0,129,no\n"
+)
+NOTE = describe_files({"shop.csv": SHOP})
+READ = "import pandas as pd\ndf = pd.read_csv('shop.csv')\n"
+
+
+def ask(text: str) -> str:
+    return f"Question: {text}\nFormat: @x[x_value] where x_value is a number.\n\n{NOTE}"
+
+
+def run(code: str) -> str:
+    out = io.StringIO()
+    with contextlib.chdir(_tmp()), contextlib.redirect_stdout(out):
+        exec(code, {})
+    return out.getvalue().strip()
+
+
+_DIR: list[str] = []
+
+
+def _tmp() -> str:
+    if not _DIR:
+        import tempfile
+        from pathlib import Path
+
+        path = tempfile.mkdtemp()
+        Path(path, "shop.csv").write_bytes(SHOP)
+        _DIR.append(path)
+    return _DIR[0]
+
+
+def test_the_note_says_how_each_messy_column_is_written() -> None:
+    assert (
+        "'category': text, 6 distinct values as written, 3 ignoring case and spaces: compare "
+        "df['category'].str.strip().str.lower() == 'books'" in NOTE
+    )
+    assert "'weight': float64, 2 missing (written 'n/a' in the file: pandas reads them" in NOTE
+    assert (
+        "'bp': text, numbers stored as text, 1 values '-' standing for no number: convert "
+        "with pd.to_numeric(df['bp'], errors='coerce')" in NOTE
+    )
+    assert "'wait': text, durations as text: pd.to_timedelta(df['wait'])" in NOTE
+    assert "'discount': float64, 8 missing, e.g." in NOTE  # (empty cells: no words to name)
+    plain = describe_files({"p.csv": b"a,b\nx,1\ny,2\nx,3\n"})
+    assert "'a': text, 2 distinct values, e.g. 'x', 'y'" in plain
+    # a column of words with many non-numbers is text, not numbers with a marker
+    words = describe_files({"w.csv": b"a,b\n1,x\nfoo,y\nbar,z\n"})
+    assert "numbers stored as text" not in words
+
+
+def test_comparing_with_a_word_pandas_reads_as_missing_is_fixed_with_isna() -> None:
+    code = f"{READ}n = df[df['weight'] == 'n/a'].shape[0]\nprint(n)"
+    assert run(code) == "0"  # the model's cell: finds nothing
+    problem = marker_problem(ask("How many orders have no weight?"), code)
+    assert problem is not None and "pandas reads 'n/a' in the file as a missing value" in problem
+    assert problem.code is not None and "df['weight'].isna()" in problem.code
+    assert run(problem.code) == "2"
+    other = marker_problem("", f"{READ}print((df.weight != '').sum())")
+    assert other is not None and other.code is not None and "df.weight.notna()" in other.code
+    assert marker_problem("", f"{READ}print(df[df['weight'].isna()].shape[0])") is None
+    raw = "df = pd.read_csv('shop.csv', keep_default_na=False)\nprint((df.weight == 'n/a').sum())"
+    assert marker_problem("", raw) is None  # read as written: the comparison is right
+
+
+def test_one_value_in_several_cases_is_compared_folded() -> None:
+    q = ask("How many orders are in the Books category?")
+    code = f"{READ}print(df[df['category'] == 'Books'].shape[0])"
+    problem = case_problem(q, code)
+    assert problem is not None and "written in several cases and spacings" in problem
+    assert problem.code is not None
+    assert "df['category'].str.strip().str.lower() == 'books'" in problem.code
+    assert run(problem.code) == "4"
+    counted = f"{READ}print(df['category'].value_counts()['Books'])"
+    told = case_problem(q, counted)
+    assert told is not None and told.code is None  # (no comparison to rewrite: the note says how)
+    assert (
+        case_problem(q, code.replace("== 'Books'", ".str.lower().str.strip() == 'books'")) is None
+    )
+    assert case_problem(ask("How many Toys orders?"), f"{READ}print((df.qty > 1).sum())") is None
+    assert "several cases" in (check_candidate(candidate(q, code)) or "")
+
+
+def test_an_empty_value_the_question_says_is_zero_is_filled() -> None:
+    q = ask(
+        "What is the total revenue?\nConstraints: revenue is qty * price * (1 - discount); an "
+        "empty discount means no discount."
+    )
+    code = f"{READ}print(round((df['qty'] * df['price'] * (1 - df['discount'])).sum(), 2))"
+    assert run(code) == "105.5"  # the rows without a discount dropped out
+    problem = empty_zero_problem(q, code)
+    assert problem is not None and "'empty discount means no'" in problem
+    assert problem.code is not None
+    assert "df['discount'] = df['discount'].fillna(0)" in problem.code
+    assert run(problem.code) == "303.5"
+    filled = code.replace("df['discount']", "df['discount'].fillna(0)")
+    assert empty_zero_problem(q, filled) is None
+    assert empty_zero_problem(ask("What is the total revenue?"), code) is None
+
+
+def test_durations_as_text_are_read_with_to_timedelta() -> None:
+    q = ask("What is the mean wait in minutes?")
+    code = f"{READ}w = df['wait'].str.extract(r'(\\d+)h')[0].astype(float) * 60\nprint(w.mean())"
+    problem = duration_problem(q, code)
+    assert problem is not None and "pd.to_timedelta(df['wait']).dt.total_seconds() / 60" in problem
+    fixed = f"{READ}print(round((pd.to_timedelta(df['wait']).dt.total_seconds() / 60).mean(), 2))"
+    assert duration_problem(q, fixed) is None
+    assert run(fixed) == "56.25"
+    # a failed cell using the column gets the note's conversion as a hint
+    assert "minutes = pd.to_timedelta(df['wait'])" in conversion_hint(q, code)
+    assert "pd.to_numeric(df['bp'], errors='coerce')" in conversion_hint(q, "df['bp'].max()")
+    assert conversion_hint(q, "df['qty'].max()") == ""
+
+
+def test_numbers_with_a_marker_get_the_to_numeric_conversion() -> None:
+    q = ask("What is the highest bp?")
+    code = f"{READ}df = df[df['bp'] != '-']\nprint(df['bp'].max())"
+    assert "pd.to_numeric(df['bp'], errors='coerce')" in (check_candidate(candidate(q, code)) or "")
+
+
+@pytest.mark.parametrize(
+    ("text", "flagged"),
+    [
+        # values quoted to say how a column is written, the code using one of them
+        (
+            "How many smokers? The smoker column holds 'yes' or 'no' in any case; count 'yes'.",
+            False,
+        ),
+        ("How many Books orders? Names vary ('Books', ' books', 'BOOKS'): ignore case.", False),
+        # alternatives the question filters on: each must be used
+        ("How many orders are in 'Games' or 'Toys'?", True),
+    ],
+)
+def test_values_quoted_to_describe_a_column_are_not_filters(text: str, flagged: bool) -> None:
+    code = "print((df['smoker'].str.lower() == 'yes').sum(), (df.category == 'books').sum())"
+    code += " # games" if "Games" in text else ""
+    assert (filter_problem(ask(text), code) is not None) is flagged
+
+
+def test_a_percentage_in_the_constraints_does_not_make_the_question_a_share() -> None:
+    q = ask("What is the total revenue?\nConstraints: discount is a fraction (0.15 means 15% off).")
+    assert "15%" not in asked_text(q)
+    assert share_problem(q, "@x[44747.46]") is None
+    share = ask("What percentage of orders are Books?\nConstraints: use every order.")
+    assert share_problem(share, "@x[250]") is not None
