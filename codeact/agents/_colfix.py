@@ -10,11 +10,13 @@ substrings are left alone). The model
 is told plainly what was changed, and the call records the code that actually ran, so the
 events, the transcript and the notebook show it.
 
-Likewise, once: a cell that failed on importing a library the sandbox lacks is re-run
-without it (``_imports``); a cell whose ``final_answer(a, b)`` passed several values is re-run
-with a print of them in the question's ``@name[...]`` format; and a cell whose failing line applies
-``.str.replace(...)`` (or ``.str.strip()``) to a column that already holds numbers (``Can only
-use .str accessor with string values``) is run again without those calls on that line.
+Likewise, once: a cell that read a file with the wrong separator is re-run with the read
+call the files note gives (``_readfix``); a cell that failed on importing a library the
+sandbox lacks is re-run without it (``_imports``); a cell whose ``final_answer(a, b)`` passed
+several values is re-run with a print of them in the question's ``@name[...]`` format; and a
+cell whose failing line applies ``.str.replace(...)`` (or ``.str.strip()``) to a column that
+already holds numbers (``Can only use .str accessor with string values``) is run again
+without those calls on that line.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from codeact.agents._imports import import_fix
 from codeact.agents._placeholders import required_placeholders
+from codeact.agents._readfix import separator_fix
 from codeact.agents._recover import (
     CellCode,
     assigned_names,
@@ -372,6 +375,7 @@ async def recover_cell(
             notes.append(fix.note())
         wanted = required_placeholders(run.user_msg) if run is not None else []
         fixes = (
+            separator_fix(run.user_msg if run is not None else "", result, code),
             conversion_fix(result, code),
             final_answer_fix(result, code, wanted),
             import_fix(result, code),

@@ -93,10 +93,16 @@ def describe_csv(text: str, *, single_column: bool = False) -> str | None:
     if rows >= SCAN_ROWS:  # the rest is counted by lines, not parsed
         rows = max(rows, text.count("\n") - (0 if text.endswith("\n") else -1) - 1)
         about = "about "
+    described = [
+        "  - " + _column(name, values)
+        for name, values in list(zip(header, columns, strict=False))[:MAX_COLUMNS]
+    ]
     sep = "" if delimiter == "," else f", separated by {delimiter!r}"
-    out = [f"  {about}{rows} rows x {len(header)} columns{sep}. Columns (name: type):"]
-    for name, values in list(zip(header, columns, strict=False))[:MAX_COLUMNS]:
-        out.append("  - " + _column(name, values))
+    if sep:
+        decimal = any("decimal commas" in line for line in described)
+        extra = ", decimal=',', thousands='.'" if decimal else ""
+        sep += f" (read with pd.read_csv(path, sep={delimiter!r}{extra}))"
+    out = [f"  {about}{rows} rows x {len(header)} columns{sep}. Columns (name: type):", *described]
     if len(header) > MAX_COLUMNS:
         out.append(f"  - ... and {len(header) - MAX_COLUMNS} more columns")
     if scanned < rows:
@@ -138,6 +144,8 @@ def _kind(present: list[str], missing: int, name: str) -> tuple[str, str]:
     stripped = [v.strip() for v in present]
     if not stripped:
         return "float64", "every value missing"
+    if all(_INT.match(v) for v in stripped) and _epoch(stripped):
+        return "int64", f"Unix times in seconds: pd.to_datetime(df[{name!r}], unit='s')"
     if all(_INT.match(v) for v in stripped):
         return (
             ("float64", "whole numbers (float because of the missing values)")
@@ -154,6 +162,9 @@ def _kind(present: list[str], missing: int, name: str) -> tuple[str, str]:
         return "text", "dates as text: pd.to_datetime() them"
     if all(_NUMERIC_DATE.match(v) for v in stripped):
         return "text", _numeric_date_hint(stripped, name)
+    written = _written_kind(stripped, name)
+    if written:
+        return "text", written
     marked = _marked_numbers(stripped, name)
     if marked:
         return "text", marked
@@ -172,6 +183,44 @@ def _kind(present: list[str], missing: int, name: str) -> tuple[str, str]:
             f"spaces: compare df[{name!r}].str.strip().str.lower() == {folded[0]!r}"
         )
     return "text", f"{distinct} distinct values"
+
+
+_DECIMAL_COMMA = re.compile(r"^[-+]?(?:\d{1,3}(?:\.\d{3})+|\d+),\d+$")
+_DOTTED = re.compile(r"^[-+]?\d{1,3}(?:\.\d{3})+$")
+_UNIT = re.compile(r"^[-+]?\d+(?:[.,]\d+)?\s?([a-zA-Zµ°%]{1,4})$")
+_FRACTION = re.compile(r"^\d+(?:\.\d+)?/\d+$")
+_TRUTHS = {"true", "false", "1", "0", "yes", "no", "y", "n", "t", "f"}
+
+
+def _epoch(values: list[str]) -> bool:
+    """Whole numbers that are all Unix times in seconds of 2001 to 2033."""
+    return all(1_000_000_000 <= int(v) < 2_000_000_000 for v in values)
+
+
+def _written_kind(values: list[str], name: str) -> str:
+    """Numbers with decimal commas, numbers with units, fractions, yes/no written several
+    ways: what they are and how to read them."""
+    column = f"df[{name!r}]"
+    commas = all(_DECIMAL_COMMA.match(v) or _INT.match(v) or _DOTTED.match(v) for v in values)
+    if commas and any(_DECIMAL_COMMA.match(v) for v in values):
+        return "numbers with decimal commas: read the file with decimal=',', thousands='.'"
+    units = {m.group(1) for v in values if (m := _UNIT.match(v))}
+    if units and all(_UNIT.match(v) for v in values) and len(units) <= 4:
+        shown = " and ".join(repr(u) for u in sorted(units))
+        return (
+            f"numbers with units ({shown}) as text: parts = {column}.str.extract("
+            "r'([\\d.,]+)\\s*(\\D+)'); value = parts[0].str.replace(',', '.').astype(float), "
+            "unit = parts[1]"
+        )
+    if all(_FRACTION.match(v) for v in values):
+        return f"fractions as text: {column}.str.split('/').str[0].astype(float) is the top"
+    styles = {v.lower() for v in values}
+    if styles <= _TRUTHS and len(styles) > 2:
+        return (
+            f"yes/no written several ways ({', '.join(sorted(set(values)))}): "
+            f"{column}.astype(str).str.strip().str.upper().isin(['TRUE', '1', 'YES', 'Y', 'T'])"
+        )
+    return ""
 
 
 def _marked_numbers(values: list[str], name: str) -> str:

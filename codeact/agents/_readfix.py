@@ -1,0 +1,66 @@
+"""A cell that read a file with the wrong separator: ``pd.read_csv('ledger.csv')`` of a file
+the files note says is separated by ``';'`` (with decimal commas) gives one column named
+``'entry_no;date;...'``, and every column the cell then names is a ``KeyError`` the 1.5B model
+does not get past. The cell is run again, once, with the read call the note gives
+(``sep=';', decimal=',', thousands='.'``); the model is told what was changed."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from codeact.executors.base import ExecutionResult
+
+#: ``pd.read_csv('name.csv'`` + the rest of the call's arguments (one level of parentheses).
+_READ = re.compile(r"(\bpd\.read_csv\(\s*(['\"])([^'\"\n]+)\2)((?:[^()\n]|\([^()\n]*\))*)\)")
+_HOW = re.compile(r"separated by '[^']+' \(read with pd\.read_csv\(path, (.*?)\)\)\. Columns")
+
+
+def note_read_arguments(question: str, name: str) -> str | None:
+    """The ``read_csv`` arguments the files note gives for file ``name`` (``sep=';',
+    decimal=','``), or None when the note gives none (a comma-separated file)."""
+    head = question.find(f"- {name!r} (")
+    if head < 0:
+        return None
+    end = question.find("\n- '", head + 1)
+    m = _HOW.search(question, head, end if end >= 0 else len(question))
+    return m.group(1) if m else None
+
+
+@dataclass(frozen=True)
+class ReadFix:
+    """A failed cell with its ``read_csv`` calls given the note's separator arguments."""
+
+    code: str
+    reads: tuple[str, ...]
+
+    def note(self) -> str:
+        """What the model (and the transcript) is told about the re-run."""
+        return (
+            "Your cell failed: the file is not comma-separated (see the files note), so "
+            "read_csv read each line as one column. I re-ran your cell with "
+            f"{'; '.join(self.reads)}; read it that way from now on. Output of the re-run:"
+        )
+
+
+def separator_fix(question: str, result: ExecutionResult, code: str) -> ReadFix | None:
+    """The cell with the note's separator (and decimal) arguments added to each read of a
+    file the note says is not comma-separated, when the cell failed and reads one without
+    ``sep=``; None otherwise."""
+    if result.error is None:
+        return None
+    reads: list[str] = []
+
+    def fixed(m: re.Match[str]) -> str:
+        rest = m.group(4)
+        if re.search(r"\b(?:sep|delimiter|delim_whitespace)\s*=", rest):
+            return m.group(0)
+        args = note_read_arguments(question, m.group(3))
+        if args is None:
+            return m.group(0)
+        call = f"{m.group(1)}, {args}{rest})"
+        reads.append(call)
+        return call
+
+    out = _READ.sub(fixed, code)
+    return ReadFix(code=out, reads=tuple(reads)) if reads else None

@@ -1,0 +1,92 @@
+"""A file that is not comma-separated: the files note gives the read call, and a cell that
+read it with the default separator is re-run with that call (``_readfix``); the note's other
+ways of writing values (decimal commas, units, fractions, yes/no several ways, Unix times)."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import pytest
+
+from codeact import CodeActAgent, RestrictedExecutor
+from codeact._execution import CellError, ExecutionResult
+from codeact.agents._readfix import note_read_arguments, separator_fix
+from codeact.agents.code import describe_files
+from codeact.events import Event, ToolCallResult
+from codeact.llms import ScriptedLLM
+from tests.helpers import collect
+
+pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings("ignore::UserWarning")]
+
+LEDGER = (
+    b"entry;movement;qty;cost;weight\n"
+    b"L1;IN;1.500;2.215,62;27,7 kg\nL2;OUT;20;0,29;850 g\nL3;OUT;3;10,47;1,5 kg\n"
+)
+RIDES = (
+    b"ride,started,member,rating\n"
+    b"R1,1714545286,TRUE,5/5\nR2,1714546845,0,4/5\nR3,1714553148,FALSE,\nR4,1714557277,1,2/5\n"
+)
+NOTE = describe_files({"ledger.csv": LEDGER, "rides.csv": RIDES})
+QUESTION = f"How many OUT entries, and what is the total qty? Format: @n[value] @q[value]\n\n{NOTE}"
+
+
+def test_the_note_gives_the_read_call_and_how_values_are_written() -> None:
+    assert (
+        "separated by ';' (read with pd.read_csv(path, sep=';', decimal=',', thousands='.'))"
+    ) in NOTE
+    assert "'cost': text, numbers with decimal commas: read the file with decimal=','" in NOTE
+    assert "'weight': text, numbers with units ('g' and 'kg') as text" in NOTE
+    assert (
+        "'started': int64, Unix times in seconds: pd.to_datetime(df['started'], unit='s')" in NOTE
+    )
+    assert "'member': text, yes/no written several ways (0, 1, FALSE, TRUE)" in NOTE
+    assert "'rating': text, 1 missing, fractions as text: df['rating'].str.split('/')" in NOTE
+    assert note_read_arguments(QUESTION, "ledger.csv") == "sep=';', decimal=',', thousands='.'"
+    assert note_read_arguments(QUESTION, "rides.csv") is None  # (comma-separated)
+    assert note_read_arguments(QUESTION, "other.csv") is None
+
+
+def failed() -> ExecutionResult:
+    return ExecutionResult(error=CellError(type="KeyError", message="'movement'"))
+
+
+def test_reads_without_a_separator_get_the_notes_arguments() -> None:
+    code = "import pandas as pd\ndf = pd.read_csv('ledger.csv')\nr = pd.read_csv('rides.csv')"
+    fix = separator_fix(QUESTION, failed(), code)
+    assert fix is not None
+    assert fix.code == (
+        "import pandas as pd\n"
+        "df = pd.read_csv('ledger.csv', sep=';', decimal=',', thousands='.')\n"
+        "r = pd.read_csv('rides.csv')"
+    )
+    assert "I re-ran your cell with pd.read_csv('ledger.csv', sep=';'" in fix.note()
+    kept = "df = pd.read_csv('ledger.csv', sep=';')"
+    assert separator_fix(QUESTION, failed(), kept) is None  # (the model chose a separator)
+    assert separator_fix(QUESTION, ExecutionResult(), code) is None  # (the cell ran)
+    nested = "df = pd.read_csv('ledger.csv', nrows=int(5))"
+    fixed = separator_fix(QUESTION, failed(), nested)
+    assert fixed is not None and fixed.code.endswith(
+        "decimal=',', thousands='.', nrows=int(5))"
+    )
+
+
+async def test_the_cell_is_re_run_with_the_read_call_and_answers() -> None:
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('ledger.csv')\n"
+        "print(len(df[df['movement'] == 'OUT']), df['qty'].sum())"
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ex = RestrictedExecutor(allowed_modules=["pandas", "numpy"])
+    llm = ScriptedLLM([f"<execute>\n{cell}\n</execute>", "@n[2] @q[1523]"], function_calling=False)
+    agent = CodeActAgent(llm=llm, executor=ex)
+    async with ex:
+        await ex.upload("ledger.csv", LEDGER)
+        await ex.upload("rides.csv", RIDES)
+        events: list[Event] = await collect(agent.run(QUESTION))
+    (result,) = [e for e in events if isinstance(e, ToolCallResult) and e.tool_name == "execute"]
+    content: Any = result.tool_output.content
+    assert not result.tool_output.is_error, content
+    assert "the file is not comma-separated" in content
+    assert content.rstrip().endswith("2 1523")  # 1.500 is fifteen hundred: thousands='.'
