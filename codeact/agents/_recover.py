@@ -193,6 +193,31 @@ def repeated_cell_note(run: RunState | None, code: str) -> str:
     )
 
 
+_UNALIGNABLE = "Unalignable boolean Series provided as indexer"
+_PER_GROUP = re.compile(
+    r"(\w+)\.groupby\(([^()\n]+)\)\s*\[\s*(['\"][^'\"\n]+['\"])\s*\]\s*\.\s*(\w+)\(\)\s*"
+    r"(==|!=|>=|<=|>|<)\s*([\w.]+)"
+)
+
+
+def group_mask_hint(result: ExecutionResult, code: str) -> str:
+    """A condition computed per group (its index is the groups) used to select rows: one
+    value per row comes from ``transform``."""
+    if result.error is None or _UNALIGNABLE not in result.error.message:
+        return ""
+    m = _PER_GROUP.search(code)
+    example = (
+        f"keep = {m.group(1)}.groupby({m.group(2)})[{m.group(3)}].transform('{m.group(4)}') "
+        f"{m.group(5)} {m.group(6)}; rows = {m.group(1)}[keep]"
+        if m
+        else "keep = df.groupby('g')['x'].transform('count') >= 2; rows = df[keep]"
+    )
+    return (
+        "The condition has one value per group (its index is the groups), not one per row, so "
+        f"it cannot select rows. Compute it per row with transform: {example}."
+    )
+
+
 _NO_OTHER = re.compile(r"corr\(\) missing 1 required positional argument: 'other'")
 
 
@@ -228,6 +253,7 @@ async def failure_hints(
     hints = [columns, text_number_hint(result), import_hint(result)]
     if run is not None:
         hints.append(corr_hint(run.user_msg, result, code))
+        hints.append(group_mask_hint(result, code))
         hints.append(conversion_hint(run.user_msg, code))
         hints.append(repeat_hint(run, result, assigned_names(ok_cells)))
     text = "\n".join(h for h in hints if h)

@@ -179,3 +179,27 @@ async def test_corr_without_the_other_series_gets_the_call_on_the_named_columns(
     out = next(e.tool_output.content for e in events if isinstance(e, ToolCallResult))
     assert "missing 1 required positional argument: 'other'" in out
     assert "e.g. r = df['Salary'].corr(df['bonus'])" in out
+
+
+async def test_a_per_group_condition_used_on_rows_gets_transform() -> None:
+    """The 1.5B model's cell (fresh4 transcript): a per-group count compared, then used to
+    select rows; the hint's transform selects the rows of patients seen at least twice."""
+    import pandas as pd
+
+    from codeact._execution import CellError, ExecutionResult
+    from codeact.agents._recover import group_mask_hint
+
+    visits = pd.DataFrame({"pid": ["a", "a", "b", "c", "c", "c"], "day": [1, 5, 2, 3, 4, 9]})
+    code = "two = visits.groupby('pid')['day'].count() >= 2\nprint(visits[two]['day'].sum())"
+    try:
+        exec(code, {"visits": visits})
+    except Exception as exc:  # pandas' own error, whatever its class
+        error = CellError(type=type(exc).__name__, message=str(exc))
+    hint = group_mask_hint(ExecutionResult(error=error), code)
+    assert "keep = visits.groupby('pid')['day'].transform('count') >= 2" in hint
+    space: dict[str, Any] = {"visits": visits}
+    exec(hint.split("with transform: ")[1].rstrip("."), space)
+    assert space["rows"]["day"].sum() == 1 + 5 + 3 + 4 + 9
+    assert (
+        group_mask_hint(ExecutionResult(error=CellError(type="KeyError", message="x")), code) == ""
+    )
