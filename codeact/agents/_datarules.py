@@ -140,20 +140,81 @@ def duration_problem(question: str, code: str) -> Problem | None:
     return None
 
 
-#: The rules here that read code alone (``passes_rules``).
-DATA_RULES = (marker_problem, case_problem, empty_zero_problem, duration_problem)
+#: What the files note says a column holds, the code it gives to read it, and what in a
+#: cell shows that the cell reads it that way.
+_CONVERSIONS = (
+    (re.compile(r"durations as text: (.*?) gives minutes"), "to_timedelta", "durations as text"),
+    (re.compile(r"convert with (pd\.to_numeric\(.*?errors='coerce'\))"), "to_numeric", "numbers"),
+    (re.compile(r"fractions as text: (.*?\.astype\(float\))"), "split(", "fractions as text"),
+    (re.compile(r"yes/no written several ways \(.*?\): (.*?\]\))"), ".isin(", "yes/no"),
+    (
+        re.compile(r"numbers with units \(.*?\) as text: (.*?unit = parts\[1\])"),
+        "extract(",
+        "units",
+    ),
+    (re.compile(r"Unix times in seconds: (pd\.to_datetime\(.*?unit='s'\))"), "unit=", "times"),
+)
 
 
 def conversion_hint(question: str, code: str) -> str:
-    """For a failed cell using a column the files note gives a conversion for (durations,
-    numbers with a word for none): that conversion, which the cell did not use."""
+    """For a failed cell using a column the files note gives a way to read (durations,
+    numbers with a word for none, fractions, yes/no written several ways, units, Unix times):
+    that code, which the cell did not use."""
     for name, kind in note_column_kinds(question):
         if not uses_column(code, name):
             continue
-        m = _DURATION_NOTE.search(kind)
-        if m is not None and "to_timedelta" not in code:
-            return f"{name!r} holds durations as text: minutes = {m.group(1)}."
-        m = re.search(r"convert with (pd\.to_numeric\(.*?errors='coerce'\))", kind)
-        if m is not None and "to_numeric" not in code:
-            return f"{name!r} holds numbers as text: convert it with {m.group(1)}."
+        for pattern, used, what in _CONVERSIONS:
+            m = pattern.search(kind)
+            if m is not None and used not in code:
+                return f"{name!r} holds {what} (see the files note): read it with {m.group(1)}."
     return ""
+
+
+_YES_NO = re.compile(r"yes/no written several ways \(.*?\): (.*?)\.isin\((\[.*?\])\)")
+_TRUE = {"true", "1", "yes", "y", "t"}
+_TRUTHY = "['TRUE', '1', 'YES', 'Y', 'T']"
+_FALSY = "['FALSE', '0', 'NO', 'N', 'F']"
+
+
+def yes_no_problem(question: str, code: str) -> Problem | None:
+    """A yes/no column written several ways (``TRUE``, ``1``, ``FALSE``, ``0``) compared with
+    one spelling: the rows written the other way are missed. The fix compares the folded
+    text with every spelling of that answer."""
+    if ".isin(" in code:
+        return None
+    for name, kind in note_column_kinds(question):
+        m = _YES_NO.search(kind)
+        if m is None or not uses_column(code, name):
+            continue
+        quoted = re.escape(name)
+        compare = re.compile(rf"(\w+)\s*\[\s*(['\"]){quoted}\2\s*\]\s*(==|!=)\s*(['\"]?)(\w+)\4")
+        found = compare.search(code)
+        if found is None:
+            continue
+
+        def folded(c: re.Match[str], name: str = name) -> str:
+            truthy = c.group(5).lower() in _TRUE
+            spellings = _TRUTHY if truthy else _FALSY
+            negate = "~" if c.group(3) == "!=" else ""
+            column = f"{c.group(1)}[{name!r}]"
+            return f"{negate}{column}.astype(str).str.strip().str.upper().isin({spellings})"
+
+        fixed = compare.sub(folded, code)
+        shown = folded(found)
+        return problem_of(
+            f"The column {name!r} writes yes and no several ways (see the files note), and "
+            f"{found.group(0)} misses the rows written the other way. Compare every spelling: "
+            f"{shown}; run your code again, print the result, then answer.",
+            fixed,
+        )
+    return None
+
+
+#: The rules here that read code alone (``passes_rules``).
+DATA_RULES = (
+    marker_problem,
+    case_problem,
+    yes_no_problem,
+    empty_zero_problem,
+    duration_problem,
+)

@@ -49,6 +49,7 @@ from codeact.agents._datarules import (
     duration_problem,
     empty_zero_problem,
     marker_problem,
+    yes_no_problem,
 )
 from codeact.agents._filters import filter_problem
 from codeact.agents._groups import (
@@ -294,6 +295,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("day", day_problem(question, code)),
         ("marker", marker_problem(question, code)),
         ("case", case_problem(question, code)),
+        ("yes no", yes_no_problem(question, code)),
         ("empty zero", empty_zero_problem(question, code)),
         ("duration", duration_problem(question, code)),
         ("filter", filter_problem(question, code)),

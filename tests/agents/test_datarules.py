@@ -145,7 +145,9 @@ def test_durations_as_text_are_read_with_to_timedelta() -> None:
     assert duration_problem(q, fixed) is None
     assert run(fixed) == "56.25"
     # a failed cell using the column gets the note's conversion as a hint
-    assert "minutes = pd.to_timedelta(df['wait'])" in conversion_hint(q, code)
+    assert "read it with pd.to_timedelta(df['wait']).dt.total_seconds() / 60" in (
+        conversion_hint(q, code)
+    )
     assert "pd.to_numeric(df['bp'], errors='coerce')" in conversion_hint(q, "df['bp'].max()")
     assert conversion_hint(q, "df['qty'].max()") == ""
 

@@ -66,9 +66,7 @@ def test_reads_without_a_separator_get_the_notes_arguments() -> None:
     assert separator_fix(QUESTION, ExecutionResult(), code) is None  # (the cell ran)
     nested = "df = pd.read_csv('ledger.csv', nrows=int(5))"
     fixed = separator_fix(QUESTION, failed(), nested)
-    assert fixed is not None and fixed.code.endswith(
-        "decimal=',', thousands='.', nrows=int(5))"
-    )
+    assert fixed is not None and fixed.code.endswith("decimal=',', thousands='.', nrows=int(5))")
 
 
 async def test_the_cell_is_re_run_with_the_read_call_and_answers() -> None:
@@ -90,3 +88,33 @@ async def test_the_cell_is_re_run_with_the_read_call_and_answers() -> None:
     assert not result.tool_output.is_error, content
     assert "the file is not comma-separated" in content
     assert content.rstrip().endswith("2 1523")  # 1.500 is fifteen hundred: thousands='.'
+
+
+def test_yes_no_written_several_ways_is_compared_with_every_spelling() -> None:
+    import io
+
+    import pandas as pd
+
+    from codeact.agents._datarules import conversion_hint, yes_no_problem
+
+    q = f"How many rides by members? Format: @n[value]\n\n{NOTE}"
+    code = "df = pd.read_csv('rides.csv')\nprint(len(df[df['member'] == 'TRUE']))"
+    problem = yes_no_problem(q, code)
+    assert problem is not None and problem.code is not None
+    assert "df['member'].astype(str).str.strip().str.upper().isin(['TRUE', '1'" in problem.code
+    out = io.StringIO()
+    space = {"pd": pd, "print": lambda *a: print(*a, file=out)}
+    exec(
+        problem.code.replace("'rides.csv'", "io.BytesIO(RIDES)"),
+        {**space, "io": io, "RIDES": RIDES},
+    )
+    assert out.getvalue().strip() == "2"  # TRUE and 1
+    casual = yes_no_problem(q, code.replace("== 'TRUE'", "!= 1"))
+    assert casual is not None and casual.code is not None and "~df['member']" in casual.code
+    assert "isin(['TRUE', '1'" in casual.code  # (not 1: not a member)
+    assert yes_no_problem(q, code.replace("'member'", "'ride'")) is None
+    # a failed cell reading a written column by hand gets the note's way to read it
+    rating = "df['rating'] = df['rating'].str.replace('/', ' ').astype(float)"
+    assert "df['rating'].str.split('/').str[0].astype(float)" in conversion_hint(q, rating)
+    started = "df['started'].dt.hour"
+    assert "pd.to_datetime(df['started'], unit='s')" in conversion_hint(q, started)
