@@ -126,6 +126,7 @@ class AGUIServer:
             start,
             request,
             heartbeat_s=self.config.heartbeat_s,
+            interval=self.config.stream_interval_s,
             on_leave=leave,
             backfill=backfill,
         )

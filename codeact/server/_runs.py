@@ -117,6 +117,7 @@ class LiveRun:
     #: Called once, when the terminal event is appended (before readers are woken).
     on_finished: Callable[[], None] | None = None
     _waiters: list[asyncio.Future[None]] = field(default_factory=list)  # readers (``changed``)
+    _enders: list[asyncio.Future[None]] = field(default_factory=list)  # readers (``settle``)
     done: anyio.Event = field(default_factory=anyio.Event)  # stored and released
     started: float = field(default_factory=time.monotonic)
 
@@ -161,6 +162,9 @@ class LiveRun:
         self.finished = True
         if self.on_finished is not None:
             self.on_finished()
+        enders, self._enders = self._enders, []
+        for waiter in enders:
+            _wake(waiter)
 
     def notify(self) -> None:
         """Wake the readers waiting in ``changed``."""
@@ -170,6 +174,20 @@ class LiveRun:
         for waiter in waiters:
             if not waiter.done():  # (a reader cancelled meanwhile)
                 waiter.set_result(None)
+
+    def settle(self, seconds: float) -> asyncio.Future[None]:
+        """A future done after ``seconds``, or sooner when the run ends (its terminal event
+        goes out without waiting); new frames do not wake it (they wait to go out together)."""
+        loop = asyncio.get_running_loop()
+        waiter = loop.create_future()
+        if self.finished:
+            waiter.set_result(None)
+            return waiter
+        if len(self._enders) >= 16:  # (those woken by their timer: a long run makes many)
+            self._enders = [w for w in self._enders if not w.done()]
+        self._enders.append(waiter)
+        loop.call_later(seconds, _wake, waiter)
+        return waiter
 
     def changed(self) -> asyncio.Future[None]:
         """A future this reader awaits: done the next time frames are added, the run ends or
@@ -340,18 +358,25 @@ async def _flush(live: LiveRun, flush: Flush) -> bool:
     return False
 
 
+def _wake(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():  # (woken already, or its reader cancelled)
+        waiter.set_result(None)
+
+
 async def follow(
     live: LiveRun,
     start: int,
     request: Request,
     *,
     heartbeat_s: float | None,
+    interval: float = 0.0,
     on_leave: Callable[[], Awaitable[None]] | None = None,
     backfill: Backfill | None = None,
 ) -> AsyncIterator[bytes]:
     """The run's frames from ``start`` on, then new ones as they come (all that are ready in
-    one write), heartbeats while silent; ends after the terminal event (``on_leave`` is
-    awaited when the reader leaves before it: a disconnect)."""
+    one write, and after a write none for ``interval`` s unless the run ended: what comes
+    meanwhile goes out together), heartbeats while silent; ends after the terminal event
+    (``on_leave`` is awaited when the reader leaves before it: a disconnect)."""
     cursor = max(0, start)
     complete = bursty = False
     try:
@@ -371,6 +396,8 @@ async def follow(
                 for part in chunks(ready):
                     yield part
                 last_sent = time.monotonic()
+                if interval and not live.finished:
+                    await live.settle(interval)  # (woken early by the run's end)
                 continue
             if live.finished:
                 complete = True
