@@ -186,6 +186,13 @@ def _default_factory(args: argparse.Namespace) -> Any:
 
 def _add_run_options(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--heartbeat", type=float, default=15.0, help="SSE keep-alive seconds")
+    serve.add_argument(
+        "--stream-interval",
+        type=float,
+        default=0.02,
+        help="seconds between a stream's writes: events that come meanwhile go out together "
+        "(the run's end at once; 0: each event as it comes)",
+    )
     serve.add_argument("--run-timeout", type=float, default=3600.0, help="seconds (0 = none)")
     serve.add_argument("--cancel-on-disconnect", action="store_true")
     serve.add_argument(
@@ -303,6 +310,7 @@ def serve_app(args: argparse.Namespace, factory: Any) -> int:
         cors_origins=[o for o in args.cors.split(",") if o],
         path=args.path,
         heartbeat_s=args.heartbeat or None,
+        stream_interval_s=max(0.0, args.stream_interval),
         run_timeout=args.run_timeout,
         cancel_on_disconnect=args.cancel_on_disconnect,
         authenticate=bearer_token(token) if token else None,
