@@ -189,7 +189,7 @@ def _add_run_options(serve: argparse.ArgumentParser) -> None:
     serve.add_argument(
         "--stream-interval",
         type=float,
-        default=0.02,
+        default=0.05,
         help="seconds between a stream's writes: events that come meanwhile go out together "
         "(the run's end at once; 0: each event as it comes)",
     )

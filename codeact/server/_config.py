@@ -25,7 +25,7 @@ class ServerConfig:
     #: A live run's reader writes at most this often (seconds): frames published meanwhile
     #: go out in one write. The first frame after a quiet spell goes at once, the terminal
     #: event without waiting; 0 writes each frame as it comes (one wake-up per event).
-    stream_interval_s: float = 0.02
+    stream_interval_s: float = 0.05
     reasoning: bool = False
     activity: bool = False
     idle_close_s: float = 600.0
