@@ -27,6 +27,7 @@ import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 CHUNKS = 100  # text pieces per answer in the concurrency runs
 ROOT = Path(__file__).resolve().parents[1]
@@ -79,16 +80,13 @@ def _profile_on_request() -> None:
         prof.enable()
 
 
-def serve_anchor(port: int, delay: float, chunks: int = CHUNKS) -> None:
-    """The anchor: a bare Starlette SSE endpoint on the same uvicorn stack (``make_server``)
-    sending the frames a codeact run sends for the same answer, paced the same — what the
-    transport alone costs."""
+def anchor_app(delay: float, chunks: int = CHUNKS) -> Any:
+    """The anchor: a bare Starlette SSE endpoint sending the frames a codeact run sends for the
+    same answer, paced the same — what the transport alone costs."""
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import StreamingResponse
     from starlette.routing import Route
-
-    from codeact.server._uvicorn import make_server
 
     async def run(request: Request) -> StreamingResponse:
         data = json.loads(await request.body())
@@ -121,8 +119,14 @@ def serve_anchor(port: int, delay: float, chunks: int = CHUNKS) -> None:
 
         return StreamingResponse(frames(), media_type="text/event-stream")
 
-    app = Starlette(routes=[Route("/", run, methods=["POST"])])
-    server = make_server(app, host="127.0.0.1", port=port)
+    return Starlette(routes=[Route("/", run, methods=["POST"])])
+
+
+def serve_anchor(port: int, delay: float, chunks: int = CHUNKS) -> None:
+    """Serve ``anchor_app`` on the same uvicorn stack as codeact (``make_server``)."""
+    from codeact.server._uvicorn import make_server
+
+    server = make_server(anchor_app(delay, chunks), host="127.0.0.1", port=port)
     _profile_on_request()
     server.run()
 

@@ -27,8 +27,10 @@ import json
 import os
 import statistics
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
+
+from server import anchor_app  # (benchmarks/server.py: the same anchor)
 
 Stage = Callable[[int], Awaitable[int]]
 
@@ -138,51 +140,10 @@ def server_app(chunks: int, delay: float) -> Any:
     return create_app(agent, store=MemoryStore(), max_sessions=0)
 
 
-def anchor_app(chunks: int, delay: float) -> Any:
-    """The bare Starlette SSE endpoint of ``benchmarks/server.py`` (same frames, same pacing)."""
-    from starlette.applications import Starlette
-    from starlette.requests import Request
-    from starlette.responses import StreamingResponse
-    from starlette.routing import Route
-
-    async def run(request: Request) -> StreamingResponse:
-        data = json.loads(await request.body())
-        thread, rid = json.dumps(data["threadId"]), json.dumps(data["runId"])
-        mid = '"msg-0123456789ab"'
-        head = [
-            f'{{"type":"RUN_STARTED","threadId":{thread},"runId":{rid}}}',
-            '{"type":"CUSTOM","name":"codeact.agent","value":{"agentName":"Agent","tools":[]}}',
-            f'{{"type":"TEXT_MESSAGE_START","messageId":{mid},"role":"assistant"}}',
-        ]
-        tail = [
-            f'{{"type":"TEXT_MESSAGE_END","messageId":{mid}}}',
-            f'{{"type":"RUN_FINISHED","threadId":{thread},"runId":{rid}}}',
-        ]
-
-        async def frames() -> AsyncIterator[bytes]:
-            n = 0
-            for d in head:
-                yield f"id: {n}\ndata: {d}\n\n".encode()
-                n += 1
-            for i in range(chunks):
-                if delay:
-                    await asyncio.sleep(delay)
-                d = f'{{"type":"TEXT_MESSAGE_CONTENT","messageId":{mid},"delta":"w{i} "}}'
-                yield f"id: {n}\ndata: {d}\n\n".encode()
-                n += 1
-            for d in tail:
-                yield f"id: {n}\ndata: {d}\n\n".encode()
-                n += 1
-
-        return StreamingResponse(frames(), media_type="text/event-stream")
-
-    return Starlette(routes=[Route("/", run, methods=["POST"])])
-
-
 async def measure(args: argparse.Namespace) -> None:
     """Interleaved rounds of the three stages; medians and the differences."""
     server = server_app(args.chunks, args.delay)
-    anchor = anchor_app(args.chunks, args.delay)
+    anchor = anchor_app(args.delay, args.chunks)
     stages: dict[str, Stage] = {
         "agent": agent_stage(args.runs, args.chunks, args.delay),
         "server": asgi_stage(server, args.runs),
