@@ -268,6 +268,7 @@ class MemoryStore(SessionStore):
         self._per_run: dict[tuple[SessionKey, str], int] = {}  # events stored per run
         self._runs: dict[SessionKey, dict[str, RunStatus]] = {}
         self._state: dict[SessionKey, str] = {}
+        self._owners: dict[tuple[str, str], str] = {}  # (app, thread) -> its first user
 
     async def load_state(self, key: SessionKey) -> dict[str, Any] | None:
         text = self._state.get(key)
@@ -305,13 +306,15 @@ class MemoryStore(SessionStore):
         ]
 
     async def thread_owner(self, app: str, thread: str) -> str | None:
-        return next((u for a, u, t in self._messages if a == app and t == thread), None)
+        return self._owners.get((app, thread))  # (an index: no scan of every thread)
 
     async def load_messages(self, key: SessionKey) -> list[ChatMessage]:
         return [ChatMessage.model_validate_json(m) for m in self._messages.get(key, [])]
 
     async def save_messages(self, key: SessionKey, messages: list[ChatMessage]) -> None:
         self._messages[key] = [m.model_dump_json() for m in messages]
+        app, user, thread = key  # (a plain tuple may stand for the key)
+        self._owners.setdefault((app, thread), user)
 
     def _add(self, key: SessionKey, run_id: str, events: Sequence[dict[str, Any] | str]) -> None:
         self._events.setdefault(key, []).extend(zip(repeat(run_id), events, strict=False))
