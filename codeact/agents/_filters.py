@@ -17,14 +17,17 @@ _FORMAT_EXAMPLE = re.compile(
 )
 
 
-_ALTERNATIVE = re.compile(r"\s*(?:,|/|or|and|, or|, and)\s*")
+#: After a quoted value: what it reads as (``'1.234,56' is 1234.56``, ``'1h 25m' (85 minutes)``).
+_EXPLAINED = re.compile(r"\s*(?:(?:is|means|stands for|reads as|equals|=)\s+|\()-?[\d$€£]")
+_ALTERNATIVE = re.compile(r"\s*(?:\([^()\n]{0,40}\))?\s*(?:,|/|or|and|, or|, and)\s*")
 _DESCRIBES = re.compile(r"\b(?:holds|has|contains|values?|written|either|spelled|typed)\b", re.I)
 
 
 def _described_values(task: str, low_code: str) -> set[int]:
     """Starts of quoted values listed as the ways a column's values are written (``holds
-    'yes' or 'no'``, ``('Books', ' books', 'BOOKS')``) when the code uses one of them: the
-    others are not filters the code missed."""
+    'yes' or 'no'``, ``('Books', ' books', 'BOOKS')``) when the code uses one of them, or
+    listed as examples (``such as '1h 25m' (85 minutes) or '40m'``): not filters the code
+    missed."""
     quoted = list(_QUOTED.finditer(task))
     groups: list[list[re.Match[str]]] = []
     for m in quoted:
@@ -36,7 +39,11 @@ def _described_values(task: str, low_code: str) -> set[int]:
     for group in groups:
         values = [(g.group(1) or g.group(2)).strip().lower() for g in group]
         spellings = len(set(values)) == 1
-        said = _DESCRIBES.search(task[max(0, group[0].start() - 40) : group[0].start()])
+        before = task[max(0, group[0].start() - 40) : group[0].start()]
+        if _FORMAT_EXAMPLE.search(before):  # ("such as '1h 25m' (85 minutes) or '40m'")
+            out |= {g.start() for g in group}
+            continue
+        said = _DESCRIBES.search(before)
         if len(group) > 1 and (spellings or said) and any(v in low_code for v in values):
             out |= {g.start() for g in group}
     return out
@@ -51,6 +58,8 @@ def filter_problem(question: str, code: str) -> str | None:
         value = (m.group(1) or m.group(2)).strip()
         if _FORMAT_EXAMPLE.search(task[max(0, m.start() - 40) : m.start()]):
             continue  # ("amounts such as '$12.50'": how values are written, not a filter)
+        if _EXPLAINED.match(task, m.end()):
+            continue  # ("'1.234,56' is 1234.56": how a value reads, not a filter)
         if value and value.lower() not in low and m.start() not in described:
             return (
                 f"The question names {value!r}, but your code never uses it. Apply that "

@@ -167,6 +167,9 @@ def test_numbers_with_a_marker_get_the_to_numeric_conversion() -> None:
             False,
         ),
         ("How many Books orders? Names vary ('Books', ' books', 'BOOKS'): ignore case.", False),
+        # a value quoted with what it reads as
+        ("Mean cost? Numbers are European ('1.234,56' is 1234.56, a qty '2.350' is 2350).", False),
+        ("Mean wait? Wait Time holds text such as '1h 25m' (85 minutes) or '40m'.", False),
         # alternatives the question filters on: each must be used
         ("How many orders are in 'Games' or 'Toys'?", True),
     ],
