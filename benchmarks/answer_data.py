@@ -121,7 +121,7 @@ class Answer:
 
 @dataclass(frozen=True)
 class Question:
-    """A question over one file with its computed answers."""
+    """A question over one file (or more, ``other_files``) with its computed answers."""
 
     id: str
     split: str  # "tune" or "heldout"
@@ -129,6 +129,8 @@ class Question:
     file: str
     text: str
     answers: tuple[Answer, ...] = field(default_factory=tuple)
+    #: other files the question needs (a join), uploaded and described along with ``file``
+    other_files: tuple[str, ...] = ()
 
 
 _TOKEN = re.compile(r"@(\w+)\[([^\]]*)\]")

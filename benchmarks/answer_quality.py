@@ -46,6 +46,7 @@ from answer_data_fresh2 import build_fresh2_questions, generate_fresh2_files
 from answer_data_fresh3 import build_fresh3_questions, generate_fresh3_files
 from answer_data_fresh4 import build_fresh4_questions, generate_fresh4_files
 from answer_data_fresh5 import build_fresh5_questions, generate_fresh5_files
+from answer_data_fresh6 import build_fresh6_questions, generate_fresh6_files
 from answer_data_styled import build_styled_questions, generate_styled_files
 
 from codeact import CodeActAgent, Context, RestrictedExecutor
@@ -115,15 +116,16 @@ async def ask(
     agent = CodeActAgent(
         llm=llm, executor=lambda: executor, max_iterations=max_steps, **CONFIGS[config](question)
     )
-    data = files[question.file]
-    prompt = f"{question.text}\n\n{describe_files({question.file: data})}"
+    data = {name: files[name] for name in (question.file, *question.other_files)}
+    prompt = f"{question.text}\n\n{describe_files(data)}"
     steps = 0
     ran: list[Cell] = []
     said: list[str] = []  # the model's replies and the agent's send-backs, in order
     reply, value, error, at_limit = "", None, None, None
     t0 = time.perf_counter()
     async with Context() as ctx, executor:
-        await agent.executor_for(ctx).upload(question.file, data)
+        for name, blob in data.items():  # a join question needs more than one file
+            await agent.executor_for(ctx).upload(name, blob)
         handler = agent.run(prompt, ctx=ctx, timeout=timeout)
         async for ev in handler.stream_events():
             if isinstance(ev, AgentInput):
@@ -257,11 +259,11 @@ async def main_async(args: argparse.Namespace) -> None:
     """Every selected question under every selected configuration."""
     files = {**generate_files(), **generate_styled_files(), **generate_fresh_files()}
     files |= generate_fresh2_files() | generate_fresh3_files() | generate_fresh4_files()
-    files |= generate_fresh5_files()
+    files |= generate_fresh5_files() | generate_fresh6_files()
     questions = build_questions(files) + build_styled_questions(files)
     questions += build_fresh_questions(files) + build_fresh2_questions(files)
     questions += build_fresh3_questions(files) + build_fresh4_questions(files)
-    questions += build_fresh5_questions(files)
+    questions += build_fresh5_questions(files) + build_fresh6_questions(files)
     questions = [q for q in questions if args.split in ("all", q.split)]
     if args.only:
         questions = [q for q in questions if args.only in q.id]
@@ -302,13 +304,14 @@ def main() -> None:
     parser.add_argument("--model", default="local", help="model spec (codeact.llms.infer_llm)")
     parser.add_argument(
         "--split",
-        choices=["tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "all"],
+        choices=["tune", "heldout", "fresh", *(f"fresh{n}" for n in range(2, 7)), "all"],
         default="heldout",
         help="fresh: twelve questions never used to tune (benchmarks/answer_data_fresh.py); "
         "fresh2: twenty more (benchmarks/answer_data_fresh2.py); fresh3: twenty more "
         "(benchmarks/answer_data_fresh3.py); fresh4: twenty more "
         "(benchmarks/answer_data_fresh4.py); fresh5: twenty more "
-        "(benchmarks/answer_data_fresh5.py)",
+        "(benchmarks/answer_data_fresh5.py); fresh6: twenty more, one joining two files "
+        "(benchmarks/answer_data_fresh6.py)",
     )
     parser.add_argument("--config", action="append", choices=list(CONFIGS))
     parser.add_argument("--skip", default="", help="questions whose id contains this are left out")
