@@ -122,13 +122,16 @@ def anchor_app(delay: float, chunks: int = CHUNKS) -> Any:
     return Starlette(routes=[Route("/", run, methods=["POST"])])
 
 
-def serve_anchor(port: int, delay: float, chunks: int = CHUNKS) -> None:
-    """Serve ``anchor_app`` on the same uvicorn stack as codeact (``make_server``)."""
+def serve_anchor(port: int, delay: float, chunks: int = CHUNKS, gc_policy: bool = False) -> None:
+    """Serve ``anchor_app`` on the same uvicorn stack as codeact (``make_server``); with
+    ``gc_policy``, under the garbage-collector policy codeact's app applies while it serves."""
+    from codeact.server._gcpolicy import DEFAULT_THRESHOLD, serving_gc
     from codeact.server._uvicorn import make_server
 
     server = make_server(anchor_app(delay, chunks), host="127.0.0.1", port=port)
     _profile_on_request()
-    server.run()
+    with serving_gc(DEFAULT_THRESHOLD if gc_policy else 0):
+        server.run()
 
 
 # -- the client ---------------------------------------------------------------------------------
@@ -205,6 +208,7 @@ def start_server(
     db: str = "",
     chunks: int = CHUNKS,
     anchor: bool = False,
+    anchor_gc: bool = False,
 ) -> tuple[subprocess.Popen[bytes], int]:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
@@ -214,6 +218,7 @@ def start_server(
     cmd = [sys.executable, __file__, "--serve", str(port), "--big-mb", str(big_mb)]
     cmd += ["--chunk-delay", str(delay), "--db", db, "--chunks", str(chunks)]
     cmd += ["--serve-anchor"] if anchor else []
+    cmd += ["--serve-anchor-gc"] if anchor_gc else []
     proc = subprocess.Popen(cmd, env=env, cwd=code)
     deadline = time.monotonic() + 60
     while True:
@@ -242,6 +247,13 @@ def main() -> None:
     p.add_argument("--chunks", type=int, default=CHUNKS, help=argparse.SUPPRESS)
     p.add_argument("--serve", type=int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--serve-anchor", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--serve-anchor-gc", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument(
+        "--anchor-gc",
+        action="store_true",
+        help="with --anchor: also a second anchor under the garbage-collector policy codeact's "
+        "app applies while serving (gc_threshold): the ratio with the same collector on both",
+    )
     p.add_argument(
         "--anchor",
         action="store_true",
@@ -258,7 +270,7 @@ def main() -> None:
     )
     args = p.parse_args()
     if args.serve is not None and args.serve_anchor:
-        serve_anchor(args.serve, args.chunk_delay, args.chunks)
+        serve_anchor(args.serve, args.chunk_delay, args.chunks, args.serve_anchor_gc)
         return
     if args.serve is not None:
         serve(args.serve, args.big_mb, args.chunk_delay, args.db, args.chunks)
@@ -321,6 +333,8 @@ def compare_with_anchor(args: argparse.Namespace) -> None:
         if args.before:
             servers["before"] = start_server(Path(args.before).resolve(), 0, delay)
         servers["anchor"] = start_server(code, 0, delay, anchor=True)
+        if args.anchor_gc:
+            servers["anchor-gc"] = start_server(code, 0, delay, anchor=True, anchor_gc=True)
         try:
             for _proc, port in servers.values():
                 asyncio.run(one_run(port, "warmup"))
@@ -360,6 +374,13 @@ def _report(delay: float, n: int, got: dict[str, list[dict[str, float]]]) -> Non
         f"{p99['codeact']:.0f} vs {p99['anchor']:.0f} ms ({p99['codeact'] / p99['anchor']:.2f}x)"
         f"; failures {fails:.0f}"
     )
+    if "anchor-gc" in got:
+        print(
+            f"{'vs anchor-gc':>14} {n:4d} runs: CPU/event {cpu['anchor-gc']:.3f} ms "
+            f"({cpu['codeact'] / cpu['anchor-gc']:.2f}x); events/s {rate['anchor-gc']:,.0f} "
+            f"({rate['codeact'] / rate['anchor-gc']:.2f}x); first-event p99 "
+            f"{p99['anchor-gc']:.0f} ms ({p99['codeact'] / p99['anchor-gc']:.2f}x)"
+        )
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from codeact.agents import Runnable as Runnable
 from codeact.server import _cells, _http, _lifecycle, _turns
 from codeact.server._auth import Principal, call_authenticate
 from codeact.server._config import ServerConfig
+from codeact.server._gcpolicy import serving_gc
 from codeact.server._input import BadRequest, validate_run_input
 from codeact.server._live import LiveRuns, ReaderResponse
 from codeact.server._ownership import ThreadOwnership, principal_id
@@ -241,15 +242,17 @@ class AGUIServer:
     # -- lifecycle -----------------------------------------------------------------------------
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
-        """The app's lifespan: runs a dead process left are marked interrupted, the task group
-        opens with the idle-session closer and the replicas' loop; on leaving, live runs end
+        """The app's lifespan: runs a dead process left are marked interrupted, the collector is
+        set for serving (``serving_gc``), the task group opens with the idle-session closer
+        and the replicas' loop; on leaving, live runs end
         (``RUN_ERROR`` "shutdown", recorded), then sessions and the store are closed."""
         await self.recover()
         try:
-            async with self.tasks.running():
-                self.tasks.start_soon(self.close_idle)
-                self.tasks.start_soon(self.replicas.serve)  # (replicas sharing the store)
-                yield
+            with serving_gc(self.config.gc_threshold):
+                async with self.tasks.running():
+                    self.tasks.start_soon(self.close_idle)
+                    self.tasks.start_soon(self.replicas.serve)  # (replicas sharing the store)
+                    yield
         finally:
             with anyio.CancelScope(shield=True):
                 await self.close()

@@ -9,6 +9,7 @@ from typing import Any, Literal
 from ag_ui.core import RunAgentInput
 
 from codeact.server._auth import Authenticate
+from codeact.server._gcpolicy import DEFAULT_THRESHOLD
 from codeact.server.translator import AfterHook, BeforeHook
 
 Resolver = Callable[[dict[str, Any]], str]
@@ -26,6 +27,10 @@ class ServerConfig:
     #: go out in one write. The first frame after a quiet spell goes at once, the terminal
     #: event without waiting; 0 writes each frame as it comes (one wake-up per event).
     stream_interval_s: float = 0.05
+    #: While the app serves, the process's young-generation GC threshold (CPython: 700), with
+    #: what exists at startup frozen out of collections (``gc.freeze``): fewer and shorter
+    #: collections with many streams. 0 leaves the collector alone (an app that tunes it).
+    gc_threshold: int = DEFAULT_THRESHOLD
     reasoning: bool = False
     activity: bool = False
     idle_close_s: float = 600.0
