@@ -24,6 +24,8 @@ class CellRun:
     final_answer: Any = None
     #: The repr of the cell's last expression, if it had one.
     value: str | None = None
+    #: The exception's type name when the cell failed (``KeyError``).
+    error_type: str | None = None
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,7 @@ def cell_run(result: ToolCallResult, code: str | None = None) -> CellRun:
     execution: dict[str, Any] = result.execution or {}
     error = execution.get("error")
     message = (error or {}).get("message") if isinstance(error, dict) else None
+    kind = (error or {}).get("type") if isinstance(error, dict) else None
     value = execution.get("value")
     return CellRun(
         code=str(result.tool_kwargs.get("code", "")) if code is None else code,
@@ -57,4 +60,5 @@ def cell_run(result: ToolCallResult, code: str | None = None) -> CellRun:
         error=(message or "failed") if result.tool_output.is_error else None,
         final_answer=execution.get("final_answer"),
         value=None if value is None else str(value),
+        error_type=str(kind) if kind and result.tool_output.is_error else None,
     )

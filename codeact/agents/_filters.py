@@ -49,6 +49,43 @@ def _described_values(task: str, low_code: str) -> set[int]:
     return out
 
 
+#: A sentence saying to leave a quoted value's rows out (``a summary line ('TOTAL'), not a
+#: loan: leave it out``).
+_EXCLUDES = re.compile(
+    r"\b(?:leave (?:it|them|\w+ rows?) out|leave out|exclud\w*|ignor\w*|drop\w*|skip\w*"
+    r"|not (?:a|an|counted|included)\b|except|other than|without)",
+    re.I,
+)
+#: Code that selects rows some other way (a condition, dropped missing values, rows cut by
+#: position): a row the question leaves out may already be gone.
+_SELECTS_ROWS = re.compile(
+    r"\[[^\n]*?(?:==|!=|<|>|\.isin\(|\.str\.|\.notna\(|\.notnull\(|\.isna\(|~)[^\n]*\]"
+    r"|\.query\(|\.dropna\(|skipfooter|\.iloc\[\s*:\s*-|\[\s*:\s*-\d|\.head\(\s*-|nrows"
+)
+
+
+def _sentence(task: str, start: int, end: int) -> str:
+    """The sentence around ``task[start:end]``."""
+    left = max(task.rfind(". ", 0, start), task.rfind("\n", 0, start))
+    right = min((i for i in (task.find(". ", end), task.find("\n", end)) if i >= 0), default=None)
+    return task[left + 1 : right]
+
+
+#: The sentence is about a row that is not data (a summary line, a footer), not about values
+#: the question filters out (``except 'Cancelled' orders`` must be applied).
+_NOT_DATA = re.compile(r"\b(?:rows?|lines?|footer|summary|header)\b", re.I)
+
+
+def _left_out(task: str, m: re.Match[str], code: str) -> bool:
+    """The question says to leave out a row that is not data (``a summary line ('TOTAL'),
+    not a loan: leave it out``) and the code selects its rows by another condition (a loan
+    count by section never meets the summary row)."""
+    sentence = _sentence(task, m.start(), m.end())
+    return bool(
+        _EXCLUDES.search(sentence) and _NOT_DATA.search(sentence) and _SELECTS_ROWS.search(code)
+    )
+
+
 def filter_problem(question: str, code: str) -> str | None:
     """A quoted value or a threshold of the question that the code never uses."""
     task = task_text(question)
@@ -60,6 +97,8 @@ def filter_problem(question: str, code: str) -> str | None:
             continue  # ("amounts such as '$12.50'": how values are written, not a filter)
         if _EXPLAINED.match(task, m.end()):
             continue  # ("'1.234,56' is 1234.56": how a value reads, not a filter)
+        if _left_out(task, m, code):
+            continue  # (the code's own condition drops the row the question leaves out)
         if value and value.lower() not in low and m.start() not in described:
             return (
                 f"The question names {value!r}, but your code never uses it. Apply that "

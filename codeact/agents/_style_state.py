@@ -35,6 +35,10 @@ class CodeActRunState:
     #: What the model wrote for cells whose code the agent changed (a column name fixed, a
     #: suggestion run instead), by the code that ran: a re-run of it is still a repeat.
     written: dict[str, str] = field(default_factory=dict)
+    #: How often the model was asked again for a reply that repeated a failed cell
+    #: (``_resample``), and whether the next request is such a second try.
+    resamples: int = 0
+    resample_next: bool = False
 
     def ok_codes(self) -> list[str]:
         """For each successful cell, the code that ran and what the model wrote for it,

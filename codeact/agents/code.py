@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import warnings
@@ -30,6 +31,7 @@ from codeact.agents._prompts import CODEACT_INSTRUCTIONS as CODEACT_INSTRUCTIONS
 from codeact.agents._prompts import MCP_SECTION, TOOLS_SECTION
 from codeact.agents._prompts import SMALL_MODEL_INSTRUCTIONS as SMALL_MODEL_INSTRUCTIONS
 from codeact.agents._render import EXECUTE, render_code_rounds
+from codeact.agents._resample import RESAMPLE_TEMPERATURE, repeat_note, repeated_failure
 from codeact.agents._style_state import CodeActRunState
 from codeact.agents.base import BaseAgent, RunState, StepContext
 from codeact.agents.validators import AnswerValidator
@@ -42,6 +44,7 @@ from codeact.executors.base import (
     check_cell_tools,
     get_executor,
 )
+from codeact.llms.base import sampling
 from codeact.mcp import MCPTool
 from codeact.tools import BaseTool, FunctionTool, ToolMetadata, ToolOutput
 
@@ -264,7 +267,9 @@ class CodeActAgent(BaseAgent):
         last = is_last_step(run) and bool(mine.cells)
         if last:
             llm_input = [*llm_input, ChatMessage.user(last_step_note(run))]
-        text = await self.stream_text(step, llm_input)
+        again, mine.resample_next = mine.resample_next, False
+        with sampling(temperature=RESAMPLE_TEMPERATURE) if again else contextlib.nullcontext():
+            text = await self.stream_text(step, llm_input)
         blocks, problem = parse_blocks(text)
         reply = ChatMessage.assistant(text)
         if problem is not None and not last:
@@ -275,6 +280,12 @@ class CodeActAgent(BaseAgent):
             at_limit = answer_at_limit(run) if last else stuck_answer(run, blocks)
             if at_limit is not None:
                 return at_limit
+            repeat = repeated_failure(mine, blocks) if self.recovery_hints and not last else None
+            if repeat is not None:  # (not run: asked again, sampled, for a different cell)
+                mine.resamples += 1
+                mine.resample_next = True
+                again_note = ChatMessage.user(repeat_note(repeat))
+                return AgentOutput(response=reply, retry_messages=[reply, again_note])
         if not blocks:
             failure, mine.last_failure = mine.last_failure, None
             if failure is not None and not last:

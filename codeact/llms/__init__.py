@@ -17,6 +17,8 @@ from codeact.llms.base import (
     LLMMetadata,
     StreamAccumulator,
     ToolCallDelta,
+    sampling,
+    sampling_options,
 )
 from codeact.llms.testing import FunctionLLM, LLMRequest, Reply, ScriptedLLM, tool_call
 
@@ -37,5 +39,7 @@ __all__ = [
     "infer_llm",
     "llm_providers",
     "parse_llm_spec",
+    "sampling",
+    "sampling_options",
     "tool_call",
 ]

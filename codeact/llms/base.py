@@ -7,9 +7,11 @@ whether it supports native tool calling.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from abc import ABC
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextvars import ContextVar
 from types import TracebackType
 from typing import Any, Literal, Self
 
@@ -19,6 +21,26 @@ from codeact._messages import ChatMessage, ToolCallRequest
 from codeact.tools import ToolMetadata
 
 ToolChoice = Literal["auto", "none", "required"] | str
+
+_SAMPLING: ContextVar[dict[str, float] | None] = ContextVar("codeact_sampling", default=None)
+
+
+@contextlib.contextmanager
+def sampling(*, temperature: float) -> Iterator[None]:
+    """Requests made inside are sampled at ``temperature`` by adapters that support it (the
+    OpenAI-compatible ones and the embedded model; an adapter of your own reads
+    ``sampling_options()``). The CodeAct agent uses it to ask again, once, when a model at
+    temperature 0 repeats code that already failed: the same input gives it the same reply."""
+    token = _SAMPLING.set({"temperature": temperature})
+    try:
+        yield
+    finally:
+        _SAMPLING.reset(token)
+
+
+def sampling_options() -> dict[str, float]:
+    """The sampling options ``sampling`` set for the current request (empty: the adapter's)."""
+    return dict(_SAMPLING.get() or {})
 
 
 class LLMMetadata(BaseModel):

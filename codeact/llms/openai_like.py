@@ -12,7 +12,14 @@ from typing import TYPE_CHECKING, Any
 
 from codeact._messages import BinaryPart, ChatMessage, TextPart
 from codeact.errors import LLMError, UserError
-from codeact.llms.base import LLM, ChatDelta, LLMMetadata, ToolCallDelta, ToolChoice
+from codeact.llms.base import (
+    LLM,
+    ChatDelta,
+    LLMMetadata,
+    ToolCallDelta,
+    ToolChoice,
+    sampling_options,
+)
 from codeact.tools import ToolMetadata
 
 if TYPE_CHECKING:
@@ -182,6 +189,7 @@ class OpenAILike(LLM):
                 kwargs["tool_choice"] = _tool_choice(tool_choice)
         if self.temperature is not None:
             kwargs["temperature"] = self.temperature
+        kwargs.update(sampling_options())  # (``sampling``: this request only)
         if self.max_tokens is not None:
             kwargs["max_tokens"] = self.max_tokens
         if self.extra_body:

@@ -17,7 +17,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from codeact._messages import ChatMessage, ToolCallRequest
 from codeact.errors import LLMError
-from codeact.llms.base import LLM, ChatDelta, LLMMetadata, ToolCallDelta, ToolChoice
+from codeact.llms.base import (
+    LLM,
+    ChatDelta,
+    LLMMetadata,
+    ToolCallDelta,
+    ToolChoice,
+    sampling_options,
+)
 from codeact.tools import ToolMetadata
 
 
@@ -73,6 +80,8 @@ class LLMRequest(BaseModel):
     messages: list[ChatMessage]
     tools: list[ToolMetadata] = Field(default_factory=list)
     tool_choice: str | None = None
+    #: What ``codeact.llms.sampling`` asked of this request (empty: the model's defaults).
+    sampling: dict[str, float] = Field(default_factory=dict)
 
 
 _WORDS = re.compile(r"\S+\s*|\s+")
@@ -138,6 +147,7 @@ class _RecordingLLM(LLM):
                 messages=[m.model_copy(deep=True) for m in messages],
                 tools=list(tools or []),
                 tool_choice=tool_choice,
+                sampling=sampling_options(),
             )
         )
 

@@ -173,3 +173,32 @@ def test_a_percentage_in_the_constraints_does_not_make_the_question_a_share() ->
     assert share_problem(q, "@x[44747.46]") is None
     share = ask("What percentage of orders are Books?\nConstraints: use every order.")
     assert share_problem(share, "@x[250]") is not None
+
+
+TOTAL_ROW = (
+    "How many loans are from the Science section?\nConstraints: The last row of the file is a "
+    "summary line (Loan ID 'TOTAL'), not a loan: leave it out. Count rows whose Section is "
+    "'Science'."
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "code", "flagged"),
+    [
+        # the code's own condition never meets the summary row
+        (TOTAL_ROW, "print((df[df['Section'] == 'Science']).shape[0])", False),
+        (TOTAL_ROW, "print(df.dropna(subset=['Section']).Section.eq('Science').sum())", False),
+        # a sum over every row counts the summary row too: the question's exclusion is missed
+        (
+            TOTAL_ROW.replace("Count rows whose Section is 'Science'.", ""),
+            "print(df.Fine.sum())",
+            True,
+        ),
+        # values the question filters out (not a row that is not data) must be applied
+        ("How many orders, except 'Cancelled' ones?", "print(df[df.amount > 0].shape[0])", True),
+    ],
+)
+def test_a_summary_row_left_out_by_the_codes_own_condition_is_not_a_missed_filter(
+    text: str, code: str, flagged: bool
+) -> None:
+    assert (filter_problem(ask(text), code) is not None) is flagged

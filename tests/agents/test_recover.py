@@ -77,7 +77,8 @@ async def test_numbers_stored_as_text_get_a_reading_hint() -> None:
 
 async def test_the_same_error_twice_changes_the_hint_and_names_kept_variables() -> None:
     bad = "<execute>\ntotal = df['wind'].sum()\n</execute>"
-    outputs, _ = await run([READ, bad, bad, "done"])
+    other = "<execute>\ntotal = df['wind'].mean()\n</execute>"  # (a different cell)
+    outputs, _ = await run([READ, bad, other, "done"])
     assert "same error as before" not in outputs[1]
     assert "This is the same error as before (KeyError: 'wind')" in outputs[2]
     assert "Variables from earlier cells still exist (df): reuse them." in outputs[2]
@@ -203,3 +204,38 @@ async def test_a_per_group_condition_used_on_rows_gets_transform() -> None:
     assert (
         group_mask_hint(ExecutionResult(error=CellError(type="KeyError", message="x")), code) == ""
     )
+
+
+BAD = "<execute>\ntotal = df['wind'].sum()\nprint(total)\n</execute>"
+FIXED = "<execute>\nprint(df[' WINDSPEED'].sum())\n</execute>"
+
+
+async def test_a_repeated_failed_cell_is_not_run_and_the_model_is_asked_again_sampled() -> None:
+    outputs, llm = await run([READ, BAD, BAD, FIXED, "@w[8]"])
+    assert len(outputs) == 3, outputs  # READ, BAD, FIXED: the repeat of BAD never ran
+    assert "8.0" in outputs[2]
+    told = llm.requests[3].messages[-1].text
+    assert "That code already ran and failed with: KeyError: 'wind'" in told
+    assert "It was not run again" in told
+    samplings = [r.sampling for r in llm.requests]
+    assert samplings == [{}, {}, {}, {"temperature": 0.7}, {}]  # only the second try
+
+
+async def test_a_failed_cell_is_run_again_after_a_cell_succeeded_since() -> None:
+    early = "<execute>\nprint(len(df))\n</execute>"  # (fails: df is not read yet)
+    outputs, llm = await run([early, READ, early, "@n[2]"])
+    assert len(outputs) == 3 and "2" in outputs[2]  # it works now: it ran
+    assert all(r.sampling == {} for r in llm.requests)
+
+
+async def test_asking_again_stops_after_three_tries_and_the_block_runs() -> None:
+    outputs, llm = await run([READ, BAD, BAD, BAD, BAD, BAD, "done"], max_iterations=10)
+    assert len(outputs) == 3  # READ, BAD, then BAD run again after three refused repeats
+    assert [r.sampling for r in llm.requests].count({"temperature": 0.7}) == 3
+    assert "same error as before" in outputs[2]
+
+
+async def test_no_second_try_without_recovery_hints() -> None:
+    outputs, llm = await run([READ, BAD, BAD, "done"], recovery_hints=False)
+    assert len(outputs) == 3
+    assert all(r.sampling == {} for r in llm.requests)

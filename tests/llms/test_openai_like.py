@@ -11,7 +11,7 @@ from codeact import ChatMessage, FunctionAgent, UserError
 from codeact._messages import BinaryPart, TextPart
 from codeact.errors import LLMError
 from codeact.events import AgentStream
-from codeact.llms import Reply, StreamAccumulator, tool_call
+from codeact.llms import Reply, StreamAccumulator, sampling, tool_call
 from codeact.llms.openai_like import OpenAILike, to_openai_messages
 from codeact.testing import FakeOpenAIServer, HTTPFailure, Malformed
 from tests.helpers import collect
@@ -35,6 +35,16 @@ async def test_streams_text_and_reasoning() -> None:
     body = srv.requests[0]
     assert body["stream"] is True and body["model"] == "m"
     assert body["messages"] == [{"role": "user", "content": "hi"}]
+
+
+async def test_sampling_sets_the_temperature_of_the_requests_inside_only() -> None:
+    with FakeOpenAIServer(["one", "two", "three"]) as srv:
+        async with OpenAILike("m", base_url=srv.base_url, api_key="k", temperature=0) as llm:
+            [_ async for _ in llm.stream_chat([ChatMessage.user("hi")])]
+            with sampling(temperature=0.7):
+                [_ async for _ in llm.stream_chat([ChatMessage.user("hi")])]
+            [_ async for _ in llm.stream_chat([ChatMessage.user("hi")])]
+    assert [body["temperature"] for body in srv.requests] == [0, 0.7, 0]
 
 
 async def test_parallel_tool_call_deltas_are_kept_apart_by_index() -> None:

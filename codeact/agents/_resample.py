@@ -1,0 +1,53 @@
+"""Asking again instead of re-running: a reply whose code repeats a cell that already failed.
+
+A small model at temperature 0 that gets the same conversation writes the same reply, so a
+failed cell sent again fails again (seen on new data: seven identical cells until the step
+limit, the hint changing each time and the code not at all). Such a block is not run: the
+model is told the cell already failed and is asked for a different one, and that request is
+sampled at ``RESAMPLE_TEMPERATURE`` (``codeact.llms.sampling``) so the same input can give
+another reply. At most ``MAX_RESAMPLES`` times a turn; past that the block runs as written
+(the repeated-error hints and the step limit take over)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from codeact.agents._style_state import CodeActRunState
+from codeact.agents.validators import CellRun
+
+RESAMPLE_TEMPERATURE = 0.7
+MAX_RESAMPLES = 3
+
+
+def _norm(code: str) -> str:
+    return " ".join(code.split())
+
+
+def repeated_failure(state: CodeActRunState, blocks: Sequence[str]) -> CellRun | None:
+    """The failed cell that a block of the reply repeats (whitespace aside; what the model
+    wrote for a cell the agent changed counts too), if the turn may still ask again. Only
+    cells that failed since the last successful one count: a cell that succeeded since may
+    have made the old one work (``print(df)`` failing before ``df`` was read)."""
+    if state.resamples >= MAX_RESAMPLES:
+        return None
+    wanted = {_norm(b) for b in blocks}
+    for cell in reversed(state.cells):
+        if cell.error is None:
+            return None
+        if {_norm(cell.code), _norm(state.written.get(cell.code, cell.code))} & wanted:
+            return cell
+    return None
+
+
+def repeat_note(cell: CellRun) -> str:
+    """What the model is told instead of the repeated cell's output."""
+    lines = [line for line in (cell.error or "").strip().splitlines() if line.strip()]
+    error = lines[-1].strip()[:300] if lines else "an error"
+    if cell.error_type and not error.startswith(cell.error_type):
+        error = f"{cell.error_type}: {error}"
+    return (
+        f"That code already ran and failed with: {error}\n"
+        "It was not run again: the same code fails the same way. Write a different cell that "
+        "avoids the error (if you are not sure why it fails, first print what you need to "
+        "check, e.g. df.dtypes or a few values of the column), then answer."
+    )
