@@ -226,17 +226,31 @@ _SIGNED_CONVERT = re.compile(
     r"convert with (.*?\.astype\(float\)|pd\.to_numeric\(.*?errors='coerce'\))"
 )
 _CONVERTS = re.compile(r"thousands\s*=|to_numeric|\.str\.replace|astype\(|replace\(\s*['\"],")
+#: Code that takes signs or separators out of text before converting it.
+_STRIPS = re.compile(
+    r"thousands\s*=|\.str\.(?:replace|r?strip|extract|slice)|replace\(\s*['\"]|\.str\["
+)
 
 
 def text_number_problem(question: str, code: str) -> str | None:
     """A column the files note flags as numbers stored as text (``'2,907,163'``), used by
     code that never converts it: sorting, comparing or taking the largest of it works on
     text."""
-    if _CONVERTS.search(code):
+    converts, strips = _CONVERTS.search(code), _STRIPS.search(code)
+    if converts and strips:
         return None
     for name, kind in note_column_kinds(question):
         if "numbers stored as text" in kind and uses_column(code, name):
             convert = _SIGNED_CONVERT.search(kind)
+            if converts and not (convert and ".str.replace" in convert.group(1)):
+                continue  # (converted; the note's way needs no signs stripped)
+            if converts:  # ('67.5%' through to_numeric or astype alone: NaN or an error)
+                return (
+                    f"The column {name!r} holds numbers written with signs (see the files "
+                    "note): pd.to_numeric(..., errors='coerce') on that text gives NaN for "
+                    f"every value. Convert it with {convert.group(1) if convert else ''} and "
+                    "run your code again, print the result, then answer."
+                )
             how = (
                 f"Convert it with {convert.group(1)}"
                 if convert

@@ -20,6 +20,7 @@ from codeact.agents._datarules import (
     marker_problem,
 )
 from codeact.agents._filters import filter_problem
+from codeact.agents._rules import text_number_problem
 from codeact.agents.code import describe_files
 from tests.agents.test_rules import candidate
 from tests.agents.test_rules import check as check_candidate
@@ -202,3 +203,40 @@ def test_a_summary_row_left_out_by_the_codes_own_condition_is_not_a_missed_filte
     text: str, code: str, flagged: bool
 ) -> None:
     assert (filter_problem(ask(text), code) is not None) is flagged
+
+
+GRADES = b"course,Final Score \n" + b"".join(
+    b"%s,%s\n" % (b"STAT101" if i % 3 else b"LAW200", b"" if i % 7 == 0 else b"%.1f%%" % (50 + i))
+    for i in range(1, 40)
+)
+GRADES_Q = (
+    "Question: How many STAT101 records have a final score of at least 70%?\n"
+    f"Format: @n[n_value] where n_value is an integer.\n\n{describe_files({'g.csv': GRADES})}"
+)
+
+
+@pytest.mark.parametrize(
+    ("code", "flagged"),
+    [
+        # to_numeric alone on '67.5%' makes every value NaN: the count is 0
+        ("s = pd.to_numeric(df['Final Score '], errors='coerce')\nprint((s >= 70).sum())", True),
+        # the note's conversion (signs taken out first)
+        (
+            "s = df['Final Score '].str.replace(r'[%,\\s]', '', regex=True).astype(float)\n"
+            "print((s >= 70).sum())",
+            False,
+        ),
+        ("s = pd.to_numeric(df['Final Score '].str.rstrip('%'))\nprint((s >= 70).sum())", False),
+        # never converted at all: the old message
+        ("print(df['Final Score '].max())", True),
+    ],
+)
+def test_numbers_with_signs_converted_without_taking_the_signs_out(
+    code: str, flagged: bool
+) -> None:
+    assert "'%' signs" in GRADES_Q  # (the note says how the column is written)
+    problem = text_number_problem(GRADES_Q, code)
+    assert (problem is not None) is flagged
+    if flagged and "to_numeric" in code:
+        assert "gives NaN for every value" in (problem or "")
+        assert ".str.replace(r'[%,\\s]', '', regex=True).astype(float)" in (problem or "")
