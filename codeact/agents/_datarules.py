@@ -153,6 +153,16 @@ _CONVERSIONS = (
         "units",
     ),
     (re.compile(r"Unix times in seconds: (pd\.to_datetime\(.*?unit='s'\))"), "unit=", "times"),
+    (
+        re.compile(r"written two ways \(.*?\)(?:, \w+ first)?: (pd\.to_datetime\(.*?'mixed'.*?\))"),
+        "format=",
+        "dates written two ways",
+    ),
+    (
+        re.compile(r"different UTC offsets \(.*?\): (pd\.to_datetime\(.*?utc=True\))"),
+        "utc=",
+        "times with different UTC offsets",
+    ),
 )
 
 

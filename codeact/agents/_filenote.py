@@ -58,6 +58,10 @@ _DURATION = re.compile(
 )
 #: A date with the day and month first, in either order (``15/03/2019``, ``3.15.2019``).
 _NUMERIC_DATE = re.compile(r"^(\d{1,2})([/.-])(\d{1,2})\2(\d{4})(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?$")
+#: A date and time with its UTC offset (``2024-03-05T14:22:05+01:00``).
+_OFFSET_TIME = re.compile(
+    r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(Z|[+-]\d{2}:?\d{2})$"
+)
 
 
 def _dialect(head: str) -> str:
@@ -162,6 +166,10 @@ def _kind(present: list[str], missing: int, name: str) -> tuple[str, str]:
         return "text", "dates as text: pd.to_datetime() them"
     if all(_NUMERIC_DATE.match(v) for v in stripped):
         return "text", _numeric_date_hint(stripped, name)
+    if all(_DATE.match(v) or _NUMERIC_DATE.match(v) for v in stripped):
+        return "text", _mixed_date_hint(stripped, name)
+    if all(_OFFSET_TIME.match(v) for v in stripped):
+        return "text", _offset_hint(stripped, name)
     written = _written_kind(stripped, name)
     if written:
         return "text", written
@@ -249,6 +257,35 @@ def _numeric_date_hint(values: list[str], name: str) -> str:
     if any(int(second) > 12 for _, _, second, _ in parts):
         return f"dates as text, month first: pd.to_datetime({column})"
     return "dates as text, day and month order unknown: pd.to_datetime() them"
+
+
+def _mixed_date_hint(values: list[str], name: str) -> str:
+    """Dates written two ways in one column (``2023-10-25`` and ``24/09/2023``): matching
+    the text (``str.contains('2024-03')``) misses the other form; one call reads both."""
+    iso = next(v for v in values if _DATE.match(v))
+    other = next(v for v in values if _NUMERIC_DATE.match(v))
+    order = _numeric_date_hint([v for v in values if _NUMERIC_DATE.match(v)], name)
+    first = ", day first" if "day first" in order else ", month first" if "month" in order else ""
+    day = ", dayfirst=True" if first == ", day first" else ""
+    return (
+        f"dates as text written two ways ({iso!r} and {other!r}){first}: "
+        f"pd.to_datetime(df[{name!r}], format='mixed'{day})"
+    )
+
+
+def _offset_hint(values: list[str], name: str) -> str:
+    """Times with their UTC offset: several offsets (summer time) leave pandas a column of
+    text (``.dt`` fails) unless read as UTC; the local date and hour are the text itself."""
+    offsets = sorted({m.group(1) for v in values if (m := _OFFSET_TIME.match(v))})
+    column = f"df[{name!r}]"
+    if len(offsets) == 1:
+        return f"times with UTC offset {offsets[0]!r}: pd.to_datetime({column})"
+    shown = " and ".join(repr(o) for o in offsets[:3])
+    return (
+        f"times with different UTC offsets ({shown}): pd.to_datetime({column}, utc=True) "
+        f"gives UTC times (without utc=True they stay text and .dt fails); the local date "
+        f"and hour as written are {column}.str[:10] and {column}.str[11:13].astype(int)"
+    )
 
 
 def _signs(values: list[str]) -> list[str]:

@@ -265,7 +265,8 @@ def text_number_problem(question: str, code: str) -> str | None:
 
 
 _DATE_ORDER = re.compile(
-    r"dates as text, (day|month) first: (pd\.to_datetime\(.*?\))(?:, e\.g\.|$)"
+    r"dates as text(?: written two ways \([^)]*\))?, (day|month) first: "
+    r"(pd\.to_datetime\(.*?\))(?:, e\.g\.|$)"
 )
 
 

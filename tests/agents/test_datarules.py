@@ -20,7 +20,7 @@ from codeact.agents._datarules import (
     marker_problem,
 )
 from codeact.agents._filters import filter_problem
-from codeact.agents._rules import text_number_problem
+from codeact.agents._rules import text_date_problem, text_number_problem
 from codeact.agents.code import describe_files
 from tests.agents.test_rules import candidate
 from tests.agents.test_rules import check as check_candidate
@@ -240,3 +240,55 @@ def test_numbers_with_signs_converted_without_taking_the_signs_out(
     if flagged and "to_numeric" in code:
         assert "gives NaN for every value" in (problem or "")
         assert ".str.replace(r'[%,\\s]', '', regex=True).astype(float)" in (problem or "")
+
+
+LOANS = (
+    b"loan,out,returned\n"
+    b"1,2024-03-02T10:15:00+01:00,05/03/2024\n"
+    b"2,2024-03-30T18:40:00+01:00,2024-04-02\n"
+    b"3,2024-04-06T09:05:00+02:00,\n"
+    b"4,2024-04-07T23:30:00+02:00,2024-03-28\n"
+    b"5,2024-03-16T11:00:00+01:00,19/03/2024\n"
+    b"6,2024-03-20T14:00:00+01:00,02/04/2024\n"
+)
+LOANS_Q = (
+    "Question: How many books were returned in March 2024?\n"
+    f"Format: @n[n_value] where n_value is an integer.\n\n{describe_files({'l.csv': LOANS})}"
+)
+
+
+def run_loans(code: str) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(code.replace("'l.csv'", "io.BytesIO(LOANS)"), {"io": io, "LOANS": LOANS})
+    return out.getvalue().strip()
+
+
+def test_dates_written_two_ways_are_read_with_one_call() -> None:
+    line = next(x for x in LOANS_Q.splitlines() if "'returned'" in x)
+    assert "written two ways ('2024-04-02' and '05/03/2024'), day first" in line
+    read = "pd.to_datetime(df['returned'], format='mixed', dayfirst=True)"
+    assert read in line
+    month = f"import pandas as pd\ndf = pd.read_csv('l.csv')\nd = {read}\n"
+    assert run_loans(month + "print(((d.dt.year == 2024) & (d.dt.month == 3)).sum())") == "3"
+    # matching the text misses the day-first ones (1 instead of 3): sent back
+    as_text = "import pandas as pd\ndf = pd.read_csv('l.csv')\n"
+    as_text += "print(df['returned'].str.contains('2024-03').sum())"
+    assert run_loans(as_text) == "1"
+    assert read in (text_date_problem(LOANS_Q, as_text) or "")
+    assert text_date_problem(LOANS_Q, month + "print(d.dt.month.eq(3).sum())") is None
+
+
+def test_times_with_different_offsets_are_read_as_utc_or_by_their_text() -> None:
+    line = next(x for x in LOANS_Q.splitlines() if "'out'" in x)
+    assert "different UTC offsets ('+01:00' and '+02:00')" in line
+    assert "pd.to_datetime(df['out'], utc=True)" in line
+    read = "import pandas as pd\ndf = pd.read_csv('l.csv')\n"
+    local = "pd.to_datetime(df['out'].str[:10]).dt.day_of_week"
+    assert local.split(").dt")[0].split("(", 1)[1] in line  # (the local date: the text)
+    assert run_loans(read + f"print(({local} >= 5).sum())") == "5"  # 2, 16, 30 Mar; 6, 7 Apr
+    # a failed cell using the column (.dt on text) gets the note's reading code
+    failed = (
+        read + "df = pd.read_csv('l.csv', parse_dates=['out'])\nprint(df['out'].dt.day_of_week)"
+    )
+    assert "read it with pd.to_datetime(df['out'], utc=True)" in conversion_hint(LOANS_Q, failed)
