@@ -48,11 +48,11 @@ def ask(text: str) -> str:
     return f"Question: {text}\nFormat: @x[x_value] where x_value is a number.\n\n{NOTE}"
 
 
-def run(code: str) -> str:
-    """What ``code`` prints, reading the test's table where it reads ``shop.csv``."""
+def run(code: str, name: str = "shop.csv", data: bytes = SHOP) -> str:
+    """What ``code`` prints, reading ``data`` where it reads the file ``name``."""
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(code.replace("'shop.csv'", "io.BytesIO(SHOP)"), {"io": io, "SHOP": SHOP})
+        exec(code.replace(repr(name), "io.BytesIO(DATA)"), {"io": io, "DATA": data})
     return out.getvalue().strip()
 
 
@@ -258,10 +258,7 @@ LOANS_Q = (
 
 
 def run_loans(code: str) -> str:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(code.replace("'l.csv'", "io.BytesIO(LOANS)"), {"io": io, "LOANS": LOANS})
-    return out.getvalue().strip()
+    return run(code, "l.csv", LOANS)
 
 
 def test_dates_written_two_ways_are_read_with_one_call() -> None:
