@@ -265,7 +265,9 @@ def _mixed_date_hint(values: list[str], name: str) -> str:
     iso = next(v for v in values if _DATE.match(v))
     other = next(v for v in values if _NUMERIC_DATE.match(v))
     order = _numeric_date_hint([v for v in values if _NUMERIC_DATE.match(v)], name)
-    first = ", day first" if "day first" in order else ", month first" if "month" in order else ""
+    first = (
+        ", day first" if "day first" in order else ", month first" if "month first" in order else ""
+    )
     day = ", dayfirst=True" if first == ", day first" else ""
     return (
         f"dates as text written two ways ({iso!r} and {other!r}){first}: "
@@ -276,14 +278,18 @@ def _mixed_date_hint(values: list[str], name: str) -> str:
 def _offset_hint(values: list[str], name: str) -> str:
     """Times with their UTC offset: several offsets (summer time) leave pandas a column of
     text (``.dt`` fails) unless read as UTC; the local date and hour are the text itself."""
-    offsets = sorted({m.group(1) for v in values if (m := _OFFSET_TIME.match(v))})
+    found = {m.group(1).replace(":", "") for v in values if (m := _OFFSET_TIME.match(v))}
+    offsets = sorted(
+        {"+00:00" if o in ("Z", "+0000", "-0000") else f"{o[:3]}:{o[3:]}" for o in found}
+    )
     column = f"df[{name!r}]"
     if len(offsets) == 1:
         return f"times with UTC offset {offsets[0]!r}: pd.to_datetime({column})"
     shown = " and ".join(repr(o) for o in offsets[:3])
     return (
         f"times with different UTC offsets ({shown}): pd.to_datetime({column}, utc=True) "
-        f"gives UTC times (without utc=True they stay text and .dt fails); the local date "
+        f"gives UTC times (without it pandas cannot give them one time zone: they stay "
+        f"text when read by read_csv, and .dt fails); the local date "
         f"and hour as written are {column}.str[:10] and {column}.str[11:13].astype(int)"
     )
 

@@ -71,19 +71,26 @@ def _sentence(task: str, start: int, end: int) -> str:
     return task[left + 1 : right]
 
 
-#: The sentence is about a row that is not data (a summary line, a footer), not about values
-#: the question filters out (``except 'Cancelled' orders`` must be applied).
-_NOT_DATA = re.compile(r"\b(?:rows?|lines?|footer|summary|header)\b", re.I)
+#: Words naming a row that is not data (a summary line, a footer).
+_NOT_DATA = re.compile(r"\b(?:summary|sub-?totals?|totals?|footer|header)\b", re.I)
 
 
 def _left_out(task: str, m: re.Match[str], code: str) -> bool:
-    """The question says to leave out a row that is not data (``a summary line ('TOTAL'),
-    not a loan: leave it out``) and the code selects its rows by another condition (a loan
-    count by section never meets the summary row)."""
+    """The question says to leave out a row that is not data and quotes its marker next to
+    the words that say so (``a summary line (Loan ID 'TOTAL'), not a loan: leave it out``),
+    and the code selects its rows by another condition (a loan count by section never meets
+    the summary row). A value quoted elsewhere in the sentence (``from 'Science', excluding
+    the 'TOTAL' summary row``) is still a filter."""
+    sentence_start = max(task.rfind(". ", 0, m.start()), task.rfind("\n", 0, m.start())) + 1
     sentence = _sentence(task, m.start(), m.end())
-    return bool(
-        _EXCLUDES.search(sentence) and _NOT_DATA.search(sentence) and _SELECTS_ROWS.search(code)
-    )
+    if not _EXCLUDES.search(sentence) or not _SELECTS_ROWS.search(code):
+        return False
+    for word in _NOT_DATA.finditer(sentence):
+        at = sentence_start + word.start()
+        between = task[min(at, m.end()) : max(at, m.start())]
+        if len(between) <= 40 and "'" not in between and '"' not in between:
+            return True
+    return False
 
 
 def filter_problem(question: str, code: str) -> str | None:

@@ -24,19 +24,18 @@ def _norm(code: str) -> str:
 
 
 def repeated_failure(state: CodeActRunState, blocks: Sequence[str]) -> CellRun | None:
-    """The failed cell that a block of the reply repeats (whitespace aside; what the model
-    wrote for a cell the agent changed counts too), if the turn may still ask again. Only
-    cells that failed since the last successful one count: a cell that succeeded since may
-    have made the old one work (``print(df)`` failing before ``df`` was read)."""
-    if state.resamples >= MAX_RESAMPLES:
+    """The cell that just failed, when every block of the reply repeats it (whitespace aside;
+    what the model wrote for a cell the agent changed counts too) and the turn may still ask
+    again. Only the last cell counts (any cell run since may have made an older one work:
+    ``print(df)`` failing before ``df`` was read), and only a cell that raised: one that
+    timed out or failed without an exception may not fail again."""
+    if state.resamples >= MAX_RESAMPLES or not state.cells or not blocks:
         return None
-    wanted = {_norm(b) for b in blocks}
-    for cell in reversed(state.cells):
-        if cell.error is None:
-            return None
-        if {_norm(cell.code), _norm(state.written.get(cell.code, cell.code))} & wanted:
-            return cell
-    return None
+    last = state.cells[-1]
+    if last.error is None or last.error_type is None:
+        return None
+    seen = {_norm(last.code), _norm(state.written.get(last.code, last.code))}
+    return last if all(_norm(b) in seen for b in blocks) else None
 
 
 def repeat_note(cell: CellRun) -> str:

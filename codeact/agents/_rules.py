@@ -226,42 +226,48 @@ _SIGNED_CONVERT = re.compile(
     r"convert with (.*?\.astype\(float\)|pd\.to_numeric\(.*?errors='coerce'\))"
 )
 _CONVERTS = re.compile(r"thousands\s*=|to_numeric|\.str\.replace|astype\(|replace\(\s*['\"],")
-#: Code that takes signs or separators out of text before converting it.
-_STRIPS = re.compile(
-    r"thousands\s*=|\.str\.(?:replace|r?strip|extract|slice)|replace\(\s*['\"]|\.str\["
-)
 
 
 def text_number_problem(question: str, code: str) -> str | None:
     """A column the files note flags as numbers stored as text (``'2,907,163'``), used by
-    code that never converts it: sorting, comparing or taking the largest of it works on
-    text."""
-    converts, strips = _CONVERTS.search(code), _STRIPS.search(code)
-    if converts and strips:
-        return None
+    code that never converts it: sorting, comparing or summing it works on text. A column
+    written with signs (``'67.5%'``) converted as it is (``pd.to_numeric(df['score'],
+    errors='coerce')``, ``.astype(float)``) is sent back too: every value becomes NaN."""
     for name, kind in note_column_kinds(question):
-        if "numbers stored as text" in kind and uses_column(code, name):
-            convert = _SIGNED_CONVERT.search(kind)
-            if converts and not (convert and ".str.replace" in convert.group(1)):
-                continue  # (converted; the note's way needs no signs stripped)
-            if converts:  # ('67.5%' through to_numeric or astype alone: NaN or an error)
-                return (
-                    f"The column {name!r} holds numbers written with signs (see the files "
-                    "note): pd.to_numeric(..., errors='coerce') on that text gives NaN for "
-                    f"every value. Convert it with {convert.group(1) if convert else ''} and "
-                    "run your code again, print the result, then answer."
-                )
-            how = (
-                f"Convert it with {convert.group(1)}"
-                if convert
-                else "Read the file with pd.read_csv(..., thousands=',')"
-            )
+        if "numbers stored as text" not in kind or not uses_column(code, name):
+            continue
+        convert = _SIGNED_CONVERT.search(kind)
+        raw = _raw_conversion(code, name)
+        if raw and convert and ".str.replace" in convert.group(1):
             return (
-                f"The column {name!r} holds numbers stored as text (see the files note): "
-                f"sorting, comparing or summing it works on text. {how} and run your code "
-                "again, print the result, then answer."
+                f"The column {name!r} holds numbers written with signs (see the files note): "
+                f"{raw} on that text gives NaN (or an error) for every value. Convert it with "
+                f"{convert.group(1)} and run your code again, print the result, then answer."
             )
+        if _CONVERTS.search(code):
+            continue
+        how = (
+            f"Convert it with {convert.group(1)}"
+            if convert
+            else "Read the file with pd.read_csv(..., thousands=',')"
+        )
+        return (
+            f"The column {name!r} holds numbers stored as text (see the files note): "
+            f"sorting, comparing or summing it works on text. {how} and run your code "
+            "again, print the result, then answer."
+        )
     return None
+
+
+def _raw_conversion(code: str, name: str) -> str | None:
+    """``pd.to_numeric(df['col'] ...)`` or ``df['col'].astype(float)`` in ``code``: the
+    column converted as it is, with nothing taken out of the text first."""
+    names = "|".join(re.escape(n) for n in dict.fromkeys((name, name.strip())))
+    column = rf"\w+\s*\[\s*(['\"])(?:{names})\1\s*\]"
+    found = re.search(rf"to_numeric\(\s*{column}\s*[,)]", code) or re.search(
+        rf"{column}\s*\.astype\(\s*['\"]?float", code
+    )
+    return found.group(0).rstrip(",)") + ")" if found else None
 
 
 _DATE_ORDER = re.compile(
@@ -279,6 +285,8 @@ def text_date_problem(question: str, code: str) -> str | None:
         if m is None or not uses_column(code, name):
             continue
         converted = re.search(r"to_datetime|parse_dates", code)
+        if "written two ways" in kind and not re.search(r"format\s*=\s*['\"]mixed", code):
+            converted = None  # (one format for both forms: the others become NaT or fail)
         if converted and (
             m.group(1) == "month" or re.search(r"dayfirst\s*=\s*True|format\s*=\s*['\"]%d", code)
         ):

@@ -28,9 +28,11 @@ _SAMPLING: ContextVar[dict[str, float] | None] = ContextVar("codeact_sampling", 
 @contextlib.contextmanager
 def sampling(*, temperature: float) -> Iterator[None]:
     """Requests made inside are sampled at ``temperature`` by adapters that support it (the
-    OpenAI-compatible ones and the embedded model; an adapter of your own reads
-    ``sampling_options()``). The CodeAct agent uses it to ask again, once, when a model at
-    temperature 0 repeats code that already failed: the same input gives it the same reply."""
+    OpenAI-compatible ones given a temperature, and the embedded model; one left at its
+    provider's default is not changed, as some models refuse any other; an adapter of your
+    own reads ``sampling_options()``). The CodeAct agent uses it to ask again (up to three
+    times a turn) when a model at temperature 0 repeats code that just failed: the same
+    input gives it the same reply."""
     token = _SAMPLING.set({"temperature": temperature})
     try:
         yield

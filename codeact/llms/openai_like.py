@@ -187,9 +187,9 @@ class OpenAILike(LLM):
             kwargs["tools"] = [t.to_openai() for t in tools]
             if tool_choice is not None:
                 kwargs["tool_choice"] = _tool_choice(tool_choice)
-        if self.temperature is not None:
+        if self.temperature is not None:  # (a model left at its default stays there)
             kwargs["temperature"] = self.temperature
-        kwargs.update(sampling_options())  # (``sampling``: this request only)
+            kwargs.update(sampling_options())  # (``sampling``: this request only)
         if self.max_tokens is not None:
             kwargs["max_tokens"] = self.max_tokens
         if self.extra_body:

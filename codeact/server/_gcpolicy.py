@@ -18,33 +18,43 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import threading
 from collections.abc import Iterator
 
 #: The young-generation threshold while serving (CPython's default is 700).
 DEFAULT_THRESHOLD = 10_000
 
+_lock = threading.Lock()  # (apps may serve from several threads, each with its own loop)
 _users = 0
 _saved: tuple[int, int, int] | None = None
+_froze = False
 
 
 @contextlib.contextmanager
 def serving_gc(threshold: int) -> Iterator[None]:
     """While inside: startup objects frozen and the young threshold at ``threshold``
-    (0 or less: the process's collector is left as it is)."""
-    global _users, _saved
+    (0 or less: the process's collector is left as it is). A process that froze objects
+    itself before (a server that preloads, then forks) keeps its freeze: nothing is frozen
+    or unfrozen here then."""
+    global _users, _saved, _froze
     if threshold <= 0:
         yield
         return
-    if _users == 0:
-        _saved = gc.get_threshold()
-        gc.freeze()
-        gc.set_threshold(threshold, _saved[1], _saved[2])
-    _users += 1
+    with _lock:
+        if _users == 0:
+            _saved = gc.get_threshold()
+            _froze = gc.get_freeze_count() == 0
+            if _froze:
+                gc.freeze()
+            gc.set_threshold(threshold, _saved[1], _saved[2])
+        _users += 1
     try:
         yield
     finally:
-        _users -= 1
-        if _users == 0 and _saved is not None:
-            gc.set_threshold(*_saved)
-            gc.unfreeze()
-            _saved = None
+        with _lock:
+            _users -= 1
+            if _users == 0 and _saved is not None:
+                gc.set_threshold(*_saved)
+                if _froze:
+                    gc.unfreeze()
+                _saved, _froze = None, False

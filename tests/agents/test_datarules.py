@@ -197,6 +197,17 @@ TOTAL_ROW = (
         ),
         # values the question filters out (not a row that is not data) must be applied
         ("How many orders, except 'Cancelled' ones?", "print(df[df.amount > 0].shape[0])", True),
+        (
+            "How many orders over 100, excluding rows with status 'Cancelled'?",
+            "print(df[df.amount > 100].shape[0])",
+            True,
+        ),
+        # a filter quoted in the same sentence as the summary row is still a filter
+        (
+            "How many loans are from 'Science', excluding the 'TOTAL' summary row?",
+            "print(df[df.Section != 'TOTAL'].shape[0])",
+            True,
+        ),
     ],
 )
 def test_a_summary_row_left_out_by_the_codes_own_condition_is_not_a_missed_filter(
@@ -227,6 +238,21 @@ GRADES_Q = (
             False,
         ),
         ("s = pd.to_numeric(df['Final Score '].str.rstrip('%'))\nprint((s >= 70).sum())", False),
+        (
+            "s = df['Final Score '].str.removesuffix('%').astype(float)\nprint((s >= 70).sum())",
+            False,
+        ),
+        # another column converted, this one only counted: not a conversion of it
+        (
+            "df['course'].astype(str)\nprint(df['Final Score '].isna().sum())",
+            False,
+        ),
+        # the columns' spaces stripped first: the column converted as it is all the same
+        (
+            "df.columns = df.columns.str.strip()\n"
+            "print((pd.to_numeric(df['Final Score'], errors='coerce') >= 70).sum())",
+            True,
+        ),
         # never converted at all: the old message
         ("print(df['Final Score '].max())", True),
     ],
@@ -238,7 +264,7 @@ def test_numbers_with_signs_converted_without_taking_the_signs_out(
     problem = text_number_problem(GRADES_Q, code)
     assert (problem is not None) is flagged
     if flagged and "to_numeric" in code:
-        assert "gives NaN for every value" in (problem or "")
+        assert "to_numeric(df['Final Score" in (problem or "") and "gives NaN" in (problem or "")
         assert ".str.replace(r'[%,\\s]', '', regex=True).astype(float)" in (problem or "")
 
 
@@ -274,6 +300,20 @@ def test_dates_written_two_ways_are_read_with_one_call() -> None:
     assert run_loans(as_text) == "1"
     assert read in (text_date_problem(LOANS_Q, as_text) or "")
     assert text_date_problem(LOANS_Q, month + "print(d.dt.month.eq(3).sum())") is None
+    # one format for both forms: the ISO dates become NaT (2 instead of 3): sent back
+    coerced = as_text.split("print")[0] + (
+        "d = pd.to_datetime(df['returned'], dayfirst=True, errors='coerce')\n"
+        "print(((d.dt.year == 2024) & (d.dt.month == 3)).sum())"
+    )
+    assert run_loans(coerced) == "2"
+    assert read in (text_date_problem(LOANS_Q, coerced) or "")
+
+
+def test_dates_written_two_ways_whose_order_is_unknown_get_no_order() -> None:
+    data = b"d\n2024-04-02\n05/03/2024\n02/04/2024\n2024-05-01\n"
+    line = describe_files({"u.csv": data}).splitlines()[-1]
+    assert "written two ways" in line and "first" not in line
+    assert "pd.to_datetime(df['d'], format='mixed')" in line
 
 
 def test_times_with_different_offsets_are_read_as_utc_or_by_their_text() -> None:

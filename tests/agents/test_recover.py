@@ -239,3 +239,18 @@ async def test_no_second_try_without_recovery_hints() -> None:
     outputs, llm = await run([READ, BAD, BAD, "done"], recovery_hints=False)
     assert len(outputs) == 3
     assert all(r.sampling == {} for r in llm.requests)
+
+
+async def test_only_the_cell_that_just_failed_counts_and_only_when_every_block_repeats_it() -> None:
+    early = "<execute>\nprint(len(df))\n</execute>"  # (fails: df is not read yet)
+    read_bad = (
+        "<execute>\nimport pandas as pd\ndf = pd.read_csv('w.csv')\nprint(df['nope'])\n</execute>"
+    )
+    # an older failed cell, after another failed cell that read df: it works now, so it runs
+    outputs, llm = await run([early, read_bad, early, "@n[2]"])
+    assert len(outputs) == 3 and outputs[2].strip().startswith("2")
+    # a reply whose first block fixes what the failed cell lacked: it runs
+    both = "<execute>\nimport pandas as pd\ndf = pd.read_csv('w.csv')\n</execute>\n" + early
+    outputs, llm = await run([early, both, "@n[2]"])
+    assert len(outputs) == 3 and outputs[2].strip().startswith("2")
+    assert all(r.sampling == {} for r in llm.requests)

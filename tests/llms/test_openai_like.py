@@ -45,6 +45,11 @@ async def test_sampling_sets_the_temperature_of_the_requests_inside_only() -> No
                 [_ async for _ in llm.stream_chat([ChatMessage.user("hi")])]
             [_ async for _ in llm.stream_chat([ChatMessage.user("hi")])]
     assert [body["temperature"] for body in srv.requests] == [0, 0.7, 0]
+    with FakeOpenAIServer(["one"]) as srv:  # a model left at its provider's default stays so
+        async with OpenAILike("m", base_url=srv.base_url, api_key="k") as llm:
+            with sampling(temperature=0.7):
+                [_ async for _ in llm.stream_chat([ChatMessage.user("hi")])]
+    assert "temperature" not in srv.requests[0]
 
 
 async def test_parallel_tool_call_deltas_are_kept_apart_by_index() -> None:

@@ -31,6 +31,26 @@ def collector() -> Iterator[tuple[int, int, int]]:
     gc.unfreeze()
 
 
+async def test_a_freeze_made_before_the_app_started_is_kept() -> None:
+    gc.freeze()  # (a server that preloads its app, then forks)
+    frozen = gc.get_freeze_count()
+    served = app(gc_threshold=12_345)
+    async with served.router.lifespan_context(served):  # type: ignore[attr-defined]
+        assert gc.get_threshold()[0] == 12_345
+    assert gc.get_freeze_count() > frozen // 2  # not unfrozen by the app (a few freed since)
+
+
+async def test_the_collector_is_restored_when_the_app_fails(
+    collector: tuple[int, int, int],
+) -> None:
+    served = app(gc_threshold=12_345)
+    with pytest.raises((RuntimeError, ExceptionGroup)):  # (through the task group)
+        async with served.router.lifespan_context(served):  # type: ignore[attr-defined]
+            raise RuntimeError("boom")
+    assert gc.get_threshold() == collector
+    assert gc.get_freeze_count() == 0
+
+
 async def test_serving_raises_the_threshold_and_freezes_startup_objects(
     collector: tuple[int, int, int],
 ) -> None:
