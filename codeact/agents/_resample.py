@@ -1,4 +1,5 @@
-"""Asking again instead of re-running: a reply whose code repeats a cell that already failed.
+"""Asking again instead of re-running: a reply whose code repeats the cell that just failed,
+or a reply that loops on the same lines.
 
 A small model at temperature 0 that gets the same conversation writes the same reply, so a
 failed cell sent again fails again (seen on new data: seven identical cells until the step
@@ -6,7 +7,12 @@ limit, the hint changing each time and the code not at all). Such a block is not
 model is told the cell already failed and is asked for a different one, and that request is
 sampled at ``RESAMPLE_TEMPERATURE`` (``codeact.llms.sampling``) so the same input can give
 another reply. At most ``MAX_RESAMPLES`` times a turn; past that the block runs as written
-(the repeated-error hints and the step limit take over)."""
+(the repeated-error hints and the step limit take over).
+
+A reply that writes the same few lines over and over (a small model's degenerate loop: seen
+repeating four lines until the token limit, eight steps and 29 minutes on one question) is
+cut as soon as the loop shows (``looping``), kept in the conversation up to its first lap,
+and asked again the same way."""
 
 from __future__ import annotations
 
@@ -50,3 +56,37 @@ def repeat_note(cell: CellRun) -> str:
         "avoids the error (if you are not sure why it fails, first print what you need to "
         "check, e.g. df.dtypes or a few values of the column), then answer."
     )
+
+
+#: A block of at most this many lines repeated ``LAPS`` times in a row at the end of a reply.
+LOOP_LINES = 8
+LAPS = 4
+
+
+def loop_start(text: str) -> int | None:
+    """Where the loop a reply ends in starts (the end of its first lap), or None: the last
+    ``LAPS`` blocks of 1 to ``LOOP_LINES`` complete lines (not blank) are the same."""
+    lines = text.split("\n")[:-1]  # (complete lines)
+    for period in range(1, LOOP_LINES + 1):
+        span = period * LAPS
+        if len(lines) < span:
+            break
+        tail = lines[-span:]
+        block = tail[:period]
+        if not any(line.strip() for line in block):
+            continue
+        if all(tail[k * period : (k + 1) * period] == block for k in range(1, LAPS)):
+            kept = len(lines) - span + period  # (the lines before the loop, and one lap)
+            return len("\n".join(lines[:kept])) + 1
+    return None
+
+
+def looping(text: str) -> bool:
+    """Whether the reply ends in a loop (``stop`` for ``stream_text``)."""
+    return loop_start(text) is not None
+
+
+LOOP_NOTE = (
+    "Your reply repeated the same lines over and over, so it was cut. Write each step once: "
+    "a short cell that computes what the question asks and prints the result."
+)

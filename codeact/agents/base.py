@@ -172,21 +172,36 @@ class BaseAgent(Runnable, ABC):
         """The agent's own tools (a workflow adds ``handoff``)."""
         return list(self.tools)
 
-    async def stream_text(self, step: StepContext, llm_input: list[ChatMessage]) -> str:
-        """Stream a plain-text reply (no native tools), emitting ``AgentStream`` events."""
+    async def stream_text(
+        self,
+        step: StepContext,
+        llm_input: list[ChatMessage],
+        stop: Callable[[str], bool] | None = None,
+    ) -> str:
+        """Stream a plain-text reply (no native tools), emitting ``AgentStream`` events;
+        ``stop(text)``, asked after each piece that ends a line, ends the reply early (the
+        request is closed: a model looping on the same lines stops costing time)."""
         text = TextBuffer()
         emit_text = step.handler._emit_text
-        async for delta in self.llm.stream_chat(llm_input):
-            piece = delta.text
-            if piece and type(piece) is str and not delta.thinking:
-                emit_text(text, piece, step.message_id)  # (most pieces)
-            elif piece or delta.thinking:
-                step.handler._emit_piece(
-                    text,
-                    delta.text,
-                    message_id=step.message_id,
-                    thinking_delta=delta.thinking or None,
-                )
+        stream = self.llm.stream_chat(llm_input)
+        try:
+            async for delta in stream:
+                piece = delta.text
+                if piece and type(piece) is str and not delta.thinking:
+                    emit_text(text, piece, step.message_id)  # (most pieces)
+                    if stop is not None and "\n" in piece and stop(text.text()):
+                        break
+                elif piece or delta.thinking:
+                    step.handler._emit_piece(
+                        text,
+                        delta.text,
+                        message_id=step.message_id,
+                        thinking_delta=delta.thinking or None,
+                    )
+        finally:
+            close = getattr(stream, "aclose", None)
+            if close is not None:  # (at once, not when collected: the request ends now)
+                await close()
         return text.text()
 
     # -- running -------------------------------------------------------------------------------

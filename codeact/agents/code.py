@@ -31,7 +31,15 @@ from codeact.agents._prompts import CODEACT_INSTRUCTIONS as CODEACT_INSTRUCTIONS
 from codeact.agents._prompts import MCP_SECTION, TOOLS_SECTION
 from codeact.agents._prompts import SMALL_MODEL_INSTRUCTIONS as SMALL_MODEL_INSTRUCTIONS
 from codeact.agents._render import EXECUTE, render_code_rounds
-from codeact.agents._resample import RESAMPLE_TEMPERATURE, repeat_note, repeated_failure
+from codeact.agents._resample import (
+    LOOP_NOTE,
+    MAX_RESAMPLES,
+    RESAMPLE_TEMPERATURE,
+    loop_start,
+    looping,
+    repeat_note,
+    repeated_failure,
+)
 from codeact.agents._style_state import CodeActRunState
 from codeact.agents.base import BaseAgent, RunState, StepContext
 from codeact.agents.validators import AnswerValidator
@@ -268,8 +276,15 @@ class CodeActAgent(BaseAgent):
         if last:
             llm_input = [*llm_input, ChatMessage.user(last_step_note(run))]
         again, mine.resample_next = mine.resample_next, False
+        guard = looping if self.recovery_hints and mine.resamples < MAX_RESAMPLES else None
         with sampling(temperature=RESAMPLE_TEMPERATURE) if again else contextlib.nullcontext():
-            text = await self.stream_text(step, llm_input)
+            text = await self.stream_text(step, llm_input, stop=guard)
+        cut = loop_start(text) if guard is not None and not last else None
+        if cut is not None:  # (kept up to its first lap; asked again, sampled)
+            mine.resamples += 1
+            mine.resample_next = True
+            reply = ChatMessage.assistant(text[:cut])
+            return AgentOutput(response=reply, retry_messages=[reply, ChatMessage.user(LOOP_NOTE)])
         blocks, problem = parse_blocks(text)
         reply = ChatMessage.assistant(text)
         if problem is not None and not last:

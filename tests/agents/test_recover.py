@@ -11,9 +11,10 @@ import pytest
 
 from codeact import CodeActAgent, RestrictedExecutor
 from codeact.agents._recover import failing_line
+from codeact.agents._resample import loop_start
 from codeact.agents.code import describe_files
-from codeact.events import Event, ToolCallResult
-from codeact.llms import ScriptedLLM
+from codeact.events import AgentStream, Event, ToolCallResult
+from codeact.llms import Reply, ScriptedLLM
 from tests.helpers import collect
 
 pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings("ignore::UserWarning")]
@@ -254,3 +255,35 @@ async def test_only_the_cell_that_just_failed_counts_and_only_when_every_block_r
     outputs, llm = await run([early, both, "@n[2]"])
     assert len(outputs) == 3 and outputs[2].strip().startswith("2")
     assert all(r.sampling == {} for r in llm.requests)
+
+
+def test_a_loop_is_found_where_its_first_lap_ends() -> None:
+    head = "<execute>\nimport pandas as pd\n"
+    lap = "df['s'] = df['s'].astype(float)\ndf['s'] = df['s'].round(2)\n"
+    assert loop_start(head + lap * 3) is None  # (three laps: not yet)
+    cut = loop_start(head + lap * 4)
+    assert cut is not None and (head + lap * 4)[:cut] == head + lap
+    assert loop_start(head + lap * 4 + "df['s'") == cut  # (an unfinished line is not counted)
+    assert loop_start("\n" * 40) is None  # (blank lines are not a loop)
+    assert loop_start("print(1)\nprint(2)\nprint(3)\nprint(4)\n") is None
+
+
+async def test_a_reply_looping_on_the_same_lines_is_cut_and_asked_again_sampled() -> None:
+    lap = "df['x'] = df[' WINDSPEED'].astype(float)\ndf['x'] = df['x'].round(2)\n"
+    looping_reply = Reply(
+        chunks=["<execute>\n", *[line + "\n" for line in lap.split("\n")[:-1]] * 200]
+    )
+    llm = ScriptedLLM([READ, looping_reply, FIXED, "@w[8]"], function_calling=False)
+    ex = executor()
+    agent = CodeActAgent(llm=llm, executor=ex)
+    async with ex:
+        await ex.upload("w.csv", CSV)
+        events = await collect(agent.run("Mean wind speed?"))
+    streamed = "".join(e.delta for e in events if isinstance(e, AgentStream))
+    assert streamed.count(lap) < 10  # (cut after four laps, not 200)
+    again = llm.requests[2]
+    assert again.sampling == {"temperature": 0.7}
+    assert again.messages[-1].text.startswith("Your reply repeated the same lines")
+    kept = again.messages[-2].text  # (the reply as the model sees it: one lap)
+    assert kept.count(lap) == 1
+    assert [r.sampling for r in llm.requests] == [{}, {}, {"temperature": 0.7}, {}]
