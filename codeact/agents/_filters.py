@@ -75,19 +75,20 @@ def _sentence(task: str, start: int, end: int) -> str:
 _NOT_DATA = re.compile(r"\b(?:summary|sub-?totals?|totals?|footer|header)\b", re.I)
 
 
-def _left_out(task: str, m: re.Match[str], code: str) -> bool:
-    """The question says to leave out a row that is not data and quotes its marker next to
-    the words that say so (``a summary line (Loan ID 'TOTAL'), not a loan: leave it out``),
-    and the code selects its rows by another condition (a loan count by section never meets
-    the summary row). A value quoted elsewhere in the sentence (``from 'Science', excluding
-    the 'TOTAL' summary row``) is still a filter."""
-    sentence_start = max(task.rfind(". ", 0, m.start()), task.rfind("\n", 0, m.start())) + 1
-    sentence = _sentence(task, m.start(), m.end())
+def left_out(task: str, start: int, end: int, code: str) -> bool:
+    """The question says to leave out a row that is not data and names its marker (or the
+    marker's column) at ``task[start:end]`` next to the words that say so (``a summary line
+    (Loan ID 'TOTAL'), not a loan: leave it out``), and the code selects its rows by another
+    condition or position (a loan count by section never meets the summary row). A value
+    quoted elsewhere in the sentence (``from 'Science', excluding the 'TOTAL' summary row``)
+    is still a filter."""
+    sentence_start = max(task.rfind(". ", 0, start), task.rfind("\n", 0, start)) + 1
+    sentence = _sentence(task, start, end)
     if not _EXCLUDES.search(sentence) or not _SELECTS_ROWS.search(code):
         return False
     for word in _NOT_DATA.finditer(sentence):
         at = sentence_start + word.start()
-        between = task[min(at, m.end()) : max(at, m.start())]
+        between = task[min(at, end) : max(at, start)]
         if len(between) <= 40 and "'" not in between and '"' not in between:
             return True
     return False
@@ -104,7 +105,7 @@ def filter_problem(question: str, code: str) -> str | None:
             continue  # ("amounts such as '$12.50'": how values are written, not a filter)
         if _EXPLAINED.match(task, m.end()):
             continue  # ("'1.234,56' is 1234.56": how a value reads, not a filter)
-        if _left_out(task, m, code):
+        if left_out(task, m.start(), m.end(), code):
             continue  # (the code's own condition drops the row the question leaves out)
         if value and value.lower() not in low and m.start() not in described:
             return (

@@ -51,7 +51,7 @@ from codeact.agents._datarules import (
     marker_problem,
     yes_no_problem,
 )
-from codeact.agents._filters import filter_problem
+from codeact.agents._filters import filter_problem, left_out
 from codeact.agents._groups import (
     asked_groups,
     day_problem,
@@ -129,8 +129,10 @@ def column_problem(question: str, code: str) -> str | None:
     for name in note_columns(question):
         bare = name.strip()
         spoken = {bare, bare.replace("_", " ")}
-        named = any(
-            re.search(rf"(?<![\w'\"]){re.escape(w)}(?![\w'\"])", task, re.I) for w in spoken
+        named = any(  # (not only as the column of a row the question leaves out)
+            not left_out(task, m.start(), m.end(), code)
+            for w in spoken
+            for m in re.finditer(rf"(?<![\w'\"]){re.escape(w)}(?![\w'\"])", task, re.I)
         )
         if named and not uses_column(code, name):
             group = asked_groups(question)

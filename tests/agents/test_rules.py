@@ -139,6 +139,27 @@ def test_a_column_the_question_names_must_be_used_by_the_code() -> None:
     assert check(candidate(spaced, "df[' WIND SPEED'].max()")) is None
 
 
+def test_the_column_of_a_summary_row_the_question_leaves_out_need_not_be_used() -> None:
+    from codeact.agents.code import describe_files
+
+    data = b"Loan ID,Returned,Fine\n" + b"".join(
+        b"L%d,%s,%d\n" % (i, b"" if i % 4 else b"2024-03-05", i) for i in range(1, 30)
+    )
+    note = describe_files({"l.csv": data + b"TOTAL,,406\n"})
+    q = (
+        "Question: How many books are still on loan?\nConstraints: The last row of the file is "
+        "a summary line (Loan ID 'TOTAL'), not a loan: leave it out. Count the loans whose "
+        f"Returned is empty.\nFormat: @open_loans[value]\n\n{note}"
+    )
+    # the summary row cut by position, or never met by the code's own condition
+    assert check(candidate(q, "df = df[:-1]\nprint(df['Returned'].isna().sum())")) is None
+    assert check(candidate(q, "print(df.iloc[:-1]['Returned'].isna().sum())")) is None
+    # the column named again elsewhere in the question is still asked for
+    named = q.replace("Count the loans", "Count the Loan ID values of loans")
+    said = check(candidate(named, "df = df[:-1]\nprint(df['Returned'].isna().sum())")) or ""
+    assert "the column 'Loan ID'" in said
+
+
 @pytest.mark.anyio
 @pytest.mark.filterwarnings("ignore::UserWarning")
 async def test_a_scripted_model_counting_rows_is_sent_back_to_the_named_column() -> None:
