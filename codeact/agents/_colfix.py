@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from codeact.agents._imports import import_fix
 from codeact.agents._placeholders import required_placeholders
+from codeact.agents._precedence import precedence_fix
 from codeact.agents._readfix import separator_fix
 from codeact.agents._recover import (
     CellCode,
@@ -379,6 +380,7 @@ async def recover_cell(
             conversion_fix(result, code),
             final_answer_fix(result, code, wanted),
             import_fix(result, code),
+            precedence_fix(result, code),
         )
         for other in fixes:
             if other is None:

@@ -1,0 +1,135 @@
+"""Comparisons joined with ``&``/``|`` and no parentheses: a failed cell re-run with them.
+
+``df[df.a != 'x' & df.b != 'y']`` is the commonest pandas slip there is. In Python ``&`` and
+``|`` bind tighter than comparisons, so it means ``df.a != ('x' & df.b) != 'y'`` and fails
+(``unsupported operand type(s) for &``, ``The truth value of a Series is ambiguous``); a small
+model sent that error back tends to send the same line again. A cell that failed with such a
+chain is re-run with each comparison in parentheses (``(df.a != 'x') & (df.b != 'y')``), which
+is what the line meant: nobody writes ``a != ('x' & b)`` unparenthesised on purpose.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from codeact.agents._imports import _apply, _span
+from codeact.executors.base import ExecutionResult
+
+_BIT = {ast.BitAnd: "&", ast.BitOr: "|"}
+_CMP = {
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+    ast.In: "in",
+    ast.NotIn: "not in",
+    ast.Is: "is",
+    ast.IsNot: "is not",
+}
+
+
+@dataclass(frozen=True)
+class PrecedenceFix:
+    """A failed cell with its comparison chains split at ``&``/``|`` and parenthesised."""
+
+    code: str
+    #: Each rewritten expression: (as written, as re-run).
+    rewritten: tuple[tuple[str, str], ...]
+
+    def note(self) -> str:
+        """What the model (and the transcript) is told about the re-run."""
+        before, after = self.rewritten[0]
+        return (
+            "Your cell failed: in Python & and | bind tighter than ==, != and <, so "
+            f"{before} compares the wrong things. I re-ran your cell with each comparison in "
+            f"parentheses: {after}. Output of the re-run:"
+        )
+
+
+def _bit(node: ast.expr) -> str | None:
+    """``&`` or ``|`` when ``node`` is such an operation, else None."""
+    return _BIT.get(type(node.op)) if isinstance(node, ast.BinOp) else None
+
+
+def _offset(lines: list[str], line: int, col: int) -> int:
+    return sum(len(t) for t in lines[: line - 1]) + len(lines[line - 1].encode()[:col].decode())
+
+
+def _bounds(lines: list[str], node: ast.expr) -> tuple[int, int]:
+    """Where ``node``'s source starts and ends in the cell."""
+    end_line, end_col = node.end_lineno or node.lineno, node.end_col_offset or 0
+    return _offset(lines, node.lineno, node.col_offset), _offset(lines, end_line, end_col)
+
+
+def _bare(code: str, lines: list[str], node: ast.expr) -> bool:
+    """``node`` is not written inside its own parentheses (``a != ('x' & b)`` is meant)."""
+    start, end = _bounds(lines, node)
+    return not (code[:start].rstrip().endswith("(") and code[end:].lstrip().startswith(")"))
+
+
+def _split(code: str, lines: list[str], node: ast.Compare) -> str | None:
+    """The chain ``node`` as the comparisons its author meant, joined by its ``&``/``|``, or
+    None when it is not such a chain (or is one too tangled to split safely)."""
+
+    def text(n: ast.expr) -> str | None:
+        return ast.get_source_segment(code, n)
+
+    operands = [node.left, *node.comparators]
+    bits = [i for i, n in enumerate(operands) if _bit(n) and _bare(code, lines, n)]
+    if not bits:
+        return None
+    parts: list[str] = []
+    joins: list[str] = []
+    current: list[str] = []
+    for i, operand in enumerate(operands):
+        if i:
+            current.append(_CMP[type(node.ops[i - 1])])
+        if i not in bits:
+            current.append(text(operand) or "")
+            continue
+        assert isinstance(operand, ast.BinOp)
+        left, right = text(operand.left), text(operand.right)
+        if left is None or right is None or _bit(operand.left) or _bit(operand.right):
+            return None  # (a & b & c inside one link: not guessed)
+        current.append(left)
+        parts.append(" ".join(current))
+        joins.append(_bit(operand) or "")
+        current = [right]
+    parts.append(" ".join(current))
+    out = f"({parts[0]})"
+    for join, part in zip(joins, parts[1:], strict=True):
+        out += f" {join} ({part})"
+    return out
+
+
+def precedence_fix(result: ExecutionResult, code: str) -> PrecedenceFix | None:
+    """The failed cell with every comparison chain that has a bare ``&``/``|`` inside it
+    rewritten as parenthesised comparisons, or None when it has none (or did not fail)."""
+    if result.ok:
+        return None
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
+    lines = code.splitlines(keepends=True)
+    edits = []
+    taken: list[tuple[int, int]] = []
+    rewritten = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare):
+            continue
+        split = _split(code, lines, node)
+        if split is None:
+            continue
+        start, end = _bounds(lines, node)
+        if any(start < e and s < end for s, e in taken):
+            return None  # (chains inside chains: not guessed)
+        taken.append((start, end))
+        edits.append(_span(node, split))
+        rewritten.append((ast.get_source_segment(code, node) or "", split))
+    if not edits:
+        return None
+    return PrecedenceFix(code=_apply(code, edits), rewritten=tuple(rewritten))
