@@ -23,7 +23,11 @@ _ALTERNATIVE = re.compile(r"\s*(?:\([^()\n]{0,40}\))?\s*(?:,|/|or|and|, or|, and
 _DESCRIBES = re.compile(r"\b(?:holds|has|contains|values?|written|either|spelled|typed)\b", re.I)
 
 
-def _described_values(task: str, low_code: str) -> set[int]:
+#: After quoted values: what they stand for (``'1' and 'yes' mean an estimated reading``).
+_LEGEND = re.compile(r"\s*(?:means?|stands? for|denotes?|indicates?|marks?)\b", re.I)
+
+
+def described_values(task: str, low_code: str) -> set[int]:
     """Starts of quoted values listed as the ways a column's values are written (``holds
     'yes' or 'no'``, ``('Books', ' books', 'BOOKS')``) when the code uses one of them, or
     listed as examples (``such as '1h 25m' (85 minutes) or '40m'``): not filters the code
@@ -46,6 +50,16 @@ def _described_values(task: str, low_code: str) -> set[int]:
         said = _DESCRIBES.search(before)
         if len(group) > 1 and (spellings or said) and any(v in low_code for v in values):
             out |= {g.start() for g in group}
+    # a legend ("'yes', 'TRUE' and '1' mean estimated; 'no', 'FALSE' and '0' mean actual"):
+    # code that reads one side of it has read the other
+    legends = [g for g in groups if _LEGEND.match(task, g[-1].end())]
+    for group in legends:
+        sentence = _sentence(task, group[0].start(), group[-1].end())
+        mates = [g for g in legends if _sentence(task, g[0].start(), g[-1].end()) == sentence]
+        if len(mates) > 1 and any(
+            (m.group(1) or m.group(2)).strip().lower() in low_code for g in mates for m in g
+        ):
+            out |= {m.start() for m in group}
     return out
 
 
@@ -98,7 +112,7 @@ def filter_problem(question: str, code: str) -> str | None:
     """A quoted value or a threshold of the question that the code never uses."""
     task = task_text(question)
     low = code.lower()
-    described = _described_values(task, low)
+    described = described_values(task, low)
     for m in _QUOTED.finditer(task):
         value = (m.group(1) or m.group(2)).strip()
         if _FORMAT_EXAMPLE.search(task[max(0, m.start() - 40) : m.start()]):

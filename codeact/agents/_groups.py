@@ -151,13 +151,53 @@ _AGGREGATE = re.compile(
 )
 
 
+#: How a file is laid out, right before "per X" ("one row per tariff", "a column per
+#: month"): a description of the data, not a question comparing groups.
+_LAYOUT = re.compile(r"\b(?:rows?|lines?|records?|columns?|entr(?:y|ies)|files?)\s+$", re.I)
+
+
+_RANGE_BEFORE = re.compile(r"(\w+)\s*(?:\bto\b|\bthrough\b|-|\u2013)\s*$")
+_RANGE_AFTER = re.compile(r"\s*(?:\bto\b|\bthrough\b|-|\u2013)\s*(\w+)")
+
+
+def in_column_range(task: str, start: int, end: int, columns: list[str]) -> bool:
+    """``task[start:end]`` names a column as an end of a range of columns (``Jan to Dec``,
+    ``Q1-Q4``) in a sentence about columns: the question describes the columns there, it
+    does not ask for that one."""
+    ends = [m.end() for m in re.finditer(r"[.?!:;](?:\s|$)|\n", task)]
+    sentence = task[
+        max((e for e in ends if e <= start), default=0) : min(
+            (e for e in ends if e >= end), default=len(task)
+        )
+    ]
+    if not re.search(r"\bcolumns?\b", sentence, re.I):
+        return False  # ("the change from Jan to Dec" asks for both)
+    names = {c.strip().lower() for c in columns}
+    before = _RANGE_BEFORE.search(task, max(0, start - 40), start)
+    after = _RANGE_AFTER.match(task, end)
+    return any(m is not None and m.group(1).lower() in names for m in (before, after))
+
+
+def row_key(task: str, name: str) -> bool:
+    """The question says the file has one row per value of column ``name`` ("one row per
+    tariff" for ``Tariff``): counting its rows counts those values."""
+    word = re.escape(name.strip())
+    return any(
+        _LAYOUT.search(task, 0, m.start())
+        for m in re.finditer(rf"\b(?:each|per|every|for each)\s+{word}\b", task, re.I)
+    )
+
+
 def asked_groups(question: str) -> str | None:
     """The category column whose groups the question compares (``per station``, ``each
     department``, ``which city`` with an aggregate such as "average" or "most"), if any."""
     task = task_text(question)
     for name in note_columns(question, categories=True):
         word = re.escape(name.strip())
-        per = re.search(rf"\b(?:each|per|every)\s+{word}\b", task, re.I)
+        per = any(
+            not _LAYOUT.search(task, 0, m.start())
+            for m in re.finditer(rf"\b(?:each|per|every)\s+{word}\b", task, re.I)
+        )
         which = re.search(rf"\bwhich\s+{word}\b", task, re.I) and _AGGREGATE.search(task)
         if per or which:
             return name

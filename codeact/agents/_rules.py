@@ -51,14 +51,16 @@ from codeact.agents._datarules import (
     marker_problem,
     yes_no_problem,
 )
-from codeact.agents._filters import filter_problem, left_out
+from codeact.agents._filters import described_values, filter_problem, left_out
 from codeact.agents._groups import (
     asked_groups,
     day_problem,
     group_code,
     group_problem,
+    in_column_range,
     period_problem,
     product_problem,
+    row_key,
 )
 from codeact.agents._notecols import (
     category_values,
@@ -99,8 +101,12 @@ def category_problem(question: str, code: str) -> str | None:
     aggregate, what to compute on them."""
     task = task_text(question)
     low = code.lower()
+    described = described_values(task, low)  # (quoted as how values are written: not asked)
     for value in category_values(question):
-        named = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", task)
+        named = any(
+            m.start() - 1 not in described
+            for m in re.finditer(rf"(?<!\w){re.escape(value)}(?!\w)", task)
+        )
         if named and value.lower() not in low:
             column = column_of_value(question, value)
             measure = compute_on(question, "sub", exclude=column) if column else None
@@ -121,20 +127,31 @@ def category_problem(question: str, code: str) -> str | None:
     return None
 
 
+#: A question asking a count ("how many tariffs" over a file with one row per tariff).
+_COUNT = re.compile(r"\b(?:how many|count|number of)\b", re.I)
+
+
 def column_problem(question: str, code: str) -> str | None:
     """A column of the files note that the question names as a word (``units``, ``unit
     price`` for ``unit_price``) and that no code uses (counting rows instead of summing
     ``units``, one overall mean instead of one per ``department``)."""
     task = task_text(question)
-    for name in note_columns(question):
+    columns = note_columns(question)
+    for name in columns:
         bare = name.strip()
         spoken = {bare, bare.replace("_", " ")}
-        named = any(  # (not only as the column of a row the question leaves out)
+        named = any(  # (not only as the column of a row the question leaves out, or as an
+            # end of a range of columns: "one column per month, Jan to Dec")
             not left_out(task, m.start(), m.end(), code)
+            and not in_column_range(task, m.start(), m.end(), columns)
             for w in spoken
             for m in re.finditer(rf"(?<![\w'\"]){re.escape(w)}(?![\w'\"])", task, re.I)
         )
-        if named and not uses_column(code, name):
+        if (
+            named
+            and not uses_column(code, name)
+            and not (_COUNT.search(task) and row_key(task, name))
+        ):
             group = asked_groups(question)
             example = (
                 group_code(question, group, name)
@@ -278,13 +295,18 @@ _DATE_ORDER = re.compile(
 )
 
 
+#: A list of column names (``subset=['Account', 'Read Date']``, ``df[['a', 'b']]``).
+_NAME_LIST = re.compile(r"\[\s*(?:(['\"])[^'\"\n]*\1\s*,\s*)+(['\"])[^'\"\n]*\2\s*,?\s*\]")
+
+
 def text_date_problem(question: str, code: str) -> str | None:
     """A column the files note flags as dates written day or month first (``15/03/2019``),
     used by code that never reads it as dates (or, day first, without ``dayfirst=True``):
     comparing or matching such text (``< '2018-01-01'``, ``.str.contains('03/')``) is wrong."""
+    named = _NAME_LIST.sub("[]", code)  # (a column listed with others is not compared)
     for name, kind in note_column_kinds(question):
         m = _DATE_ORDER.search(kind)
-        if m is None or not uses_column(code, name):
+        if m is None or not uses_column(named, name):
             continue
         converted = re.search(r"to_datetime|parse_dates", code)
         if "written two ways" in kind and not re.search(r"format\s*=\s*['\"]mixed", code):

@@ -158,8 +158,15 @@ def test_numbers_with_a_marker_get_the_to_numeric_conversion() -> None:
         # a value quoted with what it reads as
         ("Mean cost? Numbers are European ('1.234,56' is 1234.56, a qty '2.350' is 2350).", False),
         ("Mean wait? Wait Time holds text such as '1h 25m' (85 minutes) or '40m'.", False),
+        # a legend: code reading one side of it has read the other
+        (
+            "How many smokers? Smoker is written several ways: 'yes', 'Yes' and '1' mean a "
+            "smoker; 'no', 'No' and '0' mean a non-smoker.",
+            False,
+        ),
         # alternatives the question filters on: each must be used
         ("How many orders are in 'Games' or 'Toys'?", True),
+        ("How many smokers? 'Y' means a smoker. Count those in 'Toys'.", True),
     ],
 )
 def test_values_quoted_to_describe_a_column_are_not_filters(text: str, flagged: bool) -> None:
@@ -329,3 +336,27 @@ def test_times_with_different_offsets_are_read_as_utc_or_by_their_text() -> None
         read + "df = pd.read_csv('l.csv', parse_dates=['out'])\nprint(df['out'].dt.day_of_week)"
     )
     assert "read it with pd.to_datetime(df['out'], utc=True)" in conversion_hint(LOANS_Q, failed)
+
+
+METER = b"Account;Read Date;Estimated\n" + b"".join(
+    b"A%d;%02d.01.2024;%s\n" % (i % 7, i % 28 + 1, [b"yes", b"No", b"TRUE", b"0", b"1"][i % 5])
+    for i in range(40)
+)
+METER_Q = (
+    "Question: How many readings were estimated?\nConstraints: drop the exact duplicate rows "
+    "first. Estimated is written in several ways: 'yes', 'Yes', 'TRUE' and '1' mean an "
+    "estimated reading; 'no', 'No', 'FALSE' and '0' mean an actual one.\n"
+    f"Format: @n[n_value] where n_value is an integer.\n\n{describe_files({'m.csv': METER})}"
+)
+
+
+def test_a_legend_of_values_and_a_date_column_listed_for_duplicates_are_not_problems() -> None:
+    flags = "df['Estimated'].astype(str).str.strip().str.upper().isin(['TRUE', '1', 'YES'])"
+    code = f"df = df.drop_duplicates(subset=['Account', 'Read Date', 'Estimated'])\nprint({flags}.sum())"
+    assert check_candidate(candidate(METER_Q, code)) is None
+    # the dates compared as text are still sent back, and a value named outside the legend
+    # is still a filter the code must apply
+    as_text = code.replace(".sum())", "[df['Read Date'] > '15.01.2024'].sum())")
+    assert "dates written day first" in (check_candidate(candidate(METER_Q, as_text)) or "")
+    asked = METER_Q.replace("How many readings", "How many 'No' readings of A1")
+    assert "'No'" in (check_candidate(candidate(asked, code)) or "")

@@ -217,6 +217,32 @@ def test_a_question_comparing_groups_needs_code_that_groups() -> None:
     ids = describe_files({"p.csv": b"passenger_id,fare\n1,7.5\n2,80\n"})
     top = f"Which passenger_id paid the highest fare? Answer as @id[value].\n\n{ids}"
     assert check(candidate(top, "df.loc[df['fare'].idxmax(), 'passenger_id']")) is None
+    # "one row per tariff" says how the file is laid out: counting rows counts tariffs, and
+    # neither the group rule nor the column rule asks for the Tariff column then
+    wide = describe_files({"t.csv": b"Tariff,Jan,Feb\nFIX,31.5,30.1\nEV,22.0,21.5\nE7,28.4,27\n"})
+    layout = (
+        "How many tariffs had a unit price above 30 in January? Constraints: t.csv has one row "
+        f"per tariff (its code in the Tariff column). Answer as @n[value].\n\n{wide}"
+    )
+    assert check(candidate(layout, "print((df['Jan'] > 30).sum())")) is None
+    # a range of columns describes them ("Jan to Feb"); a column asked by name is still asked
+    ranged = layout.replace("Tariff column)", "Tariff column) and a column per month, Jan to Feb")
+    assert check(candidate(ranged, "print((df['Jan'] > 30).sum())")) is None
+    feb = ranged.replace("in January?", "in January, and the mean Feb price?")
+    assert "the column 'Feb'" in (check(candidate(feb, "print((df['Jan'] > 30).sum())")) or "")
+    change = layout.replace("in January?", "in January, and its change from Jan to Feb?")
+    assert "the column 'Feb'" in (check(candidate(change, "print((df['Jan'] > 30).sum())")) or "")
+    # asked which one, the label is still needed; asked per tariff, the groups still are
+    which = layout.replace(
+        "How many tariffs had a unit price above 30 in January?",
+        "Which tariff had the highest unit price in January?",
+    )
+    assert "the column 'Tariff'" in (check(candidate(which, "print(df['Jan'].max())")) or "")
+    per = layout.replace(
+        "How many tariffs had a unit price above 30 in January?",
+        "What is the mean Jan price per tariff?",
+    )
+    assert "never groups by 'Tariff'" in (check(candidate(per, "print(df['Jan'].mean())")) or "")
 
 
 def test_a_placeholder_printed_around_a_whole_series_is_sent_back() -> None:
