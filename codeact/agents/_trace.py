@@ -152,6 +152,14 @@ def trace_answer(question: str, answer: str, cells: Sequence[CellRun]) -> dict[s
     return {n: TracedValue(given[n], traces(given[n], texts)) for n in wanted if n in given}
 
 
+#: A template asking for a label, not a number (``@tariff[tariff_code]``, ``@city[name]``).
+_LABEL_TEMPLATE = re.compile(r"(?:^|_)(?:name|code|label|id|title|category)(?:_|$)", re.I)
+#: A label and its value on one line, as ``print(s.idxmin(), s.min())`` shows them.
+_LABEL_AND_NUMBER = re.compile(
+    r"([^\s\d@\[\]][^\s@\[\]]*)\s+[-+]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?"
+)
+
+
 def best_traced_values(question: str, cells: Sequence[CellRun]) -> dict[str, str]:
     """For each required placeholder, the value the successful cells printed for it (latest
     first): as ``@name[value]``, on a line labelled with the name, the only number the last
@@ -171,8 +179,12 @@ def best_traced_values(question: str, cells: Sequence[CellRun]) -> dict[str, str
                 if value is not None:
                     found[name] = value
     if len(wanted) == 1 and not found and ok:
-        numbers = NUMBER.findall("\n".join(computed_texts([ok[-1]])))
-        if len(numbers) == 1:
+        last = "\n".join(computed_texts([ok[-1]]))
+        numbers = NUMBER.findall(last)
+        pair = _LABEL_AND_NUMBER.fullmatch(last.strip())
+        if pair and _LABEL_TEMPLATE.search(templates(question).get(wanted[0], "")):
+            found[wanted[0]] = pair.group(1)  # ("EV 20.77" for @tariff[tariff_code])
+        elif len(numbers) == 1:
             found[wanted[0]] = numbers[0]
     if len(wanted) > 1 and not found and ok:  # the last line: one value per asked name
         lines = [ln for ln in "\n".join(computed_texts([ok[-1]])).splitlines() if ln.strip()]

@@ -127,6 +127,11 @@ def test_best_traced_answer_takes_printed_values_latest_first() -> None:
     assert best_traced_answer(q, cells) == "@city[Porto] @rain[1234.6]"
     assert best_traced_answer("Give @n[value].", [ok("42\n")]) == "@n[42]"
     assert best_traced_answer("Give @n[value].", [ok("1 2\n")]) is None
+    # a label asked, and the label printed with its value (print(s.idxmin(), s.min()))
+    label = 'Which? @tariff[tariff_code] where "tariff_code" is the code of the Tariff column.'
+    assert best_traced_answer(label, [ok("EV 20.77\n")]) == "@tariff[EV]"
+    assert best_traced_answer("Give @low[value].", [ok("EV 20.77\n")]) == "@low[20.77]"
+    assert best_traced_answer("Give @city[name].", [ok("Graz 3\nLyon 4\n")]) is None
     assert best_traced_answer("What is it?", [ok("it is 7\n")]) == "it is 7"
     assert best_traced_answer("What is it?", []) is None
 
