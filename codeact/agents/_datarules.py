@@ -152,6 +152,11 @@ _CONVERSIONS = (
         "extract(",
         "units",
     ),
+    (
+        re.compile(r"numbers with a unit \(.*?\) as text: convert with (.*?\.astype\(float\))"),
+        "[^\\d",
+        "numbers with a unit",
+    ),
     (re.compile(r"Unix times in seconds: (pd\.to_datetime\(.*?unit='s'\))"), "unit=", "times"),
     (
         re.compile(r"written two ways \(.*?\)(?:, \w+ first)?: (pd\.to_datetime\(.*?'mixed'.*?\))"),
@@ -166,11 +171,13 @@ _CONVERSIONS = (
 )
 
 
-def conversion_hint(question: str, code: str) -> str:
+def conversion_hint(question: str, code: str, line: str = "") -> str:
     """For a failed cell using a column the files note gives a way to read (durations,
     numbers with a word for none, fractions, yes/no written several ways, units, Unix times):
-    that code, which the cell did not use."""
-    for name, kind in note_column_kinds(question):
+    that code, which the cell did not use; the column of the failing ``line`` first."""
+    kinds = note_column_kinds(question)
+    kinds.sort(key=lambda k: not uses_column(line, k[0]))
+    for name, kind in kinds:
         if not uses_column(code, name):
             continue
         for pattern, used, what in _CONVERSIONS:

@@ -195,7 +195,12 @@ def _kind(present: list[str], missing: int, name: str) -> tuple[str, str]:
 
 _DECIMAL_COMMA = re.compile(r"^[-+]?(?:\d{1,3}(?:\.\d{3})+|\d+),\d+$")
 _DOTTED = re.compile(r"^[-+]?\d{1,3}(?:\.\d{3})+$")
-_UNIT = re.compile(r"^[-+]?\d+(?:[.,]\d+)?\s?([a-zA-Zµ°%]{1,4})$")
+_UNIT = re.compile(
+    r"^[-+]?(\d{1,3}(?:[.,]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?)\s?([a-zA-Zµ°%]{1,4})$"
+)
+_THOUSANDS = re.compile(r"^\d{1,3}(?:,\d{3})+$")  # (``1,500 g``: a comma of thousands)
+#: A number written with a decimal comma (``420,2``, ``1.178,3``), the point a decimal one.
+_COMMA_FIRST = re.compile(r"^(?:\d{1,3}(?:\.\d{3})+|\d+),\d+$")
 _FRACTION = re.compile(r"^\d+(?:\.\d+)?/\d+$")
 _TRUTHS = {"true", "false", "1", "0", "yes", "no", "y", "n", "t", "f"}
 
@@ -212,13 +217,27 @@ def _written_kind(values: list[str], name: str) -> str:
     commas = all(_DECIMAL_COMMA.match(v) or _INT.match(v) or _DOTTED.match(v) for v in values)
     if commas and any(_DECIMAL_COMMA.match(v) for v in values):
         return "numbers with decimal commas: read the file with decimal=',', thousands='.'"
-    units = {m.group(1) for v in values if (m := _UNIT.match(v))}
-    if units and all(_UNIT.match(v) for v in values) and len(units) <= 4:
+    found = [m for v in values if (m := _UNIT.match(v))]
+    units = {m.group(2) for m in found}
+    if units and len(found) == len(values) and len(units) <= 4:
         shown = " and ".join(repr(u) for u in sorted(units))
+        comma = any(
+            _COMMA_FIRST.match(m.group(1)) and not _THOUSANDS.match(m.group(1)) for m in found
+        )
+        if len(units) == 1:  # (one unit: the number alone, its decimal mark as written)
+            keep, point = ("[^\\d,-]", ".str.replace(',', '.')") if comma else ("[^\\d.-]", "")
+            return (
+                f"numbers with a unit ({shown}) as text: convert with "
+                f"{column}.str.replace(r'{keep}', '', regex=True){point}.astype(float)"
+            )
+        number = (
+            "parts[0].str.replace('.', '').str.replace(',', '.')"
+            if comma
+            else ("parts[0].str.replace(',', '')")
+        )
         return (
             f"numbers with units ({shown}) as text: parts = {column}.str.extract("
-            "r'([\\d.,]+)\\s*(\\D+)'); value = parts[0].str.replace(',', '.').astype(float), "
-            "unit = parts[1]"
+            f"r'([\\d.,]+)\\s*(\\D+)'); value = {number}.astype(float), unit = parts[1]"
         )
     if all(_FRACTION.match(v) for v in values):
         return f"fractions as text: {column}.str.split('/').str[0].astype(float) is the top"

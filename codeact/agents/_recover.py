@@ -23,7 +23,13 @@ from typing import TYPE_CHECKING, Any
 from codeact.agents._datarules import conversion_hint
 from codeact.agents._filenote import SEPARATED_NUMBER, SIGNED_NUMBER, signed_conversion
 from codeact.agents._imports import import_hint
-from codeact.agents._notecols import compute_example, frame_names, named_number_columns
+from codeact.agents._notecols import (
+    compute_example,
+    frame_names,
+    named_number_columns,
+    note_column_kinds,
+    uses_column,
+)
 from codeact.agents._style_state import CodeActRunState
 from codeact.executors.base import CodeExecutor, ExecutionResult
 
@@ -250,11 +256,17 @@ async def failure_hints(
     ok_cells = [c for c in cells if c.error is None]
     names = assigned_names([*ok_cells, CellCode(code)])
     columns = await column_hint(session, result, names) if session is not None else ""
-    hints = [columns, text_number_hint(result), import_hint(result)]
+    line = failing_line(result.error.traceback)
+    convert = conversion_hint(run.user_msg, code, line) if run is not None else ""
+    # (the note's way to read the failing line's column says more than the generic hint)
+    kinds = note_column_kinds(run.user_msg) if run is not None else []
+    own = any(convert.startswith(f"{n!r} holds") for n, _ in kinds if uses_column(line, n))
+    numbers = "" if own else text_number_hint(result)
+    hints = [columns, numbers, import_hint(result)]
     if run is not None:
         hints.append(corr_hint(run.user_msg, result, code))
         hints.append(group_mask_hint(result, code))
-        hints.append(conversion_hint(run.user_msg, code))
+        hints.append(convert)
         hints.append(repeat_hint(run, result, assigned_names(ok_cells)))
     text = "\n".join(h for h in hints if h)
     return f"\nHint: {text}" if text else ""

@@ -118,3 +118,60 @@ def test_yes_no_written_several_ways_is_compared_with_every_spelling() -> None:
     assert "df['rating'].str.split('/').str[0].astype(float)" in conversion_hint(q, rating)
     started = "df['started'].dt.hour"
     assert "pd.to_datetime(df['started'], unit='s')" in conversion_hint(q, started)
+
+
+METER = (
+    b"Account;Estimated;Consumption\n"
+    b"A1;yes;420,2 kWh\nA2;No;1.178,3 kWh\nA3;TRUE;-3,5 kWh\nA4;0;\nA5;1;12 kWh\n"
+)
+GRAMS = b'id,w\n1,"1,500 g"\n2,"2,250 g"\n3,12 g\n4,2.5 g\n'
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "column", "values"),
+    [
+        # a decimal comma, a point between thousands, one unit: the number as written
+        ("m.csv", METER, "Consumption", [420.2, 1178.3, -3.5, None, 12.0]),
+        # a comma between thousands and a decimal point
+        ("g.csv", GRAMS, "w", [1500.0, 2250.0, 12.0, 2.5]),
+    ],
+)
+def test_numbers_with_one_unit_get_a_conversion_that_reads_them_right(
+    name: str, data: bytes, column: str, values: list[float | None]
+) -> None:
+    import io
+    import math
+
+    import pandas as pd
+
+    note = describe_files({name: data})
+    (line,) = [ln for ln in note.splitlines() if ln.startswith(f"  - {column!r}")]
+    assert "numbers with a unit" in line
+    assert "decimal=','" not in note  # (the other columns are not read with decimal commas)
+    convert = line.split("convert with ")[1].rsplit(", e.g. ", 1)[0]
+    df = pd.read_csv(io.BytesIO(data), sep=";" if b";" in data else ",")
+    got = list(eval(convert, {"df": df}))
+    assert [None if math.isnan(v) else v for v in got] == values
+
+
+async def test_a_failed_cell_gets_the_conversion_of_its_own_column() -> None:
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('m.csv', sep=';')\n"
+        "flags = df['Estimated'] == 'yes'\n"
+        "print(df['Consumption'].str.replace(',', '.').astype(float).sum())"
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ex = RestrictedExecutor(allowed_modules=["pandas", "numpy"])
+    llm = ScriptedLLM([f"<execute>\n{cell}\n</execute>", "@t[1]"], function_calling=False)
+    question = f"Total consumption? Format: @t[value]\n\n{describe_files({'m.csv': METER})}"
+    async with ex:
+        await ex.upload("m.csv", METER)
+        events: list[Event] = await collect(CodeActAgent(llm=llm, executor=ex).run(question))
+    (result,) = [e for e in events if isinstance(e, ToolCallResult) and e.tool_name == "execute"]
+    content: Any = result.tool_output.content
+    assert result.tool_output.is_error
+    assert "'Consumption' holds numbers with a unit (see the files note): read it with df[" in (
+        content
+    )
+    assert "thousands=','" not in content  # (the generic hint would contradict the note)
