@@ -256,8 +256,8 @@ def summarise(rows: list[dict[str, Any]]) -> None:
         )
 
 
-async def main_async(args: argparse.Namespace) -> None:
-    """Every selected question under every selected configuration."""
+def every_question() -> tuple[dict[str, bytes], list[Question]]:
+    """Every split's files and questions (answers computed from those files)."""
     files = {**generate_files(), **generate_styled_files(), **generate_fresh_files()}
     files |= generate_fresh2_files() | generate_fresh3_files() | generate_fresh4_files()
     files |= generate_fresh5_files() | generate_fresh6_files() | generate_fresh7_files()
@@ -266,6 +266,12 @@ async def main_async(args: argparse.Namespace) -> None:
     questions += build_fresh3_questions(files) + build_fresh4_questions(files)
     questions += build_fresh5_questions(files) + build_fresh6_questions(files)
     questions += build_fresh7_questions(files)
+    return files, questions
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    """Every selected question under every selected configuration."""
+    files, questions = every_question()
     questions = [q for q in questions if args.split in ("all", q.split)]
     if args.only:
         questions = [q for q in questions if args.only in q.id]

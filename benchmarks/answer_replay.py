@@ -24,9 +24,6 @@ import anyio
 sys.path.insert(0, str(Path(__file__).parent))
 
 import answer_quality as aq
-from answer_data import build_questions, generate_files
-from answer_data_fresh import build_fresh_questions, generate_fresh_files
-from answer_data_styled import build_styled_questions, generate_styled_files
 
 from codeact.llms import ScriptedLLM
 
@@ -49,9 +46,7 @@ def main() -> None:
         sys.exit(
             f"{args.question!r} has no transcript in {args.transcript} (run with --transcript)"
         )
-    files = {**generate_files(), **generate_styled_files(), **generate_fresh_files()}
-    questions = build_questions(files) + build_styled_questions(files)
-    questions += build_fresh_questions(files)
+    files, questions = aq.every_question()
     question = next(q for q in questions if q.id == args.question)
     llm = ScriptedLLM(
         [*replies_of(record), "(the transcript has no more replies)"], function_calling=False

@@ -224,6 +224,28 @@ def group_mask_hint(result: ExecutionResult, code: str) -> str:
     )
 
 
+def wide_hint(question: str, result: ExecutionResult, code: str) -> str:
+    """A column that does not exist compared with the name of one that does (``df['Month']
+    == 'Jan'`` in a file with one column per month): the values are that column."""
+    error = result.error
+    if error is None or error.type != "KeyError":
+        return ""
+    missing = error.message.strip().strip("'\"")
+    names = {n.strip(): n for n, _ in note_column_kinds(question)}
+    if not missing or missing in names:
+        return ""
+    quoted = re.escape(missing)
+    compared = re.search(rf"(\w+)\[\s*(['\"]){quoted}\2\s*\]\s*==\s*(['\"])(.+?)\3", code)
+    if compared is None or compared.group(4).strip() not in names:
+        return ""
+    frame, value = compared.group(1), names[compared.group(4).strip()]
+    return (
+        f"There is no column {missing!r}: {value!r} is itself a column (the file has one column "
+        f"per {missing.lower()}). Use {frame}[{value!r}] for its values and drop the condition "
+        f"on {missing!r}."
+    )
+
+
 _NO_OTHER = re.compile(r"corr\(\) missing 1 required positional argument: 'other'")
 
 
@@ -265,6 +287,7 @@ async def failure_hints(
     hints = [columns, numbers, import_hint(result)]
     if run is not None:
         hints.append(corr_hint(run.user_msg, result, code))
+        hints.append(wide_hint(run.user_msg, result, code))
         hints.append(group_mask_hint(result, code))
         hints.append(convert)
         hints.append(repeat_hint(run, result, assigned_names(ok_cells)))

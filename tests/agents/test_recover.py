@@ -287,3 +287,22 @@ async def test_a_reply_looping_on_the_same_lines_is_cut_and_asked_again_sampled(
     kept = again.messages[-2].text  # (the reply as the model sees it: one lap)
     assert kept.count(lap) == 1
     assert [r.sampling for r in llm.requests] == [{}, {}, {"temperature": 0.7}, {}]
+
+
+async def test_a_missing_column_compared_with_a_column_name_is_the_wide_layout() -> None:
+    wide = b"Tariff,Jan,Feb\nFIX,31.5,30.1\nEV,22.0,21.5\n"
+    cell = "import pandas as pd\nt = pd.read_csv('t.csv')\nprint(len(t[(t['Jan'] > 30) & (t['{}'] == 'Jan')]))"
+    question = f"How many tariffs cost more than 30 in January? @n[value]\n\n{describe_files({'t.csv': wide})}"
+    said = []
+    for missing in ("Month", "Tariff "):  # (a column that is not there, then one that is)
+        llm = ScriptedLLM(
+            [f"<execute>\n{cell.format(missing)}\n</execute>", "@n[1]"], function_calling=False
+        )
+        ex = executor()
+        async with ex:
+            await ex.upload("t.csv", wide)
+            events: list[Event] = await collect(CodeActAgent(llm=llm, executor=ex).run(question))
+        said += [e.tool_output.content for e in events if isinstance(e, ToolCallResult)]
+    assert "There is no column 'Month': 'Jan' is itself a column" in said[0]
+    assert "Use t['Jan'] for its values and drop the condition on 'Month'" in said[0]
+    assert "is itself a column" not in said[1]
