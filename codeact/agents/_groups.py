@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import re
 
-from codeact.agents._notecols import note_column_kinds, note_columns, task_text
+from codeact.agents._notecols import (
+    named_number_columns,
+    note_column_kinds,
+    note_columns,
+    task_text,
+)
 from codeact.agents._problem import problem_of
 
 _ASKING = r"\b(?:per|each|by|every|which|what)\s+(?:\w+\s+)?"
@@ -303,3 +308,50 @@ def product_problem(question: str, code: str) -> str | None:
             example if "df[" in per_row else None,
         )
     return None
+
+
+def label_extreme_problem(question: str, code: str) -> str | None:
+    """The question asks which row has the lowest or highest value, and the code takes the
+    min or max of a text column (``df['Tariff'].min()``: the first name in alphabetical
+    order): the label of the row where the number column is extreme is wanted."""
+    m = _EXTREME.search(task_text(question))
+    if m is None:
+        return None
+    low = m.group(2) is not None
+    for name, kind in note_column_kinds(question):
+        if not kind.startswith("text") or re.search(r"date|time|number", kind):
+            continue
+        quoted = re.escape(name)
+        took = re.search(
+            rf"(\w+)(?:\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\])*\s*\[\s*(['\"]){quoted}\2\s*\]"
+            r"\s*\.\s*(min|max)\(\s*\)",
+            code,
+        )
+        if took is None:
+            continue
+        numbers = _asked_numbers(question)
+        frame = took.group(1)
+        value = numbers[0] if len(numbers) == 1 else "COLUMN"
+        example = f"print({frame}.loc[{frame}[{value!r}].idx{'min' if low else 'max'}(), {name!r}])"
+        return problem_of(
+            f"Your code takes .{took.group(3)}() of {name!r}, which holds text: that is the first "
+            f"or last name in alphabetical order, not the one whose value is "
+            f"{'lowest' if low else 'highest'}. Take the label of the row where the number is "
+            f"extreme, for example: {example}; then answer.",
+            example if value != "COLUMN" else None,
+        )
+    return None
+
+
+def _asked_numbers(question: str) -> list[str]:
+    """The number columns the question names other than as the ends of a range of columns
+    ("Jan to Dec"); those it calls a column ("the Jul column") when there are several."""
+    task = task_text(question)
+    columns = note_columns(question)
+    named = []
+    for name in named_number_columns(question):
+        spots = list(re.finditer(rf"(?<![\w'\"]){re.escape(name.strip())}(?![\w'\"])", task))
+        if not spots or any(not in_column_range(task, m.start(), m.end(), columns) for m in spots):
+            named.append(name)
+    called = [n for n in named if re.search(rf"\b{re.escape(n.strip())}\s+column\b", task)]
+    return called if len(named) > 1 and called else named

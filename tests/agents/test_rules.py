@@ -430,3 +430,25 @@ async def test_a_scripted_model_answering_stale_values_on_its_last_step_gets_the
     events = await collect(agent.run(q))
     text = events[-1].result.response.text  # type: ignore[attr-defined]
     assert text.splitlines()[-1] == "@city[Graz] @mean_age[60.0]", text
+
+
+def test_the_min_of_a_label_column_is_not_the_label_of_the_lowest_value() -> None:
+    from codeact.agents.code import describe_files
+
+    wide = describe_files({"t.csv": b"Tariff,Jan,Jul,Dec\nSTD,26.6,29.8,27.1\nEV,20.8,24.4,21.4\n"})
+    q = (
+        "Which tariff had the lowest price in July? Constraints: one column per month, Jan to "
+        f"Dec; compare the Jul column. Answer as @tariff[tariff_code].\n\n{wide}"
+    )
+    said = check(candidate(q, "print(t['Tariff'].min())")) or ""
+    assert "takes .min() of 'Tariff', which holds text" in said
+    assert "print(t.loc[t['Jul'].idxmin(), 'Tariff'])" in said
+    highest = q.replace("lowest", "highest")
+    assert "t.loc[t['Jul'].idxmax(), 'Tariff']" in (
+        check(candidate(highest, "print(t[t['Jul'] > 0]['Tariff'].max())")) or ""
+    )
+    assert check(candidate(q, "print(t.loc[t['Jul'].idxmin(), 'Tariff'])")) is None
+    # the min of a number column, or a question with no extreme, is not this
+    assert "holds text" not in (check(candidate(q, "print(t['Jul'].min())")) or "")
+    listed = q.replace("Which tariff had the lowest price in July?", "List the tariffs.")
+    assert "holds text" not in (check(candidate(listed, "print(t['Tariff'].min())")) or "")
