@@ -183,11 +183,15 @@ def in_column_range(task: str, start: int, end: int, columns: list[str]) -> bool
     return any(m is not None and m.group(1).lower() in names for m in (before, after))
 
 
+#: A question asking a count ("how many tariffs" over a file with one row per tariff).
+_COUNT = re.compile(r"\b(?:how many|count|number of)\b", re.I)
+
+
 def row_key(task: str, name: str) -> bool:
-    """The question says the file has one row per value of column ``name`` ("one row per
-    tariff" for ``Tariff``): counting its rows counts those values."""
+    """The question asks a count and says the file has one row per value of column ``name``
+    ("one row per tariff" for ``Tariff``): counting its rows counts those values."""
     word = re.escape(name.strip())
-    return any(
+    return _COUNT.search(task) is not None and any(
         _LAYOUT.search(task, 0, m.start())
         for m in re.finditer(rf"\b(?:each|per|every|for each)\s+{word}\b", task, re.I)
     )

@@ -128,10 +128,6 @@ def category_problem(question: str, code: str) -> str | None:
     return None
 
 
-#: A question asking a count ("how many tariffs" over a file with one row per tariff).
-_COUNT = re.compile(r"\b(?:how many|count|number of)\b", re.I)
-
-
 def column_problem(question: str, code: str) -> str | None:
     """A column of the files note that the question names as a word (``units``, ``unit
     price`` for ``unit_price``) and that no code uses (counting rows instead of summing
@@ -148,11 +144,7 @@ def column_problem(question: str, code: str) -> str | None:
             for w in spoken
             for m in re.finditer(rf"(?<![\w'\"]){re.escape(w)}(?![\w'\"])", task, re.I)
         )
-        if (
-            named
-            and not uses_column(code, name)
-            and not (_COUNT.search(task) and row_key(task, name))
-        ):
+        if named and not uses_column(code, name) and not row_key(task, name):
             group = asked_groups(question)
             example = (
                 group_code(question, group, name)
