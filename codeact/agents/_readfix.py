@@ -6,6 +6,7 @@ does not get past. The cell is run again, once, with the read call the note give
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 
@@ -64,3 +65,58 @@ def separator_fix(question: str, result: ExecutionResult, code: str) -> ReadFix 
 
     out = _READ.sub(fixed, code)
     return ReadFix(code=out, reads=tuple(reads)) if reads else None
+
+
+#: The note's conversion of a column of numbers with a unit (``'1.178,3 kWh'``).
+_UNIT_WAY = re.compile(
+    r"numbers with a unit \(.*?\) as text: convert with (df\[(.*?)\].*?\.astype\(float\))"
+)
+#: A by-hand conversion of column ``{name}`` of some frame: its ``.str`` clean-ups, then
+#: ``astype(float)`` (or ``pd.to_numeric`` of it).
+_BY_HAND = (
+    r"(\w+)\[\s*(['\"]){name}\2\s*\]((?:\s*\.\s*str\s*\.\s*\w+\((?:[^()\n]|\([^()\n]*\))*\))*)"
+    r"\s*\.\s*astype\(\s*float\s*\)"
+)
+
+
+@dataclass(frozen=True)
+class UnitFix:
+    """A failed cell whose by-hand conversion of a column of numbers with a unit is
+    replaced by the files note's conversion."""
+
+    code: str
+    column: str
+    conversion: str
+
+    def note(self) -> str:
+        """What the model (and the transcript) is told about the re-run."""
+        return (
+            f"Your cell failed converting {self.column!r}, which holds numbers with a unit (see "
+            f"the files note). I re-ran your cell with {self.conversion} in its place; convert "
+            "it that way from now on. Output of the re-run:"
+        )
+
+
+def unit_fix(question: str, result: ExecutionResult, code: str) -> UnitFix | None:
+    """The cell with each by-hand ``astype(float)`` of a column the note gives a unit
+    conversion for replaced by that conversion, when the cell failed with a value that
+    could not be converted; None otherwise."""
+    error = result.error
+    if error is None or "could not convert" not in error.message:
+        return None
+    for m in _UNIT_WAY.finditer(question):
+        conversion, quoted = m.group(1), m.group(2)
+        try:
+            name = ast.literal_eval(quoted)
+        except (ValueError, SyntaxError):
+            continue
+        pattern = re.compile(_BY_HAND.format(name=re.escape(name)))
+        found = pattern.search(code)
+        if found is None:
+            continue
+
+        def ours(hit: re.Match[str], way: str = conversion) -> str:
+            return way.replace("df[", f"{hit.group(1)}[", 1)
+
+        return UnitFix(code=pattern.sub(ours, code), column=name, conversion=ours(found))
+    return None

@@ -158,7 +158,7 @@ async def test_a_failed_cell_gets_the_conversion_of_its_own_column() -> None:
     cell = (
         "import pandas as pd\ndf = pd.read_csv('m.csv', sep=';')\n"
         "flags = df['Estimated'] == 'yes'\n"
-        "print(df['Consumption'].str.replace(',', '.').astype(float).sum())"
+        "print(pd.to_numeric(df['Consumption']).sum())"  # (not the by-hand conversion: no re-run)
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -175,3 +175,24 @@ async def test_a_failed_cell_gets_the_conversion_of_its_own_column() -> None:
         content
     )
     assert "thousands=','" not in content  # (the generic hint would contradict the note)
+
+
+async def test_a_failed_by_hand_conversion_of_numbers_with_a_unit_is_re_run_the_notes_way() -> None:
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('m.csv', sep=';')\njan = df[df['Account'] != 'A9']\n"
+        "jan['kwh'] = jan['Consumption'].str.replace(',', '.').astype(float)\n"
+        "print(round(jan['kwh'].sum(), 1))"
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ex = RestrictedExecutor(allowed_modules=["pandas", "numpy"])
+    llm = ScriptedLLM([f"<execute>\n{cell}\n</execute>", "@t[1607.0]"], function_calling=False)
+    question = f"Total consumption? Format: @t[value]\n\n{describe_files({'m.csv': METER})}"
+    async with ex:
+        await ex.upload("m.csv", METER)
+        events: list[Event] = await collect(CodeActAgent(llm=llm, executor=ex).run(question))
+    (result,) = [e for e in events if isinstance(e, ToolCallResult) and e.tool_name == "execute"]
+    content: Any = result.tool_output.content
+    assert not result.tool_output.is_error, content
+    assert "I re-ran your cell with jan['Consumption'].str.replace(r'[^\\d,-]'" in content
+    assert content.rstrip().endswith("1607.0")  # 420.2 + 1178.3 - 3.5 + 12
