@@ -187,6 +187,24 @@ def in_column_range(task: str, start: int, end: int, columns: list[str]) -> bool
 _COUNT = re.compile(r"\b(?:how many|count|number of)\b", re.I)
 
 
+def describes_other(task: str, start: int, name: str, columns: list[str]) -> bool:
+    """``task[start:]`` lies in a sentence describing another column ("Fine is in euros
+    and empty for books not yet returned" does not ask for ``Returned``)."""
+    left = max(
+        task.rfind(". ", 0, start) + 2,
+        task.rfind("\n", 0, start) + 1,
+        task.rfind(": ", 0, start) + 2,
+    )
+    head = task[left:start]
+    return any(
+        c.strip() != name.strip()
+        and re.match(
+            rf"(?:the )?{re.escape(c.strip())}\s+(?:is|are|holds|has|contains)\b", head, re.I
+        )
+        for c in columns
+    )
+
+
 def row_key(task: str, name: str) -> bool:
     """The question asks a count and says the file has one row per value of column ``name``
     ("one row per tariff" for ``Tariff``): counting its rows counts those values."""

@@ -55,6 +55,7 @@ from codeact.agents._filters import described_values, filter_problem, left_out
 from codeact.agents._groups import (
     asked_groups,
     day_problem,
+    describes_other,
     group_code,
     group_problem,
     in_column_range,
@@ -141,6 +142,7 @@ def column_problem(question: str, code: str) -> str | None:
             # end of a range of columns: "one column per month, Jan to Dec")
             not left_out(task, m.start(), m.end(), code)
             and not in_column_range(task, m.start(), m.end(), columns)
+            and not describes_other(task, m.start(), name, columns)
             for w in spoken
             for m in re.finditer(rf"(?<![\w'\"]){re.escape(w)}(?![\w'\"])", task, re.I)
         )
@@ -296,11 +298,12 @@ def text_date_problem(question: str, code: str) -> str | None:
     """A column the files note flags as dates written day or month first (``15/03/2019``),
     used by code that never reads it as dates (or, day first, without ``dayfirst=True``):
     comparing or matching such text (``< '2018-01-01'``, ``.str.contains('03/')``) is wrong."""
-    named = _NAME_LIST.sub("[]", code)  # (a column listed with others is not compared)
+    listed = _NAME_LIST.sub("[]", code)  # (a column listed with others is not compared)
     for name, kind in note_column_kinds(question):
         m = _DATE_ORDER.search(kind)
-        if m is None or not uses_column(named, name):
-            continue
+        empty = rf"\[\s*(['\"]){re.escape(name)}\1\s*\]\s*\.\s*(?:isna|notna|isnull|notnull)\(\)"
+        if m is None or not uses_column(re.sub(empty, "", listed), name):
+            continue  # (nor one whose only use is finding its empty values)
         converted = re.search(r"to_datetime|parse_dates", code)
         if "written two ways" in kind and not re.search(r"format\s*=\s*['\"]mixed", code):
             converted = None  # (one format for both forms: the others become NaT or fail)

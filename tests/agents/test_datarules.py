@@ -307,6 +307,8 @@ def test_dates_written_two_ways_are_read_with_one_call() -> None:
     assert run_loans(as_text) == "1"
     assert read in (text_date_problem(LOANS_Q, as_text) or "")
     assert text_date_problem(LOANS_Q, month + "print(d.dt.month.eq(3).sum())") is None
+    # finding the empty ones is not reading the dates
+    assert text_date_problem(LOANS_Q, "print(df['returned'].isna().sum())") is None
     # one format for both forms: the ISO dates become NaT (2 instead of 3): sent back
     coerced = as_text.split("print")[0] + (
         "d = pd.to_datetime(df['returned'], dayfirst=True, errors='coerce')\n"

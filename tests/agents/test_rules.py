@@ -452,3 +452,16 @@ def test_the_min_of_a_label_column_is_not_the_label_of_the_lowest_value() -> Non
     assert "holds text" not in (check(candidate(q, "print(t['Jul'].min())")) or "")
     listed = q.replace("Which tariff had the lowest price in July?", "List the tariffs.")
     assert "holds text" not in (check(candidate(listed, "print(t['Tariff'].min())")) or "")
+
+
+def test_a_column_named_inside_the_description_of_another_is_not_asked_for() -> None:
+    from codeact.agents.code import describe_files
+
+    note = describe_files({"l.csv": b"Loan,Returned,Fine\nL1,2024-03-05,1.5\nL2,,\n"})
+    q = (
+        "Question: What is the total of the fines?\nConstraints: Fine is in euros and empty "
+        f"for books not yet returned; sum it.\nFormat: @t[value]\n\n{note}"
+    )
+    assert check(candidate(q, "print(df['Fine'].sum())")) is None
+    asked = q.replace("the total of the fines?", "the total fine of books returned?")
+    assert "the column 'Returned'" in (check(candidate(asked, "print(df['Fine'].sum())")) or "")
