@@ -11,7 +11,7 @@ from codeact.agents._notecols import THRESHOLD, task_text
 _QUOTED = re.compile(r"(?<![\w@\[])'([^'\n]{1,40})'(?!\w)|(?<![\w@\[])\"([^\"\n]{1,40})\"(?!\w)")
 
 _FORMAT_EXAMPLE = re.compile(
-    r"(?:such as|like|e\.g\.?,?|for example,?|for instance,?|written as|formatted as"
+    r"(?:such as|like|as in|e\.g\.?,?|for example,?|for instance,?|written as|formatted as"
     r"|in the form(?: of)?|read|treat)\s*$",
     re.I,
 )
@@ -23,6 +23,13 @@ _ALTERNATIVE = re.compile(r"\s*(?:\([^()\n]{0,40}\))?\s*(?:,|/|or|and|, or|, and
 _DESCRIBES = re.compile(r"\b(?:holds|has|contains|values?|written|either|spelled|typed)\b", re.I)
 
 
+#: After a quoted value: that it stands for a missing one ("'n/a' means it was not taken").
+_MEANS_MISSING = re.compile(
+    r"\s*(?:means?|stands? for|marks?)\s+(?:(?:it|that|the \w+)\s+(?:was|is|were)\s+)?"
+    r"(?:missing|unknown|not (?:taken|measured|recorded|known|available|given)|no (?:value|data))",
+    re.I,
+)
+_HANDLES_MISSING = re.compile(r"fillna|isna|notna|isnull|notnull|dropna|interpolate|na_values")
 #: After quoted values: what they stand for (``'1' and 'yes' mean an estimated reading``).
 _LEGEND = re.compile(r"\s*(?:means?|stands? for|denotes?|indicates?|marks?)\b", re.I)
 
@@ -119,6 +126,8 @@ def filter_problem(question: str, code: str) -> str | None:
             continue  # ("amounts such as '$12.50'": how values are written, not a filter)
         if _EXPLAINED.match(task, m.end()):
             continue  # ("'1.234,56' is 1234.56": how a value reads, not a filter)
+        if _MEANS_MISSING.match(task, m.end()) and _HANDLES_MISSING.search(code):
+            continue  # ("a weight of 'n/a' means it was not taken": pandas read it as NaN)
         if left_out(task, m.start(), m.end(), code):
             continue  # (the code's own condition drops the row the question leaves out)
         if value and value.lower() not in low and m.start() not in described:

@@ -39,7 +39,8 @@ def period_problem(question: str, code: str) -> str | None:
     if not _GROUPING.search(code):
         return None
     for unit, (asked, used) in _UNITS.items():
-        if re.search(asked, task, re.I) and not _groups_on(code, used):
+        said = [m for m in re.finditer(asked, task, re.I) if not _LAYOUT.search(task, 0, m.start())]
+        if said and not _groups_on(code, used):  # ("one column per month" is a layout)
             accessor = "isocalendar().week" if unit == "week" else unit
             example = _period_code(question, code, accessor)
             how = f"for example: {example}" if example else "then"
@@ -187,15 +188,23 @@ def in_column_range(task: str, start: int, end: int, columns: list[str]) -> bool
 _COUNT = re.compile(r"\b(?:how many|count|number of)\b", re.I)
 
 
+_BREAKS = (". ", "? ", "! ", "; ", ": ", "\n")
+
+
 def describes_other(task: str, start: int, name: str, columns: list[str]) -> bool:
     """``task[start:]`` lies in a sentence describing another column ("Fine is in euros
-    and empty for books not yet returned" does not ask for ``Returned``)."""
-    left = max(
-        task.rfind(". ", 0, start) + 2,
-        task.rfind("\n", 0, start) + 1,
-        task.rfind(": ", 0, start) + 2,
-    )
+    and empty for books not yet returned" does not ask for ``Returned``), or is the subject
+    of one ("started_at and ended_at are Unix timestamps")."""
+    left = max((task.rfind(b, 0, start) + len(b) for b in _BREAKS), default=0)
     head = task[left:start]
+    names = "|".join(re.escape(c.strip()) for c in sorted(columns, key=len, reverse=True))
+    subject = re.match(
+        rf"(?:(?:the )?(?:{names})(?:\s*,\s*|\s+and\s+)?)+\s+(?:is|are|holds?|has|have)\b",
+        task[left:],
+        re.I,
+    )
+    if names and subject and start < left + subject.end():  # ("started_at and ended_at are
+        return True  # Unix timestamps": the columns described, not asked for)
     return any(
         c.strip() != name.strip()
         and re.match(

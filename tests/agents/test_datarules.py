@@ -362,3 +362,22 @@ def test_a_legend_of_values_and_a_date_column_listed_for_duplicates_are_not_prob
     assert "dates written day first" in (check_candidate(candidate(METER_Q, as_text)) or "")
     asked = METER_Q.replace("How many readings", "How many 'No' readings of A1")
     assert "'No'" in (check_candidate(candidate(asked, code)) or "")
+
+
+@pytest.mark.parametrize(
+    ("text", "code", "flagged"),
+    [
+        # a quoted value that stands for a missing one, the code handling missing values
+        ("Mean weight? A weight of 'n/a' means it was not taken.", "df.w.fillna(0).mean()", False),
+        ("Mean weight? A weight of 'n/a' means it was not taken.", "df.w.mean()", True),
+        (
+            "Rides in Nantes? The station is written as in 'Bellecour, Lyon'.",
+            "df.s.str.contains('Nantes')",
+            False,
+        ),
+    ],
+)
+def test_quoted_values_that_show_missing_values_or_examples_are_not_filters(
+    text: str, code: str, flagged: bool
+) -> None:
+    assert (filter_problem(ask(text), code) is not None) is flagged

@@ -465,3 +465,46 @@ def test_a_column_named_inside_the_description_of_another_is_not_asked_for() -> 
     assert check(candidate(q, "print(df['Fine'].sum())")) is None
     asked = q.replace("the total of the fines?", "the total fine of books returned?")
     assert "the column 'Returned'" in (check(candidate(asked, "print(df['Fine'].sum())")) or "")
+
+
+@pytest.mark.parametrize(
+    ("question", "code", "flagged"),
+    [
+        # an indefinite article: a word, not the column ("shipments out of a warehouse")
+        (
+            "How many entries are shipments out of a warehouse? Count rows whose movement is 'OUT'.",
+            "print((df['movement'] == 'OUT').sum())",
+            None,
+        ),
+        (
+            "For each warehouse, how many OUT entries?",
+            "print((df['movement'] == 'OUT').sum())",
+            "groups by 'warehouse'",
+        ),
+        # columns as the subject of a sentence that describes them
+        (
+            "How many entries in July? movement and warehouse are text; use the July dates.",
+            "print(len(df))",
+            None,
+        ),
+        # 'one column per month' is how the file is laid out, not a question per month
+        (
+            "Which warehouse has one column per month, and the most OUT entries?",
+            "print(df[df.movement == 'OUT'].groupby('warehouse').size().idxmax())",
+            None,
+        ),
+        (
+            "What is the mean qty per month?",
+            "print(df.groupby('warehouse')['qty'].mean())",
+            "asks per month",
+        ),
+    ],
+)
+def test_column_words_that_do_not_ask_for_the_column(
+    question: str, code: str, flagged: str | None
+) -> None:
+    from codeact.agents.code import describe_files
+
+    note = describe_files({"s.csv": b"movement,warehouse,qty\nOUT,W1,3\nIN,W2,5\nOUT,W1,2\n"})
+    said = check(candidate(f"{question} Answer as @n[value].\n\n{note}", code))
+    assert (said is None) if flagged is None else (flagged in (said or "")), said
