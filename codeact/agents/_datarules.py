@@ -11,7 +11,13 @@ from __future__ import annotations
 import re
 
 from codeact.agents._filenote import NA_STRINGS
-from codeact.agents._notecols import note_column_kinds, note_columns, task_text, uses_column
+from codeact.agents._notecols import (
+    note_column_kinds,
+    note_columns,
+    task_text,
+    unlisted,
+    uses_column,
+)
 from codeact.agents._problem import Problem, problem_of
 
 _MARKERS = "|".join(re.escape(s) for s in sorted(NA_STRINGS, key=len, reverse=True))
@@ -60,7 +66,7 @@ def case_problem(question: str, code: str) -> Problem | None:
         return None
     for name, kind in note_column_kinds(question):
         m = _VARIANTS.search(kind)
-        if m is None or not uses_column(code, name):
+        if m is None or not uses_column(unlisted(code), name):
             continue
         quoted = "|".join(re.escape(repr(n)[1:-1]) for n in dict.fromkeys((name, name.strip())))
         compare = re.compile(
@@ -228,10 +234,58 @@ def yes_no_problem(question: str, code: str) -> Problem | None:
 
 
 #: The rules here that read code alone (``passes_rules``).
+
+
+#: The question asks to drop rows identical in every column.
+_EXACT_DUPLICATES = re.compile(
+    r"\b(?:exact(?:ly)?\s+(?:the\s+same|duplicates?|duplicated|identical)|identical\s+(?:rows?|in\s+"
+    r"every\s+column)|whole\s+row|in\s+every\s+column)\b",
+    re.I,
+)
+_SUBSET = re.compile(
+    r"(\.drop_duplicates\()\s*subset\s*=\s*(\[[^\]\n]*\]|'[^'\n]*'|\"[^\"\n]*\")\s*,?\s*"
+)
+
+
+def _file_columns(question: str) -> list[list[str]]:
+    """The columns the files note lists, file by file."""
+    note = question.partition("\n\nFiles in the working directory")[2]
+    out = []
+    for section in re.split(r"\n- (?='|\")", note)[1:]:
+        kinds = note_column_kinds("\n\nFiles in the working directory\n" + section)
+        out.append([name for name, _ in kinds])
+    return out
+
+
+def subset_problem(question: str, code: str) -> Problem | None:
+    """The question drops rows identical in every column, and the code lists several columns
+    but not all (``subset=['Account', 'Read Date']``): rows that differ elsewhere go too. The
+    fix drops exact duplicates (no ``subset``). One key column (``subset=['ride_id']``) is
+    left alone: an id repeated is a row repeated."""
+    if not _EXACT_DUPLICATES.search(task_text(question)):
+        return None
+    m = _SUBSET.search(code)
+    if m is None:
+        return None
+    listed = set(re.findall(r"'([^'\n]*)'|\"([^\"\n]*)\"", m.group(2)))
+    names = {a or b for a, b in listed}
+    files = [cols for cols in _file_columns(question) if names <= set(cols)]
+    if len(names) < 2 or not files or any(names >= set(cols) for cols in files):
+        return None  # (one key column such as an id, another file's, or every column)
+    fixed = _SUBSET.sub(r"\1", code)
+    return problem_of(
+        f"The question drops rows identical in every column, but your code drops duplicates of "
+        f"only {', '.join(sorted(names))}: rows that differ in another column go too. Drop exact "
+        "duplicates with df.drop_duplicates() (no subset), print the result, then answer.",
+        fixed,
+    )
+
+
 DATA_RULES = (
     marker_problem,
     case_problem,
     yes_no_problem,
     empty_zero_problem,
     duration_problem,
+    subset_problem,
 )

@@ -205,3 +205,13 @@ def compute_example(question: str, code: str) -> str:
         return ""
     measure = compute_on(question, frames[-1])
     return f"print({measure})" if measure else ""
+
+
+#: A list of column names (``subset=['Account', 'Read Date']``, ``df[['a', 'b']]``).
+_NAME_LIST = re.compile(r"\[\s*(?:(['\"])[^'\"\n]*\1\s*,\s*)+(['\"])[^'\"\n]*\2\s*,?\s*\]")
+
+
+def unlisted(code: str) -> str:
+    """``code`` without its lists of several column names: a column listed with others
+    (``drop_duplicates(subset=[...])``) is neither compared nor grouped there."""
+    return _NAME_LIST.sub("[]", code)

@@ -49,6 +49,7 @@ from codeact.agents._datarules import (
     duration_problem,
     empty_zero_problem,
     marker_problem,
+    subset_problem,
     yes_no_problem,
 )
 from codeact.agents._filters import described_values, filter_problem, left_out
@@ -71,6 +72,7 @@ from codeact.agents._notecols import (
     note_column_kinds,
     note_columns,
     task_text,
+    unlisted,
     uses_column,
 )
 from codeact.agents._placeholders import TOKEN
@@ -291,15 +293,11 @@ _DATE_ORDER = re.compile(
 )
 
 
-#: A list of column names (``subset=['Account', 'Read Date']``, ``df[['a', 'b']]``).
-_NAME_LIST = re.compile(r"\[\s*(?:(['\"])[^'\"\n]*\1\s*,\s*)+(['\"])[^'\"\n]*\2\s*,?\s*\]")
-
-
 def text_date_problem(question: str, code: str) -> str | None:
     """A column the files note flags as dates written day or month first (``15/03/2019``),
     used by code that never reads it as dates (or, day first, without ``dayfirst=True``):
     comparing or matching such text (``< '2018-01-01'``, ``.str.contains('03/')``) is wrong."""
-    listed = _NAME_LIST.sub("[]", code)  # (a column listed with others is not compared)
+    listed = unlisted(code)  # (a column listed with others is not compared)
     for name, kind in note_column_kinds(question):
         m = _DATE_ORDER.search(kind)
         empty = rf"\[\s*(['\"]){re.escape(name)}\1\s*\]\s*\.\s*(?:isna|notna|isnull|notnull)\(\)"
@@ -342,6 +340,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("yes no", yes_no_problem(question, code)),
         ("empty zero", empty_zero_problem(question, code)),
         ("duration", duration_problem(question, code)),
+        ("subset", subset_problem(question, code)),
         ("filter", filter_problem(question, code)),
         ("category", category_problem(question, code)),
         ("groups", group_problem(question, code)),
@@ -374,6 +373,7 @@ def passes_rules(question: str, code: str) -> bool:
         filter_problem,
         category_problem,
         group_problem,
+        label_extreme_problem,
         column_problem,
         product_problem,
         deviation_problem,

@@ -105,6 +105,9 @@ def test_one_value_in_several_cases_is_compared_folded() -> None:
     )
     assert case_problem(ask("How many Toys orders?"), f"{READ}print((df.qty > 1).sum())") is None
     assert "several cases" in (check_candidate(candidate(q, code)) or "")
+    # listed with other columns to drop duplicates, the column is neither compared nor grouped
+    listed = f"{READ}df = df.drop_duplicates(subset=['category', 'qty'])\nprint(len(df))"
+    assert case_problem(q, listed) is None
 
 
 def test_an_empty_value_the_question_says_is_zero_is_filled() -> None:
@@ -381,3 +384,18 @@ def test_quoted_values_that_show_missing_values_or_examples_are_not_filters(
     text: str, code: str, flagged: bool
 ) -> None:
     assert (filter_problem(ask(text), code) is not None) is flagged
+
+
+def test_exact_duplicates_dropped_on_some_columns_only_are_sent_back() -> None:
+    from codeact.agents._datarules import subset_problem
+
+    some = "df = df.drop_duplicates(subset=['Account', 'Read Date'], keep='first')\nprint(len(df))"
+    problem = subset_problem(METER_Q, some)
+    assert problem is not None and "only Account, Read Date" in problem
+    assert problem.code == "df = df.drop_duplicates(keep='first')\nprint(len(df))"
+    every = some.replace("'Read Date']", "'Read Date', 'Estimated']")
+    assert subset_problem(METER_Q, every) is None  # (every column listed)
+    key = some.replace("['Account', 'Read Date']", "['Account']")
+    assert subset_problem(METER_Q, key) is None  # (one key column: deliberate)
+    loose = METER_Q.replace("drop the exact duplicate rows first", "keep one reading per account")
+    assert subset_problem(loose, some) is None  # (not asked for identical rows)
