@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from codeact.agents._imports import import_fix
+from codeact.agents._numericfix import numeric_fix
 from codeact.agents._placeholders import required_placeholders
 from codeact.agents._precedence import precedence_fix
 from codeact.agents._readfix import separator_fix, unit_fix
@@ -382,6 +383,7 @@ async def recover_cell(
             final_answer_fix(result, code, wanted),
             import_fix(result, code),
             precedence_fix(result, code),
+            numeric_fix(result, code),
         )
         for other in fixes:
             if other is None:

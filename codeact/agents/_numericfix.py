@@ -1,0 +1,62 @@
+"""A table's mean (or sum, median...) over columns some of which hold text: pandas 2 no
+longer skips them (``TypeError: Could not convert 'STD' to numeric``), and the small model
+answers by converting the text column to numbers, which fails again. A cell whose failing
+line aggregates a whole table (``df.mean(axis=1)``) is re-run with ``numeric_only=True``: the
+number columns, which is what the line meant."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from codeact.agents._notecols import frame_names
+from codeact.agents._recover import failing_line
+from codeact.executors.base import ExecutionResult
+
+_TEXT_IN_MATH = re.compile(
+    r"Could not convert .* to numeric|can only concatenate str|unsupported operand type\(s\) "
+    r"for [-+/*]: '\w+' and 'str'|could not convert string to float",
+)
+
+
+@dataclass(frozen=True)
+class NumericFix:
+    """A failed cell with its table aggregates limited to the number columns."""
+
+    code: str
+    line: str
+
+    def note(self) -> str:
+        """What the model (and the transcript) is told about the re-run."""
+        return (
+            "Your cell failed: the table has text columns, and pandas does not average text. "
+            f"I re-ran your cell with numeric_only=True on that line ({self.line.strip()}), "
+            "which uses the number columns only. Output of the re-run:"
+        )
+
+
+def numeric_fix(result: ExecutionResult, code: str) -> NumericFix | None:
+    """The cell with ``numeric_only=True`` added to the failing line's aggregates of a whole
+    table (a name the cell assigns a table to, or any call with ``axis=1``), when it failed
+    on text in arithmetic; None otherwise."""
+    error = result.error
+    if error is None or not _TEXT_IN_MATH.search(error.message):
+        return None
+    line = failing_line(error.traceback)
+    if not line or code.count(line) != 1 or "numeric_only" in line:
+        return None
+    frames = "|".join(re.escape(n) for n in frame_names(code))
+    table = rf"(?:\b(?:{frames})\b)?" if frames else ""
+    pattern = re.compile(
+        rf"({table}\.\s*(?:mean|median|sum|std|var))\(((?:[^()\n]|\([^()\n]*\))*)\)"
+    )
+
+    def limited(m: re.Match[str]) -> str:
+        called, args = m.group(1), m.group(2).strip()
+        on_table = not called.startswith(".")
+        if not on_table and not re.search(r"\baxis\s*=\s*(?:1|'columns')", args):
+            return m.group(0)
+        return f"{called}({args + ', ' if args else ''}numeric_only=True)"
+
+    fixed = pattern.sub(limited, line)
+    return NumericFix(code=code.replace(line, fixed), line=fixed) if fixed != line else None

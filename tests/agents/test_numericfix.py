@@ -1,0 +1,68 @@
+"""A whole table averaged with its text columns in it (``_numericfix``): the failed cell is
+re-run with ``numeric_only=True`` and prints what the line meant."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from codeact import CodeActAgent, RestrictedExecutor
+from codeact._execution import CellError, ExecutionResult
+from codeact.agents._numericfix import numeric_fix
+from codeact.events import Event, ToolCallResult
+from codeact.llms import ScriptedLLM
+from tests.helpers import collect
+
+WIDE = (
+    b"Tariff,Name,Jan,Feb\nSTD,Standard,26.5,27.5\nFIX,Fixed 24,31.0,30.5\nEV,EV Saver,20.0,21.0\n"
+)
+
+
+def failed(line: str, message: str = "Could not convert 'STD' to numeric") -> ExecutionResult:
+    trace = (
+        f'Traceback (most recent call last):\n  File "<cell-1>", line 3\n    {line}\nTypeError: x'
+    )
+    return ExecutionResult(error=CellError(type="TypeError", message=message, traceback=trace))
+
+
+@pytest.mark.parametrize(
+    ("line", "fixed"),
+    [
+        ("m = df.mean(axis=1)", "m = df.mean(axis=1, numeric_only=True)"),
+        ("print(df.sum())", "print(df.sum(numeric_only=True))"),
+        (
+            "m = df.set_index('Tariff').mean(axis=1)",
+            "m = df.set_index('Tariff').mean(axis=1, numeric_only=True)",
+        ),
+        # one column's mean is not a table's: left alone
+        ("m = df['Name'].mean()", None),
+        ("m = df.mean(numeric_only=False)", None),
+    ],
+)
+def test_aggregates_of_a_whole_table_get_numeric_only(line: str, fixed: str | None) -> None:
+    code = f"import pandas as pd\ndf = pd.read_csv('t.csv')\n{line}\nprint(m)"
+    fix = numeric_fix(failed(line), code)
+    assert (fix.line if fix else None) == fixed
+    assert numeric_fix(failed(line, "division by zero"), code) is None
+
+
+@pytest.mark.anyio
+@pytest.mark.filterwarnings("ignore::UserWarning")
+async def test_the_row_means_of_a_wide_table_are_re_run_over_its_numbers() -> None:
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('t.csv')\nm = df.mean(axis=1)\n"
+        "print(df.loc[m.idxmax(), 'Tariff'], round(m.max(), 2))"
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ex = RestrictedExecutor(allowed_modules=["pandas"])
+    llm = ScriptedLLM([f"<execute>\n{cell}\n</execute>", "@t[FIX]"], function_calling=False)
+    async with ex:
+        await ex.upload("t.csv", WIDE)
+        events: list[Event] = await collect(CodeActAgent(llm=llm, executor=ex).run("Dearest?"))
+    (result,) = [e for e in events if isinstance(e, ToolCallResult) and e.tool_name == "execute"]
+    said = str(result.tool_output.content)
+    assert not result.tool_output.is_error, said
+    assert "numeric_only=True" in said
+    assert said.rstrip().endswith("FIX 30.75")
