@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import IO
 
 from codeact.agents import RunHandler
-from codeact.events import Event
+from codeact.events import Event, ToolCallResult
 
 
 async def collect(handler: RunHandler) -> list[Event]:
@@ -21,6 +21,28 @@ async def collect(handler: RunHandler) -> list[Event]:
     stamps = [e.timestamp for e in events]
     assert stamps == sorted(stamps)
     return events
+
+
+async def run_one_cell(
+    files: dict[str, bytes], cell: str, question: str, answer: str = "done"
+) -> ToolCallResult:
+    """What the agent returns for one cell a scripted model writes (then ``answer``), run in
+    a RestrictedExecutor allowing pandas and numpy, with ``files`` uploaded."""
+    import warnings
+
+    from codeact import CodeActAgent, RestrictedExecutor
+    from codeact.llms import ScriptedLLM
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ex = RestrictedExecutor(allowed_modules=["pandas", "numpy"])
+    llm = ScriptedLLM([f"<execute>\n{cell}\n</execute>", answer], function_calling=False)
+    async with ex:
+        for name, data in files.items():
+            await ex.upload(name, data)
+        events = await collect(CodeActAgent(llm=llm, executor=ex).run(question))
+    (result,) = [e for e in events if isinstance(e, ToolCallResult) and e.tool_name == "execute"]
+    return result
 
 
 def kinds(events: list[Event]) -> list[str]:

@@ -3,16 +3,11 @@ re-run with ``numeric_only=True`` and prints what the line meant."""
 
 from __future__ import annotations
 
-import warnings
-
 import pytest
 
-from codeact import CodeActAgent, RestrictedExecutor
 from codeact._execution import CellError, ExecutionResult
 from codeact.agents._numericfix import numeric_fix
-from codeact.events import Event, ToolCallResult
-from codeact.llms import ScriptedLLM
-from tests.helpers import collect
+from tests.helpers import run_one_cell
 
 WIDE = (
     b"Tariff,Name,Jan,Feb\nSTD,Standard,26.5,27.5\nFIX,Fixed 24,31.0,30.5\nEV,EV Saver,20.0,21.0\n"
@@ -54,14 +49,7 @@ async def test_the_row_means_of_a_wide_table_are_re_run_over_its_numbers() -> No
         "import pandas as pd\ndf = pd.read_csv('t.csv')\nm = df.mean(axis=1)\n"
         "print(df.loc[m.idxmax(), 'Tariff'], round(m.max(), 2))"
     )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ex = RestrictedExecutor(allowed_modules=["pandas"])
-    llm = ScriptedLLM([f"<execute>\n{cell}\n</execute>", "@t[FIX]"], function_calling=False)
-    async with ex:
-        await ex.upload("t.csv", WIDE)
-        events: list[Event] = await collect(CodeActAgent(llm=llm, executor=ex).run("Dearest?"))
-    (result,) = [e for e in events if isinstance(e, ToolCallResult) and e.tool_name == "execute"]
+    result = await run_one_cell({"t.csv": WIDE}, cell, "Dearest?", "@t[FIX]")
     said = str(result.tool_output.content)
     assert not result.tool_output.is_error, said
     assert "numeric_only=True" in said

@@ -3,16 +3,11 @@ is re-run with each comparison in parentheses, and its output is what the line m
 
 from __future__ import annotations
 
-import warnings
-
 import pytest
 
-from codeact import CodeActAgent, RestrictedExecutor
 from codeact._execution import CellError, ExecutionResult
 from codeact.agents._precedence import precedence_fix
-from codeact.events import Event, ToolCallResult
-from codeact.llms import ScriptedLLM
-from tests.helpers import collect
+from tests.helpers import run_one_cell
 
 FAILED = ExecutionResult(
     error=CellError(type="TypeError", message="unsupported operand type(s) for &: 'str' and 'bool'")
@@ -75,14 +70,7 @@ async def test_the_failed_cell_is_re_run_with_parentheses_and_the_model_sees_the
         "e = df['Estimated'].astype(str).str.upper()\n"
         "print(len(df[e != 'TRUE' & e != '1']))"
     )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ex = RestrictedExecutor(allowed_modules=["pandas"])
-    llm = ScriptedLLM([f"<execute>\n{cell}\n</execute>", "@n[12]"], function_calling=False)
-    async with ex:
-        await ex.upload("m.csv", data)
-        events: list[Event] = await collect(CodeActAgent(llm=llm, executor=ex).run("How many?"))
-    (result,) = [e for e in events if isinstance(e, ToolCallResult) and e.tool_name == "execute"]
+    result = await run_one_cell({"m.csv": data}, cell, "How many?", "@n[12]")
     said = str(result.tool_output.content)
     assert "I re-ran your cell" in said and "(e != 'TRUE') & (e != '1')" in said
     assert "12" in said.split("Output of the re-run:")[1]

@@ -15,7 +15,7 @@ from codeact.agents._readfix import note_read_arguments, separator_fix
 from codeact.agents.code import describe_files
 from codeact.events import Event, ToolCallResult
 from codeact.llms import ScriptedLLM
-from tests.helpers import collect
+from tests.helpers import collect, run_one_cell
 
 pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings("ignore::UserWarning")]
 
@@ -160,15 +160,8 @@ async def test_a_failed_cell_gets_the_conversion_of_its_own_column() -> None:
         "flags = df['Estimated'] == 'yes'\n"
         "print(pd.to_numeric(df['Consumption']).sum())"  # (not the by-hand conversion: no re-run)
     )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ex = RestrictedExecutor(allowed_modules=["pandas", "numpy"])
-    llm = ScriptedLLM([f"<execute>\n{cell}\n</execute>", "@t[1]"], function_calling=False)
     question = f"Total consumption? Format: @t[value]\n\n{describe_files({'m.csv': METER})}"
-    async with ex:
-        await ex.upload("m.csv", METER)
-        events: list[Event] = await collect(CodeActAgent(llm=llm, executor=ex).run(question))
-    (result,) = [e for e in events if isinstance(e, ToolCallResult) and e.tool_name == "execute"]
+    result = await run_one_cell({"m.csv": METER}, cell, question, "@t[1]")
     content: Any = result.tool_output.content
     assert result.tool_output.is_error
     assert "'Consumption' holds numbers with a unit (see the files note): read it with df[" in (
@@ -183,15 +176,8 @@ async def test_a_failed_by_hand_conversion_of_numbers_with_a_unit_is_re_run_the_
         "jan['kwh'] = jan['Consumption'].str.replace(',', '.').astype(float)\n"
         "print(round(jan['kwh'].sum(), 1))"
     )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ex = RestrictedExecutor(allowed_modules=["pandas", "numpy"])
-    llm = ScriptedLLM([f"<execute>\n{cell}\n</execute>", "@t[1607.0]"], function_calling=False)
     question = f"Total consumption? Format: @t[value]\n\n{describe_files({'m.csv': METER})}"
-    async with ex:
-        await ex.upload("m.csv", METER)
-        events: list[Event] = await collect(CodeActAgent(llm=llm, executor=ex).run(question))
-    (result,) = [e for e in events if isinstance(e, ToolCallResult) and e.tool_name == "execute"]
+    result = await run_one_cell({"m.csv": METER}, cell, question, "@t[1607.0]")
     content: Any = result.tool_output.content
     assert not result.tool_output.is_error, content
     assert "I re-ran your cell with jan['Consumption'].str.replace(r'[^\\d,-]'" in content
