@@ -109,9 +109,31 @@ def describe_csv(text: str, *, single_column: bool = False) -> str | None:
     out = [f"  {about}{rows} rows x {len(header)} columns{sep}. Columns (name: type):", *described]
     if len(header) > MAX_COLUMNS:
         out.append(f"  - ... and {len(header) - MAX_COLUMNS} more columns")
+    out += _wide_hint(header)
     if scanned < rows:
         out.append(f"  (types and missing counts from the first {scanned} rows)")
     return "\n".join(out)
+
+
+_MONTHS = [
+    "jan feb mar apr may jun jul aug sep oct nov dec".split(),
+    "january february march april may june july august september october november december".split(),
+]
+
+
+def _wide_hint(header: list[str]) -> list[str]:
+    """For a table with one column per month (``Jan`` ... ``Dec``): how to get one row per
+    month, the layout questions over several months or a join by month need."""
+    for names in _MONTHS:
+        months = [h for h in header if h.strip().lower() in names]
+        if len(months) >= 3:
+            others = [h for h in header if h not in months]
+            return [
+                f"  One column per month ({months[0]!r} to {months[-1]!r}): for one row per "
+                f"month, long = df.melt(id_vars={others!r}, value_vars={months!r}, "
+                "var_name='month', value_name='value')"
+            ]
+    return []
 
 
 def _column(name: str, values: list[str]) -> str:

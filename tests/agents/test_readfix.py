@@ -182,3 +182,22 @@ async def test_a_failed_by_hand_conversion_of_numbers_with_a_unit_is_re_run_the_
     assert not result.tool_output.is_error, content
     assert "I re-ran your cell with jan['Consumption'].str.replace(r'[^\\d,-]'" in content
     assert content.rstrip().endswith("1607.0")  # 420.2 + 1178.3 - 3.5 + 12
+
+
+def test_a_table_with_a_column_per_month_gets_the_melt_to_one_row_per_month() -> None:
+    import io
+
+    import pandas as pd
+
+    wide = b"Tariff,Name,Jan,Feb,Mar\nSTD,Standard,26.5,27.5,28.0\nEV,EV Saver,20.0,21.0,22.5\n"
+    note = describe_files({"t.csv": wide})
+    (line,) = [ln for ln in note.splitlines() if "One column per month" in ln]
+    assert "('Jan' to 'Mar')" in line
+    df = pd.read_csv(io.BytesIO(wide))
+    space: dict[str, Any] = {"df": df}
+    exec(line.split("for one row per month, ")[1], space)
+    long = space["long"]
+    assert list(long.columns) == ["Tariff", "Name", "month", "value"] and len(long) == 6
+    assert long[(long.Tariff == "EV") & (long.month == "Feb")]["value"].item() == 21.0
+    # two month-like names are not a layout
+    assert "One column per month" not in describe_files({"d.csv": b"id,May,Jun\n1,2,3\n"})
