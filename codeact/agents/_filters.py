@@ -157,3 +157,45 @@ def _underscored(number: str) -> str:
         groups.insert(0, digits[-3:])
         digits = digits[:-3]
     return sign + "_".join(groups) + dot + tail
+
+
+#: A row selection on a column compared with text: ``df[df['Passed'] == 'Y']``,
+#: ``df[df.kind.str.upper() != 'TRUE']``, ``df[df['x'].isin(['a', 'b'])]``.
+_TEXT_SELECTION = re.compile(
+    r"\w+\[\s*~?\s*\(?\s*\w+(?:\[\s*(['\"])(?P<quoted>[^'\"\n]+)\1\s*\]|\.(?P<attr>\w+))"
+    r"(?P<rest>(?:\.\w+(?:\([^()\n]*\))?)*)\s*(?:==|!=)\s*(['\"])(?P<value>[^'\"\n]*)\5"
+)
+
+
+#: Words a question uses for a coded value (``'F'`` for "women").
+_MEANT_BY = {
+    "f": ("female", "wom[ae]n", "girl"),
+    "m": ("male", "m[ae]n\\b", "boy"),
+    "w": ("wom[ae]n",),
+}
+
+
+def extra_filter_problem(question: str, code: str, columns: list[str]) -> str | None:
+    """The code keeps rows by a text value of a column the question never names, nor that
+    value (``df[df['Passed'] == 'Y']`` for "the mean score of the records that have one"):
+    a condition nobody asked for changes the answer."""
+    task = task_text(question).lower()
+    for m in _TEXT_SELECTION.finditer(code):
+        column = m.group("quoted") or m.group("attr")
+        value = m.group("value").strip()
+        if column not in columns or not value:
+            continue
+        words = {column.strip().lower(), column.strip().lower().replace("_", " ")}
+        if any(re.search(rf"(?<!\w){re.escape(w)}", task) for w in words):
+            continue
+        if re.search(rf"(?<!\w){re.escape(value.lower())}(?!\w)", task):
+            continue
+        if any(re.search(rf"\b{w}", task) for w in _MEANT_BY.get(value.lower(), ())):
+            continue  # ("women" for 'F')
+        negated = " not" if "!=" in m.group(0) else ""
+        return (
+            f"Your code keeps only the rows where {column!r} is{negated} {value!r}, but the "
+            f"question never mentions {column!r} or {value!r}. Leave that "
+            "condition out unless the question asks for it, print the result, then answer."
+        )
+    return None

@@ -52,7 +52,12 @@ from codeact.agents._datarules import (
     subset_problem,
     yes_no_problem,
 )
-from codeact.agents._filters import described_values, filter_problem, left_out
+from codeact.agents._filters import (
+    described_values,
+    extra_filter_problem,
+    filter_problem,
+    left_out,
+)
 from codeact.agents._groups import (
     asked_groups,
     day_problem,
@@ -77,7 +82,7 @@ from codeact.agents._notecols import (
 )
 from codeact.agents._placeholders import TOKEN
 from codeact.agents._problem import Problem, problem_of
-from codeact.agents._stale import settled_answer, stale_values_note
+from codeact.agents._stale import settled_answer, stale_problem, stale_values_note
 
 _FILL = re.compile(r"\bfill(?:ing|ed)?\b.{0,60}\bmissing\b|\bmissing\b.{0,60}\bfill", re.I)
 _SKIP = re.compile(r"\b(?:skip|ignore|drop|exclude)\w*\b.{0,40}\bmissing\b|\bknown\b", re.I)
@@ -342,6 +347,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("duration", duration_problem(question, code)),
         ("subset", subset_problem(question, code)),
         ("filter", filter_problem(question, code)),
+        ("extra filter", extra_filter_problem(question, code, note_columns(question))),
         ("category", category_problem(question, code)),
         ("groups", group_problem(question, code)),
         ("label extreme", label_extreme_problem(question, code)),
@@ -355,7 +361,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("fill", fill_problem(question, code)),
         ("share", share_problem(question, candidate.text, code)),
         ("rate", rate_problem(question, candidate.text, code)),
-        ("stale", _stale_problem(stale)),
+        ("stale", stale_problem(stale)),
         ("series", series_problem(question, "\n".join(c.stdout for c in candidate.ok_cells))),
         ("value", value_problem(question, candidate.text)),
     )
@@ -382,14 +388,6 @@ def passes_rules(question: str, code: str) -> bool:
         *DATA_RULES,
     )
     return all(rule(question, code) is None for rule in rules)
-
-
-def _stale_problem(found: tuple[str, str] | None) -> Problem | None:
-    if found is None:
-        return None
-    problem = problem_of(found[0])
-    problem.answer = found[1]
-    return problem
 
 
 def settled(candidate: AnswerCandidate) -> str | None:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 
 from codeact.agents._candidate import CellRun
 from codeact.agents._placeholders import required_placeholders, templates
+from codeact.agents._problem import Problem, problem_of
 from codeact.agents._trace import best_traced_values, computed_texts, given_values, traces
 
 #: The first line of an answer whose stale values were replaced by the agent.
@@ -85,3 +86,12 @@ def _settled(answer: str, better: dict[str, str]) -> str:
             f"{text[: found.start()]}{token}{text[found.end() :]}" if found else f"{text}\n{token}"
         )
     return f"{SETTLED_PREFIX}\n{text.strip()}"
+
+
+def stale_problem(found: tuple[str, str] | None) -> Problem | None:
+    """``stale_values_note``'s note as a rule's problem, carrying the answer it settles on."""
+    if found is None:
+        return None
+    problem = problem_of(found[0])
+    problem.answer = found[1]
+    return problem

@@ -399,3 +399,36 @@ def test_exact_duplicates_dropped_on_some_columns_only_are_sent_back() -> None:
     assert subset_problem(METER_Q, key) is None  # (one key column: deliberate)
     loose = METER_Q.replace("drop the exact duplicate rows first", "keep one reading per account")
     assert subset_problem(loose, some) is None  # (not asked for identical rows)
+
+
+@pytest.mark.parametrize(
+    ("text", "condition", "flagged"),
+    [
+        # a condition on a column and a value the question never mentions
+        ("What is the mean score over the records that have one?", "df['Passed'] == 'Y'", True),
+        ("How many rows are duplicates?", "df['Passed'].str.upper() != 'N'", True),
+        # named: the column, the value, or the word a code stands for
+        ("What is the mean score of the students who passed?", "df['Passed'] == 'Y'", False),
+        ("What is the mean score of the 'Y' records?", "df.Passed == 'Y'", False),
+        ("What is the mean score of women?", "df['sex'] == 'F'", False),
+        ("What is the mean score of the men?", "df['sex'] == 'M'", False),
+    ],
+)
+def test_a_condition_the_question_never_asked_for_is_sent_back(
+    text: str, condition: str, flagged: bool
+) -> None:
+    from codeact.agents._filters import extra_filter_problem
+
+    code = f"sub = df[{condition}]\nprint(sub['score'].mean())"
+    said = extra_filter_problem(ask(text), code, ["Passed", "sex", "score"])
+    assert (said is not None) is flagged, said
+    if flagged:
+        assert "never mentions 'Passed'" in (said or "")
+
+
+def test_the_rules_send_back_a_condition_nobody_asked_for() -> None:
+    grades = describe_files({"g.csv": b"id,Passed,score\n1,Y,70\n2,N,40\n3,Y,90\n"})
+    q = f"Question: What is the mean score?\nFormat: @m[m_value]\n\n{grades}"
+    said = check_candidate(candidate(q, "print(df[df['Passed'] == 'Y']['score'].mean())"))
+    assert "never mentions 'Passed'" in (said or "")
+    assert check_candidate(candidate(q, "print(df['score'].mean())")) is None
