@@ -10,6 +10,7 @@ import ast
 import re
 from dataclasses import dataclass
 
+from codeact.agents._problem import Problem, problem_of
 from codeact.executors.base import ExecutionResult
 
 #: ``pd.read_csv('name.csv'`` + the rest of the call's arguments (one level of parentheses).
@@ -119,4 +120,39 @@ def unit_fix(question: str, result: ExecutionResult, code: str) -> UnitFix | Non
             return way.replace("df[", f"{hit.group(1)}[", 1)
 
         return UnitFix(code=pattern.sub(ours, code), column=name, conversion=ours(found))
+    return None
+
+
+#: ``pd.to_numeric`` of a column of some frame after its ``.str`` clean-ups.
+_TO_NUMERIC = (
+    r"pd\.to_numeric\(\s*(\w+)\[\s*(['\"]){name}\2\s*\]"
+    r"((?:\s*\.\s*str\s*\.\s*\w+\((?:[^()\n]|\([^()\n]*\))*\))*)"
+    r"\s*(?:,\s*errors\s*=\s*['\"]\w+['\"])?\s*\)"
+)
+
+
+def unit_problem(question: str, code: str) -> Problem | None:
+    """A column of numbers with a unit converted by hand (``pd.to_numeric(df['Consumption']
+    .str.replace(',', '.'), errors='coerce')``: every value NaN, the sum 0 or NaN) in a cell
+    that ran: sent back with the note's conversion in its place."""
+    for m in _UNIT_WAY.finditer(question):
+        conversion, quoted = m.group(1), m.group(2)
+        try:
+            name = ast.literal_eval(quoted)
+        except (ValueError, SyntaxError):
+            continue
+
+        def ours(hit: re.Match[str], way: str = conversion) -> str:
+            return way.replace("df[", f"{hit.group(1)}[", 1)
+
+        fixed = code
+        for shape in (_BY_HAND, _TO_NUMERIC):
+            fixed = re.sub(shape.format(name=re.escape(name)), ours, fixed)
+        if fixed != code:
+            return problem_of(
+                f"The column {name!r} holds numbers with a unit (see the files note), and your "
+                f"code converts it another way: values that do not convert become NaN. Convert "
+                f"it with {conversion}, print the result, then answer.",
+                fixed,
+            )
     return None

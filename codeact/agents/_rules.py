@@ -82,6 +82,7 @@ from codeact.agents._notecols import (
 )
 from codeact.agents._placeholders import TOKEN
 from codeact.agents._problem import Problem, problem_of
+from codeact.agents._readfix import unit_problem
 from codeact.agents._stale import settled_answer, stale_problem, stale_values_note
 
 _FILL = re.compile(r"\bfill(?:ing|ed)?\b.{0,60}\bmissing\b|\bmissing\b.{0,60}\bfill", re.I)
@@ -355,6 +356,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("missing", missing_problem(question, code, candidate.text)),
         ("inplace", inplace_problem([c.code for c in candidate.ok_cells])),
         ("text numbers", text_number_problem(question, code)),
+        ("unit", unit_problem(question, code)),
         ("text dates", text_date_problem(question, code)),
         ("product", product_problem(question, code)),
         ("deviation", deviation_problem(question, code)),
@@ -384,6 +386,7 @@ def passes_rules(question: str, code: str) -> bool:
         product_problem,
         deviation_problem,
         text_date_problem,
+        unit_problem,
         fill_problem,
         *DATA_RULES,
     )

@@ -201,3 +201,35 @@ def test_a_table_with_a_column_per_month_gets_the_melt_to_one_row_per_month() ->
     assert long[(long.Tariff == "EV") & (long.month == "Feb")]["value"].item() == 21.0
     # two month-like names are not a layout
     assert "One column per month" not in describe_files({"d.csv": b"id,May,Jun\n1,2,3\n"})
+
+
+def test_numbers_with_a_unit_converted_to_nan_by_hand_are_sent_back_with_the_notes_way() -> None:
+    import contextlib
+    import io
+
+    import pandas as pd
+
+    from codeact.agents._readfix import unit_problem
+
+    question = f"Total consumption? Format: @t[value]\n\n{describe_files({'m.csv': METER})}"
+    code = (
+        "df = pd.read_csv('m.csv', sep=';')\n"
+        "df['kwh'] = pd.to_numeric(df['Consumption'].str.replace(',', '.'), errors='coerce')\n"
+        "print(round(df['kwh'].sum(), 1))"
+    )
+    problem = unit_problem(question, code)
+    assert problem is not None and problem.code is not None
+    assert "holds numbers with a unit" in problem
+
+    def printed(cell: str) -> str:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(cell.replace("'m.csv'", "io.BytesIO(METER)"), {"pd": pd, "io": io, "METER": METER})
+        return out.getvalue().strip()
+
+    assert printed(code) == "0.0"  # (every value NaN)
+    assert printed(problem.code) == "1607.0"
+    assert unit_problem(question, problem.code) is None  # (the note's way: nothing to say)
+    from tests.agents.test_rules import candidate, check
+
+    assert "holds numbers with a unit" in (check(candidate(question, code)) or "")
