@@ -12,6 +12,7 @@ import re
 
 from codeact.agents._filenote import NA_STRINGS
 from codeact.agents._notecols import (
+    file_columns,
     note_column_kinds,
     note_columns,
     task_text,
@@ -247,16 +248,6 @@ _SUBSET = re.compile(
 )
 
 
-def _file_columns(question: str) -> list[list[str]]:
-    """The columns the files note lists, file by file."""
-    note = question.partition("\n\nFiles in the working directory")[2]
-    out = []
-    for section in re.split(r"\n- (?='|\")", note)[1:]:
-        kinds = note_column_kinds("\n\nFiles in the working directory\n" + section)
-        out.append([name for name, _ in kinds])
-    return out
-
-
 def subset_problem(question: str, code: str) -> Problem | None:
     """The question drops rows identical in every column, and the code lists several columns
     but not all (``subset=['Account', 'Read Date']``): rows that differ elsewhere go too. The
@@ -269,7 +260,7 @@ def subset_problem(question: str, code: str) -> Problem | None:
         return None
     listed = set(re.findall(r"'([^'\n]*)'|\"([^\"\n]*)\"", m.group(2)))
     names = {a or b for a, b in listed}
-    files = [cols for cols in _file_columns(question) if names <= set(cols)]
+    files = [cols for cols in file_columns(question).values() if names <= set(cols)]
     if len(names) < 2 or not files or any(names >= set(cols) for cols in files):
         return None  # (one key column such as an id, another file's, or every column)
     fixed = _SUBSET.sub(r"\1", code)

@@ -215,3 +215,19 @@ def unlisted(code: str) -> str:
     """``code`` without its lists of several column names: a column listed with others
     (``drop_duplicates(subset=[...])``) is neither compared nor grouped there."""
     return _NAME_LIST.sub("[]", code)
+
+
+def file_columns(question: str) -> dict[str, list[str]]:
+    """The columns the files note lists, by file name, in the note's order."""
+    out: dict[str, list[str]] = {}
+    for section in re.split(r"\n- (?='|\")", question.partition(_NOTE_HEAD)[2])[1:]:
+        quoted = re.match(r"('(?:[^'\\\n]|\\.)*'|\"[^\"\n]*\")", section)
+        if quoted is None:
+            continue
+        try:
+            name = ast.literal_eval(quoted.group(1))
+        except (ValueError, SyntaxError):
+            continue
+        kinds = note_column_kinds(f"{_NOTE_HEAD}\n{section}")
+        out[name] = [column for column, _ in kinds]
+    return out

@@ -10,6 +10,7 @@ import ast
 import re
 from dataclasses import dataclass
 
+from codeact.agents._notecols import file_columns
 from codeact.agents._problem import Problem, problem_of
 from codeact.executors.base import ExecutionResult
 
@@ -156,3 +157,41 @@ def unit_problem(question: str, code: str) -> Problem | None:
                 fixed,
             )
     return None
+
+
+_UNDEFINED = re.compile(r"name '(\w+)' is not defined")
+
+
+@dataclass(frozen=True)
+class LoadFix:
+    """A failed cell that uses a table it never read, with the note's read call first."""
+
+    code: str
+    read: str
+
+    def note(self) -> str:
+        """What the model (and the transcript) is told about the re-run."""
+        return (
+            "Your cell failed: it uses a table no cell has read yet. I re-ran your cell with "
+            f"{self.read} first; read the file yourself from now on. Output of the re-run:"
+        )
+
+
+def load_fix(question: str, result: ExecutionResult, code: str) -> LoadFix | None:
+    """The cell with ``name = pd.read_csv(file, <the note's arguments>)`` put first, when it
+    failed on ``name`` not being defined, uses it as a table (``name['col']``) and never
+    assigns it, and the files note lists exactly one file holding the columns it names."""
+    error = result.error
+    m = _UNDEFINED.search(error.message) if error is not None else None
+    if error is None or error.type != "NameError" or m is None:
+        return None
+    frame = m.group(1)
+    if re.search(rf"^\s*{frame}\s*=", code, re.M) or not re.search(rf"\b{frame}\s*\[", code):
+        return None
+    named = set(re.findall(rf"\b{frame}\s*\[\s*['\"]([^'\"\n]+)['\"]\s*\]", code))
+    files = [f for f, cols in file_columns(question).items() if named <= set(cols)]
+    if len(files) != 1 or not files[0].lower().endswith((".csv", ".tsv", ".txt")):
+        return None
+    args = note_read_arguments(question, files[0])
+    read = f"{frame} = pd.read_csv({files[0]!r}{', ' + args if args else ''})"
+    return LoadFix(code=f"import pandas as pd\n{read}\n{code}", read=read)

@@ -233,3 +233,27 @@ def test_numbers_with_a_unit_converted_to_nan_by_hand_are_sent_back_with_the_not
     from tests.agents.test_rules import candidate, check
 
     assert "holds numbers with a unit" in (check(candidate(question, code)) or "")
+
+
+async def test_a_cell_using_a_table_it_never_read_is_re_run_with_the_notes_read_call() -> None:
+    cell = "print(df[df['Estimated'] == 'yes'].shape[0], df['Account'].nunique())"
+    question = f"How many? Format: @n[value]\n\n{describe_files({'m.csv': METER})}"
+    result = await run_one_cell({"m.csv": METER}, cell, question, "@n[1]")
+    content: Any = result.tool_output.content
+    assert not result.tool_output.is_error, content
+    assert "I re-ran your cell with df = pd.read_csv('m.csv', sep=';') first" in content
+    assert content.rstrip().endswith("1 5")
+
+
+def test_the_read_call_is_added_only_when_the_file_is_certain() -> None:
+    from codeact.agents._readfix import load_fix
+
+    failed = ExecutionResult(error=CellError(type="NameError", message="name 'df' is not defined"))
+    both = describe_files({"a.csv": b"id,x\n1,2\n", "b.csv": b"id,y\n1,2\n"})
+    assert load_fix(f"Q?\n\n{both}", failed, "print(df['id'].sum())") is None  # (either file)
+    fix = load_fix(f"Q?\n\n{both}", failed, "print(df['x'].sum())")
+    assert fix is not None and fix.read == "df = pd.read_csv('a.csv')"
+    assert load_fix(f"Q?\n\n{both}", failed, "df = make()\nprint(df['x'].sum())") is None
+    assert load_fix(f"Q?\n\n{both}", failed, "print(len(df))") is None  # (not used as a table)
+    other = ExecutionResult(error=CellError(type="NameError", message="name 'np' is not defined"))
+    assert load_fix(f"Q?\n\n{both}", other, "print(df['x'].sum())") is None
