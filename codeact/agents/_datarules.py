@@ -263,7 +263,10 @@ def subset_problem(question: str, code: str) -> Problem | None:
     files = [cols for cols in file_columns(question).values() if names <= set(cols)]
     if len(names) < 2 or not files or any(names >= set(cols) for cols in files):
         return None  # (one key column such as an id, another file's, or every column)
-    fixed = _SUBSET.sub(r"\1", code)
+    task = task_text(question)
+    if all(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", task) for n in names):
+        return None  # ("rows with exactly the same Account and Read Date": the question's own)
+    fixed = code[: m.start()] + m.group(1) + code[m.end() :]
     return problem_of(
         f"The question drops rows identical in every column, but your code drops duplicates of "
         f"only {', '.join(sorted(names))}: rows that differ in another column go too. Drop exact "

@@ -167,6 +167,7 @@ _TEXT_SELECTION = re.compile(
 )
 
 
+_FLAGS = {"y", "n", "yes", "no", "true", "false", "t", "f", "0", "1"}
 #: Words a question uses for a coded value (``'F'`` for "women").
 _MEANT_BY = {
     "f": ("female", "wom[ae]n", "girl"),
@@ -183,8 +184,10 @@ def extra_filter_problem(question: str, code: str, columns: list[str]) -> str | 
     for m in _TEXT_SELECTION.finditer(code):
         column = m.group("quoted") or m.group("attr")
         value = m.group("value").strip()
-        if column not in columns or not value:
-            continue
+        if column not in columns or not value or "!=" in m.group(0):
+            continue  # (rows left out, such as a summary row, are cleaning, not a filter)
+        if value.lower() in _FLAGS:
+            continue  # (a yes/no flag may be what "have left" or "passed" means)
         words = {column.strip().lower(), column.strip().lower().replace("_", " ")}
         if any(re.search(rf"(?<!\w){re.escape(w)}", task) for w in words):
             continue
@@ -192,9 +195,8 @@ def extra_filter_problem(question: str, code: str, columns: list[str]) -> str | 
             continue
         if any(re.search(rf"\b{w}", task) for w in _MEANT_BY.get(value.lower(), ())):
             continue  # ("women" for 'F')
-        negated = " not" if "!=" in m.group(0) else ""
         return (
-            f"Your code keeps only the rows where {column!r} is{negated} {value!r}, but the "
+            f"Your code keeps only the rows where {column!r} is {value!r}, but the "
             f"question never mentions {column!r} or {value!r}. Leave that "
             "condition out unless the question asks for it, print the result, then answer."
         )

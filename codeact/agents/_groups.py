@@ -159,7 +159,9 @@ _AGGREGATE = re.compile(
 
 #: How a file is laid out, right before "per X" ("one row per tariff", "a column per
 #: month"): a description of the data, not a question comparing groups.
-_LAYOUT = re.compile(r"\b(?:rows?|lines?|records?|columns?|entr(?:y|ies)|files?)\s+$", re.I)
+_LAYOUT = re.compile(
+    r"\b(?:one|a|an|single)\s+(?:rows?|lines?|records?|columns?|entr(?:y|ies)|files?)\s+$", re.I
+)
 
 
 _RANGE_BEFORE = re.compile(r"(\w+)\s*(?:\bto\b|\bthrough\b|-|\u2013)\s*$")
@@ -195,7 +197,7 @@ def describes_other(task: str, start: int, name: str, columns: list[str]) -> boo
     """``task[start:]`` lies in a sentence describing another column ("Fine is in euros
     and empty for books not yet returned" does not ask for ``Returned``), or is the subject
     of one ("started_at and ended_at are Unix timestamps")."""
-    left = max((task.rfind(b, 0, start) + len(b) for b in _BREAKS), default=0)
+    left = max((i + len(b) for b in _BREAKS if (i := task.rfind(b, 0, start)) >= 0), default=0)
     head = task[left:start]
     names = "|".join(re.escape(c.strip()) for c in sorted(columns, key=len, reverse=True))
     subject = re.match(
@@ -358,8 +360,9 @@ def label_extreme_problem(question: str, code: str) -> str | None:
             r"\s*\.\s*(min|max)\(\s*\)",
             code,
         )
-        if took is None:
-            continue
+        picked = took.group(0)[: took.start(3) - took.start()] if took else ""
+        if took is None or re.search(r"\.\s*(?:idx)?(?:min|max)\(|nsmallest|nlargest", picked):
+            continue  # (rows picked at the extreme first: the label of a tie, as meant)
         numbers = _asked_numbers(question)
         frame = took.group(1)
         value = numbers[0] if len(numbers) == 1 else "COLUMN"

@@ -208,12 +208,15 @@ def compute_example(question: str, code: str) -> str:
 
 
 #: A list of column names (``subset=['Account', 'Read Date']``, ``df[['a', 'b']]``).
-_NAME_LIST = re.compile(r"\[\s*(?:(['\"])[^'\"\n]*\1\s*,\s*)+(['\"])[^'\"\n]*\2\s*,?\s*\]")
+_NAME_LIST = re.compile(
+    r"(?:subset\s*=\s*|\[)\[\s*(?:(['\"])[^'\"\n]*\1\s*,\s*)*(['\"])[^'\"\n]*\2\s*,?\s*\]"
+)
 
 
 def unlisted(code: str) -> str:
-    """``code`` without its lists of several column names: a column listed with others
-    (``drop_duplicates(subset=[...])``) is neither compared nor grouped there."""
+    """``code`` without its lists of columns to drop duplicates by (``subset=[...]``) or to
+    select (``df[['a', 'b']]``): a column listed there is neither compared nor grouped (a
+    ``groupby([...])`` list is kept: grouping is a use)."""
     return _NAME_LIST.sub("[]", code)
 
 

@@ -52,7 +52,7 @@ def numeric_fix(result: ExecutionResult, code: str) -> NumericFix | None:
     )
 
     def limited(m: re.Match[str]) -> str:
-        called, args = m.group(1), m.group(2).strip()
+        called, args = m.group(1), m.group(2).strip().rstrip(",").rstrip()
         on_table = not called.startswith(".")
         if not on_table and not re.search(r"\baxis\s*=\s*(?:1|'columns')", args):
             return m.group(0)

@@ -11,12 +11,20 @@ is what the line meant: nobody writes ``a != ('x' & b)`` unparenthesised on purp
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 
 from codeact.agents._imports import _apply, _span
+from codeact.agents._recover import failing_line
 from codeact.executors.base import ExecutionResult
 
 _BIT = {ast.BitAnd: "&", ast.BitOr: "|"}
+#: The errors the slip raises (pandas and numpy wording).
+_SLIP = re.compile(
+    r"unsupported operand type\(s\) for [&|]|truth value of a (?:Series|DataFrame) is "
+    r"ambiguous|Cannot perform 'r?(?:and|or)_'|ufunc 'bitwise_(?:and|or)'"
+)
+_ORDERED = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 _CMP = {
     ast.Eq: "==",
     ast.NotEq: "!=",
@@ -24,10 +32,6 @@ _CMP = {
     ast.LtE: "<=",
     ast.Gt: ">",
     ast.GtE: ">=",
-    ast.In: "in",
-    ast.NotIn: "not in",
-    ast.Is: "is",
-    ast.IsNot: "is not",
 }
 
 
@@ -77,10 +81,12 @@ def _split(code: str, lines: list[str], node: ast.Compare) -> str | None:
     def text(n: ast.expr) -> str | None:
         return ast.get_source_segment(code, n)
 
+    if any(type(op) not in _ORDERED for op in node.ops):
+        return None  # ("a" in s1 | s2: a set union, as written)
     operands = [node.left, *node.comparators]
     bits = [i for i, n in enumerate(operands) if _bit(n) and _bare(code, lines, n)]
-    if not bits:
-        return None
+    if not bits or 0 in bits:
+        return None  # (n & 1 == 0 first: a bit test, as written)
     parts: list[str] = []
     joins: list[str] = []
     current: list[str] = []
@@ -106,21 +112,28 @@ def _split(code: str, lines: list[str], node: ast.Compare) -> str | None:
 
 
 def precedence_fix(result: ExecutionResult, code: str) -> PrecedenceFix | None:
-    """The failed cell with every comparison chain that has a bare ``&``/``|`` inside it
-    rewritten as parenthesised comparisons, or None when it has none (or did not fail)."""
-    if result.ok:
+    """The failed cell with the comparison chains of its failing line that have a bare
+    ``&``/``|`` inside them rewritten as parenthesised comparisons, when it failed with the
+    error that slip raises; None otherwise (``n & 1 == 0`` and ``x in a | b`` are left as
+    written: there the operators mean what Python says)."""
+    error = result.error
+    if error is None or not _SLIP.search(error.message):
         return None
     try:
         tree = ast.parse(code)
     except SyntaxError:
         return None
     lines = code.splitlines(keepends=True)
+    failing = failing_line(error.traceback)
     edits = []
     taken: list[tuple[int, int]] = []
     rewritten = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.Compare):
             continue
+        span = lines[node.lineno - 1 : (node.end_lineno or node.lineno)]
+        if failing and not any(failing in ln for ln in span):
+            continue  # (only the chain on the line that failed)
         split = _split(code, lines, node)
         if split is None:
             continue

@@ -124,11 +124,12 @@ def unit_fix(question: str, result: ExecutionResult, code: str) -> UnitFix | Non
     return None
 
 
-#: ``pd.to_numeric`` of a column of some frame after its ``.str`` clean-ups.
+#: ``pd.to_numeric(..., errors='coerce')`` of a column of some frame after its ``.str``
+#: clean-ups: what does not convert becomes NaN without a word.
 _TO_NUMERIC = (
     r"pd\.to_numeric\(\s*(\w+)\[\s*(['\"]){name}\2\s*\]"
     r"((?:\s*\.\s*str\s*\.\s*\w+\((?:[^()\n]|\([^()\n]*\))*\))*)"
-    r"\s*(?:,\s*errors\s*=\s*['\"]\w+['\"])?\s*\)"
+    r"\s*,\s*errors\s*=\s*['\"]coerce['\"]\s*\)"
 )
 
 
@@ -146,9 +147,8 @@ def unit_problem(question: str, code: str) -> Problem | None:
         def ours(hit: re.Match[str], way: str = conversion) -> str:
             return way.replace("df[", f"{hit.group(1)}[", 1)
 
-        fixed = code
-        for shape in (_BY_HAND, _TO_NUMERIC):
-            fixed = re.sub(shape.format(name=re.escape(name)), ours, fixed)
+        # (only the silent way: a by-hand astype(float) that ran did convert every value)
+        fixed = re.sub(_TO_NUMERIC.format(name=re.escape(name)), ours, code)
         if fixed != code:
             return problem_of(
                 f"The column {name!r} holds numbers with a unit (see the files note), and your "
@@ -189,6 +189,8 @@ def load_fix(question: str, result: ExecutionResult, code: str) -> LoadFix | Non
     if re.search(rf"^\s*{frame}\s*=", code, re.M) or not re.search(rf"\b{frame}\s*\[", code):
         return None
     named = set(re.findall(rf"\b{frame}\s*\[\s*['\"]([^'\"\n]+)['\"]\s*\]", code))
+    if not named:
+        return None  # (no column of a file named: not surely a table)
     files = [f for f, cols in file_columns(question).items() if named <= set(cols)]
     if len(files) != 1 or not files[0].lower().endswith((".csv", ".tsv", ".txt")):
         return None

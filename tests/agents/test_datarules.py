@@ -108,6 +108,8 @@ def test_one_value_in_several_cases_is_compared_folded() -> None:
     # listed with other columns to drop duplicates, the column is neither compared nor grouped
     listed = f"{READ}df = df.drop_duplicates(subset=['category', 'qty'])\nprint(len(df))"
     assert case_problem(q, listed) is None
+    grouped = f"{READ}print(df.groupby(['category', 'qty']).size())"
+    assert case_problem(q, grouped) is not None  # (grouping is a use: the spellings split)
 
 
 def test_an_empty_value_the_question_says_is_zero_is_filled() -> None:
@@ -397,6 +399,14 @@ def test_exact_duplicates_dropped_on_some_columns_only_are_sent_back() -> None:
     assert subset_problem(METER_Q, every) is None  # (every column listed)
     key = some.replace("['Account', 'Read Date']", "['Account']")
     assert subset_problem(METER_Q, key) is None  # (one key column: deliberate)
+    own = METER_Q.replace(
+        "drop the exact duplicate rows first",
+        "drop rows with exactly the same Account and Read Date",
+    )
+    assert subset_problem(own, some) is None  # (the question's own columns)
+    twice = some + "\nb = df.drop_duplicates(subset=['Account', 'Read Date'])"
+    fixed = subset_problem(METER_Q, twice)
+    assert fixed is not None and fixed.code is not None and fixed.code.count("subset=") == 1
     loose = METER_Q.replace("drop the exact duplicate rows first", "keep one reading per account")
     assert subset_problem(loose, some) is None  # (not asked for identical rows)
 
@@ -405,13 +415,16 @@ def test_exact_duplicates_dropped_on_some_columns_only_are_sent_back() -> None:
     ("text", "condition", "flagged"),
     [
         # a condition on a column and a value the question never mentions
-        ("What is the mean score over the records that have one?", "df['Passed'] == 'Y'", True),
-        ("How many rows are duplicates?", "df['Passed'].str.upper() != 'N'", True),
+        ("What is the mean score?", "df['Passed'] == 'Honours'", True),
+        ("How many rows are duplicates?", "df['Passed'].str.upper() == 'HONOURS'", True),
         # named: the column, the value, or the word a code stands for
-        ("What is the mean score of the students who passed?", "df['Passed'] == 'Y'", False),
-        ("What is the mean score of the 'Y' records?", "df.Passed == 'Y'", False),
+        ("What is the mean score of the students who passed?", "df['Passed'] == 'Honours'", False),
+        ("What is the mean score of the 'Honours' records?", "df.Passed == 'Honours'", False),
         ("What is the mean score of women?", "df['sex'] == 'F'", False),
         ("What is the mean score of the men?", "df['sex'] == 'M'", False),
+        # rows left out (a summary row) and yes/no flags are not judged
+        ("What is the average loan amount?", "df['Passed'] != 'TOTAL'", False),
+        ("How many employees have left?", "df['Passed'] == 'N'", False),
     ],
 )
 def test_a_condition_the_question_never_asked_for_is_sent_back(
@@ -427,8 +440,8 @@ def test_a_condition_the_question_never_asked_for_is_sent_back(
 
 
 def test_the_rules_send_back_a_condition_nobody_asked_for() -> None:
-    grades = describe_files({"g.csv": b"id,Passed,score\n1,Y,70\n2,N,40\n3,Y,90\n"})
+    grades = describe_files({"g.csv": b"id,Passed,score\n1,Honours,70\n2,Fail,40\n3,Pass,90\n"})
     q = f"Question: What is the mean score?\nFormat: @m[m_value]\n\n{grades}"
-    said = check_candidate(candidate(q, "print(df[df['Passed'] == 'Y']['score'].mean())"))
+    said = check_candidate(candidate(q, "print(df[df['Passed'] == 'Honours']['score'].mean())"))
     assert "never mentions 'Passed'" in (said or "")
     assert check_candidate(candidate(q, "print(df['score'].mean())")) is None

@@ -26,6 +26,7 @@ def failed(line: str, message: str = "Could not convert 'STD' to numeric") -> Ex
     [
         ("m = df.mean(axis=1)", "m = df.mean(axis=1, numeric_only=True)"),
         ("print(df.sum())", "print(df.sum(numeric_only=True))"),
+        ("m = df.mean(axis=1, )", "m = df.mean(axis=1, numeric_only=True)"),
         (
             "m = df.set_index('Tariff').mean(axis=1)",
             "m = df.set_index('Tariff').mean(axis=1, numeric_only=True)",

@@ -25,8 +25,7 @@ FAILED = ExecutionResult(
             "n = (df.a > 1 & df.b < 2 | df.c == 3).sum()",
             "n = ((df.a > 1) & (df.b < 2) | (df.c == 3)).sum()",
         ),
-        # a mask first or last: only the comparison is parenthesised
-        ("print(df[mask & df.b > 1])", "print(df[(mask) & (df.b > 1)])"),
+        # a mask last: only the comparison is parenthesised
         ("print(df[df.b > 1 | mask])", "print(df[(df.b > 1) | (mask)])"),
         # two chains on one line, each rewritten
         (
@@ -49,14 +48,28 @@ def test_comparison_chains_split_at_and_or_are_parenthesised(code: str, fixed: s
         "m = df[(df.a & df.b) > 1]",
         "m = df[df.a != 'x' & df.b & df.c != 'y']",  # a & b & c inside one link: not guessed
         "print(df.a.sum(",  # does not parse
+        # where the operators mean what Python says: a bit test, a set union
+        "m = df[df.n & 1 == 0]",
+        "print('a' in s1 | s2)",
     ],
 )
 def test_code_that_is_not_the_slip_is_left_alone(code: str) -> None:
     assert precedence_fix(FAILED, code) is None
 
 
-def test_a_cell_that_ran_is_never_rewritten() -> None:
-    assert precedence_fix(ExecutionResult(stdout="3\n"), "n = (df.a > 1 & df.b < 2).sum()") is None
+def test_only_the_slips_error_on_its_own_line_is_rewritten() -> None:
+    chain = "n = (df.a > 1 & df.b < 2).sum()"
+    assert precedence_fix(ExecutionResult(stdout="3\n"), chain) is None  # (it ran)
+    other = CellError(type="KeyError", message="'c'")
+    assert precedence_fix(ExecutionResult(error=other), chain) is None  # (another error)
+    trace = (
+        'Traceback (most recent call last):\n  File "<cell-1>", line 2, in <module>\n    y = z\n'
+    )
+    elsewhere = CellError(type="TypeError", message=FAILED.error.message, traceback=trace)  # type: ignore[union-attr]
+    assert precedence_fix(ExecutionResult(error=elsewhere), f"{chain}\ny = z") is None
+    here = trace.replace("y = z", chain).replace("line 2", "line 1")
+    on_it = CellError(type="TypeError", message=FAILED.error.message, traceback=here)  # type: ignore[union-attr]
+    assert precedence_fix(ExecutionResult(error=on_it), f"{chain}\ny = z") is not None
 
 
 @pytest.mark.anyio

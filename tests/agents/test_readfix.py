@@ -230,6 +230,11 @@ def test_numbers_with_a_unit_converted_to_nan_by_hand_are_sent_back_with_the_not
     assert printed(code) == "0.0"  # (every value NaN)
     assert printed(problem.code) == "1607.0"
     assert unit_problem(question, problem.code) is None  # (the note's way: nothing to say)
+    by_hand = code.replace(
+        "pd.to_numeric(df['Consumption'].str.replace(',', '.'), errors='coerce')",
+        "df['Consumption'].str.replace(' kWh', '').astype(float)",
+    )
+    assert by_hand != code and unit_problem(question, by_hand) is None  # (it ran: converted)
     from tests.agents.test_rules import candidate, check
 
     assert "holds numbers with a unit" in (check(candidate(question, code)) or "")
@@ -255,5 +260,7 @@ def test_the_read_call_is_added_only_when_the_file_is_certain() -> None:
     assert fix is not None and fix.read == "df = pd.read_csv('a.csv')"
     assert load_fix(f"Q?\n\n{both}", failed, "df = make()\nprint(df['x'].sum())") is None
     assert load_fix(f"Q?\n\n{both}", failed, "print(len(df))") is None  # (not used as a table)
+    one = describe_files({"a.csv": b"id,x\n1,2\n"})
+    assert load_fix(f"Q?\n\n{one}", failed, "df[0] += 1") is None  # (no column named)
     other = ExecutionResult(error=CellError(type="NameError", message="name 'np' is not defined"))
     assert load_fix(f"Q?\n\n{both}", other, "print(df['x'].sum())") is None
