@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from codeact.agents._notecols import file_columns
@@ -106,22 +107,28 @@ def unit_fix(question: str, result: ExecutionResult, code: str) -> UnitFix | Non
     error = result.error
     if error is None or "could not convert" not in error.message:
         return None
+    for name, _, ours in _unit_ways(question):
+        pattern = re.compile(_BY_HAND.format(name=re.escape(name)))
+        found = pattern.search(code)
+        if found is not None:
+            return UnitFix(code=pattern.sub(ours, code), column=name, conversion=ours(found))
+    return None
+
+
+def _unit_ways(question: str) -> Iterator[tuple[str, str, Callable[[re.Match[str]], str]]]:
+    """Each column the files note gives a unit conversion for, that conversion, and a
+    function making it on the frame a match's first group names."""
     for m in _UNIT_WAY.finditer(question):
         conversion, quoted = m.group(1), m.group(2)
         try:
             name = ast.literal_eval(quoted)
         except (ValueError, SyntaxError):
             continue
-        pattern = re.compile(_BY_HAND.format(name=re.escape(name)))
-        found = pattern.search(code)
-        if found is None:
-            continue
 
         def ours(hit: re.Match[str], way: str = conversion) -> str:
             return way.replace("df[", f"{hit.group(1)}[", 1)
 
-        return UnitFix(code=pattern.sub(ours, code), column=name, conversion=ours(found))
-    return None
+        yield name, conversion, ours
 
 
 #: ``pd.to_numeric(..., errors='coerce')`` of a column of some frame after its ``.str``
@@ -137,16 +144,7 @@ def unit_problem(question: str, code: str) -> Problem | None:
     """A column of numbers with a unit converted by hand (``pd.to_numeric(df['Consumption']
     .str.replace(',', '.'), errors='coerce')``: every value NaN, the sum 0 or NaN) in a cell
     that ran: sent back with the note's conversion in its place."""
-    for m in _UNIT_WAY.finditer(question):
-        conversion, quoted = m.group(1), m.group(2)
-        try:
-            name = ast.literal_eval(quoted)
-        except (ValueError, SyntaxError):
-            continue
-
-        def ours(hit: re.Match[str], way: str = conversion) -> str:
-            return way.replace("df[", f"{hit.group(1)}[", 1)
-
+    for name, conversion, ours in _unit_ways(question):
         # (only the silent way: a by-hand astype(float) that ran did convert every value)
         fixed = re.sub(_TO_NUMERIC.format(name=re.escape(name)), ours, code)
         if fixed != code:
