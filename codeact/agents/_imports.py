@@ -213,7 +213,7 @@ def import_fix(result: ExecutionResult, code: str) -> ImportFix | None:
                 return None  # (drawing inside a loop or a block: not taken apart)
             tainted |= _bound_by(stmt)
             dropped.append(ast.get_source_segment(code, stmt) or "")
-            edits.append(_span(stmt, ""))
+            edits.append(node_span(stmt, ""))
             continue
         for node in ast.walk(stmt):
             if not (isinstance(node, ast.Name) and node.id in bound):
@@ -223,7 +223,7 @@ def import_fix(result: ExecutionResult, code: str) -> ImportFix | None:
             if path not in SHIMS:
                 return None
             defined[SHIMS[path][0]] = SHIMS[path]
-            edits.append(_span(top, SHIMS[path][0]))
+            edits.append(node_span(top, SHIMS[path][0]))
     prelude = [_T_DIST] if defined else []
     prelude += [_CORR.format(name=n, title=t, ranks=k) for n, t, k in defined.values()]
     for stmt in imports:
@@ -232,9 +232,9 @@ def import_fix(result: ExecutionResult, code: str) -> ImportFix | None:
             kept = "\n".join(filter(None, [kept, *prelude]))
         if not defined:
             dropped.insert(0, ast.get_source_segment(code, stmt) or "")
-        edits.append(_span(stmt, kept))
+        edits.append(node_span(stmt, kept))
     return ImportFix(
-        code=_apply(code, edits), module=root, defined=tuple(defined), dropped=tuple(dropped)
+        code=apply_edits(code, edits), module=root, defined=tuple(defined), dropped=tuple(dropped)
     )
 
 
@@ -246,22 +246,26 @@ def _kept_aliases(stmt: ast.Import | ast.ImportFrom, root: str) -> str:
     return ast.unparse(ast.Import(names=rest)) if rest else ""
 
 
-def _span(node: ast.AST, text: str) -> tuple[int, int, int, int, str]:
+def node_span(node: ast.AST, text: str) -> tuple[int, int, int, int, str]:
+    """An edit replacing ``node``'s source with ``text`` (for ``apply_edits``)."""
     end_line = getattr(node, "end_lineno", None) or node.lineno  # type: ignore[attr-defined]
     end_col = getattr(node, "end_col_offset", None) or 0
     return (node.lineno, node.col_offset, end_line, end_col, text)  # type: ignore[attr-defined]
 
 
-def _apply(code: str, edits: list[tuple[int, int, int, int, str]]) -> str:
+def source_offset(lines: list[str], line: int, col: int) -> int:
+    """The character offset in the cell of ``ast``'s (line, byte column) position; ``lines``
+    is the cell split with its line ends kept."""
+    return sum(len(t) for t in lines[: line - 1]) + len(lines[line - 1].encode()[:col].decode())
+
+
+def apply_edits(code: str, edits: list[tuple[int, int, int, int, str]]) -> str:
     """``code`` with each span replaced (spans do not overlap), indented as the line it
     starts on when the replacement has several lines."""
     lines = code.splitlines(keepends=True)
-    starts = [0]
-    for text in lines:
-        starts.append(starts[-1] + len(text))
 
     def offset(line: int, col: int) -> int:
-        return starts[line - 1] + len(lines[line - 1].encode()[:col].decode())
+        return source_offset(lines, line, col)
 
     out = code
     for line, col, end_line, end_col, text in sorted(edits, reverse=True):

@@ -14,7 +14,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from codeact.agents._imports import _apply, _span
+from codeact.agents._imports import apply_edits, node_span, source_offset
 from codeact.agents._recover import failing_line
 from codeact.executors.base import ExecutionResult
 
@@ -24,7 +24,7 @@ _SLIP = re.compile(
     r"unsupported operand type\(s\) for [&|]|truth value of a (?:Series|DataFrame) is "
     r"ambiguous|Cannot perform 'r?(?:and|or)_'|ufunc 'bitwise_(?:and|or)'"
 )
-_ORDERED = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+#: The ordered comparisons a chain may be split at, as written.
 _CMP = {
     ast.Eq: "==",
     ast.NotEq: "!=",
@@ -58,14 +58,12 @@ def _bit(node: ast.expr) -> str | None:
     return _BIT.get(type(node.op)) if isinstance(node, ast.BinOp) else None
 
 
-def _offset(lines: list[str], line: int, col: int) -> int:
-    return sum(len(t) for t in lines[: line - 1]) + len(lines[line - 1].encode()[:col].decode())
-
-
 def _bounds(lines: list[str], node: ast.expr) -> tuple[int, int]:
     """Where ``node``'s source starts and ends in the cell."""
     end_line, end_col = node.end_lineno or node.lineno, node.end_col_offset or 0
-    return _offset(lines, node.lineno, node.col_offset), _offset(lines, end_line, end_col)
+    return source_offset(lines, node.lineno, node.col_offset), source_offset(
+        lines, end_line, end_col
+    )
 
 
 def _bare(code: str, lines: list[str], node: ast.expr) -> bool:
@@ -81,7 +79,7 @@ def _split(code: str, lines: list[str], node: ast.Compare) -> str | None:
     def text(n: ast.expr) -> str | None:
         return ast.get_source_segment(code, n)
 
-    if any(type(op) not in _ORDERED for op in node.ops):
+    if any(type(op) not in _CMP for op in node.ops):
         return None  # ("a" in s1 | s2: a set union, as written)
     operands = [node.left, *node.comparators]
     bits = [i for i, n in enumerate(operands) if _bit(n) and _bare(code, lines, n)]
@@ -141,8 +139,8 @@ def precedence_fix(result: ExecutionResult, code: str) -> PrecedenceFix | None:
         if any(start < e and s < end for s, e in taken):
             return None  # (chains inside chains: not guessed)
         taken.append((start, end))
-        edits.append(_span(node, split))
+        edits.append(node_span(node, split))
         rewritten.append((ast.get_source_segment(code, node) or "", split))
     if not edits:
         return None
-    return PrecedenceFix(code=_apply(code, edits), rewritten=tuple(rewritten))
+    return PrecedenceFix(code=apply_edits(code, edits), rewritten=tuple(rewritten))
