@@ -179,10 +179,11 @@ class ToolCallResult(Event):
 class AnswerRetry(Event):
     """The agent did not accept a final answer and asked the model again: no code had run yet
     (``reason="no_code"``, with ``require_execution``) or a validator refused it
-    (``reason="validator"``). ``message`` is what the model was told."""
+    (``reason="validator"``) or the self-check rated its code unlikely to compute what is
+    asked (``reason="self_check"``). ``message`` is what the model was told."""
 
     type: Literal["answer_retry"] = "answer_retry"
-    reason: Literal["no_code", "validator"]
+    reason: Literal["no_code", "validator", "self_check"]
     message: str
     attempt: int = 1
 

@@ -26,6 +26,7 @@ from typing import Any
 from codeact._messages import ChatMessage
 from codeact.agents._candidate import cell_run
 from codeact.agents._placeholders import TOKEN, required_placeholders, templates
+from codeact.agents._selfcheck import RECHECK_NOTE, SelfCheck
 from codeact.agents._state import RunState, StepContext
 from codeact.agents._style_state import CodeActRunState
 from codeact.agents._trace import (
@@ -42,6 +43,7 @@ from codeact.agents.validators import (
     apply_validators,
 )
 from codeact.events import AgentOutput, AnswerRetry, ToolCallResult
+from codeact.llms.base import LLM
 
 _FENCED = re.compile(r"```[ \t]*(?:python3?|py)?[ \t]*\n(.*?)```", re.DOTALL | re.IGNORECASE)
 _FILE_LINE = re.compile(r"^- ('[^'\n]*'|\"[^\"\n]*\"|\S+) \(", re.MULTILINE)
@@ -62,6 +64,7 @@ class AnswerPolicy:
     validators: Sequence[AnswerValidator] = ()
     max_answer_retries: int = 2
     lenient_code_blocks: bool = False
+    self_check: SelfCheck | None = None
 
     def fenced_code(self, run: RunState, text: str) -> list[str]:
         """Fenced Python blocks of a reply that has no ``<execute>`` block, when they are code
@@ -103,6 +106,25 @@ class AnswerPolicy:
             value=candidate.value,
             structured_response=candidate.value if isinstance(candidate.value, dict) else None,
         )
+
+    async def final(
+        self, step: StepContext, reply: ChatMessage, answer: str, llm: LLM
+    ) -> AgentOutput:
+        """``final_or_retry``, then, once per run and not on its last step, the self-check
+        of an accepted answer (``SelfCheck``): a low rating sends the model back once."""
+        output = self.final_or_retry(step, reply, answer)
+        mine = step.run.state_of(CodeActRunState)
+        check = self.self_check
+        if check is None or output.retry_messages or mine.self_checked or is_last_step(step.run):
+            return output
+        mine.self_checked = True
+        candidate = AnswerCandidate(
+            text=output.response.text or "", question=step.run.user_msg, cells=tuple(mine.cells)
+        )
+        score = await check.score(llm, candidate)
+        if score is None or score >= check.threshold:
+            return output
+        return _retry(step, reply, RECHECK_NOTE.format(score=score), "self_check", 1)
 
     def check_direct(self, step: StepContext, output: AgentOutput) -> AgentOutput:
         """``final_answer(value)`` from code goes through the validators too; a refusal turns

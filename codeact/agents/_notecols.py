@@ -23,12 +23,16 @@ _NOTE_HEAD = "\n\nFiles in the working directory"
 _FORMAT_PART = re.compile(r"^\s*(?:Format|Your final answer|Your answer)\b.*$", re.I | re.M)
 
 
+def question_without_note(question: str) -> str:
+    """The question as asked, without the files note ``codeact run`` appends to it."""
+    return question.partition(_NOTE_HEAD)[0]
+
+
 def task_text(question: str) -> str:
     """The question without its answer-format parts and files note (their quotes and numbers
     are about the format, not the computation): format lines, and each line from its first
     placeholder on."""
-    text = question.partition(_NOTE_HEAD)[0]
-    text = _FORMAT_PART.sub("", text)
+    text = _FORMAT_PART.sub("", question_without_note(question))
     lines = []
     for line in text.splitlines():
         token = TOKEN.search(line)

@@ -39,6 +39,8 @@ class CodeActRunState:
     #: (``_resample``), and whether the next request is such a second try.
     resamples: int = 0
     resample_next: bool = False
+    #: Whether the self-check (``SelfCheck``) has rated an answer of this run.
+    self_checked: bool = False
 
     def ok_codes(self) -> list[str]:
         """For each successful cell, the code that ran and what the model wrote for it,

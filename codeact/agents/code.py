@@ -40,6 +40,7 @@ from codeact.agents._resample import (
     repeat_note,
     repeated_failure,
 )
+from codeact.agents._selfcheck import SelfCheck
 from codeact.agents._style_state import CodeActRunState
 from codeact.agents.base import BaseAgent, RunState, StepContext
 from codeact.agents.validators import AnswerValidator
@@ -105,7 +106,9 @@ class CodeActAgent(BaseAgent):
     (see ``codeact.agents.validators``) check or normalise the answer, and a ``ModelRetry``
     sends the model back up to ``max_answer_retries`` times (after that the last answer is
     kept); ``lenient_code_blocks`` runs fenced Python blocks of a reply that has no
-    ``<execute>`` block, unless a cell of the turn already succeeded. Every send-back is an
+    ``<execute>`` block, unless a cell of the turn already succeeded; ``self_check``
+    (``SelfCheck``) has the model rate its code against the question once per run, from its
+    first token's probabilities, and sends it back once below a threshold. Every send-back is an
     ``AnswerRetry`` event. ``SMALL_MODEL_INSTRUCTIONS`` is a system prompt tuned for small
     local models (pass it as ``code_act_system_prompt``). ``recovery_hints`` (on by default)
     adds hints to a failed cell's output: the frame's real columns and dtypes on a
@@ -130,6 +133,7 @@ class CodeActAgent(BaseAgent):
         answer_validators: Sequence[AnswerValidator] = (),
         max_answer_retries: int = 2,
         lenient_code_blocks: bool = False,
+        self_check: SelfCheck | None = None,
         images_to_llm: bool = False,
         recovery_hints: bool = True,
         **kwargs: Any,
@@ -143,6 +147,7 @@ class CodeActAgent(BaseAgent):
             validators=tuple(answer_validators),
             max_answer_retries=max_answer_retries,
             lenient_code_blocks=lenient_code_blocks,
+            self_check=self_check,
         )
         #: Send the cells' figures to the model as image parts (for multimodal models; text
         #: models see only the "[N image(s) produced]" placeholder of the observation).
@@ -311,7 +316,7 @@ class CodeActAgent(BaseAgent):
                 )
                 return AgentOutput(response=reply, retry_messages=[reply, ChatMessage.user(note)])
             answer = _SOLUTION.sub("", text).strip()
-            return self.answers.final_or_retry(step, reply, answer)
+            return await self.answers.final(step, reply, answer, self.llm)
         calls = [
             ToolCallRequest(id=f"{step.message_id}-exec{k}", name=EXECUTE, arguments={"code": code})
             for k, code in enumerate(blocks)

@@ -20,6 +20,9 @@ Validators that ship here:
 - ``format_validator(pattern_or_model)``: the answer must match a regex, or its value (or the
   JSON in its text) must validate against a pydantic model.
 
+``SelfCheck`` (``CodeActAgent(self_check=...)``, not a validator: it asks the model) rates the
+code that printed an answer against the question once per run.
+
 ``best_traced_answer(question, cells)`` builds an answer from printed values only.
 """
 
@@ -41,6 +44,7 @@ from codeact.agents._placeholders import (
     rounding,
     templates,
 )
+from codeact.agents._selfcheck import SelfCheck as SelfCheck
 from codeact.agents._trace import (
     NUMBER,
     TracedValue,
@@ -313,6 +317,7 @@ __all__ = [
     "AnswerValidator",
     "CellRun",
     "ModelRetry",
+    "SelfCheck",
     "TracedValue",
     "apply_validators",
     "asked_decimals",

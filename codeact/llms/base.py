@@ -160,6 +160,15 @@ class LLM(ABC):
             ],
         )
 
+    async def next_token_probabilities(
+        self, messages: Sequence[ChatMessage], top: int = 10
+    ) -> dict[str, float] | None:
+        """The probabilities of the most likely first tokens of the reply to ``messages``
+        (token text → probability, at most ``top``), without generating a reply: a cheap
+        verdict ("OK" or "WRONG") from one forward pass. None when the adapter or its server
+        cannot tell (the default; an agent's self-check is then skipped)."""
+        return None
+
 
 class StreamAccumulator:
     """Builds a reply from streamed deltas, keeping parallel tool calls apart by index."""

@@ -310,6 +310,18 @@ class LocalLLM(LLM):
         if "<execute>" in text and "</execute>" not in text.split("<execute>")[-1]:
             yield ChatDelta(text="\n</execute>" if not text.endswith("\n") else "</execute>")
 
+    async def next_token_probabilities(
+        self, messages: Sequence[ChatMessage], top: int = 10
+    ) -> dict[str, float] | None:
+        """The embedded server's probabilities of the reply's likeliest first tokens (see
+        ``LLM.next_token_probabilities``)."""
+        if self._client is None:
+            import anyio.to_thread
+
+            await anyio.to_thread.run_sync(self.load)
+        assert self._client is not None
+        return await self._client.next_token_probabilities(messages, top)
+
 
 if __name__ == "__main__":  # python -m codeact.llms.local: resolve (assemble) the model now
     print(resolve_model(progress=print))

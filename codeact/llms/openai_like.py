@@ -216,6 +216,37 @@ class OpenAILike(LLM):
         except (openai.APIError, json.JSONDecodeError, ValueError) as exc:
             raise LLMError(f"{where} sent a malformed response: {exc}") from exc
 
+    async def next_token_probabilities(
+        self, messages: Sequence[ChatMessage], top: int = 10
+    ) -> dict[str, float] | None:
+        """The first reply token's ``top`` likeliest alternatives with their probabilities
+        (``logprobs`` of one generated token at temperature 0); None when the server sends
+        no log-probabilities or refuses them (an HTTP error)."""
+        import math
+
+        import openai
+
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": to_openai_messages(messages),
+            "max_tokens": 1,
+            "temperature": 0,
+            "logprobs": True,
+            "top_logprobs": top,
+        }
+        try:
+            resp = await self.client().chat.completions.create(**kwargs)
+        except openai.APIStatusError:
+            return None  # (a server without log-probabilities may refuse the options)
+        except openai.APIError as exc:
+            where = self.base_url or "the OpenAI API"
+            raise LLMError(f"Could not get token probabilities from {where}: {exc}") from exc
+        logprobs = resp.choices[0].logprobs if resp.choices else None
+        first = logprobs.content[0] if logprobs and logprobs.content else None
+        if first is None or not first.top_logprobs:
+            return None
+        return {t.token: math.exp(t.logprob) for t in first.top_logprobs[:top]}
+
 
 def _delta(chunk: Any) -> ChatDelta | None:
     if not getattr(chunk, "choices", None):

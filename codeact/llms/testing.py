@@ -42,6 +42,9 @@ class Reply(BaseModel):
     chunk_delay: float = 0.0
     #: Raise this instead of replying.
     error: BaseException | None = None
+    #: What ``next_token_probabilities`` answers for this reply (token → probability; None:
+    #: no probabilities, as from a server without log-probabilities).
+    token_probabilities: dict[str, float] | None = None
 
 
 ReplySpec: TypeAlias = (
@@ -127,6 +130,14 @@ async def _stream_reply(
         yield ChatDelta(tool_calls=[ToolCallDelta(index=index, arguments=args[half:])])
 
 
+async def _probabilities(reply: Reply) -> dict[str, float] | None:
+    if reply.delay:
+        await _sleeper()(reply.delay)
+    if reply.error is not None:
+        raise reply.error
+    return reply.token_probabilities
+
+
 class _RecordingLLM(LLM):
     def __init__(self, *, function_calling: bool, model_name: str) -> None:
         self.requests: list[LLMRequest] = []
@@ -186,6 +197,13 @@ class ScriptedLLM(_RecordingLLM):
         taken when iteration starts; one generator, not one wrapped in another)."""
         return _stream_reply(lambda: self._take(messages, tools, tool_choice))
 
+    async def next_token_probabilities(
+        self, messages: Sequence[ChatMessage], top: int = 10
+    ) -> dict[str, float] | None:
+        """The next scripted reply's ``token_probabilities`` (the request is recorded and the
+        reply used up, as a streamed one)."""
+        return await _probabilities(self._take(messages, None, None))
+
     def _take(
         self,
         messages: Sequence[ChatMessage],
@@ -229,6 +247,12 @@ class FunctionLLM(_RecordingLLM):
     ) -> AsyncIterator[ChatDelta]:
         """Yield the reply computed by the function (called when iteration starts)."""
         return _stream_reply(lambda: self._compute(messages, tools, tool_choice))
+
+    async def next_token_probabilities(
+        self, messages: Sequence[ChatMessage], top: int = 10
+    ) -> dict[str, float] | None:
+        """The computed reply's ``token_probabilities``."""
+        return await _probabilities(await self._compute(messages, None, None))
 
     async def _compute(
         self,

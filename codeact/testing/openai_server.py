@@ -9,6 +9,7 @@ with indexes — so client code is tested over real HTTP. Replies are the same s
 from __future__ import annotations
 
 import json
+import math
 import threading
 import time
 from dataclasses import dataclass, field
@@ -115,7 +116,7 @@ class FakeOpenAIServer:
         if body.get("stream"):
             self._sse(h, self._chunks(spec))
         else:
-            payload = json.dumps(self._completion(spec)).encode()
+            payload = json.dumps(self._completion(spec, bool(body.get("logprobs")))).encode()
             h.send_response(200)
             h.send_header("content-type", "application/json")
             h.send_header("content-length", str(len(payload)))
@@ -179,7 +180,7 @@ class FakeOpenAIServer:
         out.append(self._chunk({}, "tool_calls" if spec.tool_calls else "stop"))
         return out
 
-    def _completion(self, spec: Reply) -> dict[str, Any]:
+    def _completion(self, spec: Reply, logprobs: bool = False) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": spec.text or None}
         if spec.tool_calls:
             message["tool_calls"] = [
@@ -190,11 +191,19 @@ class FakeOpenAIServer:
                 }
                 for c in spec.tool_calls
             ]
+        choice: dict[str, Any] = {"index": 0, "message": message, "finish_reason": "stop"}
+        if logprobs and spec.token_probabilities:  # (one token: the likeliest)
+            tops = [
+                {"token": t, "logprob": math.log(p), "bytes": list(t.encode())}
+                for t, p in sorted(spec.token_probabilities.items(), key=lambda tp: -tp[1])
+            ]
+            message["content"] = tops[0]["token"]
+            choice["logprobs"] = {"content": [{**tops[0], "top_logprobs": tops}]}
         return {
             "id": "chatcmpl-fake",
             "object": "chat.completion",
             "created": int(time.time()),
             "model": self.model,
-            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            "choices": [choice],
             "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
         }
