@@ -81,8 +81,11 @@ async def score_all(paths: list[str], threads: int, save: str | None) -> list[di
             rows.append(row)
             print(f"{row['id']:32} right={row['correct']!s:5} score={score}", file=sys.stderr)
             if save:
-                with open(save, "a") as f:
-                    f.write(json.dumps(row) + "\n")
+                await anyio.Path(save).write_text(
+                    (await anyio.Path(save).read_text() if Path(save).exists() else "")
+                    + json.dumps(row)
+                    + "\n"
+                )
     return rows
 
 
@@ -103,8 +106,10 @@ def report(rows: list[dict]) -> None:
     for t in THRESHOLDS:
         fr = sum(s < t for s in right)
         fw = sum(s < t for s in wrong)
-        print(f"{t:9.2f}  {fr:4d}/{len(right):<4d} ({fr / max(1, len(right)):4.0%})"
-              f"    {fw:4d}/{len(wrong):<4d} ({fw / max(1, len(wrong)):4.0%})")
+        print(
+            f"{t:9.2f}  {fr:4d}/{len(right):<4d} ({fr / max(1, len(right)):4.0%})"
+            f"    {fw:4d}/{len(wrong):<4d} ({fw / max(1, len(wrong)):4.0%})"
+        )
     seconds = [r["seconds"] for r in rows]
     if seconds:
         print(f"check time: median {statistics.median(seconds):.1f} s, worst {max(seconds):.1f} s")
