@@ -88,8 +88,18 @@ def _cli_options(question: Question) -> dict[str, Any]:
     return command_line_options(LocalLLM.__new__(LocalLLM), require_execution=True)
 
 
+def _cli_checked(question: Question) -> dict[str, Any]:
+    """``codeact run --file --self-check``: the CLI's options and the model's rating of the
+    answer's code (``SelfCheck``)."""
+    from codeact.agents._answers import command_line_options
+    from codeact.llms.local import LocalLLM
+
+    return command_line_options(LocalLLM.__new__(LocalLLM), require_execution=True, self_check=True)
+
+
 CONFIGS: dict[str, ConfigFn] = {
     "cli": _cli_options,
+    "cli_check": _cli_checked,
     "baseline": lambda q: {},
     "code_first": lambda q: _options(q, code_first=True),
     "validators": lambda q: _options(q, validators=True),

@@ -164,13 +164,18 @@ class AnswerPolicy:
 
 
 def command_line_options(
-    llm: Any, *, require_execution: bool, lenient_code: bool | None = None
+    llm: Any,
+    *,
+    require_execution: bool,
+    lenient_code: bool | None = None,
+    self_check: bool = False,
 ) -> dict[str, Any]:
     """CodeActAgent's answer options as ``codeact run`` and ``codeact batch`` use them: code
     first as asked, the ``@name[...]`` format check always (a no-op for questions without
     one), and lenient code blocks for the embedded model unless ``lenient_code`` says
     otherwise. The default system prompt stays: the small-model prompt measured worse on the
-    demo question (it counted rows instead of summing units)."""
+    demo question (it counted rows instead of summing units). ``self_check`` adds the
+    model's rating of the answer's code (``SelfCheck``)."""
     from codeact.agents.validators import (
         placeholder_validator,
         rules_validator,
@@ -189,6 +194,7 @@ def command_line_options(
             rules_validator(),
         ],
         "lenient_code_blocks": isinstance(llm, LocalLLM) if lenient_code is None else lenient_code,
+        "self_check": SelfCheck() if self_check else None,
     }
 
 

@@ -102,6 +102,12 @@ def add_parser(sub: Any) -> None:
         help="run ```python fences when a reply has no <execute> block "
         "(default: on for the embedded model)",
     )
+    run.add_argument(
+        "--self-check",
+        action="store_true",
+        help="before accepting an answer, have the model rate its code against the question "
+        "once (one forward pass; a low rating sends it back to re-check)",
+    )
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -181,7 +187,12 @@ def answer_options(args: argparse.Namespace, llm: Any, files: dict[str, bytes]) 
     from codeact.agents import command_line_options
 
     require = bool(files) if args.require_execution is None else args.require_execution
-    return command_line_options(llm, require_execution=require, lenient_code=args.lenient_code)
+    return command_line_options(
+        llm,
+        require_execution=require,
+        lenient_code=args.lenient_code,
+        self_check=args.self_check,
+    )
 
 
 async def _solve(

@@ -74,6 +74,26 @@ def test_run_with_a_model_at_a_base_url(tmp_path: Path) -> None:
         assert json.loads(r.stdout)["answer"] == "Fine." and srv.requests[0]["model"] == "m"
 
 
+def test_self_check_rates_the_answer_code_and_sends_a_doubtful_one_back() -> None:
+    from codeact.llms import Reply
+
+    doubtful = Reply(token_probabilities={"OK": 0.3, "WR": 0.7})
+    replies = ["<execute>\nprint(6 * 6)\n</execute>", "36", doubtful]
+    replies += ["<execute>\nprint(6 * 7)\n</execute>", "42"]
+    with FakeOpenAIServer(replies) as srv:
+        spec = f"openai:m@{srv.base_url}"
+        r = cli("run", "six times seven?", "--json", "--self-check", "--model", spec)
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["answer"] == "42"
+        rating = srv.requests[2]
+        assert rating["logprobs"] is True and rating["max_tokens"] == 1
+        assert "print(6 * 6)" in rating["messages"][-1]["content"]
+        assert "P(right) = 0.30" in srv.requests[3]["messages"][-1]["content"]
+    with FakeOpenAIServer(["<execute>\nprint(6 * 7)\n</execute>", "42"]) as srv:
+        r = cli("run", "six times seven?", "--json", "--model", f"openai:m@{srv.base_url}")
+        assert r.returncode == 0 and len(srv.requests) == 2  # off by default: no rating
+
+
 def test_bad_model_specs_are_usage_errors() -> None:
     r = cli("run", "x", "--json", "--model", "llama3:8b")
     assert r.returncode == 2
