@@ -18,6 +18,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -37,26 +38,34 @@ def rule_said(question: str, code: str) -> str | None:
     return None
 
 
+def transcript_questions(path: str) -> list[tuple[str, dict[str, Any], str]]:
+    """Each question's last record in the transcript file ``path``, with the question as the
+    agent saw it (and the files note the benchmark gives); records of unknown ids are left
+    out."""
+    files, questions = aq.every_question()
+    by_id = {q.id: q for q in questions}
+    records = {}
+    for line in Path(path).read_text().splitlines():
+        record = json.loads(line)
+        records[record["id"]] = record
+    out = []
+    for qid, record in records.items():
+        q = by_id.get(qid)
+        if q is not None:
+            shown = {q.file: files[q.file], **{f: files[f] for f in q.other_files}}
+            out.append((qid, record, f"{q.text}\n\n{describe_files(shown)}"))
+    return out
+
+
 def main() -> None:
     """Audit the transcripts given on the command line and print the two rates."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("transcripts", nargs="+", help="answer_quality.py --transcript files")
     parser.add_argument("--show", action="store_true", help="print each cell a rule fired on")
     args = parser.parse_args()
-    files, questions = aq.every_question()
-    by_id = {q.id: q for q in questions}
     counts = {"right": [0, 0], "wrong": [0, 0]}  # kind: [cells, cells a rule fired on]
     for path in args.transcripts:
-        records = {}
-        for line in Path(path).read_text().splitlines():
-            record = json.loads(line)
-            records[record["id"]] = record
-        for qid, record in records.items():
-            q = by_id.get(qid)
-            if q is None:
-                continue
-            shown = {q.file: files[q.file], **{f: files[f] for f in q.other_files}}
-            question = f"{q.text}\n\n{describe_files(shown)}"
+        for qid, record, question in transcript_questions(path):
             expected = [str(v) for v in record["expected"].values()]
             for cell in record.get("cells_run") or []:
                 if cell["error"]:

@@ -22,40 +22,31 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import anyio
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-import answer_quality as aq
+from rules_audit import transcript_questions
 
-from codeact.agents.code import describe_files
 from codeact.agents.validators import AnswerCandidate, CellRun, SelfCheck
 from codeact.llms import infer_llm
 
 THRESHOLDS = (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9)
 
 
-def candidates(paths: list[str]) -> list[tuple[dict, AnswerCandidate]]:
+def candidates(paths: list[str]) -> list[tuple[dict[str, Any], AnswerCandidate]]:
     """Each run's final answer with the question (and files note) and cells it had."""
-    files, questions = aq.every_question()
-    by_id = {q.id: q for q in questions}
     out = []
     for path in paths:
-        records = {}
-        for line in Path(path).read_text().splitlines():
-            record = json.loads(line)
-            records[record["id"]] = record
-        for qid, record in records.items():
-            q = by_id.get(qid)
-            if q is None or not record.get("cells_run"):
+        for _, record, question in transcript_questions(path):
+            if not record.get("cells_run"):
                 continue
-            shown = {q.file: files[q.file], **{f: files[f] for f in q.other_files}}
             cells = tuple(
                 CellRun(code=c["code"], stdout=c.get("out") or "", error=c.get("error"))
                 for c in record["cells_run"]
             )
-            question = f"{q.text}\n\n{describe_files(shown)}"
             text = record.get("reply") or ""
             out.append((record, AnswerCandidate(text=text, question=question, cells=cells)))
     return out
