@@ -1,7 +1,10 @@
 """How well the self-check (``codeact.agents.validators.SelfCheck``) tells right answers from
 wrong ones, over stored transcripts: the model rates the code that printed each run's final
-answer, exactly as the agent would ask it, and the ratings of right and wrong answers are
-compared at several thresholds.
+answer with the agent's prompt, and the ratings of right and wrong answers are compared at
+several thresholds. Close to what the agent would ask, not the same: transcripts keep the
+last 1,000 characters of a cell's output (the check shows up to 1,500) and 600 of the reply,
+and every run is rated, also those the agent would not rate (an answer on the last step or
+from ``final_answer()``).
 
 Run by hand, after ``answer_quality.py --transcript --out FILE`` (any splits; the last record
 of a question in a file counts)::
@@ -56,6 +59,8 @@ async def score_all(paths: list[str], threads: int, save: str | None) -> list[di
     """Rate every candidate with the embedded model; one row per run."""
     check = SelfCheck(timeout=600)
     rows = []
+    if save:
+        Path(save).write_text("")  # (this run's ratings only)
     llm = infer_llm("local", progress=lambda m: print(m, file=sys.stderr), threads=threads)
     async with llm:
         for record, candidate in candidates(paths):
@@ -72,11 +77,8 @@ async def score_all(paths: list[str], threads: int, save: str | None) -> list[di
             rows.append(row)
             print(f"{row['id']:32} right={row['correct']!s:5} score={score}", file=sys.stderr)
             if save:
-                await anyio.Path(save).write_text(
-                    (await anyio.Path(save).read_text() if Path(save).exists() else "")
-                    + json.dumps(row)
-                    + "\n"
-                )
+                text = await anyio.Path(save).read_text()
+                await anyio.Path(save).write_text(text + json.dumps(row) + "\n")
     return rows
 
 

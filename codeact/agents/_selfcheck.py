@@ -8,12 +8,16 @@ framing suggests ("OK" under a neutral prompt, "WRONG" under a strict one, whate
 does), so the verdict is read from the probabilities of its first token instead: one forward
 pass, no reply generated, P(OK) / (P(OK) + P(WRONG)). Below ``SelfCheck.threshold`` the
 model is sent back once to re-check its code; an adapter that cannot give token
-probabilities (``LLM.next_token_probabilities`` returns None), a check over its time, and a
-run whose cells printed nothing skip the check: it never blocks an answer.
+probabilities (``LLM.next_token_probabilities`` returns None), a rating that fails or runs
+over its time (``SelfCheck.timeout``, and at most half of what is left of the run's own
+time limit), and a run whose cells printed nothing skip the check: it never blocks an
+answer. Answers stated in text are checked; a value a cell returned with ``final_answer()``
+comes from code as it ran and is not.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import anyio
@@ -81,19 +85,32 @@ class SelfCheck:
         """P(OK) / (P(OK) + P(WRONG)) of the review's first token, or None (no cell printed,
         no probabilities, or over ``timeout``)."""
         prompt = self.prompt(candidate)
-        if prompt is None:
+        budget = self.timeout
+        deadline = anyio.current_effective_deadline()  # (the run's own time limit)
+        if deadline != math.inf:
+            budget = min(budget, (deadline - anyio.current_time()) / 2)
+        if prompt is None or budget <= 0:
             return None
         probabilities = None
-        with anyio.move_on_after(self.timeout):
-            probabilities = await llm.next_token_probabilities([ChatMessage.user(prompt)])
+        try:
+            with anyio.move_on_after(budget):
+                probabilities = await llm.next_token_probabilities([ChatMessage.user(prompt)])
+        except Exception:  # (a rating that failed leaves the accepted answer as it was)
+            return None
         return verdict(probabilities) if probabilities else None
 
 
 def verdict(probabilities: dict[str, float]) -> float | None:
-    """P(OK) / (P(OK) + P(WRONG)) from first-token probabilities ("OK", "Ok", " OK" for
-    OK; "W", "WR", "Wrong" for WRONG), or None when neither is among them."""
-    ok = sum(p for t, p in probabilities.items() if t.strip().upper().startswith("OK"))
-    wrong = sum(p for t, p in probabilities.items() if t.strip().upper().startswith("W"))
+    """P(OK) / (P(OK) + P(WRONG)) from first-token probabilities, in any case and spacing
+    (OK: "OK", " Ok", "Okay"; WRONG: a start of the word, "W", "WR", "Wrong", not "We" or
+    "What"), or None when neither is among them."""
+    ok = wrong = 0.0
+    for token, p in probabilities.items():
+        word = token.strip().upper().rstrip(":")
+        if word.startswith("OK"):
+            ok += p
+        elif word and ("WRONG".startswith(word) or word.startswith("WRONG")):
+            wrong += p
     return ok / (ok + wrong) if ok + wrong > 0 else None
 
 

@@ -58,6 +58,8 @@ class CodeActAgentFactory:
     require_execution: bool = False
     #: Run fenced code blocks; None: only for the embedded model.
     lenient_code: bool | None = None
+    #: The model rates the code of each answer once (``SelfCheck``).
+    self_check: bool = False
 
     def __call__(self, llm: LLM) -> BaseAgent:
         """The agent, with ``codeact run``'s answer options: code first (when asked), the
@@ -66,7 +68,10 @@ class CodeActAgentFactory:
         from codeact.agents.code import CodeActAgent
 
         options = command_line_options(
-            llm, require_execution=self.require_execution, lenient_code=self.lenient_code
+            llm,
+            require_execution=self.require_execution,
+            lenient_code=self.lenient_code,
+            self_check=self.self_check,
         )
         return CodeActAgent(
             llm=llm, executor=self.executor, max_iterations=self.max_steps, **options

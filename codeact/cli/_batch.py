@@ -112,6 +112,12 @@ def _add_agent_options(p: argparse.ArgumentParser) -> None:
         help="run ```python fences when a reply has no <execute> block "
         "(default: on for the embedded model)",
     )
+    p.add_argument(
+        "--self-check",
+        action="store_true",
+        help="before accepting an answer, have the model rate its code against the question "
+        "once (one forward pass; a low rating sends it back to re-check)",
+    )
 
 
 def _model_name(args: argparse.Namespace) -> str:
@@ -148,7 +154,9 @@ def _agent_factory(args: argparse.Namespace, tasks: list[Any] | None = None) -> 
     require = args.require_execution
     if require is None:
         require = any(t.files for t in tasks or [])
-    return CodeActAgentFactory(executor, args.max_steps, require, args.lenient_code)
+    return CodeActAgentFactory(
+        executor, args.max_steps, require, args.lenient_code, self_check=args.self_check
+    )
 
 
 def _notebooks(args: argparse.Namespace, tasks: list[Any]) -> Any:

@@ -234,18 +234,25 @@ class OpenAILike(LLM):
             "logprobs": True,
             "top_logprobs": top,
         }
+        if self.extra_body:
+            kwargs["extra_body"] = self.extra_body
         try:
             resp = await self.client().chat.completions.create(**kwargs)
-        except openai.APIStatusError:
+        except (openai.APIStatusError, ValueError):  # (incl. a body that is not JSON)
             return None  # (a server without log-probabilities may refuse the options)
         except openai.APIError as exc:
             where = self.base_url or "the OpenAI API"
             raise LLMError(f"Could not get token probabilities from {where}: {exc}") from exc
-        logprobs = resp.choices[0].logprobs if resp.choices else None
-        first = logprobs.content[0] if logprobs and logprobs.content else None
-        if first is None or not first.top_logprobs:
-            return None
-        return {t.token: math.exp(t.logprob) for t in first.top_logprobs[:top]}
+        try:
+            logprobs = resp.choices[0].logprobs if resp.choices else None
+            first = logprobs.content[0] if logprobs and logprobs.content else None
+            out: dict[str, float] = {}
+            for t in (first.top_logprobs or [])[:top] if first is not None else []:
+                if isinstance(t.logprob, int | float):  # (same text twice: added up)
+                    out[str(t.token)] = out.get(str(t.token), 0.0) + math.exp(t.logprob)
+        except (AttributeError, TypeError, ValueError, IndexError, KeyError):
+            return None  # (a response not shaped as the API's: no probabilities)
+        return out or None
 
 
 def _delta(chunk: Any) -> ChatDelta | None:

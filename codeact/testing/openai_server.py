@@ -116,7 +116,10 @@ class FakeOpenAIServer:
         if body.get("stream"):
             self._sse(h, self._chunks(spec))
         else:
-            payload = json.dumps(self._completion(spec, bool(body.get("logprobs")))).encode()
+            completion = self._completion(
+                spec, bool(body.get("logprobs")), int(body.get("top_logprobs") or 0)
+            )
+            payload = json.dumps(completion).encode()
             h.send_response(200)
             h.send_header("content-type", "application/json")
             h.send_header("content-length", str(len(payload)))
@@ -180,7 +183,9 @@ class FakeOpenAIServer:
         out.append(self._chunk({}, "tool_calls" if spec.tool_calls else "stop"))
         return out
 
-    def _completion(self, spec: Reply, logprobs: bool = False) -> dict[str, Any]:
+    def _completion(
+        self, spec: Reply, logprobs: bool = False, top_logprobs: int = 0
+    ) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": spec.text or None}
         if spec.tool_calls:
             message["tool_calls"] = [
@@ -194,11 +199,16 @@ class FakeOpenAIServer:
         choice: dict[str, Any] = {"index": 0, "message": message, "finish_reason": "stop"}
         if logprobs and spec.token_probabilities:  # (one token: the likeliest)
             tops = [
-                {"token": t, "logprob": math.log(p), "bytes": list(t.encode())}
+                {
+                    "token": t,
+                    "logprob": math.log(p) if p > 0 else -9999.0,
+                    "bytes": list(t.encode()),
+                }
                 for t, p in sorted(spec.token_probabilities.items(), key=lambda tp: -tp[1])
-            ]
+            ][: max(1, top_logprobs)]
             message["content"] = tops[0]["token"]
             choice["logprobs"] = {"content": [{**tops[0], "top_logprobs": tops}]}
+            choice["finish_reason"] = "length"  # (as for max_tokens=1)
         return {
             "id": "chatcmpl-fake",
             "object": "chat.completion",

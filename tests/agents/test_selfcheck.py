@@ -63,12 +63,60 @@ async def test_a_confident_rating_accepts_the_answer() -> None:
     assert answer(events) == "@total[26]" and retries(events) == [] and llm.remaining == 0
 
 
+def reviews(llm: ScriptedLLM) -> int:
+    return sum("You review a data analysis" in str(r.messages) for r in llm.requests)
+
+
 async def test_the_answer_is_rated_once_per_run() -> None:
     # after the re-check the same answer is given again: accepted without a second rating
-    # (the script holds no second rating: one more request would fail the run)
-    a, llm = agent([WRONG_CELL, "@total[13]", DOUBTFUL, "@total[13]"])
+    a, llm = agent([WRONG_CELL, "@total[13]", DOUBTFUL, "@total[13]", DOUBTFUL])
     events = await collect(a.run(Q))
-    assert answer(events) == "@total[13]" and len(retries(events)) == 1 and llm.remaining == 0
+    assert answer(events) == "@total[13]" and len(retries(events)) == 1
+    assert reviews(llm) == 1 and llm.remaining == 1
+
+
+async def test_a_rating_that_fails_lets_the_accepted_answer_stand() -> None:
+    from codeact.errors import LLMError
+
+    broken = Reply(error=LLMError("the model server went away"))
+    a, llm = agent([RIGHT_CELL, "@total[26]", broken])
+    events = await collect(a.run(Q))
+    assert answer(events) == "@total[26]" and retries(events) == [] and llm.remaining == 0
+
+
+async def test_a_slow_rating_gives_way_to_the_run_time_limit() -> None:
+    # the run's own limit is 20 s; a rating that would take 60 s is cut at half of what is
+    # left, and the answer the validators accepted is returned (the run does not time out)
+    slow = Reply(delay=60, token_probabilities={"WR": 0.99, "OK": 0.01})
+    a, _ = agent([RIGHT_CELL, "@total[26]", slow], timeout=20)
+    events = await collect(a.run(Q))
+    assert answer(events) == "@total[26]" and retries(events) == []
+
+
+async def test_validator_retries_used_up_still_allow_the_one_recheck() -> None:
+    from codeact.agents.validators import traced_validator
+
+    replies = [RIGHT_CELL, "@total[25]", "@total[26]", DOUBTFUL, "@total[26]"]
+    a, llm = agent(replies, answer_validators=[traced_validator()], max_answer_retries=1)
+    events = await collect(a.run(Q))
+    assert [r.reason for r in retries(events)] == ["validator", "self_check"]
+    assert answer(events) == "@total[26]" and llm.remaining == 0
+
+
+async def test_a_final_answer_value_from_code_is_not_rated() -> None:
+    a, llm = agent(["<execute>\nfinal_answer((6 + 7) * 2)\n</execute>"])
+    events = await collect(a.run(Q))
+    assert events[-1].result.value == 26 and reviews(llm) == 0  # type: ignore[attr-defined]
+
+
+def test_codeact_batch_factory_passes_the_self_check_on() -> None:
+    from codeact.batch import CodeActAgentFactory
+
+    llm = ScriptedLLM([])
+    on = CodeActAgentFactory(max_steps=3, self_check=True)(llm)
+    off = CodeActAgentFactory(max_steps=3)(llm)
+    assert isinstance(on, CodeActAgent) and isinstance(on.answers.self_check, SelfCheck)
+    assert isinstance(off, CodeActAgent) and off.answers.self_check is None
 
 
 async def test_no_probabilities_or_no_printed_cell_skips_the_check() -> None:
@@ -108,6 +156,8 @@ def test_verdict_reads_ok_and_wrong_tokens_in_any_spelling() -> None:
     assert verdict({" OK": 0.6, "Ok": 0.1, "WR": 0.2, "Wrong": 0.1}) == pytest.approx(0.7)
     assert verdict({"The": 0.9, "This": 0.1}) is None
     assert verdict({"W": 0.5}) == 0
+    assert verdict({"We": 0.5, "What": 0.2, "OK": 0.3}) == 1  # not starts of WRONG
+    assert verdict({"Okay": 0.3, "WRONG:": 0.1}) == pytest.approx(0.75)
 
 
 def test_the_reviewed_cell_is_the_one_that_printed_the_answer() -> None:
@@ -134,6 +184,47 @@ async def test_probabilities_over_real_http_and_a_server_without_them() -> None:
         body = srv.requests[0]
         assert body["logprobs"] is True and body["top_logprobs"] == 5
         assert body["max_tokens"] == 1 and not body.get("stream")
+
+
+async def test_a_response_not_shaped_as_the_api_gives_none() -> None:
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    bodies = [  # a logprob that is null; top_logprobs as a dict (the legacy format); text
+        {
+            "choices": [
+                {"logprobs": {"content": [{"top_logprobs": [{"token": "OK", "logprob": None}]}]}}
+            ]
+        },
+        {"choices": [{"logprobs": {"content": [{"top_logprobs": {"OK": -0.1}}]}}]},
+        "not json at all",
+    ]
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["content-length"]))
+            body = bodies.pop(0)
+            payload = (body if isinstance(body, str) else json.dumps(body)).encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    try:
+        async with OpenAILike("m", base_url=url, api_key="k", max_retries=0) as llm:
+            for _ in range(3):
+                assert await llm.next_token_probabilities([_user("rate")]) is None
+    finally:
+        server.shutdown()
+    assert bodies == []
 
 
 async def test_a_server_refusing_logprobs_gives_none() -> None:
