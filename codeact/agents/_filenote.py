@@ -54,8 +54,12 @@ _SIGNED = re.compile(f"^(?:{SIGNED_NUMBER})$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?$")
 #: A duration written with units (``3h 13m``, ``45 min``, ``2 days``), as pd.to_timedelta reads.
 _DURATION = re.compile(
-    r"^(?:\d+(?:\.\d+)?\s*(?:d|days?|h|hrs?|hours?|m|mins?|minutes?|s|secs?|seconds?)\s*)+$", re.I
+    r"^(?:\d+(?:\.\d+)?\s*(?:d|days?|h|hrs?|hours?|m|mins?|minutes?|s|secs?|seconds?)\s*)+$"
+    r"|^\d+:\d{2}:\d{2}$",  # (h:mm:ss, as pd.to_timedelta reads it; not h:mm)
+    re.I,
 )
+#: A date with a 12-hour time (``2024-03-05 09:41 PM``).
+_DATE_12H = re.compile(r"^\d{4}-\d{2}-\d{2} \d{1,2}:\d{2}(:\d{2})? ?[AP]M$", re.I)
 #: A date with the day and month first, in either order (``15/03/2019``, ``3.15.2019``).
 _NUMERIC_DATE = re.compile(r"^(\d{1,2})([/.-])(\d{1,2})\2(\d{4})(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?$")
 #: A date and time with its UTC offset (``2024-03-05T14:22:05+01:00``).
@@ -73,9 +77,29 @@ def _dialect(head: str) -> str:
     return max(usable, key=lambda d: usable[d]) if usable else ","
 
 
+def _title_lines(text: str) -> int:
+    """How many lines above the header are titles or notes (a spreadsheet's export: at most
+    one filled field each, padded with separators or not), when the table below has at least
+    three columns; 0 when the first line is the header."""
+    lines = text[:20_000].splitlines()[:12]
+    for skip in range(min(len(lines) - 3, 10)):
+        delimiter = _dialect("\n".join(lines[skip:]))
+        rows = list(csv.reader(lines[skip:], delimiter=delimiter))
+        filled = [sum(bool(f.strip()) for f in r) for r in rows[:4]]
+        if min(filled, default=0) >= 3:
+            return skip
+        if filled and filled[0] > 1:
+            return 0
+    return 0
+
+
 def describe_csv(text: str, *, single_column: bool = False) -> str | None:
     """The columns note of a CSV text, or None when it does not parse as a table (one column
-    counts only with ``single_column``: a ``.csv`` file)."""
+    counts only with ``single_column``: a ``.csv`` file). Title lines above the header are
+    named, with the ``skiprows`` that reads past them."""
+    titles = _title_lines(text)
+    if titles:
+        text = text.split("\n", titles)[-1]
     delimiter = _dialect(text[:20_000])
     try:
         reader = csv.reader(io.StringIO(text), delimiter=delimiter)
@@ -102,10 +126,14 @@ def describe_csv(text: str, *, single_column: bool = False) -> str | None:
         for name, values in list(zip(header, columns, strict=False))[:MAX_COLUMNS]
     ]
     sep = "" if delimiter == "," else f", separated by {delimiter!r}"
+    skip = f", skiprows={titles}" if titles else ""
     if sep:
         decimal = any("decimal commas" in line for line in described)
         extra = ", decimal=',', thousands='.'" if decimal else ""
-        sep += f" (read with pd.read_csv(path, sep={delimiter!r}{extra}))"
+        sep += f" (read with pd.read_csv(path, sep={delimiter!r}{extra}{skip}))"
+    elif titles:
+        sep = f", below {titles} title line{'s' if titles > 1 else ''} (read with "
+        sep += f"pd.read_csv(path{skip}))"
     out = [f"  {about}{rows} rows x {len(header)} columns{sep}. Columns (name: type):", *described]
     if len(header) > MAX_COLUMNS:
         out.append(f"  - ... and {len(header) - MAX_COLUMNS} more columns")
@@ -186,6 +214,13 @@ def _kind(present: list[str], missing: int, name: str) -> tuple[str, str]:
         return "text", _signed_hint(stripped, name)
     if all(_DATE.match(v) for v in stripped):
         return "text", "dates as text: pd.to_datetime() them"
+    if all(_DATE_12H.match(v) for v in stripped):
+        seconds = ":%S" if all((m := _DATE_12H.match(v)) and m.group(1) for v in stripped) else ""
+        space = " " if all(v[-3] == " " for v in stripped) else ""
+        return "text", (
+            f"dates with 12-hour times (AM/PM) as text: pd.to_datetime(df[{name!r}], "
+            f"format='%Y-%m-%d %I:%M{seconds}{space}%p') (then .dt.hour counts 0 to 23)"
+        )
     if all(_NUMERIC_DATE.match(v) for v in stripped):
         return "text", _numeric_date_hint(stripped, name)
     if all(_DATE.match(v) or _NUMERIC_DATE.match(v) for v in stripped):

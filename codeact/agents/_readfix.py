@@ -1,8 +1,10 @@
 """A cell that read a file with the wrong separator: ``pd.read_csv('ledger.csv')`` of a file
 the files note says is separated by ``';'`` (with decimal commas) gives one column named
 ``'entry_no;date;...'``, and every column the cell then names is a ``KeyError`` the 1.5B model
-does not get past. The cell is run again, once, with the read call the note gives
-(``sep=';', decimal=',', thousands='.'``); the model is told what was changed."""
+does not get past. A file with title lines above its header, read from its first line, gives
+columns named after the title. The cell is run again, once, with the read call the note gives
+(``sep=';', decimal=',', thousands='.'``, ``skiprows=2``); the model is told what was
+changed."""
 
 from __future__ import annotations
 
@@ -17,12 +19,21 @@ from codeact.executors.base import ExecutionResult
 
 #: ``pd.read_csv('name.csv'`` + the rest of the call's arguments (one level of parentheses).
 _READ = re.compile(r"(\bpd\.read_csv\(\s*(['\"])([^'\"\n]+)\2)((?:[^()\n]|\([^()\n]*\))*)\)")
-_HOW = re.compile(r"separated by '[^']+' \(read with pd\.read_csv\(path, (.*?)\)\)\. Columns")
+_HOW = re.compile(
+    r"(?:separated by '[^']+'|below \d+ title lines?) \(read with pd\.read_csv\(path, (.*?)\)\)\. "
+    r"Columns"
+)
+#: The arguments of a read that already says how to split lines or where the header is.
+_OWN = {
+    "sep": r"\b(?:sep|delimiter|delim_whitespace)\s*=",
+    "skiprows": r"\b(?:skiprows|header)\s*=",
+}
 
 
 def note_read_arguments(question: str, name: str) -> str | None:
     """The ``read_csv`` arguments the files note gives for file ``name`` (``sep=';',
-    decimal=','``), or None when the note gives none (a comma-separated file)."""
+    decimal=','``, ``skiprows=2``), or None when the note gives none (a comma-separated file
+    with its header on the first line)."""
     head = question.find(f"- {name!r} (")
     if head < 0:
         return None
@@ -40,27 +51,33 @@ class ReadFix:
 
     def note(self) -> str:
         """What the model (and the transcript) is told about the re-run."""
+        why = (
+            "the file is not comma-separated (see the files note), so read_csv read each "
+            "line as one column"
+            if any("sep=" in r for r in self.reads)
+            else "the file has title lines above its header (see the files note), so "
+            "read_csv took a title for the header"
+        )
         return (
-            "Your cell failed: the file is not comma-separated (see the files note), so "
-            "read_csv read each line as one column. I re-ran your cell with "
-            f"{'; '.join(self.reads)}; read it that way from now on. Output of the re-run:"
+            f"Your cell failed: {why}. I re-ran your cell with {'; '.join(self.reads)}; read "
+            "it that way from now on. Output of the re-run:"
         )
 
 
 def separator_fix(question: str, result: ExecutionResult, code: str) -> ReadFix | None:
-    """The cell with the note's separator (and decimal) arguments added to each read of a
-    file the note says is not comma-separated, when the cell failed and reads one without
-    ``sep=``; None otherwise."""
+    """The cell with the note's read arguments (separator, decimal mark, title lines to
+    skip) added to each read of a file the note gives them for, when the cell failed and
+    reads one without them (``sep=``; ``skiprows=`` or ``header=``); None otherwise."""
     if result.error is None:
         return None
     reads: list[str] = []
 
     def fixed(m: re.Match[str]) -> str:
         rest = m.group(4)
-        if re.search(r"\b(?:sep|delimiter|delim_whitespace)\s*=", rest):
-            return m.group(0)
         args = note_read_arguments(question, m.group(3))
-        if args is None:
+        if args is None or any(
+            f"{key}=" in args and re.search(own, rest) for key, own in _OWN.items()
+        ):
             return m.group(0)
         call = f"{m.group(1)}, {args}{rest})"
         reads.append(call)

@@ -264,3 +264,75 @@ def test_the_read_call_is_added_only_when_the_file_is_certain() -> None:
     assert load_fix(f"Q?\n\n{one}", failed, "df[0] += 1") is None  # (no column named)
     other = ExecutionResult(error=CellError(type="NameError", message="name 'np' is not defined"))
     assert load_fix(f"Q?\n\n{both}", other, "print(df['x'].sum())") is None
+
+
+EXPORT = (
+    b"Helpdesk incident export,,,,\n"
+    b"Opened Jan to Jun 2024 (local time),,,,\n"
+    b"Ticket,Opened,Category,Time to Resolve,CSAT\n"
+    b"T1,2024-01-01 08:02 AM,Email,2h 15m,4\n"
+    b"T2,2024-01-01 01:56 PM,Network,135 min,\n"
+    b"T3,2024-01-02 11:30 PM,Email,1:05:30,5\n"
+    b"T4,2024-01-03 12:10 AM,Email,,2\n"
+)
+TITLED_NOTE = describe_files({"export.csv": EXPORT})
+TITLED = f"How many Email tickets? Format: @n[value]\n\n{TITLED_NOTE}"
+
+
+def test_title_lines_above_the_header_are_named_with_the_read_call_past_them() -> None:
+    assert "4 rows x 5 columns, below 2 title lines (read with pd.read_csv(path, skiprows=2))" in (
+        TITLED_NOTE
+    )
+    assert "'Category': text, 2 distinct values" in TITLED_NOTE
+    assert note_read_arguments(TITLED, "export.csv") == "skiprows=2"
+    # titles written without the separators: the same table
+    bare = EXPORT.replace(b",,,,\n", b"\n")
+    assert "below 2 title lines (read with pd.read_csv(path, skiprows=2))" in (
+        describe_files({"export.csv": bare})
+    )
+    # a header on the first line, sparse rows or a two-column table: no title lines
+    sparse = b"a,b,c\n1,,\n2,,\nx,y,z\n1,2,3\n4,5,6\n7,8,9\n"  # (a header, then sparse rows)
+    for plain in (EXPORT.split(b"\n", 2)[2], sparse, b"x,\nk,v\n1,2\n3,4\n5,6\n"):
+        assert "title line" not in describe_files({"plain.csv": plain})
+
+
+def test_twelve_hour_times_and_durations_written_three_ways_get_their_reading() -> None:
+    assert (
+        "'Opened': text, dates with 12-hour times (AM/PM) as text: pd.to_datetime("
+        "df['Opened'], format='%Y-%m-%d %I:%M %p') (then .dt.hour counts 0 to 23)"
+    ) in TITLED_NOTE
+    assert (
+        "'Time to Resolve': text, 1 missing, durations as text: pd.to_timedelta("
+        "df['Time to Resolve']).dt.total_seconds() / 60 gives minutes"
+    ) in TITLED_NOTE
+    import io
+
+    import pandas as pd
+
+    df = pd.read_csv(io.BytesIO(EXPORT), skiprows=2)  # the note's readings do read them
+    hours = pd.to_datetime(df["Opened"], format="%Y-%m-%d %I:%M %p").dt.hour
+    assert list(hours) == [8, 13, 23, 0]
+    minutes = pd.to_timedelta(df["Time to Resolve"]).dt.total_seconds() / 60
+    assert list(minutes[:3]) == [135, 135, 65.5] and minutes.isna().sum() == 1
+
+
+def test_a_read_from_the_title_line_is_re_run_past_the_titles() -> None:
+    code = "import pandas as pd\ndf = pd.read_csv('export.csv')\nprint(df['Category'])"
+    fix = separator_fix(TITLED, failed(), code)
+    assert fix is not None
+    assert "df = pd.read_csv('export.csv', skiprows=2)" in fix.code
+    assert "title lines above its header" in fix.note()
+    for own in ("skiprows=2", "header=2", "skiprows=[0, 1]"):
+        kept = f"df = pd.read_csv('export.csv', {own})"
+        assert separator_fix(TITLED, failed(), kept) is None  # (the model chose)
+
+
+async def test_a_cell_reading_the_titled_export_naively_answers_after_the_re_run() -> None:
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('export.csv')\n"
+        "print((df['Category'] == 'Email').sum())"
+    )
+    result = await run_one_cell({"export.csv": EXPORT}, cell, TITLED, answer="@n[3]")
+    content: Any = result.tool_output.content
+    assert not result.tool_output.is_error, content
+    assert "title lines above its header" in content and content.rstrip().endswith("3")
