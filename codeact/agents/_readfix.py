@@ -70,21 +70,44 @@ def separator_fix(question: str, result: ExecutionResult, code: str) -> ReadFix 
     reads one without them (``sep=``; ``skiprows=`` or ``header=``); None otherwise."""
     if result.error is None:
         return None
+    out, reads = _with_note_reads(question, code)
+    return ReadFix(code=out, reads=tuple(reads)) if reads else None
+
+
+def title_problem(question: str, code: str) -> Problem | None:
+    """A cell that ran reading a file with title lines above its header from its first line
+    (no ``skiprows=`` or ``header=``): a title is the header, the real header a row, the
+    columns ``'Unnamed: 3'``. Sent back with the note's read call in its place."""
+    out, reads = _with_note_reads(question, code, only="skiprows")
+    if not reads:
+        return None
+    return problem_of(
+        "The file has title lines above its header (see the files note): read from its "
+        "first line, a title becomes the header and every column is wrong. Read it with "
+        f"{'; '.join(reads)}, print the result, then answer.",
+        out,
+    )
+
+
+def _with_note_reads(question: str, code: str, only: str = "") -> tuple[str, list[str]]:
+    """``code`` with the note's read arguments added to each read lacking them (with
+    ``only``: reads of files whose arguments include that one), and the new calls."""
     reads: list[str] = []
 
     def fixed(m: re.Match[str]) -> str:
         rest = m.group(4)
         args = note_read_arguments(question, m.group(3))
-        if args is None or any(
-            f"{key}=" in args and re.search(own, rest) for key, own in _OWN.items()
+        if (
+            args is None
+            or f"{only}=" not in args
+            or any(f"{key}=" in args and re.search(own, rest) for key, own in _OWN.items())
         ):
             return m.group(0)
         call = f"{m.group(1)}, {args}{rest})"
         reads.append(call)
         return call
 
-    out = _READ.sub(fixed, code)
-    return ReadFix(code=out, reads=tuple(reads)) if reads else None
+    return _READ.sub(fixed, code), reads
 
 
 #: The note's conversion of a column of numbers with a unit (``'1.178,3 kWh'``).

@@ -82,7 +82,7 @@ from codeact.agents._notecols import (
 )
 from codeact.agents._placeholders import TOKEN
 from codeact.agents._problem import Problem, problem_of
-from codeact.agents._readfix import unit_problem
+from codeact.agents._readfix import title_problem, unit_problem
 from codeact.agents._stale import settled_answer, stale_problem, stale_values_note
 
 _FILL = re.compile(r"\bfill(?:ing|ed)?\b.{0,60}\bmissing\b|\bmissing\b.{0,60}\bfill", re.I)
@@ -339,6 +339,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
 
     stale = stale_values_note(question, candidate.text, candidate.ok_cells, passes)
     problems = (
+        ("titles", title_problem(question, code)),
         ("period", period_problem(question, code)),
         ("day", day_problem(question, code)),
         ("marker", marker_problem(question, code)),
@@ -387,6 +388,7 @@ def passes_rules(question: str, code: str) -> bool:
         deviation_problem,
         text_date_problem,
         unit_problem,
+        title_problem,
         fill_problem,
         *DATA_RULES,
     )

@@ -336,3 +336,28 @@ async def test_a_cell_reading_the_titled_export_naively_answers_after_the_re_run
     content: Any = result.tool_output.content
     assert not result.tool_output.is_error, content
     assert "title lines above its header" in content and content.rstrip().endswith("3")
+
+
+def test_a_cell_that_ran_on_the_title_line_as_header_is_sent_back_with_the_read_call() -> None:
+    from codeact.agents.validators import AnswerCandidate, CellRun, ModelRetry, rules_validator
+
+    naive = "import pandas as pd\ndf = pd.read_csv('export.csv')\nprint(df['Unnamed: 2'].value_counts())"
+    cell = CellRun(code=naive, stdout="Email    3")
+    candidate = AnswerCandidate(text="@n[3]", question=TITLED, cells=(cell,))
+    with pytest.raises(ModelRetry) as info:
+        rules_validator()(candidate)
+    assert "title lines above its header" in str(info.value)
+    assert "pd.read_csv('export.csv', skiprows=2)" in str(info.value)
+    assert info.value.code is not None and "skiprows=2" in info.value.code
+    right = "import pandas as pd\ndf = pd.read_csv('export.csv', header=2)\n"
+    right += "print((df['Category'] == 'Email').sum())"
+    ok = candidate.replace(cells=(CellRun(code=right, stdout="3"),))
+    assert rules_validator()(ok) is None
+    naive_counted = right.replace(", header=2", "")  # (the same count, read from the title)
+    with pytest.raises(ModelRetry):
+        rules_validator()(candidate.replace(cells=(CellRun(code=naive_counted, stdout="3"),)))
+    assert rules_validator()(ok) is None
+    from codeact.agents._readfix import title_problem
+
+    plain = "import pandas as pd\ndf = pd.read_csv('ledger.csv')\nprint(len(df))"
+    assert title_problem(QUESTION, plain) is None  # (a file without title lines)
