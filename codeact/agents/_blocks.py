@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from codeact.agents._filenote import describe_csv
+from codeact.agents._joinkeys import key_hints
 
 _BLOCK = re.compile(r"<execute>(.*?)</execute>", re.DOTALL)
 _FENCE = re.compile(r"^\s*```[a-zA-Z0-9_+-]*\s*\n(.*?)\n?\s*```\s*$", re.DOTALL)
@@ -16,10 +17,12 @@ PREVIEW_LINES = 5
 def describe_files(files: dict[str, bytes]) -> str:
     """A note for the model listing the uploaded files (names quoted, so spaces show) with the
     first lines of text files and, for tables, each column's dtype, missing values, numbers
-    stored as text and example values (``codeact.agents._filenote``)."""
+    stored as text and example values (``codeact.agents._filenote``), and keys written
+    differently in two tables (``codeact.agents._joinkeys``)."""
     if not files:
         return ""
     out = ["Files in the working directory (open them with relative paths):"]
+    tables: dict[str, str] = {}
     for name, data in files.items():
         try:
             text = data.decode("utf-8")
@@ -32,6 +35,9 @@ def describe_files(files: dict[str, bytes]) -> str:
         table = describe_csv(text, single_column=name.lower().endswith(".csv"))
         if table is not None:
             out.append(table)
+            tables[name] = text
+    if len(tables) > 1:
+        out += key_hints(tables)
     return "\n".join(out)
 
 

@@ -68,7 +68,8 @@ _OFFSET_TIME = re.compile(
 )
 
 
-def _dialect(head: str) -> str:
+def dialect(head: str) -> str:
+    """The separator of a CSV text from its first lines (``,``, ``;``, tab or ``|``)."""
     lines = [ln for ln in head.splitlines()[:5] if ln.strip()]
     if not lines:
         return ","
@@ -77,13 +78,13 @@ def _dialect(head: str) -> str:
     return max(usable, key=lambda d: usable[d]) if usable else ","
 
 
-def _title_lines(text: str) -> int:
+def title_lines(text: str) -> int:
     """How many lines above the header are titles or notes (a spreadsheet's export: at most
     one filled field each, padded with separators or not), when the table below has at least
     three columns; 0 when the first line is the header."""
     lines = text[:20_000].splitlines()[:12]
     for skip in range(min(len(lines) - 3, 10)):
-        delimiter = _dialect("\n".join(lines[skip:]))
+        delimiter = dialect("\n".join(lines[skip:]))
         rows = list(csv.reader(lines[skip:], delimiter=delimiter))
         filled = [sum(bool(f.strip()) for f in r) for r in rows[:4]]
         if min(filled, default=0) >= 3:
@@ -97,10 +98,10 @@ def describe_csv(text: str, *, single_column: bool = False) -> str | None:
     """The columns note of a CSV text, or None when it does not parse as a table (one column
     counts only with ``single_column``: a ``.csv`` file). Title lines above the header are
     named, with the ``skiprows`` that reads past them."""
-    titles = _title_lines(text)
+    titles = title_lines(text)
     if titles:
         text = text.split("\n", titles)[-1]
-    delimiter = _dialect(text[:20_000])
+    delimiter = dialect(text[:20_000])
     try:
         reader = csv.reader(io.StringIO(text), delimiter=delimiter)
         header = next(reader, None)

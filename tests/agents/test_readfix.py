@@ -361,3 +361,31 @@ def test_a_cell_that_ran_on_the_title_line_as_header_is_sent_back_with_the_read_
 
     plain = "import pandas as pd\ndf = pd.read_csv('ledger.csv')\nprint(len(df))"
     assert title_problem(QUESTION, plain) is None  # (a file without title lines)
+
+
+def test_keys_written_differently_in_two_files_get_the_join() -> None:
+    import io
+
+    import pandas as pd
+
+    tickets = b"Ticket,Agent,Score\nT1,AG-007,1\nT2,AG-012,2\nT3,AG-007,3\nT4,AG-030,1\nT5,,2\n"
+    agents = b"agent_id,name,level\n7,Ann,1\n12,Bo,2\n30,Cy,3\n41,Di,1\n"
+    note = describe_files({"tickets.csv": tickets, "agents.csv": agents})
+    hint = (
+        "- Keys written differently: 'Agent' of 'tickets.csv' (e.g. 'AG-007') is 'agent_id' of "
+        "'agents.csv' (e.g. 7). Join on the number: df['Agent'].str.extract(r'(\\d+)')[0]"
+        ".astype(int)"
+    )
+    assert hint in note and note.count("Keys written differently") == 1  # (not Score/level)
+    df = pd.read_csv(io.BytesIO(tickets)).dropna(subset=["Agent"])
+    df["agent_id"] = df["Agent"].str.extract(r"(\d+)")[0].astype(int)
+    joined = df.merge(pd.read_csv(io.BytesIO(agents)), on="agent_id")
+    assert list(joined["name"]) == ["Ann", "Bo", "Ann", "Cy"]
+    # codes with two prefixes, or numbers that are not the other file's keys: no hint
+    mixed = tickets.replace(b"AG-012", b"XY-012")
+    assert "Keys written" not in describe_files({"tickets.csv": mixed, "agents.csv": agents})
+    others = (
+        agents.replace(b"\n7,", b"\n8,").replace(b"\n12,", b"\n13,").replace(b"\n30,", b"\n31,")
+    )
+    assert "Keys written" not in describe_files({"tickets.csv": tickets, "agents.csv": others})
+    assert "Keys written" not in describe_files({"tickets.csv": tickets})

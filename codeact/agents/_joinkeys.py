@@ -1,0 +1,67 @@
+"""Keys written differently in two files: ``'AG-019'`` in one table's Agent column is ``19`` in
+another's ``agent_id``. A merge on the columns as they are matches nothing (or fails on the
+dtypes), and the small model does not see why; the files note says how to join them."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+from codeact.agents._filenote import NA_STRINGS, dialect, title_lines
+
+KEY_ROWS = 5_000
+#: A code: letters, an optional separator, then the number (``AG-019``, ``INC0001001``).
+_CODE = re.compile(r"^([A-Za-z]+[-_ #]?)(\d+)$")
+_WHOLE = re.compile(r"^\d+$")
+
+
+def _columns(text: str) -> dict[str, list[str]]:
+    """The first ``KEY_ROWS`` values of each column of a CSV text (past any title lines)."""
+    titles = title_lines(text)
+    body = text.split("\n", titles)[-1] if titles else text
+    try:
+        reader = csv.reader(io.StringIO(body[:2_000_000]), delimiter=dialect(body[:20_000]))
+        header = next(reader, None) or []
+        values: list[list[str]] = [[] for _ in header]
+        for n, row in enumerate(reader):
+            if n >= KEY_ROWS:
+                break
+            for i, col in enumerate(values):
+                v = row[i].strip() if i < len(row) else ""
+                if v not in NA_STRINGS:
+                    col.append(v)
+    except csv.Error:
+        return {}
+    return {name: col for name, col in zip(header, values, strict=False) if col}
+
+
+def key_hints(texts: dict[str, str]) -> list[str]:
+    """For each code column of one file (one prefix, then a number) whose numbers are the
+    values of another file's key column (whole numbers, each once): how to join the two."""
+    tables = {name: _columns(text) for name, text in texts.items()}
+    hints = []
+    for a, columns in tables.items():
+        for col, values in columns.items():
+            found = [m for v in values if (m := _CODE.match(v))]
+            if len(found) < len(values) or len({m.group(1) for m in found}) != 1:
+                continue
+            numbers = {int(m.group(2)) for m in found}
+            for b, others in tables.items():
+                for key, keys in others.items():
+                    if b == a or len(set(keys)) < len(keys):  # (a key: each value once)
+                        continue
+                    if not all(_WHOLE.match(k) for k in keys):
+                        continue
+                    wholes = {int(k) for k in keys}
+                    shared = len(numbers & wholes)
+                    if min(len(numbers), len(wholes)) >= 3 and shared >= 0.8 * min(
+                        len(numbers), len(wholes)
+                    ):
+                        hints.append(
+                            f"- Keys written differently: {col!r} of {a!r} (e.g. "
+                            f"{values[0]!r}) is {key!r} of {b!r} (e.g. "
+                            f"{int(found[0].group(2))}). Join on the number: "
+                            f"df[{col!r}].str.extract(r'(\\d+)')[0].astype(int)"
+                        )
+    return hints
