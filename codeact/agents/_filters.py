@@ -17,8 +17,12 @@ _FORMAT_EXAMPLE = re.compile(
 )
 
 
-#: After a quoted value: what it reads as (``'1.234,56' is 1234.56``, ``'1h 25m' (85 minutes)``).
-_EXPLAINED = re.compile(r"\s*(?:(?:is|means|stands for|reads as|equals|=)\s+|\()-?[\d$€£]")
+#: After a quoted value: what it reads as (``'1.234,56' is 1234.56``, ``'1h 25m' (85 minutes)``,
+#: ``'vpn|remote' is the two tags``).
+_EXPLAINED = re.compile(
+    r"\s*(?:(?:is|means|stands for|reads as|equals|=)\s+|\()-?[\d$€£]"
+    r"|\s*(?:is|are|means)\s+(?:the\s+)?(?:two|three|four|several|both)\b"
+)
 _ALTERNATIVE = re.compile(r"\s*(?:\([^()\n]{0,40}\))?\s*(?:,|/|or|and|, or|, and)\s*")
 _DESCRIBES = re.compile(r"\b(?:holds|has|contains|values?|written|either|spelled|typed)\b", re.I)
 
@@ -37,8 +41,8 @@ _LEGEND = re.compile(r"\s*(?:means?|stands? for|denotes?|indicates?|marks?)\b", 
 def described_values(task: str, low_code: str) -> set[int]:
     """Starts of quoted values listed as the ways a column's values are written (``holds
     'yes' or 'no'``, ``('Books', ' books', 'BOOKS')``) when the code uses one of them, or
-    listed as examples (``such as '1h 25m' (85 minutes) or '40m'``): not filters the code
-    missed."""
+    listed as examples (``such as '1h 25m' (85 minutes) or '40m'``), or shown with how they
+    read (``'1.234,56' is 1234.56``): not filters the code missed."""
     quoted = list(_QUOTED.finditer(task))
     groups: list[list[re.Match[str]]] = []
     for m in quoted:
@@ -46,7 +50,8 @@ def described_values(task: str, low_code: str) -> set[int]:
             groups[-1].append(m)
         else:
             groups.append([m])
-    out: set[int] = set()
+    # a value quoted to show how it reads ("'vpn|remote' is the two tags vpn and remote")
+    out: set[int] = {m.start() for m in quoted if _EXPLAINED.match(task, m.end())}
     for group in groups:
         values = [(g.group(1) or g.group(2)).strip().lower() for g in group]
         spellings = len(set(values)) == 1

@@ -10,10 +10,12 @@ import re
 
 from codeact.agents._placeholders import TOKEN
 
+#: A threshold the question names ("more than 90000", "after 2019"; not a clock time such as
+#: "after 6:00 PM", which the code compares as an hour).
 THRESHOLD = re.compile(
     r"\b(?:more|greater|higher|larger|less|fewer|lower|smaller|younger|older|earlier|later)"
-    r"\s+than\s+(-?\d[\d,]*(?:\.\d+)?)|\b(?:at least|at most|above|below|over|under"
-    r"|exceed(?:s|ing)?|before|after|since)\s+(?:the year\s+)?(-?\d[\d,]*(?:\.\d+)?)\b",
+    r"\s+than\s+(-?\d[\d,]*(?:\.\d+)?)\b(?!:\d)|\b(?:at least|at most|above|below|over|under"
+    r"|exceed(?:s|ing)?|before|after|since)\s+(?:the year\s+)?(-?\d[\d,]*(?:\.\d+)?)\b(?!:\d)",
     re.IGNORECASE,
 )
 

@@ -153,7 +153,7 @@ def column_problem(question: str, code: str) -> str | None:
             and not describes_other(task, m.start(), name, columns)
             for w in spoken
             for m in re.finditer(rf"(?<![\w'\"]){re.escape(w)}(?![\w'\"])", task, re.I)
-            if not re.search(r"\ban?\s+$", task[max(0, m.start() - 4) : m.start()], re.I)
+            if not re.search(r"\b(?:an?|one)\s+$", task[max(0, m.start() - 5) : m.start()], re.I)
         )
         if named and not uses_column(code, name) and not row_key(task, name):
             group = asked_groups(question)

@@ -517,3 +517,40 @@ def test_column_words_that_do_not_ask_for_the_column(
     note = describe_files({"s.csv": b"movement,warehouse,qty\nOUT,W1,3\nIN,W2,5\nOUT,W1,2\n"})
     said = check(candidate(f"{question} Answer as @n[value].\n\n{note}", code))
     assert (said is None) if flagged is None else (flagged in (said or "")), said
+
+
+def test_a_column_word_after_one_names_what_a_row_is_not_the_column() -> None:
+    from codeact.agents.code import describe_files
+
+    note = describe_files({"t.csv": b"Ticket,Status,CSAT\nT1,Open,4\nT2,Resolved,\nT3,Open,5\n"})
+    q = (
+        "Question: What is the mean CSAT of the tickets that have one?\nConstraints: every line "
+        f"is one ticket.\nFormat: @mean_csat[value]\n\n{note}"
+    )
+    assert check(candidate(q, "print(df['CSAT'].mean())")) is None
+    named = q.replace("is one ticket.", "is one ticket. Use the Ticket column.")
+    assert "the column 'Ticket'" in (check(candidate(named, "print(df['CSAT'].mean())")) or "")
+
+
+def test_a_clock_time_is_not_a_threshold_and_a_quoted_way_of_writing_is_not_a_filter() -> None:
+    from codeact.agents.code import describe_files
+
+    data = b"Ticket,Opened,Tags\nT1,2024-01-01 08:02 PM,vpn|remote\nT2,2024-01-01 09:00 AM,dns\n"
+    note = describe_files({"t.csv": data})
+    q = (
+        "Question: How many tickets were opened after hours?\nConstraints: a ticket is opened "
+        "after hours when Opened is at or after 6:00 PM or before 8:00 AM.\n"
+        f"Format: @n[value]\n\n{note}"
+    )
+    hours = "h = pd.to_datetime(df['Opened']).dt.hour\nprint(((h >= 18) | (h < 8)).sum())"
+    assert check(candidate(q, hours)) is None
+    assert "threshold 6" in (check(candidate(q.replace("6:00 PM", "6 PM"), hours)) or "")
+    tags = (
+        "Question: Which tag is on the most tickets?\nConstraints: Tags holds a ticket's tags "
+        "separated by '|' ('vpn|remote' is the two tags vpn and remote).\n"
+        f"Format: @tag[value]\n\n{note}"
+    )
+    counted = "print(df['Tags'].str.split('|').explode().value_counts().idxmax())"
+    assert check(candidate(tags, counted)) is None
+    asked = tags.replace("Which tag is on the most tickets?", "How many tickets are 'dns'?")
+    assert "'dns'" in (check(candidate(asked, counted)) or "")
