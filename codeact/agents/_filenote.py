@@ -54,10 +54,12 @@ _SIGNED = re.compile(f"^(?:{SIGNED_NUMBER})$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?$")
 #: A duration written with units (``3h 13m``, ``45 min``, ``2 days``), as pd.to_timedelta reads.
 _DURATION = re.compile(
-    r"^(?:\d+(?:\.\d+)?\s*(?:d|days?|h|hrs?|hours?|m|mins?|minutes?|s|secs?|seconds?)\s*)+$"
-    r"|^\d+:\d{2}:\d{2}$",  # (h:mm:ss, as pd.to_timedelta reads it; not h:mm)
-    re.I,
+    r"^(?:\d+(?:\.\d+)?\s*(?:d|days?|h|hrs?|hours?|m|mins?|minutes?|s|secs?|seconds?)\s*)+$", re.I
 )
+#: ``h:mm:ss``: a duration (as pd.to_timedelta reads it) among durations with units, past 24
+#: hours or in a column named for one; otherwise a time of day.
+_CLOCK = re.compile(r"^(\d+):[0-5]\d:[0-5]\d$")
+_DURATION_NAME = re.compile(r"duration|elapsed|spent|taken|length|time to|resolve|wait", re.I)
 #: A date with a 12-hour time (``2024-03-05 09:41 PM``).
 _DATE_12H = re.compile(r"^\d{4}-\d{2}-\d{2} \d{1,2}:\d{2}(:\d{2})? ?[AP]M$", re.I)
 #: A date with the day and month first, in either order (``15/03/2019``, ``3.15.2019``).
@@ -88,7 +90,11 @@ def title_lines(text: str) -> int:
         rows = list(csv.reader(lines[skip:], delimiter=delimiter))
         filled = [sum(bool(f.strip()) for f in r) for r in rows[:4]]
         if min(filled, default=0) >= 3:
-            return skip
+            above = list(csv.reader(lines[:skip], delimiter=delimiter))
+            titles = all(sum(bool(f.strip()) for f in r) <= 1 for r in above)
+            # (a title with a quoted line break is two lines but one record: skiprows counts
+            # records, so such a file is left as it is)
+            return skip if titles and all(ln.count('"') % 2 == 0 for ln in lines[:skip]) else 0
         if filled and filled[0] > 1:
             return 0
     return 0
@@ -216,11 +222,16 @@ def _kind(present: list[str], missing: int, name: str) -> tuple[str, str]:
     if all(_DATE.match(v) for v in stripped):
         return "text", "dates as text: pd.to_datetime() them"
     if all(_DATE_12H.match(v) for v in stripped):
-        seconds = ":%S" if all((m := _DATE_12H.match(v)) and m.group(1) for v in stripped) else ""
-        space = " " if all(v[-3] == " " for v in stripped) else ""
+        secs = {bool((m := _DATE_12H.match(v)) and m.group(1)) for v in stripped}
+        spaces = {v[-3] == " " for v in stripped}
+        form = (  # (one way of writing them all, or pandas' per-value parsing)
+            f"'%Y-%m-%d %I:%M{':%S' if True in secs else ''}{' ' if True in spaces else ''}%p'"
+            if len(secs) == len(spaces) == 1
+            else "'mixed'"
+        )
         return "text", (
             f"dates with 12-hour times (AM/PM) as text: pd.to_datetime(df[{name!r}], "
-            f"format='%Y-%m-%d %I:%M{seconds}{space}%p') (then .dt.hour counts 0 to 23)"
+            f"format={form}) (then .dt.hour counts 0 to 23)"
         )
     if all(_NUMERIC_DATE.match(v) for v in stripped):
         return "text", _numeric_date_hint(stripped, name)
@@ -234,7 +245,11 @@ def _kind(present: list[str], missing: int, name: str) -> tuple[str, str]:
     marked = _marked_numbers(stripped, name)
     if marked:
         return "text", marked
-    if all(_DURATION.match(v) for v in stripped):
+    if all(_DURATION.match(v) or _CLOCK.match(v) for v in stripped) and (
+        any(_DURATION.match(v) for v in stripped)
+        or any(int(m.group(1)) >= 24 for v in stripped if (m := _CLOCK.match(v)))
+        or _DURATION_NAME.search(name)
+    ):
         return "text", (
             f"durations as text: pd.to_timedelta(df[{name!r}]).dt.total_seconds() / 60 gives "
             "minutes"

@@ -19,9 +19,9 @@ _FORMAT_EXAMPLE = re.compile(
 
 #: After a quoted value: what it reads as (``'1.234,56' is 1234.56``, ``'1h 25m' (85 minutes)``,
 #: ``'vpn|remote' is the two tags``).
+_READS_AS = r"\s*(?:is|are|means)\s+(?:the\s+)?(?:two|three|four|several|both)\b"
 _EXPLAINED = re.compile(
-    r"\s*(?:(?:is|means|stands for|reads as|equals|=)\s+|\()-?[\d$€£]"
-    r"|\s*(?:is|are|means)\s+(?:the\s+)?(?:two|three|four|several|both)\b"
+    r"\s*(?:(?:is|means|stands for|reads as|equals|=)\s+|\()-?[\d$€£]|" + _READS_AS
 )
 _ALTERNATIVE = re.compile(r"\s*(?:\([^()\n]{0,40}\))?\s*(?:,|/|or|and|, or|, and)\s*")
 _DESCRIBES = re.compile(r"\b(?:holds|has|contains|values?|written|either|spelled|typed)\b", re.I)
@@ -51,7 +51,7 @@ def described_values(task: str, low_code: str) -> set[int]:
         else:
             groups.append([m])
     # a value quoted to show how it reads ("'vpn|remote' is the two tags vpn and remote")
-    out: set[int] = {m.start() for m in quoted if _EXPLAINED.match(task, m.end())}
+    out: set[int] = {m.start() for m in quoted if re.match(_READS_AS, task[m.end() :])}
     for group in groups:
         values = [(g.group(1) or g.group(2)).strip().lower() for g in group]
         spellings = len(set(values)) == 1

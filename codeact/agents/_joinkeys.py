@@ -11,6 +11,7 @@ import re
 from codeact.agents._filenote import NA_STRINGS, dialect, title_lines
 
 KEY_ROWS = 5_000
+MAX_COLUMNS = 60
 #: A code: letters, an optional separator, then the number (``AG-019``, ``INC0001001``).
 _CODE = re.compile(r"^([A-Za-z]+[-_ #]?)(\d+)$")
 _WHOLE = re.compile(r"^\d+$")
@@ -23,7 +24,7 @@ def _columns(text: str) -> dict[str, list[str]]:
     try:
         reader = csv.reader(io.StringIO(body[:2_000_000]), delimiter=dialect(body[:20_000]))
         header = next(reader, None) or []
-        values: list[list[str]] = [[] for _ in header]
+        values: list[list[str]] = [[] for _ in header[:MAX_COLUMNS]]
         for n, row in enumerate(reader):
             if n >= KEY_ROWS:
                 break
@@ -33,13 +34,33 @@ def _columns(text: str) -> dict[str, list[str]]:
                     col.append(v)
     except csv.Error:
         return {}
-    return {name: col for name, col in zip(header, values, strict=False) if col}
+    pairs = zip(header[:MAX_COLUMNS], values, strict=False)
+    return {name: col for name, col in pairs if col}
+
+
+def _word(name: str) -> str:
+    return re.sub(r"[^a-z]", "", name.lower())
+
+
+def _linked(code_column: str, key_column: str) -> bool:
+    """The names say the two hold the same thing (``Agent`` and ``agent_id``)."""
+    code, key = _word(code_column), _word(key_column)
+    return len(code) >= 2 and len(key) >= 2 and (code in key or key in code)
 
 
 def key_hints(texts: dict[str, str]) -> list[str]:
     """For each code column of one file (one prefix, then a number) whose numbers are the
-    values of another file's key column (whole numbers, each once): how to join the two."""
-    tables = {name: _columns(text) for name, text in texts.items()}
+    values of another file's key column (whole numbers, each once) of a linked name
+    (``Agent``, ``agent_id``): how to join the two."""
+    tables = {
+        name: dict(list(_columns(text).items())[:MAX_COLUMNS]) for name, text in texts.items()
+    }
+    keys = {  # (file, column): its whole numbers, for the columns that are keys
+        (name, col): {int(v) for v in values}
+        for name, columns in tables.items()
+        for col, values in columns.items()
+        if len(set(values)) == len(values) and all(_WHOLE.match(v) for v in values)
+    }
     hints = []
     for a, columns in tables.items():
         for col, values in columns.items():
@@ -47,21 +68,14 @@ def key_hints(texts: dict[str, str]) -> list[str]:
             if len(found) < len(values) or len({m.group(1) for m in found}) != 1:
                 continue
             numbers = {int(m.group(2)) for m in found}
-            for b, others in tables.items():
-                for key, keys in others.items():
-                    if b == a or len(set(keys)) < len(keys):  # (a key: each value once)
-                        continue
-                    if not all(_WHOLE.match(k) for k in keys):
-                        continue
-                    wholes = {int(k) for k in keys}
-                    shared = len(numbers & wholes)
-                    if min(len(numbers), len(wholes)) >= 3 and shared >= 0.8 * min(
-                        len(numbers), len(wholes)
-                    ):
-                        hints.append(
-                            f"- Keys written differently: {col!r} of {a!r} (e.g. "
-                            f"{values[0]!r}) is {key!r} of {b!r} (e.g. "
-                            f"{int(found[0].group(2))}). Join on the number: "
-                            f"df[{col!r}].str.extract(r'(\\d+)')[0].astype(int)"
-                        )
+            for (b, key), wholes in keys.items():
+                if b == a or not _linked(col, key):
+                    continue
+                small = min(len(numbers), len(wholes))
+                if small >= 3 and len(numbers & wholes) >= 0.8 * small:
+                    hints.append(
+                        f"- Keys written differently: {col!r} of {a!r} (e.g. {values[0]!r}) is "
+                        f"{key!r} of {b!r} (e.g. {int(found[0].group(2))}). Join on the number: "
+                        f"df[{col!r}].str.extract(r'(\\d+)')[0].astype(int)"
+                    )
     return hints

@@ -11,11 +11,12 @@ import re
 from codeact.agents._placeholders import TOKEN
 
 #: A threshold the question names ("more than 90000", "after 2019"; not a clock time such as
-#: "after 6:00 PM", which the code compares as an hour).
+#: "after 6:00 PM" or "after 6 PM", which the code compares as an hour).
+_NUMBER = r"(-?\d(?:[\d,]*\d)?(?:\.\d+)?)(?!\d|,\d|\.\d|:\d|\s*[ap]\.?m\b)"
 THRESHOLD = re.compile(
     r"\b(?:more|greater|higher|larger|less|fewer|lower|smaller|younger|older|earlier|later)"
-    r"\s+than\s+(-?\d[\d,]*(?:\.\d+)?)\b(?!:\d)|\b(?:at least|at most|above|below|over|under"
-    r"|exceed(?:s|ing)?|before|after|since)\s+(?:the year\s+)?(-?\d[\d,]*(?:\.\d+)?)\b(?!:\d)",
+    rf"\s+than\s+{_NUMBER}|\b(?:at least|at most|above|below|over|under"
+    rf"|exceed(?:s|ing)?|before|after|since)\s+(?:the year\s+)?{_NUMBER}",
     re.IGNORECASE,
 )
 

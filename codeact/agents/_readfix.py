@@ -48,16 +48,27 @@ class ReadFix:
 
     code: str
     reads: tuple[str, ...]
+    #: The arguments added (``sep=';'``, ``skiprows=2``).
+    added: tuple[str, ...] = ()
 
     def note(self) -> str:
         """What the model (and the transcript) is told about the re-run."""
-        why = (
-            "the file is not comma-separated (see the files note), so read_csv read each "
-            "line as one column"
-            if any("sep=" in r for r in self.reads)
-            else "the file has title lines above its header (see the files note), so "
-            "read_csv took a title for the header"
+        why = " and ".join(
+            reason
+            for key, reason in (
+                (
+                    "sep=",
+                    "the file is not comma-separated, so read_csv read each line as one column",
+                ),
+                (
+                    "skiprows=",
+                    "the file has title lines above its header, so read_csv took a title for "
+                    "the header",
+                ),
+            )
+            if any(a.startswith(key) for a in self.added)
         )
+        why = f"{why} (see the files note)"
         return (
             f"Your cell failed: {why}. I re-ran your cell with {'; '.join(self.reads)}; read "
             "it that way from now on. Output of the re-run:"
@@ -70,15 +81,15 @@ def separator_fix(question: str, result: ExecutionResult, code: str) -> ReadFix 
     reads one without them (``sep=``; ``skiprows=`` or ``header=``); None otherwise."""
     if result.error is None:
         return None
-    out, reads = _with_note_reads(question, code)
-    return ReadFix(code=out, reads=tuple(reads)) if reads else None
+    out, reads, added = _with_note_reads(question, code)
+    return ReadFix(code=out, reads=tuple(reads), added=tuple(added)) if reads else None
 
 
 def title_problem(question: str, code: str) -> Problem | None:
     """A cell that ran reading a file with title lines above its header from its first line
     (no ``skiprows=`` or ``header=``): a title is the header, the real header a row, the
     columns ``'Unnamed: 3'``. Sent back with the note's read call in its place."""
-    out, reads = _with_note_reads(question, code, only="skiprows")
+    out, reads, _ = _with_note_reads(question, code, only="skiprows")
     if not reads:
         return None
     return problem_of(
@@ -89,25 +100,30 @@ def title_problem(question: str, code: str) -> Problem | None:
     )
 
 
-def _with_note_reads(question: str, code: str, only: str = "") -> tuple[str, list[str]]:
-    """``code`` with the note's read arguments added to each read lacking them (with
-    ``only``: reads of files whose arguments include that one), and the new calls."""
+def _with_note_reads(question: str, code: str, only: str = "") -> tuple[str, list[str], list[str]]:
+    """``code`` with the note's read arguments each read lacks added to it (the separator
+    with its decimal marks, the title lines to skip; with ``only``: reads that lack that
+    one), the new calls and the arguments added."""
     reads: list[str] = []
+    added: list[str] = []
 
     def fixed(m: re.Match[str]) -> str:
         rest = m.group(4)
-        args = note_read_arguments(question, m.group(3))
-        if (
-            args is None
-            or f"{only}=" not in args
-            or any(f"{key}=" in args and re.search(own, rest) for key, own in _OWN.items())
-        ):
+        args = note_read_arguments(question, m.group(3)) or ""
+        parts = re.findall(r"(\w+)=('[^']*'|\d+)", args)
+        missing = [  # (sep= goes with decimal= and thousands=; skiprows= with header=)
+            f"{k}={v}"
+            for k, v in parts
+            if not re.search(_OWN["skiprows" if k == "skiprows" else "sep"], rest)
+        ]
+        if not missing or (only and not any(a.startswith(f"{only}=") for a in missing)):
             return m.group(0)
-        call = f"{m.group(1)}, {args}{rest})"
+        call = f"{m.group(1)}, {', '.join(missing)}{rest})"
         reads.append(call)
+        added.extend(missing)
         return call
 
-    return _READ.sub(fixed, code), reads
+    return _READ.sub(fixed, code), reads, added
 
 
 #: The note's conversion of a column of numbers with a unit (``'1.178,3 kWh'``).

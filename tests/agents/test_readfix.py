@@ -389,3 +389,58 @@ def test_keys_written_differently_in_two_files_get_the_join() -> None:
     )
     assert "Keys written" not in describe_files({"tickets.csv": tickets, "agents.csv": others})
     assert "Keys written" not in describe_files({"tickets.csv": tickets})
+
+
+def test_ordinary_files_with_uneven_first_lines_have_no_title_lines() -> None:
+    from codeact.agents._filenote import title_lines
+
+    ordinary = [
+        "a;b;c;d\n1;2\n3;4;5;6\n7;8;9;10\n11;12;13;14\n15;16;17;18\n",  # a short row
+        'id;name;note;amt\n1;x;"a; b";3\n2;y;c;4\n3;z;d;5\n4;w;e;6\n5;v;f;7\n',  # a quoted ;
+        'id\tn\tnote\tamt\n1\tx\t"l1\nl2"\t3\n2\ty\tc\t4\n3\tz\td\t5\n4\tw\te\t6\n',  # a line break
+        '"Report\nQ3 2024",,\nx,y,z\n1,2,3\n4,5,6\n7,8,9\n10,11,12\n',  # a title of two lines
+    ]
+    for text in ordinary:
+        assert title_lines(text) == 0, text
+    assert title_lines("Report\nQ3 2024\nid;name;amt\n1;x;2\n2;y;3\n3;z;4\n") == 2
+
+
+def test_times_of_day_are_not_durations_and_mixed_12_hour_times_read_per_value() -> None:
+    times = describe_files(
+        {"t.csv": b"train,departure,wait\nA,08:15:00,0:05:00\nB,17:40:30,1:10:00\n"}
+    )
+    assert "'departure': text, 2 distinct values, e.g." in times  # (a time of day)
+    assert "'wait': text, durations as text" in times  # (named for one)
+    long = describe_files({"t.csv": b"job,run\nA,08:15:00\nB,26:40:30\nC,1:00:00\n"})
+    assert "'run': text, durations as text" in long  # (past 24 hours)
+    mixed = (
+        b"id,at,n\n1,2024-01-01 08:02 AM,1\n2,2024-01-01 01:56:10PM,2\n3,2024-01-02 11:30 PM,3\n"
+    )
+    assert "pd.to_datetime(df['at'], format='mixed')" in describe_files({"m.csv": mixed})
+    import io
+
+    import pandas as pd
+
+    at = pd.read_csv(io.BytesIO(mixed))["at"]
+    assert list(pd.to_datetime(at, format="mixed").dt.hour) == [8, 13, 23]
+
+
+def test_the_join_hint_needs_linked_names() -> None:
+    tick = "ticket,cust,p\n" + "".join(f"INC{1000 + i:07d},{i % 7},low\n" for i in range(1, 60))
+    cust = "id,name,city\n" + "".join(f"{i},n{i},c\n" for i in range(1, 2000))
+    assert "Keys written" not in describe_files({"t.csv": tick.encode(), "c.csv": cust.encode()})
+
+
+def test_a_read_with_the_separator_but_not_the_title_lines_gets_the_rest() -> None:
+    from codeact.agents._readfix import title_problem
+
+    data = b"Report\nQ3 2024\nid;name;amt\n1;x;2,5\n2;y;3,5\n3;z;4,5\n4;w;1,0\n"
+    q = f"How many rows? Format: @n[value]\n\n{describe_files({'r.csv': data})}"
+    fix = separator_fix(q, failed(), "df = pd.read_csv('r.csv', sep=';')")
+    assert fix is not None and fix.code == "df = pd.read_csv('r.csv', skiprows=2, sep=';')"
+    assert "title lines above its header" in fix.note() and "not comma" not in fix.note()
+    said = title_problem(q, "df = pd.read_csv('r.csv', sep=';')")
+    assert said is not None and "pd.read_csv('r.csv', skiprows=2, sep=';')" in str(said)
+    both = separator_fix(q, failed(), "df = pd.read_csv('r.csv')")
+    assert both is not None and "not comma-separated" in both.note()
+    assert "title lines" in both.note()

@@ -544,7 +544,9 @@ def test_a_clock_time_is_not_a_threshold_and_a_quoted_way_of_writing_is_not_a_fi
     )
     hours = "h = pd.to_datetime(df['Opened']).dt.hour\nprint(((h >= 18) | (h < 8)).sum())"
     assert check(candidate(q, hours)) is None
-    assert "threshold 6" in (check(candidate(q.replace("6:00 PM", "6 PM"), hours)) or "")
+    assert check(candidate(q.replace("6:00 PM", "6 PM"), hours)) is None  # (a clock time too)
+    real = q.replace("at or after 6:00 PM or before 8:00 AM", "more than 6 hours late")
+    assert "threshold 6" in (check(candidate(real, hours)) or "")
     tags = (
         "Question: Which tag is on the most tickets?\nConstraints: Tags holds a ticket's tags "
         "separated by '|' ('vpn|remote' is the two tags vpn and remote).\n"
