@@ -295,6 +295,11 @@ def answer_at_limit(run: RunState, limit: str = "steps") -> AgentOutput | None:
     fixed = [c for c in mine.cells if c.error is None and c.code == mine.suggestion_ran]
     found = best_traced_answer(run.user_msg, fixed) if fixed else None
     if found is None or found.count("@") < len(required_placeholders(run.user_msg)):
+        # then the latest cells that break no rule (a model re-running a cell a rule sent
+        # back, after one that computed what is asked), then any
+        clean = [c for c in mine.cells if c.error is None and _passes(run.user_msg, c.code)]
+        found = best_traced_answer(run.user_msg, clean) if clean else None
+    if found is None or found.count("@") < len(required_placeholders(run.user_msg)):
         found = best_traced_answer(run.user_msg, mine.cells)
     if found is None:
         return None
@@ -302,6 +307,18 @@ def answer_at_limit(run: RunState, limit: str = "steps") -> AgentOutput | None:
     return AgentOutput(
         response=ChatMessage.assistant(f"{prefix}\n{found}"),
         raw={"at_limit": limit, "answer": found},
+    )
+
+
+def _passes(question: str, code: str) -> bool:
+    """Whether one cell's code breaks none of the rules that read code alone, nor keeps rows
+    by a value the question never names."""
+    from codeact.agents._filters import extra_filter_problem
+    from codeact.agents._notecols import note_columns
+    from codeact.agents._rules import passes_rules
+
+    return passes_rules(question, code) and (
+        extra_filter_problem(question, code, note_columns(question)) is None
     )
 
 

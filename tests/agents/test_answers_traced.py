@@ -168,3 +168,35 @@ async def test_a_model_re_running_the_same_code_ends_with_the_printed_values() -
     assert "re-ran the same code" in result.response.text
     assert result.raw == {"at_limit": "repeats", "answer": "@dept[Engineering] @pay[94253.38]"}
     assert llm.remaining == 2  # the third copy did not run; the model was not asked again
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+async def test_at_a_limit_a_cell_that_breaks_no_rule_answers_before_a_later_one_that_does() -> None:
+    import warnings
+
+    from codeact.agents.code import describe_files
+
+    data = b"Ticket,Status,CSAT\nT1,Open,\nT2,Resolved,5\nT3,Resolved,4\nT4,Open,3\n"
+    q = (
+        "Question: What is the mean CSAT of the tickets that have one?\nConstraints: CSAT is "
+        "empty when the customer gave none; leave those out.\n"
+        '@mean_csat[value] where "value" is rounded to 2 decimals.\n'
+        f"{BOILERPLATE}\n\n{describe_files({'t.csv': data})}"
+    )
+    read = "import pandas as pd\ndf = pd.read_csv('t.csv')\ndf = df[df['CSAT'].notna()]\n"
+    open_only = f"<execute>\n{read}print(f\"@mean_csat[{{df[df['Status'] == 'Open']['CSAT'].mean():.2f}}]\")\n</execute>"
+    right = f"<execute>\n{read}print(f\"@mean_csat[{{df['CSAT'].mean():.2f}}]\")\n</execute>"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ex = RestrictedExecutor(allowed_modules=["pandas"])
+    llm = ScriptedLLM(
+        [open_only, "@mean_csat[3.00]", right, open_only, open_only, "@mean_csat[3.00]"],
+        function_calling=False,
+    )
+    opts = command_line_options(llm, require_execution=True, lenient_code=False)
+    async with ex:
+        await ex.upload("t.csv", data)
+        events = await collect(CodeActAgent(llm=llm, executor=ex, **opts).run(q))
+    assert "'Status'" in retries(events)[0].message  # the rule that sent the first cell back
+    result = events[-1].result  # type: ignore[attr-defined]
+    assert result.raw == {"at_limit": "repeats", "answer": "@mean_csat[4.00]"}
