@@ -12,7 +12,8 @@ _QUOTED = re.compile(r"(?<![\w@\[])'([^'\n]{1,40})'(?!\w)|(?<![\w@\[])\"([^\"\n]
 
 _FORMAT_EXAMPLE = re.compile(
     r"(?:such as|like|as in|e\.g\.?,?|for example,?|for instance,?|written as|formatted as"
-    r"|in the form(?: of)?|read|treat)\s*$",
+    r"|in the form(?: of)?|read|treat"
+    r"|(?:written|typed|spelled)\s+(?:in\s+)?(?:\w+\s+)?ways?:?)\s*$",  # ("in three ways:")
     re.I,
 )
 
@@ -148,7 +149,22 @@ def filter_problem(question: str, code: str) -> str | None:
                 f"The question sets the threshold {number} ({m.group(0).strip()!r}), but your "
                 "code never uses it. Apply it, print the result, then answer."
             )
+    for m in _CLOCK_LIMIT.finditer(task):  # ("at or after 6:00 PM": the hour 18)
+        hour = int(m.group(1)) % 12 + (12 if m.group(3).lower() == "p" else 0)
+        said = f"{hour:02d}:{m.group(2) or '00'}"
+        if not re.search(rf"(?<![\d.]){hour}(?![\d])|{said}", code):
+            return (
+                f"The question sets the time {m.group(0).split(maxsplit=1)[-1]!r} (hour "
+                f"{hour}, or {said}), but your code never uses it. Apply it (for example "
+                "pd.to_datetime(...).dt.hour), print the result, then answer."
+            )
     return None
+
+
+#: A limit at a time of day (``after 6:00 PM``, ``before 8 am``).
+_CLOCK_LIMIT = re.compile(
+    r"\b(?:after|before|from|until|since)\s+(\d{1,2})(?::([0-5]\d))?\s*([ap])\.?m\b", re.I
+)
 
 
 def _underscored(number: str) -> str:

@@ -556,3 +556,39 @@ def test_a_clock_time_is_not_a_threshold_and_a_quoted_way_of_writing_is_not_a_fi
     assert check(candidate(tags, counted)) is None
     asked = tags.replace("Which tag is on the most tickets?", "How many tickets are 'dns'?")
     assert "'dns'" in (check(candidate(asked, counted)) or "")
+
+
+def test_a_limit_at_a_time_of_day_is_checked_as_its_hour() -> None:
+    from codeact.agents.code import describe_files
+
+    data = (
+        b"Ticket,Opened\nT1,2024-01-01 08:02 PM\nT2,2024-01-01 09:00 AM\nT3,2024-01-02 07:10 AM\n"
+    )
+    q = (
+        "Question: How many tickets were opened after hours?\nConstraints: after hours is at or "
+        f"after 6:00 PM or before 8:00 AM.\nFormat: @n[value]\n\n{describe_files({'t.csv': data})}"
+    )
+    both = "h = pd.to_datetime(df['Opened']).dt.hour\nprint(((h >= 18) | (h < 8)).sum())"
+    assert check(candidate(q, both)) is None
+    evening = "h = pd.to_datetime(df['Opened']).dt.hour\nprint((h >= 18).sum())"
+    said = check(candidate(q, evening)) or ""
+    assert "'8:00 AM' (hour 8, or 08:00)" in said
+    as_text = "t = df['Opened'].str[11:16]\nprint(((t >= '18:00') | (t < '08:00')).sum())"
+    assert check(candidate(q, as_text)) is None
+    noon = q.replace("before 8:00 AM", "before 12 pm")  # (12 pm is hour 12)
+    assert "hour 12" in (check(candidate(noon, both)) or "")
+
+
+def test_values_listed_as_the_ways_a_column_is_written_are_not_filters() -> None:
+    from codeact.agents.code import describe_files
+
+    note = describe_files({"t.csv": b"Ticket,Wait\nT1,2h 15m\nT2,135 min\nT3,2:15:30\n"})
+    q = (
+        "Question: What is the median wait?\nConstraints: Wait is written in three ways: '2h 15m' "
+        "(hours and minutes), '135 min' (minutes) and '2:15:30' (hours:minutes:seconds).\n"
+        f"Format: @m[value]\n\n{note}"
+    )
+    code = "print((pd.to_timedelta(df['Wait']).dt.total_seconds() / 60).median())"
+    assert check(candidate(q, code)) is None
+    asked = q.replace("What is the median wait?", "How many waits are '45 min'?")
+    assert "'45 min'" in (check(candidate(asked, code)) or "")
