@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 
-from codeact.agents._filenote import describe_csv
+from codeact.agents._csvtable import Table, read_table
+from codeact.agents._filenote import describe_table
 from codeact.agents._joinkeys import key_hints
 
 _BLOCK = re.compile(r"<execute>(.*?)</execute>", re.DOTALL)
@@ -22,7 +23,7 @@ def describe_files(files: dict[str, bytes]) -> str:
     if not files:
         return ""
     out = ["Files in the working directory (open them with relative paths):"]
-    tables: dict[str, str] = {}
+    tables: dict[str, Table] = {}
     for name, data in files.items():
         try:
             text = data.decode("utf-8")
@@ -32,10 +33,10 @@ def describe_files(files: dict[str, bytes]) -> str:
         lines = text.splitlines()
         head = "\n".join(line[:300] for line in lines[:PREVIEW_LINES])
         out.append(f"- {name!r} ({len(lines)} lines). First lines:\n```\n{head}\n```")
-        table = describe_csv(text, single_column=name.lower().endswith(".csv"))
+        table = read_table(text, single_column=name.lower().endswith(".csv"))
         if table is not None:
-            out.append(table)
-            tables[name] = text
+            out.append(describe_table(table))
+            tables[name] = table
     if len(tables) > 1:
         out += key_hints(tables)
     return "\n".join(out)

@@ -9,11 +9,10 @@ Only the standard library is used, on at most ``SCAN_ROWS`` rows.
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 
-SCAN_ROWS = 20_000
+from codeact.agents._csvtable import SCAN_ROWS, Table
+
 MAX_COLUMNS = 40
 MAX_EXAMPLE_CHARS = 24
 #: The strings pandas reads as missing by default.
@@ -70,59 +69,11 @@ _OFFSET_TIME = re.compile(
 )
 
 
-def dialect(head: str) -> str:
-    """The separator of a CSV text from its first lines (``,``, ``;``, tab or ``|``)."""
-    lines = [ln for ln in head.splitlines()[:5] if ln.strip()]
-    if not lines:
-        return ","
-    counts = {d: [ln.count(d) for ln in lines] for d in (",", ";", "\t", "|")}
-    usable = {d: c[0] for d, c in counts.items() if c[0] > 0 and len(set(c)) == 1}
-    return max(usable, key=lambda d: usable[d]) if usable else ","
-
-
-def title_lines(text: str) -> int:
-    """How many lines above the header are titles or notes (a spreadsheet's export: at most
-    one filled field each, padded with separators or not), when the table below has at least
-    three columns; 0 when the first line is the header."""
-    lines = text[:20_000].splitlines()[:12]
-    for skip in range(min(len(lines) - 3, 10)):
-        delimiter = dialect("\n".join(lines[skip:]))
-        rows = list(csv.reader(lines[skip:], delimiter=delimiter))
-        filled = [sum(bool(f.strip()) for f in r) for r in rows[:4]]
-        if min(filled, default=0) >= 3:
-            above = list(csv.reader(lines[:skip], delimiter=delimiter))
-            titles = all(sum(bool(f.strip()) for f in r) <= 1 for r in above)
-            # (a title with a quoted line break is two lines but one record: skiprows counts
-            # records, so such a file is left as it is)
-            return skip if titles and all(ln.count('"') % 2 == 0 for ln in lines[:skip]) else 0
-        if filled and filled[0] > 1:
-            return 0
-    return 0
-
-
-def describe_csv(text: str, *, single_column: bool = False) -> str | None:
-    """The columns note of a CSV text, or None when it does not parse as a table (one column
-    counts only with ``single_column``: a ``.csv`` file). Title lines above the header are
-    named, with the ``skiprows`` that reads past them."""
-    titles = title_lines(text)
-    if titles:
-        text = text.split("\n", titles)[-1]
-    delimiter = dialect(text[:20_000])
-    try:
-        reader = csv.reader(io.StringIO(text), delimiter=delimiter)
-        header = next(reader, None)
-        if not header or (len(header) < 2 and not single_column):
-            return None
-        columns: list[list[str]] = [[] for _ in header]
-        rows = 0
-        for row in reader:
-            rows += 1
-            for i, col in enumerate(columns):
-                col.append(row[i] if i < len(row) else "")
-            if rows >= SCAN_ROWS:
-                break
-    except csv.Error:
-        return None
+def describe_table(table: Table) -> str:
+    """The columns note of a table: shape, each column's type, missing values and examples,
+    and the read call when the separator or title lines need one."""
+    titles, delimiter, header, columns = table.titles, table.delimiter, table.header, table.columns
+    rows, text = table.rows, table.body
     scanned = rows
     about = ""
     if rows >= SCAN_ROWS:  # the rest is counted by lines, not parsed

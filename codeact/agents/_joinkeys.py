@@ -4,11 +4,10 @@ dtypes), and the small model does not see why; the files note says how to join t
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 
-from codeact.agents._filenote import NA_STRINGS, dialect, title_lines
+from codeact.agents._csvtable import Table
+from codeact.agents._filenote import NA_STRINGS
 
 KEY_ROWS = 5_000
 MAX_COLUMNS = 60
@@ -17,25 +16,14 @@ _CODE = re.compile(r"^([A-Za-z]+[-_ #]?)(\d+)$")
 _WHOLE = re.compile(r"^\d+$")
 
 
-def _columns(text: str) -> dict[str, list[str]]:
-    """The first ``KEY_ROWS`` values of each column of a CSV text (past any title lines)."""
-    titles = title_lines(text)
-    body = text.split("\n", titles)[-1] if titles else text
-    try:
-        reader = csv.reader(io.StringIO(body[:2_000_000]), delimiter=dialect(body[:20_000]))
-        header = next(reader, None) or []
-        values: list[list[str]] = [[] for _ in header[:MAX_COLUMNS]]
-        for n, row in enumerate(reader):
-            if n >= KEY_ROWS:
-                break
-            for i, col in enumerate(values):
-                v = row[i].strip() if i < len(row) else ""
-                if v not in NA_STRINGS:
-                    col.append(v)
-    except csv.Error:
-        return {}
-    pairs = zip(header[:MAX_COLUMNS], values, strict=False)
-    return {name: col for name, col in pairs if col}
+def _columns(table: Table) -> dict[str, list[str]]:
+    """The first ``KEY_ROWS`` present values of each of the first ``MAX_COLUMNS`` columns."""
+    out = {}
+    for name, values in zip(table.header[:MAX_COLUMNS], table.columns, strict=False):
+        present = [v.strip() for v in values[:KEY_ROWS] if v.strip() not in NA_STRINGS]
+        if present:
+            out[name] = present
+    return out
 
 
 def _word(name: str) -> str:
@@ -48,13 +36,11 @@ def _linked(code_column: str, key_column: str) -> bool:
     return len(code) >= 2 and len(key) >= 2 and (code in key or key in code)
 
 
-def key_hints(texts: dict[str, str]) -> list[str]:
+def key_hints(parsed: dict[str, Table]) -> list[str]:
     """For each code column of one file (one prefix, then a number) whose numbers are the
     values of another file's key column (whole numbers, each once) of a linked name
     (``Agent``, ``agent_id``): how to join the two."""
-    tables = {
-        name: dict(list(_columns(text).items())[:MAX_COLUMNS]) for name, text in texts.items()
-    }
+    tables = {name: _columns(table) for name, table in parsed.items()}
     keys = {  # (file, column): its whole numbers, for the columns that are keys
         (name, col): {int(v) for v in values}
         for name, columns in tables.items()

@@ -392,7 +392,7 @@ def test_keys_written_differently_in_two_files_get_the_join() -> None:
 
 
 def test_ordinary_files_with_uneven_first_lines_have_no_title_lines() -> None:
-    from codeact.agents._filenote import title_lines
+    from codeact.agents._csvtable import title_lines
 
     ordinary = [
         "a;b;c;d\n1;2\n3;4;5;6\n7;8;9;10\n11;12;13;14\n15;16;17;18\n",  # a short row
