@@ -15,6 +15,7 @@ model runs: a rule changed can be measured against every transcript in seconds.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from pathlib import Path
@@ -38,11 +39,16 @@ def rule_said(question: str, code: str) -> str | None:
     return None
 
 
+@functools.cache
+def _every_question() -> tuple[dict[str, bytes], list[aq.Question]]:
+    return aq.every_question()  # (generated once for all the transcripts)
+
+
 def transcript_questions(path: str) -> list[tuple[str, dict[str, Any], str]]:
     """Each question's last record in the transcript file ``path``, with the question as the
     agent saw it (and the files note the benchmark gives); records of unknown ids are left
     out."""
-    files, questions = aq.every_question()
+    files, questions = _every_question()
     by_id = {q.id: q for q in questions}
     records = {}
     for line in Path(path).read_text().splitlines():

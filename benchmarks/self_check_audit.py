@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -59,10 +60,9 @@ async def score_all(paths: list[str], threads: int, save: str | None) -> list[di
     """Rate every candidate with the embedded model; one row per run."""
     check = SelfCheck(timeout=600)
     rows = []
-    if save:
-        Path(save).write_text("")  # (this run's ratings only)
     llm = infer_llm("local", progress=lambda m: print(m, file=sys.stderr), threads=threads)
-    async with llm:
+    # (this run's ratings only, one line per rating as it comes: a stopped audit keeps them)
+    async with llm, await anyio.open_file(save or os.devnull, "w") as out:
         for record, candidate in candidates(paths):
             start = time.perf_counter()
             score = await check.score(llm, candidate)
@@ -76,9 +76,8 @@ async def score_all(paths: list[str], threads: int, save: str | None) -> list[di
             }
             rows.append(row)
             print(f"{row['id']:32} right={row['correct']!s:5} score={score}", file=sys.stderr)
-            if save:
-                text = await anyio.Path(save).read_text()
-                await anyio.Path(save).write_text(text + json.dumps(row) + "\n")
+            await out.write(json.dumps(row) + "\n")
+            await out.flush()
     return rows
 
 

@@ -42,31 +42,27 @@ def note_read_arguments(question: str, name: str) -> str | None:
     return m.group(1) if m else None
 
 
+#: Why a read with pandas' defaults failed, by the argument the re-run added.
+_WHY = {
+    "sep=": "the file is not comma-separated, so read_csv read each line as one column",
+    "skiprows=": "the file has title lines above its header, so read_csv took a title for "
+    "the header",
+}
+
+
 @dataclass(frozen=True)
 class ReadFix:
-    """A failed cell with its ``read_csv`` calls given the note's separator arguments."""
+    """A failed cell with its ``read_csv`` calls given the note's read arguments."""
 
     code: str
     reads: tuple[str, ...]
     #: The arguments added (``sep=';'``, ``skiprows=2``).
-    added: tuple[str, ...] = ()
+    added: tuple[str, ...]
 
     def note(self) -> str:
         """What the model (and the transcript) is told about the re-run."""
         why = " and ".join(
-            reason
-            for key, reason in (
-                (
-                    "sep=",
-                    "the file is not comma-separated, so read_csv read each line as one column",
-                ),
-                (
-                    "skiprows=",
-                    "the file has title lines above its header, so read_csv took a title for "
-                    "the header",
-                ),
-            )
-            if any(a.startswith(key) for a in self.added)
+            reason for key, reason in _WHY.items() if any(a.startswith(key) for a in self.added)
         )
         why = f"{why} (see the files note)"
         return (

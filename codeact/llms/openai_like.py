@@ -242,7 +242,10 @@ class OpenAILike(LLM):
             return None  # (a server without log-probabilities may refuse the options)
         except openai.APIError as exc:
             where = self.base_url or "the OpenAI API"
-            raise LLMError(f"Could not get token probabilities from {where}: {exc}") from exc
+            raise LLMError(
+                f"Could not get token probabilities from {where}: {exc}. Check OPENAI_BASE_URL "
+                "and that the server runs."
+            ) from exc
         try:
             logprobs = resp.choices[0].logprobs if resp.choices else None
             first = logprobs.content[0] if logprobs and logprobs.content else None
