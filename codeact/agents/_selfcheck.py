@@ -17,6 +17,7 @@ comes from code as it ran and is not.
 
 from __future__ import annotations
 
+import logging
 import math
 from dataclasses import dataclass
 
@@ -28,6 +29,8 @@ from codeact.agents._notecols import question_without_note
 from codeact.agents._placeholders import templates
 from codeact.agents._trace import computed_texts, given_values, traces
 from codeact.llms.base import LLM
+
+_log = logging.getLogger(__name__)
 
 REVIEW_PROMPT = """You review a data analysis before its answer is given.
 
@@ -98,7 +101,8 @@ class SelfCheck:
         try:
             with anyio.move_on_after(budget):
                 probabilities = await llm.next_token_probabilities([ChatMessage.user(prompt)])
-        except Exception:  # (a rating that failed leaves the accepted answer as it was)
+        except Exception as exc:  # (a rating that failed leaves the accepted answer as it was)
+            _log.warning("self-check skipped, the answer stands: the rating failed (%r)", exc)
             return None
         return verdict(probabilities) if probabilities else None
 

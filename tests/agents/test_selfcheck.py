@@ -75,13 +75,17 @@ async def test_the_answer_is_rated_once_per_run() -> None:
     assert reviews(llm) == 1 and llm.remaining == 1
 
 
-async def test_a_rating_that_fails_lets_the_accepted_answer_stand() -> None:
+async def test_a_rating_that_fails_lets_the_accepted_answer_stand(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     from codeact.errors import LLMError
 
     broken = Reply(error=LLMError("the model server went away"))
     a, llm = agent([RIGHT_CELL, "@total[26]", broken])
-    events = await collect(a.run(Q))
+    with caplog.at_level("WARNING", logger="codeact.agents._selfcheck"):
+        events = await collect(a.run(Q))
     assert answer(events) == "@total[26]" and retries(events) == [] and llm.remaining == 0
+    assert "the model server went away" in caplog.text  # (said, not swallowed)
 
 
 async def test_a_slow_rating_gives_way_to_the_run_time_limit() -> None:
