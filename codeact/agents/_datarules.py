@@ -9,7 +9,9 @@ model's own code with the fix applied."""
 from __future__ import annotations
 
 import re
+from functools import partial
 
+from codeact.agents._cellforms import squeeze
 from codeact.agents._filenote import NA_STRINGS
 from codeact.agents._notecols import (
     file_columns,
@@ -55,36 +57,42 @@ def marker_problem(question: str, code: str) -> Problem | None:
 
 
 _FOLDS = re.compile(r"\.str\.(?:lower|upper|casefold|strip|title|capitalize)\(|\.lower\(\)")
-_VARIANTS = re.compile(r"ignoring case and spaces: compare (.*?) == '([^']*)'")
+#: The folds code may already apply before a comparison (a fix replaces them).
+_FOLD_CALLS = r"(?:\.str\.(?:strip|lower|upper|casefold)\(\))+"
+_VARIANTS = re.compile(r"ignoring case and spaces( \(and hyphens\))?: compare (.*?) == '([^']*)'")
+
+
+def _folded_compare(c: re.Match[str], *, fold: str, inner: bool) -> str:
+    value = squeeze(c.group(5)) if inner else c.group(5).strip().lower()
+    return f"{c.group(1)}{fold} {c.group(3)} {value!r}"
 
 
 def case_problem(question: str, code: str) -> Problem | None:
     """A column whose values the files note shows written in several cases and spacings
     (``'Books'``, ``' books'``, ``'BOOKS'``), used by code that never folds them: a comparison
     with one spelling, a count or a group per spelling, each misses the others. The fix
-    compares ``.str.strip().str.lower()`` with the lowercased value."""
-    if _FOLDS.search(code):
-        return None
+    compares ``.str.strip().str.lower()`` with the lowercased value; when the spellings differ
+    inside the words too (``Uber Eats``, ``UberEats``), the spaces and hyphens go as well."""
     for name, kind in note_column_kinds(question):
         m = _VARIANTS.search(kind)
         if m is None or not uses_column(unlisted(code), name):
             continue
+        inner = m.group(1) is not None
+        if _FOLDS.search(code) and (not inner or "replace(" in code):
+            return None
+        fold = m.group(2)[len(f"df[{name!r}]") :]
         quoted = "|".join(re.escape(repr(n)[1:-1]) for n in dict.fromkeys((name, name.strip())))
         compare = re.compile(
-            rf"(\w+\s*\[\s*(['\"])\s*(?:{quoted})\s*\2\s*\])\s*(==|!=)\s*(['\"])([^'\"\n]*)\4"
+            rf"(\w+\s*\[\s*(['\"])\s*(?:{quoted})\s*\2\s*\])(?:{_FOLD_CALLS})?\s*(==|!=)\s*"
+            rf"(['\"])([^'\"\n]*)\4"
         )
-        fixed = compare.sub(
-            lambda c: (
-                f"{c.group(1)}.str.strip().str.lower() {c.group(3)} {c.group(5).strip().lower()!r}"
-            ),
-            code,
-        )
-        example = f"{m.group(1)} == {m.group(2)!r}"
+        fixed = compare.sub(partial(_folded_compare, fold=fold, inner=inner), code)
+        example = f"{m.group(2)} == {m.group(3)!r}"
         return problem_of(
             f"The column {name!r} holds one value written in several cases and spacings (see "
             "the files note), and your code compares or groups it as written, so it misses "
             f"the other spellings. Compare the folded text, e.g. {example} (group on "
-            f"df[{name!r}].str.strip().str.lower() too); run your code again, print the "
+            f"df[{name!r}]{fold} too); run your code again, print the "
             "result, then answer.",
             fixed if fixed != code else None,
         )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from codeact.agents._cellforms import list_cells, month_name_dates, spelling_hint
 from codeact.agents._csvtable import SCAN_ROWS, Table
 
 MAX_COLUMNS = 40
@@ -44,10 +45,13 @@ _FLOAT = re.compile(r"^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$|^[-+]?(?:inf|I
 #: A number written with ',' thousands separators (``5,350,380``).
 SEPARATED_NUMBER = r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?"
 _SEPARATED = re.compile(f"^{SEPARATED_NUMBER}$")
-#: A number with a currency sign or a percent sign (``$1,234.50``, ``-€3``, ``7.5%``).
+#: Currency codes written after or before an amount (``12.50 EUR``, ``USD 3``).
+_CODES = "EUR|USD|GBP|CHF|JPY|CAD|AUD|SEK|NOK|DKK|PLN|INR|CNY"
+_AMOUNT = r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
+#: A number with a currency sign or code or a percent sign (``$1,234.50``, ``-€3``, ``7.5%``,
+#: ``12.50 EUR``).
 SIGNED_NUMBER = (
-    r"[-+]?[$€£¥]\s?[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
-    r"|[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s?[%€]"
+    rf"[-+]?[$€£¥]\s?{_AMOUNT}|{_AMOUNT}\s?(?:[%€]|(?:{_CODES})\b)|[-+]?(?:{_CODES})\s?{_AMOUNT}"
 )
 _SIGNED = re.compile(f"^(?:{SIGNED_NUMBER})$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?$")
@@ -205,16 +209,13 @@ def _kind(present: list[str], missing: int, name: str) -> tuple[str, str]:
             f"durations as text: pd.to_timedelta(df[{name!r}]).dt.total_seconds() / 60 gives "
             "minutes"
         )
+    named = month_name_dates(stripped, name) or list_cells(stripped, name)
+    if named:
+        return "text", named
     distinct = len(set(stripped))
     if distinct > 20:
         return "text", ""
-    folded = list(dict.fromkeys(v.lower() for v in stripped))
-    if len(folded) < distinct or any(v != v.strip() for v in present):
-        return "text", (
-            f"{len(set(present))} distinct values as written, {len(folded)} ignoring case and "
-            f"spaces: compare df[{name!r}].str.strip().str.lower() == {folded[0]!r}"
-        )
-    return "text", f"{distinct} distinct values"
+    return "text", spelling_hint(present, name) or f"{distinct} distinct values"
 
 
 _DECIMAL_COMMA = re.compile(r"^[-+]?(?:\d{1,3}(?:\.\d{3})+|\d+),\d+$")
@@ -337,20 +338,30 @@ def _offset_hint(values: list[str], name: str) -> str:
     )
 
 
+_CODE = re.compile(rf"\b(?:{_CODES})\b")
+
+
 def _signs(values: list[str]) -> list[str]:
     return sorted({c for v in values for c in v if c in "$€£¥%"})
 
 
+def _codes(values: list[str]) -> list[str]:
+    return sorted({m.group(0) for v in values for m in _CODE.finditer(v)})
+
+
 def signed_conversion(values: list[str], column: str) -> str:
-    """Pandas code turning ``column`` (an expression), whose ``values`` carry currency or
-    percent signs, into floats."""
+    """Pandas code turning ``column`` (an expression), whose ``values`` carry currency signs
+    or codes or percent signs, into floats."""
     signs = re.escape("".join(_signs(values)))
-    return f"{column}.str.replace(r'[{signs},\\s]', '', regex=True).astype(float)"
+    codes = "".join(f"|{c}" for c in _codes(values))
+    return f"{column}.str.replace(r'[{signs},\\s]{codes}', '', regex=True).astype(float)"
 
 
 def _signed_hint(values: list[str], name: str) -> str:
+    signs, codes = (" and ".join(repr(c) for c in f(values)) for f in (_signs, _codes))
+    shown = " and ".join([f"{signs} signs"] * bool(signs) + [f"{codes} codes"] * bool(codes))
     return (
-        f"numbers stored as text with {' and '.join(repr(c) for c in _signs(values))} signs: "
+        f"numbers stored as text with {shown}: "
         f"convert with {signed_conversion(values, f'df[{name!r}]')}"
     )
 

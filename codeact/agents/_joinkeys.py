@@ -36,32 +36,58 @@ def _linked(code_column: str, key_column: str) -> bool:
     return len(code) >= 2 and len(key) >= 2 and (code in key or key in code)
 
 
+def _keys(tables: dict[str, dict[str, list[str]]]) -> dict[tuple[str, str], set[int]]:
+    """The key columns of each file (each value once): whole numbers, or codes of one prefix
+    (``BR-03``), by their numbers."""
+    out = {}
+    for name, columns in tables.items():
+        for col, values in columns.items():
+            if len(set(values)) != len(values):
+                continue
+            if all(_WHOLE.match(v) for v in values):
+                out[(name, col)] = {int(v) for v in values}
+            elif (codes := _numbers(values)) is not None:
+                out[(name, col)] = codes
+    return out
+
+
+def _numbers(values: list[str]) -> set[int] | None:
+    """The numbers of a column of codes with one prefix (``AG-019``), or None."""
+    found = [m for v in values if (m := _CODE.match(v))]
+    if len(found) < len(values) or len({m.group(1) for m in found}) != 1:
+        return None
+    return {int(m.group(2)) for m in found}
+
+
 def key_hints(parsed: dict[str, Table]) -> list[str]:
-    """For each code column of one file (one prefix, then a number) whose numbers are the
-    values of another file's key column (whole numbers, each once) of a linked name
-    (``Agent``, ``agent_id``): how to join the two."""
+    """For each code column of one file (one prefix, then a number) whose numbers are those
+    of another file's key column of a linked name (``Agent``, ``agent_id``; a key: whole
+    numbers, or codes written another way, each once): how to join the two. Codes written
+    the same way in both need no hint (a merge matches them)."""
     tables = {name: _columns(table) for name, table in parsed.items()}
-    keys = {  # (file, column): its whole numbers, for the columns that are keys
-        (name, col): {int(v) for v in values}
-        for name, columns in tables.items()
-        for col, values in columns.items()
-        if len(set(values)) == len(values) and all(_WHOLE.match(v) for v in values)
-    }
+    keys = _keys(tables)
     hints = []
     for a, columns in tables.items():
         for col, values in columns.items():
-            found = [m for v in values if (m := _CODE.match(v))]
-            if len(found) < len(values) or len({m.group(1) for m in found}) != 1:
+            numbers = _numbers(values)
+            if numbers is None:
                 continue
-            numbers = {int(m.group(2)) for m in found}
             for (b, key), wholes in keys.items():
                 if b == a or not _linked(col, key):
                     continue
                 small = min(len(numbers), len(wholes))
-                if small >= 3 and len(numbers & wholes) >= 0.8 * small:
-                    hints.append(
-                        f"- Keys written differently: {col!r} of {a!r} (e.g. {values[0]!r}) is "
-                        f"{key!r} of {b!r} (e.g. {int(found[0].group(2))}). Join on the number: "
-                        f"df[{col!r}].str.extract(r'(\\d+)')[0].astype(int)"
-                    )
+                if small < 3 or len(numbers & wholes) < 0.8 * small:
+                    continue
+                written = tables[b][key]
+                if len(set(values) & set(written)) >= 0.8 * small:
+                    continue  # (the same codes in both: a plain merge works)
+                number = "df[{!r}].str.extract(r'(\\d+)')[0].astype(int)"
+                coded = not _WHOLE.match(written[0])
+                other = f" in {a!r} and {number.format(key)} in {b!r}" if coded else ""
+                shown = repr(written[0]) if coded else written[0]
+                hints.append(
+                    f"- Keys written differently: {col!r} of {a!r} (e.g. {values[0]!r}) is "
+                    f"{key!r} of {b!r} (e.g. {shown}). Join on the number: "
+                    f"{number.format(col)}{other}"
+                )
     return hints
