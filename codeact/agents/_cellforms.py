@@ -8,63 +8,67 @@ from __future__ import annotations
 
 import re
 
-_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_MONTHS = "january february march april may june july august september october november december"
+_NAMES = "|".join(
+    sorted(
+        {n for m in _MONTHS.split() for n in (m, m[:3], m[:3] + ".", "sept", "sept.")},
+        key=len,
+        reverse=True,
+    )
+)
+_MONTH = rf"(?:{_NAMES})"
 #: ``17 Sep 2017``, ``17-Sep-2017``, ``17 September 2017``: the day first.
-_DAY_MONTH = re.compile(rf"^\d{{1,2}}([ -]){_MONTH}\1\d{{4}}$", re.I)
+_DAY_MONTH = re.compile(rf"^\d{{1,2}}[ -]{_MONTH}[ ,-]*\d{{4}}$", re.I)
 #: ``Sep 17, 2017``, ``September 17 2017``: the month first.
 _MONTH_DAY = re.compile(rf"^{_MONTH} \d{{1,2}},? \d{{4}}$", re.I)
-_MAY = re.compile(r"\bmay\b", re.I)
+_SHORT = "(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
+#: The two forms read with one ``format``: ``17 Sep 2017`` and ``17-Sep-2017``.
+_EXACT = {
+    "%d %b %Y": re.compile(rf"^\d{{1,2}} {_SHORT} \d{{4}}$", re.I),
+    "%d-%b-%Y": re.compile(rf"^\d{{1,2}}-{_SHORT}-\d{{4}}$", re.I),
+}
 #: One value of a list cell written as a quantity and a name (``2x Margherita``, ``3 x Tea``).
-_QUANTITY = re.compile(r"^\d+\s?[xX]\s?\S.*$")
+_QUANTITY = re.compile(r"^\d+\s?[xX]\s?[^\W\d_]")
 _COUNT = re.compile(r"^\d+\s?[xX]\s?")
 LIST_SEPARATORS = ("; ", ";", " | ", "|")
-#: What a spelling folds to: case, spaces, hyphens and underscores ignored.
-_SQUEEZE = re.compile(r"[\s_-]+")
+LIST_SCAN = 2_000
+#: Spaces, hyphens and underscores between two letters (``Uber Eats``, ``Take-away``); a sign
+#: (``-1``) or a grade's ``A-`` is not between letters, so it stays.
+SQUEEZE_PATTERN = r"(?<=[a-z])[\s_-]+(?=[a-z])"
+_SQUEEZE = re.compile(SQUEEZE_PATTERN)
 
 
-def month_name_dates(values: list[str], name: str) -> str:
-    """The hint for a column of dates written with month names, or ``""``: the ``format``
-    when every value is written one way, else pandas' per-value parsing."""
-    column = f"df[{name!r}]"
-    if all(_DAY_MONTH.match(v) for v in values):
-        day_first = True
-    elif all(_MONTH_DAY.match(v) for v in values):
-        day_first = False
-    else:
+def month_name_dates(present: list[str], name: str) -> str:
+    """The hint for a column of dates written with month names (``present``: its values as
+    written), or ``""``: the ``format`` when every value is written one of two common ways,
+    else pandas' per-value parsing (``'mixed'``), which reads the rest."""
+    values = [v.strip() for v in present]
+    if not all(_DAY_MONTH.match(v) or _MONTH_DAY.match(v) for v in values):
         return ""
-    told = [v for v in values if not _MAY.search(v)] or values  # ('May' is short and long)
-    forms = {_form(v, day_first=day_first) for v in told}
-    form = next(iter(forms)) if len(forms) == 1 else "mixed"
-    return f"dates with month names as text: pd.to_datetime({column}, format={form!r})"
-
-
-def _form(value: str, *, day_first: bool) -> str:
-    word = re.search(r"[A-Za-z]+\.?", value)
-    month = "%b" if word is not None and len(word.group(0).rstrip(".")) == 3 else "%B"
-    if word is not None and word.group(0).endswith("."):
-        month += "."
-    if day_first:
-        sep = "-" if "-" in value else " "
-        return f"%d{sep}{month}{sep}%Y"
-    return f"{month} %d, %Y" if "," in value else f"{month} %d %Y"
+    forms = [f for f, exact in _EXACT.items() if all(exact.match(v) for v in present)]
+    form = forms[0] if forms else "mixed"
+    return f"dates with month names as text: pd.to_datetime(df[{name!r}], format={form!r})"
 
 
 def list_cells(values: list[str], name: str) -> str:
     """The hint for a column holding several values per cell (``'vpn; remote'``), or ``""``:
     how to get one row per value, and, when each value is a quantity and a name
     (``'2x Margherita'``), how to split the two."""
+    values = values[:LIST_SCAN]
     for sep in LIST_SEPARATORS:
         several = [v for v in values if sep in v]
         if len(several) * 5 < len(values) or not several:
             continue
-        parts = [p.strip() for v in values for p in v.split(sep.strip()) if p.strip()]
+        parts = [p.strip() for v in several for p in v.split(sep.strip()) if p.strip()]
         names = {_COUNT.sub("", p) for p in parts}  # ('2x Cola' and '1x Cola': one value)
-        if len(names) * 2 > len(parts) or any(len(p) > 40 for p in parts):
+        if (len(parts) >= 8 and len(names) * 2 > len(parts)) or any(
+            len(p) > 40 or p.count(" ") > 3 for p in parts
+        ):
             return ""  # (free text with a separator in it, not a list)
-        split = f"df[{name!r}].str.split({sep.strip()!r}).explode().str.strip()"
+        split = f"df[{name!r}].dropna().str.split({sep.strip()!r}).explode().str.strip()"
         hint = (
             f"several values in one cell, separated by {sep.strip()!r}: one row per value is "
-            f"values = {split}"
+            f"values = {split}; values = values[values != '']"
         )
         if all(_QUANTITY.match(p) for p in parts):
             hint += (
@@ -76,9 +80,9 @@ def list_cells(values: list[str], name: str) -> str:
 
 
 def squeeze(value: str) -> str:
-    """``value`` with case, spaces, hyphens and underscores ignored (``'Uber Eats '`` and
-    ``'uber-eats'`` are both ``'ubereats'``)."""
-    return _SQUEEZE.sub("", value.lower())
+    """``value`` with case, outer spaces and the spaces, hyphens and underscores between
+    letters ignored (``'Uber Eats '`` and ``'uber-eats'`` are both ``'ubereats'``)."""
+    return _SQUEEZE.sub("", value.strip().lower())
 
 
 def spelling_hint(present: list[str], name: str) -> str:
@@ -94,13 +98,13 @@ def spelling_hint(present: list[str], name: str) -> str:
     if len(squeezed) < len(lowered):
         return (
             f"{len(set(present))} distinct values as written, {len(squeezed)} ignoring case "
-            f"and spaces (and hyphens): compare {column}.str.lower().str.replace(r'[\\s_-]', "
-            f"'', regex=True) == {squeezed[0]!r}{_folded(squeezed)}"
+            f"and spaces (and hyphens): compare {column}.str.strip().str.lower().str.replace("
+            f"r'{SQUEEZE_PATTERN}', '', regex=True) == {_first(squeezed)!r}{_folded(squeezed)}"
         )
     if len(lowered) < distinct or any(v != v.strip() for v in present):
         return (
             f"{len(set(present))} distinct values as written, {len(lowered)} ignoring case and "
-            f"spaces: compare {column}.str.strip().str.lower() == {lowered[0]!r}"
+            f"spaces: compare {column}.str.strip().str.lower() == {_first(lowered)!r}"
             f"{_folded(lowered)}"
         )
     return ""
@@ -111,3 +115,8 @@ def _folded(values: list[str]) -> str:
     if len(values) > 8:
         return ""
     return f" (folded, the values are {', '.join(repr(v) for v in values)})"
+
+
+def _first(values: list[str]) -> str:
+    """The example value of a comparison: the first with a letter in it."""
+    return next((v for v in values if any(c.isalpha() for c in v)), values[0])

@@ -56,7 +56,9 @@ def marker_problem(question: str, code: str) -> Problem | None:
     )
 
 
-_FOLDS = re.compile(r"\.str\.(?:lower|upper|casefold|strip|title|capitalize)\(|\.lower\(\)")
+_FOLDS = re.compile(
+    r"\.str\.(?:lower|upper|casefold|strip|title|capitalize)\(|\.lower\(\)|case\s*=\s*False"
+)
 #: The folds code may already apply before a comparison (a fix replaces them).
 _FOLD_CALLS = r"(?:\.str\.(?:strip|lower|upper|casefold)\(\))+"
 _VARIANTS = re.compile(r"ignoring case and spaces( \(and hyphens\))?: compare (.*?) == '([^']*)'")
@@ -72,20 +74,24 @@ def case_problem(question: str, code: str) -> Problem | None:
     (``'Books'``, ``' books'``, ``'BOOKS'``), used by code that never folds them: a comparison
     with one spelling, a count or a group per spelling, each misses the others. The fix
     compares ``.str.strip().str.lower()`` with the lowercased value; when the spellings differ
-    inside the words too (``Uber Eats``, ``UberEats``), the spaces and hyphens go as well."""
+    inside the words too (``Uber Eats``, ``UberEats``), the spaces and hyphens between letters
+    go as well, and a comparison that folds only the case is sent back too."""
     for name, kind in note_column_kinds(question):
         m = _VARIANTS.search(kind)
         if m is None or not uses_column(unlisted(code), name):
             continue
         inner = m.group(1) is not None
-        if _FOLDS.search(code) and (not inner or "replace(" in code):
-            return None
         fold = m.group(2)[len(f"df[{name!r}]") :]
         quoted = "|".join(re.escape(repr(n)[1:-1]) for n in dict.fromkeys((name, name.strip())))
         compare = re.compile(
             rf"(\w+\s*\[\s*(['\"])\s*(?:{quoted})\s*\2\s*\])(?:{_FOLD_CALLS})?\s*(==|!=)\s*"
             rf"(['\"])([^'\"\n]*)\4"
         )
+        if _FOLDS.search(code):
+            if not inner:
+                return None
+            if not compare.search(code):  # (contains, isin, split and join: left alone)
+                continue
         fixed = compare.sub(partial(_folded_compare, fold=fold, inner=inner), code)
         example = f"{m.group(2)} == {m.group(3)!r}"
         return problem_of(

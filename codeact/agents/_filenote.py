@@ -51,7 +51,8 @@ _AMOUNT = r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
 #: A number with a currency sign or code or a percent sign (``$1,234.50``, ``-€3``, ``7.5%``,
 #: ``12.50 EUR``).
 SIGNED_NUMBER = (
-    rf"[-+]?[$€£¥]\s?{_AMOUNT}|{_AMOUNT}\s?(?:[%€]|(?:{_CODES})\b)|[-+]?(?:{_CODES})\s?{_AMOUNT}"
+    rf"[-+]?[$€£¥]\s?{_AMOUNT}|{_AMOUNT}\s?(?:[%€]|(?:{_CODES})(?![A-Za-z]))"
+    rf"|[-+]?(?<![A-Za-z])(?:{_CODES})\s?{_AMOUNT}"
 )
 _SIGNED = re.compile(f"^(?:{SIGNED_NUMBER})$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?$")
@@ -209,7 +210,7 @@ def _kind(present: list[str], missing: int, name: str) -> tuple[str, str]:
             f"durations as text: pd.to_timedelta(df[{name!r}]).dt.total_seconds() / 60 gives "
             "minutes"
         )
-    named = month_name_dates(stripped, name) or list_cells(stripped, name)
+    named = month_name_dates(present, name) or list_cells(stripped, name)
     if named:
         return "text", named
     distinct = len(set(stripped))
@@ -338,7 +339,7 @@ def _offset_hint(values: list[str], name: str) -> str:
     )
 
 
-_CODE = re.compile(rf"\b(?:{_CODES})\b")
+_CODE = re.compile(rf"(?<![A-Za-z])(?:{_CODES})(?![A-Za-z])")
 
 
 def _signs(values: list[str]) -> list[str]:
@@ -360,8 +361,11 @@ def signed_conversion(values: list[str], column: str) -> str:
 def _signed_hint(values: list[str], name: str) -> str:
     signs, codes = (" and ".join(repr(c) for c in f(values)) for f in (_signs, _codes))
     shown = " and ".join([f"{signs} signs"] * bool(signs) + [f"{codes} codes"] * bool(codes))
+    money = {c for c in _signs(values) if c != "%"} | set(_codes(values))
+    mixed = len(money - {"€", "EUR"}) + bool(money & {"€", "EUR"}) > 1
+    warn = " (amounts in more than one currency: do not add them up as one)" if mixed else ""
     return (
-        f"numbers stored as text with {shown}: "
+        f"numbers stored as text with {shown}{warn}: "
         f"convert with {signed_conversion(values, f'df[{name!r}]')}"
     )
 

@@ -36,27 +36,28 @@ def _linked(code_column: str, key_column: str) -> bool:
     return len(code) >= 2 and len(key) >= 2 and (code in key or key in code)
 
 
-def _keys(tables: dict[str, dict[str, list[str]]]) -> dict[tuple[str, str], set[int]]:
-    """The key columns of each file (each value once): whole numbers, or codes of one prefix
-    (``BR-03``), by their numbers."""
+def _keys(tables: dict[str, dict[str, list[str]]]) -> dict[tuple[str, str], tuple[str, set[int]]]:
+    """The key columns of each file (each value once): whole numbers (prefix ``""``), or
+    codes of one prefix (``BR-03``: its letters, ``br``), with their numbers."""
     out = {}
     for name, columns in tables.items():
         for col, values in columns.items():
             if len(set(values)) != len(values):
                 continue
             if all(_WHOLE.match(v) for v in values):
-                out[(name, col)] = {int(v) for v in values}
+                out[(name, col)] = ("", {int(v) for v in values})
             elif (codes := _numbers(values)) is not None:
                 out[(name, col)] = codes
     return out
 
 
-def _numbers(values: list[str]) -> set[int] | None:
-    """The numbers of a column of codes with one prefix (``AG-019``), or None."""
+def _numbers(values: list[str]) -> tuple[str, set[int]] | None:
+    """The prefix's letters (lower case) and the numbers of a column of codes with one prefix
+    (``AG-019``), or None."""
     found = [m for v in values if (m := _CODE.match(v))]
     if len(found) < len(values) or len({m.group(1) for m in found}) != 1:
         return None
-    return {int(m.group(2)) for m in found}
+    return _word(found[0].group(1)), {int(m.group(2)) for m in found}
 
 
 def key_hints(parsed: dict[str, Table]) -> list[str]:
@@ -66,25 +67,27 @@ def key_hints(parsed: dict[str, Table]) -> list[str]:
     the same way in both need no hint (a merge matches them)."""
     tables = {name: _columns(table) for name, table in parsed.items()}
     keys = _keys(tables)
-    hints = []
+    hints, seen = [], set()
     for a, columns in tables.items():
         for col, values in columns.items():
-            numbers = _numbers(values)
-            if numbers is None:
+            coded = _numbers(values)
+            if coded is None:
                 continue
-            for (b, key), wholes in keys.items():
-                if b == a or not _linked(col, key):
-                    continue
+            prefix, numbers = coded
+            for (b, key), (letters, wholes) in keys.items():
+                pair = frozenset({(a, col), (b, key)})
+                if b == a or not _linked(col, key) or letters not in ("", prefix) or pair in seen:
+                    continue  # (codes of other letters, E001 and D01, are other things)
                 small = min(len(numbers), len(wholes))
                 if small < 3 or len(numbers & wholes) < 0.8 * small:
                     continue
                 written = tables[b][key]
                 if len(set(values) & set(written)) >= 0.8 * small:
                     continue  # (the same codes in both: a plain merge works)
+                seen.add(pair)
                 number = "df[{!r}].str.extract(r'(\\d+)')[0].astype(int)"
-                coded = not _WHOLE.match(written[0])
-                other = f" in {a!r} and {number.format(key)} in {b!r}" if coded else ""
-                shown = repr(written[0]) if coded else written[0]
+                other = f" in {a!r} and {number.format(key)} in {b!r}" if letters else ""
+                shown = repr(written[0]) if letters else written[0]
                 hints.append(
                     f"- Keys written differently: {col!r} of {a!r} (e.g. {values[0]!r}) is "
                     f"{key!r} of {b!r} (e.g. {shown}). Join on the number: "

@@ -32,51 +32,73 @@ def test_amounts_with_currency_codes_and_signs_convert_to_their_numbers() -> Non
     # a word that merely starts like a code is not an amount
     words = describe_files({"w.csv": b"a,b\n1,12 EURO-BONDS\n2,3 EURX\n"})
     assert "codes" not in words
+    tight = b"a,b\n1,12.50EUR\n2,EUR3\n3,-4EUR\n"  # (no space between amount and code)
+    line = _call(describe_files({"t.csv": tight}), "b")
+    code = line.split("convert with ", 1)[1].split(", e.g.", 1)[0]
+    assert eval(code, {"df": pd.read_csv(io.BytesIO(tight))}).tolist() == [12.5, 3.0, -4.0]
+    assert "more than one currency" not in line
+    two = describe_files({"m.csv": b"a,b\n1,12.50 EUR\n2,3 USD\n3,\xe2\x82\xac4\n"})
+    assert "(amounts in more than one currency: do not add them up as one)" in two
 
 
-def test_dates_with_month_names_get_the_format_that_reads_them() -> None:
+def _run(code: str, df: pd.DataFrame) -> object:
+    """What the note's ``values = ...; values = ...`` statements leave in ``values``."""
+    scope = {"df": df, "pd": pd}
+    exec(code, scope)
+    return scope["values"]
+
+
+def test_dates_with_month_names_get_a_format_that_reads_them() -> None:
     cases = {
-        b"17 Sep 2017\n04 May 2015\n29 Aug 2018\n": "%d %b %Y",
-        b"17-September-2017\n4-May-2015\n29-August-2018\n": "%d-%B-%Y",
-        b"Sep 17, 2017\nMay 4, 2015\nAug 29, 2018\n": "%b %d, %Y",
-        b"17 Sep 2017\n4 May 2015\n29 August 2018\n": "mixed",
+        "17 Sep 2017\n04 May 2015\n29 Aug 2018\n": "%d %b %Y",
+        "17-Sep-2017\n4-May-2015\n29-Aug-2018\n": "%d-%b-%Y",
+        "17-September-2017\n4-May-2015\n29-August-2018\n": "mixed",
+        "Sep 17, 2017\nMay 4, 2015\nAug 29, 2018\n": "mixed",
+        "17 Sept 2017\n4 May 2015\n29 Aug. 2018\n": "mixed",
+        "17 Sep 2017\n4-May-2015\n29 Aug 2018\n": "mixed",
+        " 17 Sep 2017\n4 May 2015 \n29 Aug 2018\n": "mixed",  # (padded cells as read_csv keeps them)
     }
     for rows, form in cases.items():
-        text = "opened\n" + "\n".join(f'"{r}"' for r in rows.decode().splitlines()) + "\n"
-        note = describe_files({"b.csv": text.encode()})
-        line = _call(note, "opened")
-        assert f"dates with month names as text: pd.to_datetime(df['opened'], format={form!r})" in (
-            line
-        ), line
-        code = line.split("as text: ", 1)[1].split(", e.g.", 1)[0]
-        df = pd.read_csv(io.StringIO(text))
-        got = eval(code, {"df": df, "pd": pd})
+        text = "opened\n" + "\n".join(f'"{r}"' for r in rows.splitlines()) + "\n"
+        line = _call(describe_files({"b.csv": text.encode()}), "opened")
+        call = f"pd.to_datetime(df['opened'], format={form!r})"
+        assert f"dates with month names as text: {call}" in line, line
+        got = eval(call, {"df": pd.read_csv(io.StringIO(text)), "pd": pd})
         assert [d.strftime("%Y-%m-%d") for d in got] == ["2017-09-17", "2015-05-04", "2018-08-29"]
-    plain = describe_files({"p.csv": b"a,word\n1,May be\n2,Sep\n"})
-    assert "month names" not in plain
+    for words in ("May be\nSep\n", "4 Janitor 2015\n17 Marchh 2017\n"):
+        assert "month names" not in describe_files({"p.csv": f"a\n{words}".encode()})
+
+
+MENU = ["2x Margherita; 1x Cola", "1x Margherita", "3x Water; 1x Cola; 1x Tiramisu", "", "1x Cola;"]
 
 
 def test_several_values_in_one_cell_split_into_rows_and_quantities() -> None:
-    text = (
-        "order,Items\n1,2x Margherita; 1x Cola\n2,1x Margherita\n3,3x Water; 1x Cola; 1x Tiramisu\n"
-        "4,1x Cola\n5,2x Water\n"
-    )
-    note = describe_files({"o.csv": text.encode()})
-    line = _call(note, "Items")
+    text = "order,Items\n" + "".join(f"{i},{MENU[i % 5]}\n" for i in range(20))
+    line = _call(describe_files({"o.csv": text.encode()}), "Items")
     assert "several values in one cell, separated by ';'" in line
     assert "each is a quantity and a name" in line
-    df = pd.read_csv(io.StringIO(text))
-    values = eval(line.split("values = ", 1)[1].split("; each", 1)[0], {"df": df})
-    parts = values.str.extract(r"(\d+)\s*[xX]\s*(.+)")
+    values = _run(
+        line.split("one row per value is ", 1)[1].split("; each", 1)[0],
+        pd.read_csv(io.StringIO(text)),
+    )
+    assert isinstance(values, pd.Series)
+    parts = values.str.extract(r"(\d+)\s*[xX]\s*(.+)")  # (as the note says; empty cells gone)
     totals = parts[0].astype(int).groupby(parts[1]).sum().to_dict()
-    assert totals == {"Cola": 3, "Margherita": 3, "Tiramisu": 1, "Water": 5}
+    assert totals == {"Cola": 12, "Margherita": 12, "Tiramisu": 4, "Water": 12}
     rows = ["vpn|remote", "wifi", "vpn", "wifi|slow", "dns", "vpn|dns", "remote", "wifi"]
     tags = describe_files(
         {"t.csv": ("id,tags\n" + "".join(f"{i},{t}\n" for i, t in enumerate(rows))).encode()}
     )
     assert "separated by '|': one row per value" in tags and "quantity" not in tags
+    sizes = describe_files(
+        {"s.csv": b"id,sizes\n1,1920x1080; 1280x720\n2,800x600\n3,640x480; 1x1\n"}
+    )
+    assert "quantity" not in sizes  # (a screen size is not a count of things)
     prose = "id,note\n" + "".join(f"{i},call back; said {i} things today\n" for i in range(9))
     assert "several values" not in describe_files({"n.csv": prose.encode()})
+    mostly_ok = ["ok"] * 80 + [f"arrived late; customer upset #{i}" for i in range(20)]
+    notes = "id,note\n" + "".join(f"{i},{t}\n" for i, t in enumerate(mostly_ok))
+    assert "several values" not in describe_files({"m.csv": notes.encode()})
 
 
 CHANNELS = (
@@ -105,8 +127,29 @@ def test_a_value_spelled_with_and_without_inner_spaces_is_compared_squeezed() ->
         with contextlib.redirect_stdout(out):
             exec(fixed, {"pd": pd, "io": io, "CSV": CHANNELS})
         assert out.getvalue().strip() == "4", fixed
-    folded = "print((df['Channel'].str.lower().str.replace(' ', '') == 'ubereats').sum())"
-    assert case_problem(question, folded) is None
+    read = "df = pd.read_csv('c.csv')\n"
+    money = "df['Subtotal'] = df['Subtotal'].str.replace('€', '')\n"
+    careless = f"{read}{money}print((df['Channel'].str.strip().str.lower() == 'uber eats').sum())"
+    assert case_problem(question, careless) is not None  # (a replace elsewhere folds nothing)
+    for right in (  # each counts all four
+        "print((df['Channel'].str.lower().str.replace(' ', '') == 'ubereats').sum())",
+        "print(df['Channel'].str.lower().str.contains('uber').sum())",
+        "print(df['Channel'].str.strip().str.lower().isin(['uber eats', 'ubereats']).sum())",
+        "print((df['Channel'].str.lower().str.split().str.join('') == 'ubereats').sum())",
+        "print(df['Channel'].str.contains('uber', case=False).sum())",
+    ):
+        assert case_problem(question, read + right) is None, right
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(right, {"df": df})
+        assert out.getvalue().strip() == "4", right
+    grades = "id,grade\n" + "".join(
+        f"{i},{g}\n" for i, g in enumerate("A A- B+ B B- C A A-".split())
+    )
+    line = _call(describe_files({"g.csv": grades.encode()}), "grade")
+    assert "ignoring case" not in line  # (A- is not A)
+    signs = _call(describe_files({"s.csv": b"id,x\n1,1\n2,-1\n3,none\n4,0\n"}), "x")
+    assert "ignoring case" not in signs
     cases = describe_files({"k.csv": b"id,kind\n1,Books\n2,books \n3,Toys\n"})
     assert "(and hyphens)" not in cases and "ignoring case and spaces: compare" in cases
 
@@ -122,6 +165,12 @@ def test_keys_with_other_prefixes_and_padding_get_the_join_on_the_number() -> No
     o["n"] = eval(left, {"df": o})
     b["n"] = eval(right.split(" in 'branches.csv'")[0], {"df": b})
     assert len(o.merge(b, on="n")) == 30
+    both = "n,Branch\n" + "".join(f"{i},br{i}\n" for i in range(1, 8))  # (a key each side)
+    note = describe_files({"one.csv": both.encode(), "branches.csv": branches.encode()})
+    assert note.count("Keys written differently") == 1
+    staff = "id,dept,name\n" + "".join(f"E{i:03d},D{i % 5 + 1:02d},n{i}\n" for i in range(1, 21))
+    depts = "id,dept_name\n" + "".join(f"D{i:02d},x{i}\n" for i in range(1, 6))
+    assert "Keys written" not in describe_files({"s.csv": staff.encode(), "d.csv": depts.encode()})
     same = branches.replace("BR-0", "br")
     plain = describe_files({"orders.csv": orders.encode(), "branches.csv": same.encode()})
     assert "Keys written" not in plain  # (written alike: a plain merge works)
