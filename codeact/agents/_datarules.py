@@ -105,6 +105,62 @@ def case_problem(question: str, code: str) -> Problem | None:
     return None
 
 
+_SIGNED_CONVERT = re.compile(
+    r"convert with (.*?\.astype\(float\)|pd\.to_numeric\(.*?errors='coerce'\))"
+)
+_CONVERTS = re.compile(r"thousands\s*=|to_numeric|\.str\.replace|astype\(|replace\(\s*['\"],")
+
+
+def text_number_problem(question: str, code: str) -> str | None:
+    """A column the files note flags as numbers stored as text (``'2,907,163'``), used by
+    code that never converts it: sorting, comparing or summing it works on text. A column
+    written with signs (``'67.5%'``) converted as it is (``pd.to_numeric(df['score'],
+    errors='coerce')``, ``.astype(float)``) is sent back too: every value becomes NaN."""
+    for name, kind in note_column_kinds(question):
+        if "numbers stored as text" not in kind or not uses_column(code, name):
+            continue
+        convert = _SIGNED_CONVERT.search(kind)
+        raw = _raw_conversion(code, name)
+        if raw and convert and ".str.replace" in convert.group(1):
+            return (
+                f"The column {name!r} holds numbers written with signs (see the files note): "
+                f"{raw} on that text gives NaN (or an error) for every value. Convert it with "
+                f"{convert.group(1)} and run your code again, print the result, then answer."
+            )
+        if _CONVERTS.search(code) or not uses_column(_text_tests(code, name), name):
+            continue  # (converted, or only tested as text: ``.str.startswith('-')``)
+        how = (
+            f"Convert it with {convert.group(1)}"
+            if convert
+            else "Read the file with pd.read_csv(..., thousands=',')"
+        )
+        return (
+            f"The column {name!r} holds numbers stored as text (see the files note): "
+            f"sorting, comparing or summing it works on text. {how} and run your code "
+            "again, print the result, then answer."
+        )
+    return None
+
+
+def _raw_conversion(code: str, name: str) -> str | None:
+    """``pd.to_numeric(df['col'] ...)`` or ``df['col'].astype(float)`` in ``code``: the
+    column converted as it is, with nothing taken out of the text first."""
+    names = "|".join(re.escape(n) for n in dict.fromkeys((name, name.strip())))
+    column = rf"\w+\s*\[\s*(['\"])(?:{names})\1\s*\]"
+    found = re.search(rf"to_numeric\(\s*{column}\s*[,)]", code) or re.search(
+        rf"{column}\s*\.astype\(\s*['\"]?float", code
+    )
+    return found.group(0).rstrip(",)") + ")" if found else None
+
+
+def _text_tests(code: str, name: str) -> str:
+    """``code`` without the tests of ``name`` as text (``df['Subtotal'].str.startswith('-')``):
+    they work on the text as written."""
+    names = "|".join(re.escape(n) for n in dict.fromkeys((name, name.strip())))
+    test = r"\.str\.(?:startswith|endswith|contains|match|len)\([^()\n]*\)"
+    return re.sub(rf"\w+\s*\[\s*(['\"])(?:{names})\1\s*\]\s*{test}", "", code)
+
+
 #: "an empty discount means no discount", "a missing bonus counts as 0".
 _EMPTY_MEANS = re.compile(
     r"\b(?:empty|missing|blank)\s+(\w[\w ]{0,30}?)\s+(?:means|counts as|is)\s+(?:no\b|0\b|zero\b)",

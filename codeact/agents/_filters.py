@@ -12,7 +12,7 @@ _QUOTED = re.compile(r"(?<![\w@\[])'([^'\n]{1,40})'(?!\w)|(?<![\w@\[])\"([^\"\n]
 
 _FORMAT_EXAMPLE = re.compile(
     r"(?:such as|like|as in|e\.g\.?,?|for example,?|for instance,?|written as|formatted as"
-    r"|in the form(?: of)?|read|treat"
+    r"|in the form(?: of)?|read|treat|separated by|split (?:on|by|at)|delimited by"
     r"|(?:written|typed|spelled)\s+(?:in\s+)?(?:\w+\s+)?ways?:?)\s*$",  # ("in three ways:")
     re.I,
 )
@@ -25,6 +25,7 @@ _EXPLAINED = re.compile(
     r"\s*(?:(?:is|means|stands for|reads as|equals|=)\s+|\()-?[\d$€£]|" + _READS_AS
 )
 _ALTERNATIVE = re.compile(r"\s*(?:\([^()\n]{0,40}\))?\s*(?:,|/|or|and|, or|, and)\s*")
+_SAME = re.compile(r"\s*(?:are|mean)\s+(?:both|the same|one and the same|all)\b", re.I)
 _DESCRIBES = re.compile(r"\b(?:holds|has|contains|values?|written|either|spelled|typed)\b", re.I)
 
 
@@ -54,6 +55,9 @@ def described_values(task: str, low_code: str) -> set[int]:
     # a value quoted to show how it reads ("'vpn|remote' is the two tags vpn and remote")
     out: set[int] = {m.start() for m in quoted if re.match(_READS_AS, task[m.end() :])}
     for group in groups:
+        if _SAME.match(task, group[-1].end()) and len(group) > 1:
+            out |= {g.start() for g in group}  # ("'€12.50' and '12.50 EUR' are both 12.50")
+            continue
         values = [(g.group(1) or g.group(2)).strip().lower() for g in group]
         spellings = len(set(values)) == 1
         before = task[max(0, group[0].start() - 40) : group[0].start()]
@@ -121,14 +125,44 @@ def left_out(task: str, start: int, end: int, code: str) -> bool:
     return False
 
 
+def _example(task: str, m: re.Match[str]) -> bool:
+    """The quoted value at ``m`` shows how values are written: after "such as" or "written
+    as", or a value with a digit inside parentheses (``a negative Subtotal ('-€12.50' or
+    '-12.50 EUR')``, ``('br3' in orders.csv is 'BR-03' in branches.csv)``)."""
+    if _FORMAT_EXAMPLE.search(task[max(0, m.start() - 40) : m.start()]):
+        return True
+    value = m.group(1) or m.group(2)
+    opened, closed = task.rfind("(", 0, m.start()), task.rfind(")", 0, m.start())
+    ends = [i for i in (task.find(")", m.end()), task.find("\n", m.end())) if i >= 0]
+    inside = opened > closed and bool(ends) and task[min(ends)] == ")"
+    if not inside or not any(c.isdigit() for c in value):
+        return False
+    # what the parenthesis says before the value: nothing, other values, "or", "e.g." or
+    # "'br3' in orders.csv is": an example; a column's name ("(Priority 'P1')"): a filter
+    before = _QUOTED.sub(" ", task[opened + 1 : m.start()])
+    return all(w.lower() in _EXAMPLE_WORDS or "." in w for w in re.findall(r"[\w.]+", before))
+
+
+_EXAMPLE_WORDS = {"or", "and", "in", "is", "are", "e.g", "eg", "i.e", "ie", "as", "like", "vs"}
+
+
 def filter_problem(question: str, code: str) -> str | None:
-    """A quoted value or a threshold of the question that the code never uses."""
+    """A quoted value or a threshold of the question that the code never uses, or an example
+    of how values are written that the code selects rows by."""
     task = task_text(question)
     low = code.lower()
     described = described_values(task, low)
     for m in _QUOTED.finditer(task):
         value = (m.group(1) or m.group(2)).strip()
-        if _FORMAT_EXAMPLE.search(task[max(0, m.start() - 40) : m.start()]):
+        if _example(task, m):
+            compared = re.search(rf"(?:==|!=)\s*(['\"]){re.escape(value)}\1", code)
+            if compared and any(c.isdigit() for c in value):
+                return (
+                    f"The question quotes {value!r} only as an example of how values are "
+                    "written; comparing with it keeps or drops just the rows written exactly "
+                    "so. Use the condition the question states (convert the column to numbers "
+                    "or dates first, as the files note says), print the result, then answer."
+                )
             continue  # ("amounts such as '$12.50'": how values are written, not a filter)
         if _EXPLAINED.match(task, m.end()):
             continue  # ("'1.234,56' is 1234.56": how a value reads, not a filter)
@@ -197,10 +231,49 @@ _MEANT_BY = {
 }
 
 
+#: A column compared with the number 1: ``df['Rating'] == 1``.
+_ONE_SELECTION = re.compile(
+    r"\b\w+(?:\[\s*(['\"])(?P<quoted>[^'\"\n]+)\1\s*\]|\.(?P<attr>\w+))\s*==\s*1(?:\.0)?(?![\w.])"
+)
+#: "one" as a pronoun ("the orders that have one", "customers without one."), not a number.
+_PRONOUN_ONE = re.compile(
+    r"\b(?:have|has|had|with|without|gave|give|got|left)\s+one\b(?=\s*(?:[.,;:)?]|$|and\b|or\b))",
+    re.I | re.M,
+)
+
+
+_RANGE = re.compile(
+    r"\b(?:from|between)\s+1\s+(?:to|and)\s+\d+|(?<![\d.])1\s*[-\u2013]\s*\d+", re.I
+)
+
+
+def _one_problem(task: str, code: str, columns: list[str]) -> str | None:
+    """A selection of the rows where a column is 1 when the question's only "one" is a
+    pronoun ("the mean rating of the orders that have one"): the number was never asked."""
+    said = _PRONOUN_ONE.search(task)
+    ranges = _RANGE.sub("", task)  # ("a score from 1 to 5" gives no 1 to select by)
+    if said is None or re.search(r"(?<![\d.])1(?![\d]|\.\d)", ranges):
+        return None
+    for m in _ONE_SELECTION.finditer(code):
+        column = m.group("quoted") or m.group("attr")
+        if column in columns:
+            return (
+                f"Your code keeps only the rows where {column!r} is 1, but the question never "
+                f"gives the number 1: 'one' in {said.group(0)!r} stands for a value of any "
+                "kind (the rows that have one are those where it is not missing). Leave that "
+                "condition out, print the result, then answer."
+            )
+    return None
+
+
 def extra_filter_problem(question: str, code: str, columns: list[str]) -> str | None:
     """The code keeps rows by a text value of a column the question never names, nor that
-    value (``df[df['Passed'] == 'Y']`` for "the mean score of the records that have one"):
-    a condition nobody asked for changes the answer."""
+    value (``df[df['Passed'] == 'Y']`` for "the mean score of the records that have one"),
+    or by the number 1 when the question's "one" is a pronoun: a condition nobody asked for
+    changes the answer."""
+    one = _one_problem(task_text(question), code, columns)
+    if one is not None:
+        return one
     task = task_text(question).lower()
     for m in _TEXT_SELECTION.finditer(code):
         column = m.group("quoted") or m.group("attr")

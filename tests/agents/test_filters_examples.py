@@ -1,0 +1,87 @@
+"""Values a question quotes only to show how the data is written are not filters the code
+must use, and a cell that filters by one is sent back; "one" as a pronoun is not the number
+1; a column of amounts as text tested as text is not an unconverted number."""
+
+from __future__ import annotations
+
+from codeact.agents._datarules import text_number_problem
+from codeact.agents._filters import extra_filter_problem, filter_problem
+from codeact.agents.code import describe_files
+
+SALES = (
+    "Ref,Amount,Region,Score\n"
+    + "".join(
+        f"{i},{a},{r},{s}\n"
+        for i, (a, r, s) in enumerate(
+            [("$12.50", "North", 5), ("-$3.00", "South", ""), ("7.25 USD", "North", 1)] * 4
+        )
+    )
+).encode()
+NOTE = describe_files({"sales.csv": SALES})
+READ = "import pandas as pd\ndf = pd.read_csv('sales.csv')\n"
+
+
+def ask(question: str, constraints: str) -> str:
+    return f"Question: {question}\nConstraints: {constraints}\nFormat: @x[x_value]\n\n{NOTE}"
+
+
+RETURNS = ask(
+    "How many returns are there?",
+    "A return is a row with a negative Amount ('-$3.00' or '-3.00 USD'), not a sale. Amounts "
+    "are written with a sign or a code, either way ('$12.50' and '12.50 USD' are both 12.50). "
+    "Ref is written another way in refs.csv ('7' in sales.csv is 'RF-07' in refs.csv). Notes "
+    "are separated by '; '.",
+)
+
+
+def test_values_quoted_in_parentheses_to_show_the_writing_are_not_filters() -> None:
+    code = f"{READ}print(df['Amount'].str.startswith('-').sum())"
+    assert filter_problem(RETURNS, code) is None
+    parsed = f"{READ}x = df['Amount'].str.replace(r'[$,\\s]|USD', '', regex=True).astype(float)\n"
+    assert filter_problem(RETURNS, parsed + "print((x < 0).sum())") is None
+    same = ask("What is the total?", "Note that '$12.50' and '12.50 USD' are both 12.50.")
+    assert filter_problem(same, parsed + "print(x.sum())") is None
+    named = ask("What is the total?", "Note that '$12.50' and '12.50 USD' are sales.")
+    assert filter_problem(named, parsed + "print(x.sum())") is not None
+
+
+def test_a_value_named_with_its_column_in_parentheses_is_still_a_filter() -> None:
+    question = ask("What is the mean score of the top tickets?", "Use the P1 ones (Priority 'P1').")
+    problem = filter_problem(question, f"{READ}print(df['Score'].mean())")
+    assert problem is not None and "The question names 'P1'" in problem
+    assert filter_problem(question, f"{READ}print(df[df.Region == 'P1'].Score.mean())") is None
+
+
+def test_selecting_rows_by_a_quoted_example_is_sent_back() -> None:
+    code = f"{READ}print(len(df[df['Amount'] != '-$3.00']))"
+    problem = filter_problem(RETURNS, code)
+    assert problem is not None and "quotes '-$3.00' only as an example" in problem
+    north = ask("How many sales in the North?", "Only rows with Region 'North'.")
+    assert filter_problem(north, f"{READ}print(len(df[df['Region'] == 'North']))") is None
+
+
+def test_one_as_a_pronoun_is_not_the_number_one() -> None:
+    columns = ["Ref", "Amount", "Region", "Score"]
+    question = ask(
+        "What is the mean score of the sales that have one?",
+        "Score is from 1 to 5, empty when none was given.",
+    )
+    code = f"{READ}print(df[df['Score'].notna() & (df['Score'] == 1)]['Score'].mean())"
+    problem = extra_filter_problem(question, code, columns)
+    assert problem is not None and "'one' in 'have one'" in problem
+    assert extra_filter_problem(question, f"{READ}print(df['Score'].mean())", columns) is None
+    for other in (
+        ask("What is the mean amount of the sales with a score of 1?", "Scores go 1 to 5."),
+        ask("How many regions have one sale with one score?", "Count them."),
+    ):
+        assert extra_filter_problem(other, code, columns) is None, other
+
+
+def test_amounts_as_text_tested_as_text_are_not_unconverted_numbers() -> None:
+    assert (
+        text_number_problem(RETURNS, f"{READ}print(df['Amount'].str.startswith('-').sum())") is None
+    )
+    problem = text_number_problem(RETURNS, f"{READ}print(df['Amount'].sort_values().iloc[0])")
+    assert problem is not None and "holds numbers stored as text" in problem
+    both = f"{READ}neg = df['Amount'].str.startswith('-')\nprint(df['Amount'].max())"
+    assert text_number_problem(RETURNS, both) is not None
