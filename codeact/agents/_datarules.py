@@ -145,8 +145,7 @@ def text_number_problem(question: str, code: str) -> str | None:
 def _raw_conversion(code: str, name: str) -> str | None:
     """``pd.to_numeric(df['col'] ...)`` or ``df['col'].astype(float)`` in ``code``: the
     column converted as it is, with nothing taken out of the text first."""
-    names = "|".join(re.escape(n) for n in dict.fromkeys((name, name.strip())))
-    column = rf"\w+\s*\[\s*(['\"])(?:{names})\1\s*\]"
+    column = _column_ref(name)
     found = re.search(rf"to_numeric\(\s*{column}\s*[,)]", code) or re.search(
         rf"{column}\s*\.astype\(\s*['\"]?float", code
     )
@@ -156,9 +155,14 @@ def _raw_conversion(code: str, name: str) -> str | None:
 def _text_tests(code: str, name: str) -> str:
     """``code`` without the tests of ``name`` as text (``df['Subtotal'].str.startswith('-')``):
     they work on the text as written."""
-    names = "|".join(re.escape(n) for n in dict.fromkeys((name, name.strip())))
     test = r"\.str\.(?:startswith|endswith|contains|match|len)\([^()\n]*\)"
-    return re.sub(rf"\w+\s*\[\s*(['\"])(?:{names})\1\s*\]\s*{test}", "", code)
+    return re.sub(rf"{_column_ref(name)}\s*{test}", "", code)
+
+
+def _column_ref(name: str) -> str:
+    """A pattern for ``df['name']`` (any frame; the name with or without its outer spaces)."""
+    names = "|".join(re.escape(n) for n in dict.fromkeys((name, name.strip())))
+    return rf"\w+\s*\[\s*(['\"])(?:{names})\1\s*\]"
 
 
 #: "an empty discount means no discount", "a missing bonus counts as 0".

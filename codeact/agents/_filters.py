@@ -251,8 +251,10 @@ def _one_problem(task: str, code: str, columns: list[str]) -> str | None:
     """A selection of the rows where a column is 1 when the question's only "one" is a
     pronoun ("the mean rating of the orders that have one"): the number was never asked."""
     said = _PRONOUN_ONE.search(task)
+    if said is None:
+        return None
     ranges = _RANGE.sub("", task)  # ("a score from 1 to 5" gives no 1 to select by)
-    if said is None or re.search(r"(?<![\d.])1(?![\d]|\.\d)", ranges):
+    if re.search(r"(?<![\d.])1(?![\d]|\.\d)", ranges):
         return None
     for m in _ONE_SELECTION.finditer(code):
         column = m.group("quoted") or m.group("attr")
@@ -271,10 +273,11 @@ def extra_filter_problem(question: str, code: str, columns: list[str]) -> str | 
     value (``df[df['Passed'] == 'Y']`` for "the mean score of the records that have one"),
     or by the number 1 when the question's "one" is a pronoun: a condition nobody asked for
     changes the answer."""
-    one = _one_problem(task_text(question), code, columns)
+    said = task_text(question)
+    one = _one_problem(said, code, columns)
     if one is not None:
         return one
-    task = task_text(question).lower()
+    task = said.lower()
     for m in _TEXT_SELECTION.finditer(code):
         column = m.group("quoted") or m.group("attr")
         value = m.group("value").strip()
