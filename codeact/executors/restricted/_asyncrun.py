@@ -5,11 +5,15 @@ host tools awaitable from async code.
 The loop is driven in slices (``SLICE_S``): between slices the runner is back in host code and
 checks the cell's deadline, so a cell whose coroutines all sleep or wait is stopped on time in
 inline mode too (an interrupt injected into a thread blocked in ``epoll_wait`` would wait for
-it to return). After a timeout or interrupt the loop is abandoned — its tasks cancelled, the loop
-closed — since the interrupt may have landed anywhere inside it; the next async cell gets a fresh
-one. Cells never get the loop object itself (no ``get_event_loop``; ``get_loop`` on futures and
-tasks, and frame lists from ``get_stack``, are refused by the run-time attribute guard): a loop
-would hand out sockets, subprocesses, threads and file-descriptor readers.
+it to return). After a timeout or interrupt the loop is abandoned — its tasks cancelled, since
+the interrupt may have landed anywhere inside it; the next async cell gets a fresh one. The
+abandoned loop is closed only once the cell has ended and its interrupts have stopped
+(``close_abandoned``): the interrupt repeats until then, and one landing inside
+``loop.close()`` would leave a half-closed loop (its self-pipe gone, the loop not marked closed)
+for the garbage collector. Cells never get the loop object itself (no ``get_event_loop``;
+``get_loop`` on futures and tasks, and frame lists from ``get_stack``, are refused by the
+run-time attribute guard): a loop would hand out sockets, subprocesses, threads and
+file-descriptor readers.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ class SessionLoop:
 
     def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._abandoned: list[asyncio.AbstractEventLoop] = []
 
     def loop(self) -> asyncio.AbstractEventLoop:
         """The session's loop (a new one after ``abandon``)."""
@@ -88,23 +93,36 @@ class SessionLoop:
                     self.run(asyncio.gather(*left, return_exceptions=True))
 
     def abandon(self, close_coroutines: bool = False) -> None:
-        """Cancel every task and close the loop (after a timeout, an interrupt, a reset).
+        """Cancel every task and drop the loop (after a timeout, an interrupt, a reset).
 
-        ``close_coroutines``: also close the tasks' coroutines now, while the cell's deadline
-        and interrupts still apply (their cleanup code is the cell's), rather than whenever
-        the garbage collector gets to them."""
+        ``close_coroutines``: the call comes from inside a cell (its deadline passed) — also
+        close the tasks' coroutines now, while the cell's deadline and interrupts still apply
+        (their cleanup code is the cell's), rather than whenever the garbage collector gets to
+        them; the loop itself is closed later, by ``close_abandoned`` once the cell's interrupts
+        have stopped. From host code (no cell running) the loop is closed at once."""
         loop = self._loop
         if loop is None or loop.is_running():  # a cell is in it: its own ending abandons it
             return
+        self._abandoned.append(loop)  # first: an interrupt after this line loses no loop
         self._loop = None
-        if loop.is_closed():
-            return
         for task in asyncio.all_tasks(loop):
             task.cancel()
             if close_coroutines:
                 with contextlib.suppress(BaseException):  # the cell's own cleanup failing
                     task.get_coro().close()
-        loop.close()
+        if not close_coroutines:
+            self.close_abandoned()
+
+    def close_abandoned(self) -> None:
+        """Close the loops ``abandon`` dropped. Host code only, never while a cell's interrupts
+        may still arrive (the runners call it after disarming them)."""
+        while self._abandoned:
+            loop = self._abandoned.pop()
+            if loop.is_closed() or loop.is_running():
+                continue
+            for task in asyncio.all_tasks(loop):  # an interrupt may have cut the first pass
+                task.cancel()
+            loop.close()
 
 
 def _quiet(loop: Any, context: dict[str, Any]) -> None:

@@ -210,8 +210,10 @@ def _run(
             return session.run_cell(code, deadline)
         finally:
             alarm.disarm()
+            session.aio.close_abandoned()  # the alarm is off: safe to close event loops
     except CellTimeout:  # delivered between the cell's end and disarm
         alarm.disarm()
+        session.aio.close_abandoned()
         return {
             "stdout": "",
             "stderr": "",

@@ -345,6 +345,7 @@ class RestrictedExecutor(CodeExecutor):
                 return {"timed_out": True, "stdout": "", "stderr": ""}
             finally:
                 session.sink = None
+                session.aio.close_abandoned()  # interrupts have stopped: safe to close loops
                 state["done"].set()
 
         try:
