@@ -85,12 +85,19 @@ def started(where: str) -> str:
 '''
 
 
-def read_until_started(stream: IO[str], *names: str) -> None:
-    """Read ``stream`` until each of ``names`` said ``STARTED`` (see ``STARTED_TOOL``)."""
+def read_until_started(stream: IO[str], *names: str, stderr: Path | None = None) -> None:
+    """Read ``stream`` until each of ``names`` said ``STARTED`` (see ``STARTED_TOOL``);
+    ``stderr``: the file the host process writes its errors to, shown if it ends first."""
     waiting = set(names)
+    seen: list[str] = []
     for line in stream:
+        seen.append(line)
         if line.startswith("STARTED "):
             waiting.discard(line.split()[1])
             if not waiting:
                 return
-    raise AssertionError(f"the host process ended before {sorted(waiting)} started")
+    said = stderr.read_text(errors="replace")[-4000:] if stderr is not None else "(not kept)"
+    raise AssertionError(
+        f"the host process ended before {sorted(waiting)} started\n"
+        f"its stdout:\n{''.join(seen)[-2000:]}\nits stderr:\n{said}"
+    )

@@ -65,15 +65,20 @@ def test_kill_9_then_serve_leaves_nothing(runtime: str, sandbox_image: str, tmp_
     from codeact.testing.sandbox import require_docker
 
     require_docker(runtime)
-    host = subprocess.Popen(
-        [sys.executable, "-c", _HOST.format(image=sandbox_image, runtime=runtime)],
-        stdout=subprocess.PIPE,
-        text=True,
-        cwd=ROOT,
-    )
+    errors = tmp_path / "host.stderr"
+    with errors.open("w") as err:
+        host = subprocess.Popen(
+            [sys.executable, "-c", _HOST.format(image=sandbox_image, runtime=runtime)],
+            stdout=subprocess.PIPE,
+            stderr=err,
+            text=True,
+            cwd=ROOT,
+        )
     assert host.stdout is not None
-    left = json.loads(host.stdout.readline())
-    read_until_started(host.stdout, "process", "docker")  # both busy cells are running
+    first = host.stdout.readline()
+    assert first.startswith("{"), f"the host printed {first!r}; stderr: {errors.read_text()}"
+    left = json.loads(first)
+    read_until_started(host.stdout, "process", "docker", stderr=errors)  # both cells run
     host.send_signal(signal.SIGKILL)
     host.wait()
 
