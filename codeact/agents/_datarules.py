@@ -226,6 +226,11 @@ def duration_problem(question: str, code: str) -> Problem | None:
 _CONVERSIONS = (
     (re.compile(r"durations as text: (.*?) gives minutes"), "to_timedelta", "durations as text"),
     (re.compile(r"convert with (pd\.to_numeric\(.*?errors='coerce'\))"), "to_numeric", "numbers"),
+    (
+        re.compile(r"numbers stored as text with .*?: convert with (df\[.*?\.astype\(float\))"),
+        ".str.replace(",
+        "numbers stored as text",
+    ),
     (re.compile(r"fractions as text: (.*?\.astype\(float\))"), "split(", "fractions as text"),
     (re.compile(r"yes/no written several ways \(.*?\): (.*?\]\))"), ".isin(", "yes/no"),
     (

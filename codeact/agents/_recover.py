@@ -28,6 +28,7 @@ from codeact.agents._notecols import (
     frame_names,
     named_number_columns,
     note_column_kinds,
+    question_without_note,
     uses_column,
 )
 from codeact.agents._style_state import CodeActRunState
@@ -133,8 +134,9 @@ async def column_hint(session: CodeExecutor, result: ExecutionResult, names: lis
     return ""
 
 
-def text_number_hint(result: ExecutionResult) -> str:
-    """How to read numbers stored as text, when the error shows one."""
+def text_number_hint(result: ExecutionResult, question: str = "") -> str:
+    """How to read numbers stored as text, when the error shows one; ``question`` (with its
+    files note): the ',' separator advice only when the note names such a column."""
     error = result.error
     if error is None:
         return ""
@@ -151,10 +153,16 @@ def text_number_hint(result: ExecutionResult) -> str:
             "pd.read_csv(..., thousands=',') or convert with .str.replace(',', '').astype(float)."
         )
     if _TEXT_MATH.search(error.message):
+        noted = question_without_note(question) != question  # (a files note follows)
+        separators = not noted or "with ',' separators" in question
         return (
             "A value is text where a number is needed: check the column's dtype (df.dtypes). "
-            "Numbers written with ',' separators (see the files note) read with "
-            "pd.read_csv(..., thousands=',')."
+            + (
+                "Numbers written with ',' separators (see the files note) read with "
+                "pd.read_csv(..., thousands=',')."
+                if separators
+                else "Convert the column to numbers the way the files note says for it."
+            )
         )
     return ""
 
@@ -283,7 +291,7 @@ async def failure_hints(
     # (the note's way to read the failing line's column says more than the generic hint)
     kinds = note_column_kinds(run.user_msg) if run is not None else []
     own = any(convert.startswith(f"{n!r} holds") for n, _ in kinds if uses_column(line, n))
-    numbers = "" if own else text_number_hint(result)
+    numbers = "" if own else text_number_hint(result, run.user_msg if run is not None else "")
     hints = [columns, numbers, import_hint(result)]
     if run is not None:
         hints.append(corr_hint(run.user_msg, result, code))

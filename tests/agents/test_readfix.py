@@ -4,6 +4,7 @@ ways of writing values (decimal commas, units, fractions, yes/no several ways, U
 
 from __future__ import annotations
 
+import re
 import warnings
 from typing import Any
 
@@ -444,3 +445,40 @@ def test_a_read_with_the_separator_but_not_the_title_lines_gets_the_rest() -> No
     both = separator_fix(q, failed(), "df = pd.read_csv('r.csv')")
     assert both is not None and "not comma-separated" in both.note()
     assert "title lines" in both.note()
+
+
+POS = (
+    b"Order ID,Branch,Subtotal\n"
+    b"1,br1,\xe2\x82\xac14.20\n2,br1,22.00 EUR\n3,br2,-\xe2\x82\xac12.50\n4,br2,16.20 EUR\n"
+)
+
+
+async def test_a_comparison_on_amounts_with_currency_codes_gets_the_notes_conversion() -> None:
+    # (the generic hint suggested thousands=',' for '€14.20' and '22.00 EUR': the model
+    # re-ran the same comparison with it four times)
+    cell = "import pandas as pd\ndf = pd.read_csv('p.csv')\nprint(len(df[df['Subtotal'] > 0]))"
+    question = f"How many orders? Format: @n[value]\n\n{describe_files({'p.csv': POS})}"
+    result = await run_one_cell({"p.csv": POS}, cell, question, "@n[3]")
+    content: Any = result.tool_output.content
+    assert result.tool_output.is_error
+    said = (
+        "'Subtotal' holds numbers stored as text (see the files note): read it with df['Subtotal']"
+    )
+    assert said in content
+    assert "thousands=','" not in content
+    convert = re.search(r"read it with (df\[.*?\.astype\(float\))", content)
+    assert convert is not None
+    fixed = cell.replace("df['Subtotal'] > 0", f"{convert.group(1)} > 0")
+    again = await run_one_cell({"p.csv": POS}, fixed, question, "@n[3]")
+    assert not again.tool_output.is_error, again.tool_output.content
+
+
+async def test_the_generic_text_number_hint_follows_the_note() -> None:
+    # a column the note gives no conversion for: no ',' separator advice the note contradicts
+    cell = "import pandas as pd\ndf = pd.read_csv('p.csv')\nprint(df['Branch'].sum() / 2)"
+    question = f"Mean? Format: @n[value]\n\n{describe_files({'p.csv': POS})}"
+    result = await run_one_cell({"p.csv": POS}, cell, question, "@n[3]")
+    content: Any = result.tool_output.content
+    assert "A value is text where a number is needed" in content
+    assert "the way the files note says for it" in content
+    assert "thousands=','" not in content

@@ -283,8 +283,7 @@ class _DecimalType(GuardedType):
         value = self._type(*args, **kwargs)
         if value.is_finite() and abs(value.adjusted()) > MAX_DECIMAL_EXP:
             raise MemoryError(
-                f"refusing a Decimal with exponent {value.adjusted():,} "
-                f"(limit {MAX_DECIMAL_EXP:,})"
+                f"refusing a Decimal with exponent {value.adjusted():,} (limit {MAX_DECIMAL_EXP:,})"
             )
         if len(value.as_tuple().digits) > MAX_DECIMAL_DIGITS:
             raise MemoryError(f"refusing a Decimal of over {MAX_DECIMAL_DIGITS:,} digits")
