@@ -250,29 +250,42 @@ _DATE_ORDER = re.compile(
     r"dates as text(?: written two ways \([^)]*\))?, (day|month) first: "
     r"(pd\.to_datetime\(.*?\))(?:, e\.g\.|$)"
 )
+_NAMED_DATES = re.compile(
+    r"dates with month names as text: (pd\.to_datetime\(.*?\))(?:, e\.g\.|$)"
+)
 
 
 def text_date_problem(question: str, code: str) -> str | None:
-    """A column the files note flags as dates written day or month first (``15/03/2019``),
-    used by code that never reads it as dates (or, day first, without ``dayfirst=True``):
-    comparing or matching such text (``< '2018-01-01'``, ``.str.contains('03/')``) is wrong."""
+    """A column the files note flags as dates written day or month first (``15/03/2019``) or
+    with month names (``17 Sep 2017``), used by code that never reads it as dates (or, day
+    first, without ``dayfirst=True``): comparing, matching or taking the min of such text
+    (``< '2018-01-01'``, ``.str.contains('03/')``, ``.min()``) is wrong."""
     listed = unlisted(code)  # (a column listed with others is not compared)
     for name, kind in note_column_kinds(question):
         m = _DATE_ORDER.search(kind)
+        named = _NAMED_DATES.search(kind)
         empty = rf"\[\s*(['\"]){re.escape(name)}\1\s*\]\s*\.\s*(?:isna|notna|isnull|notnull)\(\)"
-        if m is None or not uses_column(re.sub(empty, "", listed), name):
+        if (m is None and named is None) or not uses_column(re.sub(empty, "", listed), name):
             continue  # (nor one whose only use is finding its empty values)
         converted = re.search(r"to_datetime|parse_dates", code)
-        if "written two ways" in kind and not re.search(r"format\s*=\s*['\"]mixed", code):
-            converted = None  # (one format for both forms: the others become NaT or fail)
-        if converted and (
-            m.group(1) == "month" or re.search(r"dayfirst\s*=\s*True|format\s*=\s*['\"]%d", code)
-        ):
-            continue
+        if named is not None:
+            if converted:
+                continue
+            written, read = "with month names", named.group(1)
+        else:
+            assert m is not None
+            if "written two ways" in kind and not re.search(r"format\s*=\s*['\"]mixed", code):
+                converted = None  # (one format for both forms: the others become NaT or fail)
+            if converted and (
+                m.group(1) == "month"
+                or re.search(r"dayfirst\s*=\s*True|format\s*=\s*['\"]%d", code)
+            ):
+                continue
+            written, read = f"{m.group(1)} first", m.group(2)
         return (
-            f"The column {name!r} holds dates written {m.group(1)} first (see the files note): "
-            f"compared or matched as text they give wrong results. Read them as dates with "
-            f"{m.group(2)}, then filter or group on the dates (.dt.year, .dt.month, or a "
+            f"The column {name!r} holds dates written {written} (see the files note): "
+            f"compared, sorted or matched as text they give wrong results. Read them as dates "
+            f"with {read}, then filter or group on the dates (.dt.year, .dt.month, or a "
             "comparison with pd.Timestamp('2018-01-01')); run your code again, print the "
             "result, then answer."
         )

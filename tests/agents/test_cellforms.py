@@ -11,6 +11,7 @@ import io
 import pandas as pd
 
 from codeact.agents._datarules import case_problem
+from codeact.agents._rules import text_date_problem
 from codeact.agents.code import describe_files
 
 
@@ -67,6 +68,23 @@ def test_dates_with_month_names_get_a_format_that_reads_them() -> None:
         assert [d.strftime("%Y-%m-%d") for d in got] == ["2017-09-17", "2015-05-04", "2018-08-29"]
     for words in ("May be\nSep\n", "4 Janitor 2015\n17 Marchh 2017\n"):
         assert "month names" not in describe_files({"p.csv": f"a\n{words}".encode()})
+
+
+def test_dates_with_month_names_taken_as_text_are_sent_back() -> None:
+    data = b"branch,opened\nBR-01,17 Sep 2017\nBR-02,04 May 2019\nBR-03,29 Aug 2015\n"
+    q = f"Which branch opened first? @branch[code]\n\n{describe_files({'b.csv': data})}"
+    read = "import pandas as pd\ndf = pd.read_csv('b.csv')\n"
+    as_text = read + "print(df[df['opened'] == df['opened'].min()]['branch'].iloc[0])"
+    said = text_date_problem(q, as_text)
+    assert said is not None and "written with month names" in said
+    assert "pd.to_datetime(df['opened'], format='%d %b %Y')" in said
+    df = pd.read_csv(io.BytesIO(data))
+    assert df[df["opened"] == df["opened"].min()]["branch"].iloc[0] == "BR-02"  # (text order)
+    dates = pd.to_datetime(df["opened"], format="%d %b %Y")
+    assert df.loc[dates.idxmin(), "branch"] == "BR-03"
+    fixed = read + "d = pd.to_datetime(df['opened'], format='%d %b %Y')\nprint(df.loc[d.idxmin()])"
+    assert text_date_problem(q, fixed) is None
+    assert text_date_problem(q, read + "print(df['branch'].tolist())") is None
 
 
 MENU = ["2x Margherita; 1x Cola", "1x Margherita", "3x Water; 1x Cola; 1x Tiramisu", "", "1x Cola;"]
