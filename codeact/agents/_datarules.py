@@ -14,6 +14,7 @@ from functools import partial
 from codeact.agents._cellforms import squeeze
 from codeact.agents._filenote import NA_STRINGS
 from codeact.agents._notecols import (
+    TEXT_NUMBER_CONVERSION,
     file_columns,
     note_column_kinds,
     note_columns,
@@ -226,11 +227,7 @@ def duration_problem(question: str, code: str) -> Problem | None:
 _CONVERSIONS = (
     (re.compile(r"durations as text: (.*?) gives minutes"), "to_timedelta", "durations as text"),
     (re.compile(r"convert with (pd\.to_numeric\(.*?errors='coerce'\))"), "to_numeric", "numbers"),
-    (
-        re.compile(r"numbers stored as text with .*?: convert with (df\[.*?\.astype\(float\))"),
-        ".str.replace(",
-        "numbers stored as text",
-    ),
+    (TEXT_NUMBER_CONVERSION, ".str.replace(", "numbers stored as text"),
     (re.compile(r"fractions as text: (.*?\.astype\(float\))"), "split(", "fractions as text"),
     (re.compile(r"yes/no written several ways \(.*?\): (.*?\]\))"), ".isin(", "yes/no"),
     (

@@ -6,7 +6,13 @@ from __future__ import annotations
 
 import re
 
-from codeact.agents._notecols import THRESHOLD, task_text
+from codeact.agents._notecols import (
+    TEXT_NUMBER_CONVERSION,
+    THRESHOLD,
+    note_column_kinds,
+    task_text,
+)
+from codeact.agents._problem import problem_of
 
 _QUOTED = re.compile(r"(?<![\w@\[])'([^'\n]{1,40})'(?!\w)|(?<![\w@\[])\"([^\"\n]{1,40})\"(?!\w)")
 
@@ -146,6 +152,26 @@ def _example(task: str, m: re.Match[str]) -> bool:
 _EXAMPLE_WORDS = {"or", "and", "in", "is", "are", "e.g", "eg", "i.e", "ie", "as", "like", "vs"}
 
 
+def _sign_fix(question: str, task: str, value: str, code: str) -> str | None:
+    """The code with its comparison to a negative example (``df['Subtotal'] != '-€12.50'``,
+    where the question says refunds are the rows with a negative Subtotal) made a sign test on
+    the column converted as the files note says (``... .astype(float) >= 0``); None if the
+    question speaks of no sign or the note gives no conversion."""
+    if not value.startswith("-") or not re.search(r"\bnegative\b", task, re.I):
+        return None
+    quoted = re.escape(value)
+    m = re.search(rf"(\w+)\s*\[\s*(['\"])([^'\"\n]+)\2\s*\]\s*(==|!=)\s*(['\"]){quoted}\5", code)
+    if m is None:
+        return None
+    for name, kind in note_column_kinds(question):
+        convert = TEXT_NUMBER_CONVERSION.search(kind)
+        if name == m.group(3) and convert is not None:
+            column = convert.group(1).replace(f"df[{name!r}]", f"{m.group(1)}[{name!r}]", 1)
+            sign = ">= 0" if m.group(4) == "!=" else "< 0"
+            return code.replace(m.group(0), f"({column} {sign})")
+    return None
+
+
 def filter_problem(question: str, code: str) -> str | None:
     """A quoted value or a threshold of the question that the code never uses, or an example
     of how values are written that the code selects rows by."""
@@ -157,11 +183,12 @@ def filter_problem(question: str, code: str) -> str | None:
         if _example(task, m):
             compared = re.search(rf"(?:==|!=)\s*(['\"]){re.escape(value)}\1", code)
             if compared and any(c.isdigit() for c in value):
-                return (
+                return problem_of(
                     f"The question quotes {value!r} only as an example of how values are "
                     "written; comparing with it keeps or drops just the rows written exactly "
                     "so. Use the condition the question states (convert the column to numbers "
-                    "or dates first, as the files note says), print the result, then answer."
+                    "or dates first, as the files note says), print the result, then answer.",
+                    _sign_fix(question, task, value, code),
                 )
             continue  # ("amounts such as '$12.50'": how values are written, not a filter)
         if _EXPLAINED.match(task, m.end()):

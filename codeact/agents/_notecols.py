@@ -21,6 +21,12 @@ THRESHOLD = re.compile(
 )
 
 
+#: The files note's conversion of numbers stored as text with signs or codes ('€14.20',
+#: '22.00 EUR'): ``df[name]....astype(float)``.
+TEXT_NUMBER_CONVERSION = re.compile(
+    r"numbers stored as text with .*?: convert with (df\[.*?\.astype\(float\))"
+)
+
 #: Where the files note (``describe_files``) starts in a prompt.
 _NOTE_HEAD = "\n\nFiles in the working directory"
 _FORMAT_PART = re.compile(r"^\s*(?:Format|Your final answer|Your answer)\b.*$", re.I | re.M)

@@ -250,9 +250,7 @@ _DATE_ORDER = re.compile(
     r"dates as text(?: written two ways \([^)]*\))?, (day|month) first: "
     r"(pd\.to_datetime\(.*?\))(?:, e\.g\.|$)"
 )
-_NAMED_DATES = re.compile(
-    r"dates with month names as text: (pd\.to_datetime\(.*?\))(?:, e\.g\.|$)"
-)
+_NAMED_DATES = re.compile(r"dates with month names as text: (pd\.to_datetime\(.*?\))(?:, e\.g\.|$)")
 
 
 def text_date_problem(question: str, code: str) -> str | None:

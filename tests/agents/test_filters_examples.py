@@ -56,6 +56,30 @@ def test_selecting_rows_by_a_quoted_example_is_sent_back() -> None:
     code = f"{READ}print(len(df[df['Amount'] != '-$3.00']))"
     problem = filter_problem(RETURNS, code)
     assert problem is not None and "quotes '-$3.00' only as an example" in problem
+    # the fix the agent runs if the model re-runs its cell: a sign test on the converted amounts
+    import contextlib
+    import io
+
+    import pandas as pd
+
+    both = SALES + b"12,-4.50 USD,North,2\n13,-1.00 USD,South,3\n"  # (returns written both ways)
+
+    def printed(cell: str) -> str:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            read = cell.replace("pd.read_csv('sales.csv')", "pd.read_csv(DATA)")
+            exec(read, {"DATA": io.BytesIO(both), "pd": pd})
+        return out.getvalue().strip()
+
+    assert printed(code) == "10"  # (the returns written '-4.50 USD' were kept)
+    fix = getattr(problem, "code", None)
+    assert fix is not None and ".astype(float) >= 0)" in fix
+    assert printed(fix) == "8"  # all six returns left out
+    again = getattr(filter_problem(RETURNS, code.replace("!=", "==")), "code", None)
+    assert again is not None and printed(again) == "6"
+    unsigned = ask("How many sales?", "Amounts are written like '$12.50' or '12.50 USD'.")
+    plain = filter_problem(unsigned, f"{READ}print(len(df[df['Amount'] != '$12.50']))")
+    assert plain is not None and getattr(plain, "code", None) is None  # (no sign to test)
     north = ask("How many sales in the North?", "Only rows with Region 'North'.")
     assert filter_problem(north, f"{READ}print(len(df[df['Region'] == 'North']))") is None
 
