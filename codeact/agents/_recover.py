@@ -167,6 +167,30 @@ def text_number_hint(result: ExecutionResult, question: str = "") -> str:
     return ""
 
 
+#: A column the files note describes as plain text: labels, codes, names (no way to read it
+#: as numbers or dates).
+_PLAIN_TEXT = re.compile(r"^text(?:, \d+ missing)?(?:, \d+ distinct values)?, e\.g\. (.*)$")
+
+
+def label_column_hint(question: str, result: ExecutionResult, line: str) -> str:
+    """Arithmetic on a column of labels (``df['Subtotal'] - df['Discount Code']``): that the
+    column holds text such as codes or names, and what to do instead."""
+    if result.error is None or not _TEXT_MATH.search(result.error.message):
+        return ""
+    for name, kind in note_column_kinds(question):
+        plain = _PLAIN_TEXT.match(kind)
+        quoted = re.escape(name)
+        column = rf"\w+\s*\[\s*(?:'{quoted}'|\"{quoted}\")\s*\]"
+        operand = rf"[-+*/]\s*{column}|{column}\s*(?:[-+*/]|[<>]=?\s*\d)"  # (not a key)
+        if plain is not None and re.search(operand, line):
+            return (
+                f"{name!r} holds text such as {plain.group(1)} (see the files note), not "
+                "numbers: arithmetic and number comparisons on it fail. Leave it out of the "
+                "calculation (or count or group by it), and compute only what the question asks."
+            )
+    return ""
+
+
 def repeat_hint(run: RunState, result: ExecutionResult, names: list[str]) -> str:
     """A different hint when the same error happens again in this run."""
     error = result.error
@@ -291,8 +315,9 @@ async def failure_hints(
     # (the note's way to read the failing line's column says more than the generic hint)
     kinds = note_column_kinds(run.user_msg) if run is not None else []
     own = any(convert.startswith(f"{n!r} holds") for n, _ in kinds if uses_column(line, n))
-    numbers = "" if own else text_number_hint(result, run.user_msg if run is not None else "")
-    hints = [columns, numbers, import_hint(result)]
+    labels = label_column_hint(run.user_msg, result, line) if run and not own else ""
+    numbers = "" if own or labels else text_number_hint(result, run.user_msg if run else "")
+    hints = [columns, labels, numbers, import_hint(result)]
     if run is not None:
         hints.append(corr_hint(run.user_msg, result, code))
         hints.append(wide_hint(run.user_msg, result, code))

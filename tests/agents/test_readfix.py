@@ -482,3 +482,34 @@ async def test_the_generic_text_number_hint_follows_the_note() -> None:
     assert "A value is text where a number is needed" in content
     assert "the way the files note says for it" in content
     assert "thousands=','" not in content
+
+
+async def test_arithmetic_on_a_column_of_labels_is_told_the_column_is_text() -> None:
+    data = POS.replace(b"Subtotal\n", b"Subtotal,Code\n").replace(b"\n", b",X\n")
+    data = data.replace(b"Subtotal,Code,X\n", b"Subtotal,Code\n")
+    data = data.replace(b",X\n", b",LUNCH15\n", 2)
+    note = describe_files({"p.csv": data})
+    assert "'Code': text" in note
+    convert = "df['Subtotal'].str.replace(r'[€,\\s]|EUR', '', regex=True).astype(float)"
+    cell = (
+        f"import pandas as pd\ndf = pd.read_csv('p.csv')\nnet = {convert} - df['Code']\nprint(net)"
+    )
+    question = f"Net? Format: @n[value]\n\n{note}"
+    result = await run_one_cell({"p.csv": data}, cell, question, "@n[3]")
+    content: Any = result.tool_output.content
+    assert "TypeError" in content
+    assert "'Code' holds text such as 'LUNCH15'" in content
+    assert "Leave it out of the calculation" in content
+    assert "A value is text where a number is needed" not in content
+    # a label column that is only the grouping key is not blamed
+    keyed = "import pandas as pd\ndf = pd.read_csv('p.csv')\nprint(df.groupby('Code')['Subtotal'].mean())"
+    result = await run_one_cell({"p.csv": data}, keyed, question, "@n[3]")
+    content = result.tool_output.content
+    assert result.tool_output.is_error and "holds text such as" not in content
+    # nor one that only selects the rows
+    picked = "print(df[df['Code'] == 'LUNCH15']['Branch'].mean())"
+    result = await run_one_cell(
+        {"p.csv": data}, keyed.replace(keyed.splitlines()[-1], picked), question, "@n[3]"
+    )
+    content = result.tool_output.content
+    assert result.tool_output.is_error and "holds text such as" not in content
