@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 
 NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _PLAIN_NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+#: Just before a number: a letter and a hyphen, as in a label such as ``BR-02``.
+_IN_LABEL = re.compile(r"[A-Za-z]-$")
 _NUMERIC_VALUE = re.compile(r"^[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?%?$")
 #: Values that say "no value": a placeholder holding one is not answered.
 EMPTY_VALUES = frozenset(
@@ -68,6 +70,8 @@ def _printed_numbers(texts: Sequence[str]) -> list[Decimal]:
     for text in texts:
         for pattern in (NUMBER, _PLAIN_NUMBER):  # "12,345" is one number, or a list of two
             for m in pattern.finditer(text):
+                if _IN_LABEL.search(text, max(0, m.start() - 2), m.start()):
+                    continue  # (the 02 of 'BR-02' is part of a label, not a number printed)
                 try:
                     out.append(Decimal(m.group(0).replace(",", "")))
                 except InvalidOperation:

@@ -106,6 +106,22 @@ def test_values_trace_through_rounding_separators_and_labels() -> None:
     assert trace_answer(q, "@avg[91234.5678]", cells)["avg"].computed
 
 
+def test_the_number_inside_a_printed_label_is_not_a_printed_number() -> None:
+    # fresh9: the cell printed BR-02 and the model answered @branch[02]
+    q = "Which branch opened first? Answer as @branch[branch_code], e.g. BR-03."
+    cells = [ok("BR-02\n")]
+    assert not trace_answer(q, "@branch[02]", cells)["branch"].computed
+    assert trace_answer(q, "@branch[BR-02]", cells)["branch"].computed
+    with pytest.raises(ModelRetry, match=r"No cell printed the value of @branch\[02\]"):
+        apply_validators(
+            [traced_validator()], AnswerCandidate(text="@branch[02]", question=q, cells=cells)
+        )
+    # numbers after a digit and a hyphen (dates) or a sign still trace
+    dated = [ok("2024-02-01  -3\n")]
+    assert trace_answer("Give @m[v] @d[v].", "@m[02] @d[-3]", dated)["d"].computed
+    assert trace_answer("Give @m[v] @d[v].", "@m[02] @d[-3]", dated)["m"].computed
+
+
 def test_the_asked_rounding_is_applied_from_the_printed_number() -> None:
     q = "Give @avg[value] rounded to two decimals."
     c = AnswerCandidate(text="@avg[3.1]", question=q, cells=[ok("avg = 3.14159")])
