@@ -58,24 +58,42 @@ def repeat_note(cell: CellRun) -> str:
     )
 
 
-#: A block of at most this many lines repeated ``LAPS`` times in a row at the end of a reply.
-LOOP_LINES = 8
-LAPS = 4
+#: A block of at most this many lines repeated at the end of a reply is a loop: four times in a
+#: row for a block of one or two lines, three for up to ``SHORT_LOOP`` lines, twice for a longer
+#: block with ``LONG_LOOP_LINES`` lines of code (a model cycling through the same nine filters
+#: repeats 27 lines; nobody writes such a block twice on purpose).
+LOOP_LINES = 40
+SHORT_LOOP = 5
+LONG_LOOP_LINES = 4
+
+
+def _laps(block: list[str]) -> int:
+    """How many times in a row ``block`` must repeat to be a loop."""
+    if len(block) <= 2:
+        return 4
+    if len(block) <= SHORT_LOOP:
+        return 3
+    code = [ln for ln in block if ln.strip() and not ln.lstrip().startswith("#")]
+    return 2 if len(code) >= LONG_LOOP_LINES else 3
 
 
 def loop_start(text: str) -> int | None:
     """Where the loop a reply ends in starts (the end of its first lap), or None: the last
-    ``LAPS`` blocks of 1 to ``LOOP_LINES`` complete lines (not blank) are the same."""
+    complete lines (not blank) are one block of 1 to ``LOOP_LINES`` lines repeated (see
+    ``_laps`` for how many times)."""
     lines = text.split("\n")[:-1]  # (complete lines)
     for period in range(1, LOOP_LINES + 1):
-        span = period * LAPS
-        if len(lines) < span:
+        if len(lines) < period * 2:
             break
-        tail = lines[-span:]
-        block = tail[:period]
+        block = lines[-period:]
         if not any(line.strip() for line in block):
             continue
-        if all(tail[k * period : (k + 1) * period] == block for k in range(1, LAPS)):
+        laps = _laps(block)
+        span = period * laps
+        if len(lines) < span:
+            continue
+        tail = lines[-span:]
+        if all(tail[k * period : (k + 1) * period] == block for k in range(laps - 1)):
             kept = len(lines) - span + period  # (the lines before the loop, and one lap)
             return len("\n".join(lines[:kept])) + 1
     return None

@@ -266,6 +266,21 @@ def test_a_loop_is_found_where_its_first_lap_ends() -> None:
     assert loop_start(head + lap * 4 + "df['s'") == cut  # (an unfinished line is not counted)
     assert loop_start("\n" * 40) is None  # (blank lines are not a loop)
     assert loop_start("print(1)\nprint(2)\nprint(3)\nprint(4)\n") is None
+    # fresh9: nine filters with their comments, over and over (27 lines a lap)
+    cols = ["Subtotal", "Tip", "Discount Code", "Delivery Minutes", "Rating", "Items", "Channel"]
+    long_lap = "".join(
+        f"# Filter out non-numeric {c} values\ndf = df[df['{c}'].str.isnumeric()]\n\n"
+        for c in [*cols, "Placed", "Order ID"]
+    )
+    assert loop_start(head + long_lap + long_lap[:-40]) is None
+    cut = loop_start(head + long_lap * 2)
+    assert cut is not None and (head + long_lap * 2)[:cut] == head + long_lap
+    # a short block written three times is a loop; a long one written once again is not yet
+    # unless it has four lines of code
+    three = "x = 1\ny = 2\nz = 3\n"
+    assert loop_start(head + three * 2) is None and loop_start(head + three * 3) is not None
+    talk = "# a\n# b\n# c\n# d\n# e\nprint(1)\n"
+    assert loop_start(head + talk * 2) is None
 
 
 async def test_a_reply_looping_on_the_same_lines_is_cut_and_asked_again_sampled() -> None:
