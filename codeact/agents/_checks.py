@@ -16,7 +16,7 @@ from codeact.agents._notecols import (
 )
 from codeact.agents._placeholders import TOKEN
 from codeact.agents._problem import Problem, problem_of
-from codeact.agents._trace import as_decimal
+from codeact.agents._trace import as_decimal, garbled
 
 _SHARE = re.compile(r"\b(?:share|percent(?:age)?|proportion|fraction)\b|%", re.I)
 _DEVIATIONS = re.compile(
@@ -94,6 +94,17 @@ def _compared_columns(question: str, code: str) -> list[str]:
 
 
 _DISTINCT = re.compile(r"text, (?:\d+ missing(?: \([^)]*\))?, )?(\d+) distinct values, e\.g\. (.*)")
+
+
+def garbled_problem(answer: str) -> str | None:
+    """An answer value no number or label looks like (see ``garbled``): text digits joined by
+    ``.sum()``, a piece of a printed Series."""
+    for name, value in TOKEN.findall(answer):
+        why = garbled(value)
+        if why is not None:
+            shown = value.strip() if len(value.strip()) <= 40 else value.strip()[:37] + "..."
+            return f"@{name}[{shown}] {why}; print the result, then answer."
+    return None
 
 
 def value_problem(question: str, answer: str) -> Problem | None:

@@ -39,6 +39,7 @@ from codeact.agents._candidate import AnswerCandidate, CellRun
 from codeact.agents._checks import (
     deviation_problem,
     fill_problem,
+    garbled_problem,
     rate_problem,
     share_problem,
     value_problem,
@@ -331,6 +332,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("stale", stale_problem(stale)),
         ("series", series_problem(question, "\n".join(c.stdout for c in candidate.ok_cells))),
         ("value", value_problem(question, candidate.text)),
+        ("garbled", garbled_problem(candidate.text)),
     )
     for rule, problem in problems:
         if problem is not None and _first_time(rule, candidate.cells[0]):

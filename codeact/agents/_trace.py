@@ -164,6 +164,28 @@ _LABEL_AND_NUMBER = re.compile(
 )
 
 
+_JOINED_DIGITS = re.compile(r"[-+]?\d{16,}")
+_REPR_PIECE = re.compile(r"\b(?:dtype|Name|Length|Freq)\s*:|\b(?:Index|Series|DataFrame)\(")
+
+
+def garbled(value: str) -> str | None:
+    """Why a printed value cannot be an answer, or None: digits of text values joined end to
+    end by ``.sum()`` on a text column (``332111132141``), or a piece of how pandas prints a
+    Series (``Branch, dtype: str``)."""
+    v = value.strip()
+    if _JOINED_DIGITS.fullmatch(v):
+        return (
+            "is not a number: .sum() on a column of text joins the values end to end. Convert "
+            "the values to numbers first (.astype(int), or as the files note says)"
+        )
+    if _REPR_PIECE.search(v):
+        return (
+            "is a piece of how pandas prints a Series or an index, not a value. Print the one "
+            "value asked for (for example s.idxmax(), s.max() or s.iloc[0])"
+        )
+    return None
+
+
 def best_traced_values(question: str, cells: Sequence[CellRun]) -> dict[str, str]:
     """For each required placeholder, the value the successful cells printed for it (latest
     first): as ``@name[value]``, on a line labelled with the name, the only number the last
@@ -180,7 +202,7 @@ def best_traced_values(question: str, cells: Sequence[CellRun]) -> dict[str, str
         for name in wanted:
             if name not in found:
                 value = printed.get(name) or _labelled(name, shown)
-                if value is not None:
+                if value is not None and garbled(value) is None:
                     found[name] = value
     if len(wanted) == 1 and not found and ok:
         last = "\n".join(computed_texts([ok[-1]]))

@@ -161,3 +161,28 @@ def test_the_one_number_of_a_prose_answer_fills_the_one_value_asked_when_printed
         apply_validators([placeholder_validator()], c.replace(text="There are 72 readings."))
     with pytest.raises(ModelRetry):  # two numbers: which one is meant is not guessed
         apply_validators([placeholder_validator()], c.replace(text="71 of 0 readings."))
+
+
+def test_joined_text_digits_and_pieces_of_a_printed_series_are_not_answers() -> None:
+    from codeact.agents.validators import rules_validator
+
+    q = "Which item sold most, and how many? Answer as @item[name] @quantity[value]."
+    joined = "332111132141212331211211211111311312122221212"
+    cells = [
+        CellRun(code="print(s.idxmax(), s.max())", stdout=f"@item[Diavola]\n@quantity[{joined}]")
+    ]
+    c = AnswerCandidate(text=f"@item[Diavola] @quantity[{joined}]", question=q, cells=cells)
+    with pytest.raises(ModelRetry, match="joins the values end to end"):
+        apply_validators([rules_validator()], c)
+    again = [CellRun(code="print(s)", stdout="Name: Item, dtype: str")]  # (a rule fires once a run)
+    series = c.replace(text="@item[Item, dtype: str] @quantity[301]", cells=again)
+    with pytest.raises(ModelRetry, match="a piece of how pandas prints a Series"):
+        apply_validators([rules_validator()], series)
+    fine = c.replace(
+        text="@item[Diavola] @quantity[1234567890123]",  # (a long number is fine)
+        cells=[CellRun(code="print(n)", stdout="Diavola 1234567890123")],
+    )
+    assert apply_validators([rules_validator()], fine) is fine
+    # the answer made of printed values skips them for an earlier, readable one
+    earlier = CellRun(code="print(1)", stdout="@item[Margherita]\n@quantity[301]")
+    assert best_traced_answer(q, [earlier, *cells]) == "@item[Diavola] @quantity[301]"
