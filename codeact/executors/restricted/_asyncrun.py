@@ -24,11 +24,13 @@ import types
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from codeact.executors.restricted._deadline import check_timeout
+from codeact.executors.restricted._deadline import check_timeout, time_left
 from codeact.executors.restricted._guards import METHOD_GUARDS, PolicyError
 from codeact.executors.restricted._standins import GuardedType
 
 SLICE_S = 0.05
+#: A cell with less time left than this closes an abandoned loop only after it ends.
+CLOSE_MARGIN_S = 0.1
 
 #: The asyncio names cells get; ``run`` and ``to_thread`` are the session's own.
 ASYNCIO_NAMES = (
@@ -68,6 +70,9 @@ class SessionLoop:
                     handle.cancel()
                 check_timeout()
         except BaseException:
+            # Late: the interrupt repeats until the cell ends, so the loop is closed after it
+            # (``close_abandoned``). Not late (the cell's own exception, say a SystemExit it
+            # catches and loops on): closed now, or a cell could pile up open loops.
             self.abandon(close_coroutines=True)
             raise
         return future.result()
@@ -98,8 +103,9 @@ class SessionLoop:
         ``close_coroutines``: the call comes from inside a cell (its deadline passed) — also
         close the tasks' coroutines now, while the cell's deadline and interrupts still apply
         (their cleanup code is the cell's), rather than whenever the garbage collector gets to
-        them; the loop itself is closed later, by ``close_abandoned`` once the cell's interrupts
-        have stopped. From host code (no cell running) the loop is closed at once."""
+        them; the loop is closed now if the cell has time left (no interrupt can come while it
+        closes), else later, by ``close_abandoned``, once the cell's interrupts have stopped.
+        From host code (no cell running) the loop is closed at once."""
         loop = self._loop
         if loop is None or loop.is_running():  # a cell is in it: its own ending abandons it
             return
@@ -110,14 +116,17 @@ class SessionLoop:
             if close_coroutines:
                 with contextlib.suppress(BaseException):  # the cell's own cleanup failing
                     task.get_coro().close()
-        if not close_coroutines:
+        if not close_coroutines or time_left() > CLOSE_MARGIN_S:
             self.close_abandoned()
 
     def close_abandoned(self) -> None:
         """Close the loops ``abandon`` dropped. Host code only, never while a cell's interrupts
         may still arrive (the runners call it after disarming them)."""
         while self._abandoned:
-            loop = self._abandoned.pop()
+            try:
+                loop = self._abandoned.pop()
+            except IndexError:  # (emptied meanwhile by a cancelled cell's orphaned thread)
+                return
             if loop.is_closed() or loop.is_running():
                 continue
             for task in asyncio.all_tasks(loop):  # an interrupt may have cut the first pass

@@ -44,6 +44,12 @@ def check_timeout() -> None:
         raise CellTimeout()
 
 
+def time_left() -> float:
+    """Seconds until this thread's cell is late (negative once it is; ``-inf`` outside a
+    cell)."""
+    return float(getattr(_cell, "deadline", _OUTSIDE)) - time.monotonic()
+
+
 def safe_sleep(seconds: float) -> None:
     """``time.sleep`` for the sandbox: sleeps in slices so the cell's deadline still applies."""
     end = time.monotonic() + float(seconds)
