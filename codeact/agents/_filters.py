@@ -155,21 +155,28 @@ _EXAMPLE_WORDS = {"or", "and", "in", "is", "are", "e.g", "eg", "i.e", "ie", "as"
 def _sign_fix(question: str, task: str, value: str, code: str) -> str | None:
     """The code with its comparison to a negative example (``df['Subtotal'] != '-€12.50'``,
     where the question says refunds are the rows with a negative Subtotal) made a sign test on
-    the column converted as the files note says (``... .astype(float) >= 0``); None if the
+    the column converted as the files note says (``~(... .astype(float) < 0)``); None if the
     question speaks of no sign or the note gives no conversion."""
     if not value.startswith("-") or not re.search(r"\bnegative\b", task, re.I):
         return None
     quoted = re.escape(value)
-    m = re.search(rf"(\w+)\s*\[\s*(['\"])([^'\"\n]+)\2\s*\]\s*(==|!=)\s*(['\"]){quoted}\5", code)
-    if m is None:
-        return None
-    for name, kind in note_column_kinds(question):
-        convert = TEXT_NUMBER_CONVERSION.search(kind)
-        if name == m.group(3) and convert is not None:
-            column = convert.group(1).replace(f"df[{name!r}]", f"{m.group(1)}[{name!r}]", 1)
-            sign = ">= 0" if m.group(4) == "!=" else "< 0"
-            return code.replace(m.group(0), f"({column} {sign})")
-    return None
+    compared = re.compile(rf"(\w+)\s*\[\s*(['\"])([^'\"\n]+)\2\s*\]\s*(==|!=)\s*(['\"]){quoted}\5")
+    convert = {
+        name: m.group(1)
+        for name, kind in note_column_kinds(question)
+        if (m := TEXT_NUMBER_CONVERSION.search(kind)) is not None
+    }
+
+    def sign_test(m: re.Match[str]) -> str:
+        if m.group(3) not in convert:
+            return m.group(0)
+        name = m.group(3)
+        column = convert[name].replace(f"df[{name!r}]", f"{m.group(1)}[{name!r}]", 1)
+        # (== the example: the negative rows; != it: the others, empty cells kept as != keeps)
+        return f"({column} < 0)" if m.group(4) == "==" else f"~({column} < 0)"
+
+    fixed = compared.sub(sign_test, code)
+    return fixed if fixed != code else None
 
 
 def filter_problem(question: str, code: str) -> str | None:

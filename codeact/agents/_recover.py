@@ -170,6 +170,7 @@ def text_number_hint(result: ExecutionResult, question: str = "") -> str:
 #: A column the files note describes as plain text: labels, codes, names (no way to read it
 #: as numbers or dates).
 _PLAIN_TEXT = re.compile(r"^text(?:, \d+ missing)?(?:, \d+ distinct values)?, e\.g\. (.*)$")
+_NUMBER_LIKE = re.compile(r"[\s(\u2212+-]*[$\u20ac\u00a3\u00a5]?\s*\.?\d")
 
 
 def label_column_hint(question: str, result: ExecutionResult, line: str) -> str:
@@ -179,12 +180,16 @@ def label_column_hint(question: str, result: ExecutionResult, line: str) -> str:
         return ""
     for name, kind in note_column_kinds(question):
         plain = _PLAIN_TEXT.match(kind)
+        shown = plain.group(1) if plain is not None else ""
+        examples = re.findall(r"'([^'\n]*)'", shown)
+        if not examples or any(_NUMBER_LIKE.match(v) for v in examples):
+            continue  # (amounts the note did not recognise, '(1,234.00)' or '1.2k': not labels)
         quoted = re.escape(name)
         column = rf"\w+\s*\[\s*(?:'{quoted}'|\"{quoted}\")\s*\]"
         operand = rf"[-+*/]\s*{column}|{column}\s*(?:[-+*/]|[<>]=?\s*\d)"  # (not a key)
-        if plain is not None and re.search(operand, line):
+        if re.search(operand, line):
             return (
-                f"{name!r} holds text such as {plain.group(1)} (see the files note), not "
+                f"{name!r} holds text such as {shown} (see the files note), not "
                 "numbers: arithmetic and number comparisons on it fail. Leave it out of the "
                 "calculation (or count or group by it), and compute only what the question asks."
             )

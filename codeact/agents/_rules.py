@@ -254,6 +254,18 @@ _DATE_ORDER = re.compile(
 _NAMED_DATES = re.compile(r"dates with month names as text: (pd\.to_datetime\(.*?\))(?:, e\.g\.|$)")
 
 
+def _ordered(code: str, name: str) -> bool:
+    """Whether ``code`` orders the text of column ``name``: compares it with ``<``/``>``,
+    takes its min or max, sorts by it."""
+    quoted = re.escape(name)
+    column = rf"\[\s*(['\"]){quoted}\1\s*\]"
+    uses = (
+        rf"{column}\s*(?:[<>]|\.\s*(?:min|max|idxmin|idxmax|sort_values|rank|nsmallest"
+        rf"|nlargest)\b)|sort_values\(\s*(?:by\s*=\s*)?\[?\s*(['\"]){quoted}\2"
+    )
+    return re.search(uses, code) is not None
+
+
 def text_date_problem(question: str, code: str) -> str | None:
     """A column the files note flags as dates written day or month first (``15/03/2019``) or
     with month names (``17 Sep 2017``), used by code that never reads it as dates (or, day
@@ -268,8 +280,10 @@ def text_date_problem(question: str, code: str) -> str | None:
             continue  # (nor one whose only use is finding its empty values)
         converted = re.search(r"to_datetime|parse_dates", code)
         if named is not None:
-            if converted:
+            if converted or re.search(r"strptime|dateutil|\bparse\(", code):
                 continue
+            if not _ordered(code, name):
+                continue  # (printed, counted or matched whole: the text is fine)
             written, read = "with month names", named.group(1)
         else:
             assert m is not None

@@ -22,8 +22,11 @@ if TYPE_CHECKING:
 
 NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _PLAIN_NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
-#: Just before a number: a letter and a hyphen, as in a label such as ``BR-02``.
-_IN_LABEL = re.compile(r"[A-Za-z]-$")
+#: Just before a number: a code's capital letters and a hyphen, as in ``BR-02`` or ``SKU-7``
+#: (not a month, ``SEP-2017``; not a word, ``lane-3`` or ``17-Sep-2017``).
+_IN_LABEL = re.compile(
+    r"(?<![A-Za-z])(?!(?:JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC)-)[A-Z]{1,5}-$"
+)
 _NUMERIC_VALUE = re.compile(r"^[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?%?$")
 #: Values that say "no value": a placeholder holding one is not answered.
 EMPTY_VALUES = frozenset(
@@ -70,7 +73,7 @@ def _printed_numbers(texts: Sequence[str]) -> list[Decimal]:
     for text in texts:
         for pattern in (NUMBER, _PLAIN_NUMBER):  # "12,345" is one number, or a list of two
             for m in pattern.finditer(text):
-                if _IN_LABEL.search(text, max(0, m.start() - 2), m.start()):
+                if _IN_LABEL.search(text, max(0, m.start() - 7), m.start()):
                     continue  # (the 02 of 'BR-02' is part of a label, not a number printed)
                 try:
                     out.append(Decimal(m.group(0).replace(",", "")))
@@ -164,7 +167,9 @@ _LABEL_AND_NUMBER = re.compile(
 )
 
 
-_JOINED_DIGITS = re.compile(r"[-+]?\d{16,}")
+#: More digits than any 64-bit integer has: text digits joined end to end (an ID or a sum
+#: computed by pandas has at most 19).
+_JOINED_DIGITS = re.compile(r"[-+]?\d{20,}")
 _REPR_PIECE = re.compile(r"\b(?:dtype|Name|Length|Freq)\s*:|\b(?:Index|Series|DataFrame)\(")
 
 

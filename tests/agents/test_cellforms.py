@@ -85,6 +85,16 @@ def test_dates_with_month_names_taken_as_text_are_sent_back() -> None:
     fixed = read + "d = pd.to_datetime(df['opened'], format='%d %b %Y')\nprint(df.loc[d.idxmin()])"
     assert text_date_problem(q, fixed) is None
     assert text_date_problem(q, read + "print(df['branch'].tolist())") is None
+    # the text used whole, or read as dates another way, is fine
+    for fine in (
+        "print((df['opened'] == '17 Sep 2017').sum())",
+        "print(df['opened'].nunique())",
+        "print(df['opened'].str.endswith('2017').sum())",
+        "from datetime import datetime\nprint([datetime.strptime(s, '%d %b %Y') for s in df['opened']])",
+    ):
+        assert text_date_problem(q, read + fine) is None, fine
+    for ordered in ("print(df.sort_values('opened').iloc[0])", "print(df[df['opened'] < '2018'])"):
+        assert text_date_problem(q, read + ordered) is not None, ordered
 
 
 MENU = ["2x Margherita; 1x Cola", "1x Margherita", "3x Water; 1x Cola; 1x Tiramisu", "", "1x Cola;"]

@@ -73,10 +73,14 @@ def test_selecting_rows_by_a_quoted_example_is_sent_back() -> None:
 
     assert printed(code) == "10"  # (the returns written '-4.50 USD' were kept)
     fix = getattr(problem, "code", None)
-    assert fix is not None and ".astype(float) >= 0)" in fix
+    assert fix is not None and "~(df['Amount'].str.replace(" in fix and ".astype(float) < 0)" in fix
     assert printed(fix) == "8"  # all six returns left out
     again = getattr(filter_problem(RETURNS, code.replace("!=", "==")), "code", None)
     assert again is not None and printed(again) == "6"
+    # both comparisons in one cell are rewritten, each with its own sign
+    two = f"{READ}sales = df[df['Amount'] != '-$3.00']\nprint(len(df[df['Amount'] == '-$3.00']), len(sales))"
+    both_fixed = getattr(filter_problem(RETURNS, two), "code", None)
+    assert both_fixed is not None and printed(both_fixed) == "6 8"
     unsigned = ask("How many sales?", "Amounts are written like '$12.50' or '12.50 USD'.")
     plain = filter_problem(unsigned, f"{READ}print(len(df[df['Amount'] != '$12.50']))")
     assert plain is not None and getattr(plain, "code", None) is None  # (no sign to test)

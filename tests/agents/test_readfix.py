@@ -506,6 +506,13 @@ async def test_arithmetic_on_a_column_of_labels_is_told_the_column_is_text() -> 
     result = await run_one_cell({"p.csv": data}, keyed, question, "@n[3]")
     content = result.tool_output.content
     assert result.tool_output.is_error and "holds text such as" not in content
+    # amounts the note did not recognise as numbers are not labels
+    ledger = b"Ref,Amount\nA,(1,234.00)\nB,1.50\nC,2.50\n"
+    asked = f"Total? Format: @n[value]\n\n{describe_files({'l.csv': ledger})}"
+    sums = "import pandas as pd\ndf = pd.read_csv('l.csv')\nprint((df['Amount'] > 100).sum())"
+    result = await run_one_cell({"l.csv": ledger}, sums, asked, "@n[3]")
+    content = result.tool_output.content
+    assert result.tool_output.is_error and "holds text such as" not in content
     # nor one that only selects the rows
     picked = "print(df[df['Code'] == 'LUNCH15']['Branch'].mean())"
     result = await run_one_cell(

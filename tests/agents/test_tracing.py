@@ -116,7 +116,10 @@ def test_the_number_inside_a_printed_label_is_not_a_printed_number() -> None:
         apply_validators(
             [traced_validator()], AnswerCandidate(text="@branch[02]", question=q, cells=cells)
         )
-    # numbers after a digit and a hyphen (dates) or a sign still trace
+    # numbers after a digit and a hyphen (dates), a month, a word or a sign still trace
+    for printed, value in (("17-Sep-2017", "2017"), ("SEP-2017", "2017"), ("lane-3", "3")):
+        assert trace_answer("Give @y[v].", f"@y[{value}]", [ok(printed)])["y"].computed
+    assert not trace_answer("Give @y[v].", "@y[7]", [ok("SKU-7")])["y"].computed
     dated = [ok("2024-02-01  -3\n")]
     assert trace_answer("Give @m[v] @d[v].", "@m[02] @d[-3]", dated)["d"].computed
     assert trace_answer("Give @m[v] @d[v].", "@m[02] @d[-3]", dated)["m"].computed
@@ -179,8 +182,8 @@ def test_joined_text_digits_and_pieces_of_a_printed_series_are_not_answers() -> 
     with pytest.raises(ModelRetry, match="a piece of how pandas prints a Series"):
         apply_validators([rules_validator()], series)
     fine = c.replace(
-        text="@item[Diavola] @quantity[1234567890123]",  # (a long number is fine)
-        cells=[CellRun(code="print(n)", stdout="Diavola 1234567890123")],
+        text="@item[Diavola] @quantity[1460323737035677698]",  # (a 64-bit ID or sum is fine)
+        cells=[CellRun(code="print(n)", stdout="Diavola 1460323737035677698")],
     )
     assert apply_validators([rules_validator()], fine) is fine
     # the answer made of printed values skips them for an earlier, readable one
