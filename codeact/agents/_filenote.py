@@ -276,14 +276,24 @@ def _written_kind(values: list[str], name: str) -> str:
     return ""
 
 
+#: Words a column of numbers writes for "no value".
+_NO_VALUE = {"unknown", "none", "null", "missing", "nan", "na", "n/a", "n.a.", "tbd", "pending"}
+
+
 def _marked_numbers(values: list[str], name: str) -> str:
     """Numbers with a few values of a word or a sign standing for no number (``'-'``,
     ``'?'``, ``'unknown'``): what they are and the conversion that makes the rest numbers."""
     others = [v for v in values if not _FLOAT.match(v)]
     words = sorted(set(others))
-    if not others or len(others) * 10 > len(values) or len(words) > 2:
+    if not others or len(words) > 3:
         return ""
     if any(len(w) > 12 or any(c.isdigit() for c in w) for w in words):
+        return ""
+    # a sign or a word for "no value" may stand in for many values (half the ratings '?');
+    # another word only for a few, or it is a text column with some numbers in it
+    markers = all(not any(c.isalnum() for c in w) or w.lower() in _NO_VALUE for w in words)
+    few = len(others) * 10 <= len(values) and len(words) <= 2
+    if not (few or (markers and len(values) - len(others) >= 5)):
         return ""
     shown = " and ".join(repr(w) for w in words)
     return (

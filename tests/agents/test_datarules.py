@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import io
 
+import pandas as pd
 import pytest
 
 from codeact.agents._checks import asked_text, share_problem
@@ -74,6 +75,18 @@ def test_the_note_says_how_each_messy_column_is_written() -> None:
     # a column of words with many non-numbers is text, not numbers with a marker
     words = describe_files({"w.csv": b"a,b\n1,x\nfoo,y\nbar,z\n"})
     assert "numbers stored as text" not in words
+    # signs or words for "no value" may stand in for many values (ratings '?' for half the rows)
+    rows = [str(i % 5 + 1) for i in range(12)] + ["?", "-"] * 5 + ["unknown"] * 2
+    rated = "r,rating\n" + "".join(f"{i},{v}\n" for i, v in enumerate(rows))
+    note = describe_files({"r.csv": rated.encode()})
+    assert "12 values '-' and '?' and 'unknown' standing for no number" in note
+    got = pd.to_numeric(pd.read_csv(io.StringIO(rated))["rating"], errors="coerce")
+    assert got.notna().sum() == 12 and got.sum() == 33
+    # but a word that is no "no value" word, as often as the numbers: a text column
+    mixed = "a,b\n" + "".join(
+        f"{i},{v}\n" for i, v in enumerate(["1", "2", "3", "4", "5"] + ["low"] * 5)
+    )
+    assert "numbers stored as text" not in describe_files({"m.csv": mixed.encode()})
 
 
 def test_comparing_with_a_word_pandas_reads_as_missing_is_fixed_with_isna() -> None:
