@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from codeact.agents._cellforms import list_cells, month_name_dates, spelling_hint
+from codeact.agents._cellforms import list_cells, month_name_dates, spelling_hint, squeeze
 from codeact.agents._csvtable import SCAN_ROWS, Table
 
 MAX_COLUMNS = 40
@@ -214,8 +214,9 @@ def _kind(present: list[str], missing: int, name: str) -> tuple[str, str]:
     if named:
         return "text", named
     distinct = len(set(stripped))
-    if distinct > 20:
-        return "text", ""
+    if distinct > 20:  # (many values: named only when they are few written many ways)
+        few = len({squeeze(v) for v in stripped}) <= 20
+        return "text", spelling_hint(present, name) if few else ""
     return "text", spelling_hint(present, name) or f"{distinct} distinct values"
 
 

@@ -202,3 +202,36 @@ def test_keys_with_other_prefixes_and_padding_get_the_join_on_the_number() -> No
     same = branches.replace("BR-0", "br")
     plain = describe_files({"orders.csv": orders.encode(), "branches.csv": same.encode()})
     assert "Keys written" not in plain  # (written alike: a plain merge works)
+
+
+def test_keys_written_in_another_case_get_the_join_on_the_folded_keys() -> None:
+    plates = [f"AB-{i:02d}-CD" for i in range(10)]
+    rentals = "Rental,Plate\n" + "".join(
+        f"{i},{plates[i % 10].lower() if i % 3 == 0 else plates[i % 10]}\n" for i in range(40)
+    )
+    fleet = "Plate,Category\n" + "".join(
+        f"{p},{'Van' if i % 2 else 'SUV'}\n" for i, p in enumerate(plates)
+    )
+    note = describe_files({"r.csv": rentals.encode(), "f.csv": fleet.encode()})
+    (hint,) = [ln for ln in note.splitlines() if ln.startswith("- Keys written in other case")]
+    assert "'Plate' of 'r.csv' (e.g. 'ab-00-cd') is 'Plate' of 'f.csv' (e.g. 'AB-00-CD')" in hint
+    r, f = pd.read_csv(io.StringIO(rentals)), pd.read_csv(io.StringIO(fleet))
+    assert len(r.merge(f, on="Plate")) == 26  # (a plain merge loses the lower-case rows)
+    left, right = hint.split("Join on the folded keys: ", 1)[1].split(" in 'r.csv' and ")
+    r["k"], f["k"] = eval(left, {"df": r}), eval(right.split(" in 'f.csv'")[0], {"df": f})
+    assert len(r.merge(f, on="k")) == 40
+    # written alike (or a few rows off): no hint; nor for columns of other names
+    alike = rentals.replace("ab-", "AB-").replace("-cd", "-CD")
+    assert "other case" not in describe_files({"r.csv": alike.encode(), "f.csv": fleet.encode()})
+    other = fleet.replace("Plate,", "Code,")
+    assert "other case" not in describe_files({"r.csv": rentals.encode(), "f.csv": other.encode()})
+
+
+def test_few_values_written_many_ways_are_folded_even_past_twenty_as_written() -> None:
+    codes = ["PT", "ES", "GB", "DE", "FR", "NL", "US"]
+    forms = [str.upper, str.lower, str.title]
+    rows = "id,Country\n" + "".join(f"{i},{forms[i % 3](codes[i % 7])}\n" for i in range(63))
+    line = _call(describe_files({"c.csv": rows.encode()}), "Country")
+    assert "21 distinct values as written, 7 ignoring case and spaces" in line
+    many = "id,Name\n" + "".join(f"{i},Name{i} {'X' if i % 2 else 'x'}\n" for i in range(60))
+    assert "ignoring case" not in _call(describe_files({"n.csv": many.encode()}), "Name")
