@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from codeact.agents._notecols import (
+    CATEGORY,
     TEXT_NUMBER_CONVERSION,
     THRESHOLD,
     note_column_kinds,
@@ -44,6 +45,36 @@ _MEANS_MISSING = re.compile(
 _HANDLES_MISSING = re.compile(r"fillna|isna|notna|isnull|notnull|dropna|interpolate|na_values")
 #: After quoted values: what they stand for (``'1' and 'yes' mean an estimated reading``).
 _LEGEND = re.compile(r"\s*(?:means?|stands? for|denotes?|indicates?|marks?)\b", re.I)
+
+
+def listed_values(question: str, task: str, low_code: str) -> set[int]:
+    """Positions (just before) of a text column's values that the task lists together
+    without quotes ("Status is Completed, Cancelled or No-show", "leave the Cancelled and
+    No-show rows out") when the code selects by one of the column's values: the list says
+    what the column holds or what the selection leaves out (as with ``described_values``'
+    positions of quoted values)."""
+    out: set[int] = set()
+    for _name, kind in note_column_kinds(question):
+        if not CATEGORY.match(kind):
+            continue
+        values = re.findall(r"'([^'\n]{2,40})'", kind)
+        hits = sorted(
+            (m.start(), m.end(), v)
+            for v in values
+            for m in re.finditer(rf"(?<![\w'\"]){re.escape(v)}(?![\w'\"])", task)
+        )
+        groups: list[list[tuple[int, int, str]]] = []
+        for hit in hits:
+            if groups and _ALTERNATIVE.fullmatch(task[groups[-1][-1][1] : hit[0]]):
+                groups[-1].append(hit)
+            else:
+                groups.append([hit])
+        if not any(v.lower() in low_code for v in values):
+            continue  # (the code selects by none of the column's values)
+        for group in groups:
+            if len(group) > 1:
+                out |= {start - 1 for start, _e, _v in group}
+    return out
 
 
 def described_values(task: str, low_code: str) -> set[int]:

@@ -59,6 +59,7 @@ from codeact.agents._filters import (
     extra_filter_problem,
     filter_problem,
     left_out,
+    listed_values,
 )
 from codeact.agents._groups import (
     asked_groups,
@@ -114,6 +115,7 @@ def category_problem(question: str, code: str) -> str | None:
     task = task_text(question)
     low = code.lower()
     described = described_values(task, low)  # (quoted as how values are written: not asked)
+    described |= listed_values(question, task, low)  # ("Status is A, B or C": what it holds)
     for value in category_values(question):
         named = any(
             m.start() - 1 not in described

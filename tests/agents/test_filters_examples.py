@@ -113,3 +113,25 @@ def test_amounts_as_text_tested_as_text_are_not_unconverted_numbers() -> None:
     assert problem is not None and "holds numbers stored as text" in problem
     both = f"{READ}neg = df['Amount'].str.startswith('-')\nprint(df['Amount'].max())"
     assert text_number_problem(RETURNS, both) is not None
+
+
+def test_a_columns_values_listed_together_are_what_it_holds_not_filters() -> None:
+    from codeact.agents._rules import category_problem
+
+    data = "id,Status\n" + "".join(
+        f"{i},{['Completed', 'Cancelled', 'No-show'][i % 3]}\n" for i in range(12)
+    )
+    note = describe_files({"r.csv": data.encode()})
+    said = (
+        "Status is Completed, Cancelled or No-show; only the Completed rows took place: leave "
+        "the Cancelled and No-show rows out."
+    )
+    q = f"Question: How many rentals took place?\nConstraints: {said}\nFormat: @n[v]\n\n{note}"
+    read = "import pandas as pd\ndf = pd.read_csv('r.csv')\n"
+    assert category_problem(q, read + "print(len(df[df['Status'] == 'Completed']))") is None
+    unfiltered = category_problem(q, read + "print(len(df))")
+    assert unfiltered is not None and "'Completed'" in unfiltered
+    # a value named on its own is still a filter
+    alone = q.replace("How many rentals took place?", "How many No-show bookings were there?")
+    wrong = category_problem(alone, read + "print(len(df[df['Status'] == 'Completed']))")
+    assert wrong is not None and "'No-show'" in wrong
