@@ -155,6 +155,8 @@ def text_number_hint(result: ExecutionResult, question: str = "") -> str:
     if _TEXT_MATH.search(error.message):
         noted = question_without_note(question) != question  # (a files note follows)
         separators = not noted or "with ',' separators" in question
+        line = failing_line(error.traceback)
+        listed = any(uses_column(line, name) for name, _kind in note_column_kinds(question))
         return (
             "A value is text where a number is needed: check the column's dtype (df.dtypes). "
             + (
@@ -162,6 +164,9 @@ def text_number_hint(result: ExecutionResult, question: str = "") -> str:
                 "pd.read_csv(..., thousands=',')."
                 if separators
                 else "Convert the column to numbers the way the files note says for it."
+                if listed
+                else "Convert it first: pd.to_numeric(s, errors='coerce') for numbers as text; for "
+                "a month or a year take the number from dates (.dt.month, .dt.year), not from text."
             )
         )
     return ""

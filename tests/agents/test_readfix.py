@@ -482,6 +482,12 @@ async def test_the_generic_text_number_hint_follows_the_note() -> None:
     assert "A value is text where a number is needed" in content
     assert "the way the files note says for it" in content
     assert "thousands=','" not in content
+    # a column the cell made itself (not in the note): how to convert, not "as the note says"
+    made = "import pandas as pd\ndf = pd.read_csv('p.csv')\nm = df['Branch'].str.upper()\nprint(m.astype(int).sum())"
+    result = await run_one_cell({"p.csv": POS}, made, question, "@n[3]")
+    content = result.tool_output.content
+    assert "pd.to_numeric(s, errors='coerce')" in content and ".dt.month" in content
+    assert "the way the files note says" not in content
 
 
 async def test_arithmetic_on_a_column_of_labels_is_told_the_column_is_text() -> None:
