@@ -58,6 +58,8 @@ def listed_values(question: str, task: str, low_code: str) -> set[int]:
         if not CATEGORY.match(kind):
             continue
         values = re.findall(r"'([^'\n]{2,40})'", kind)
+        if not any(v.lower() in low_code for v in values):
+            continue  # (the code selects by none of the column's values)
         hits = sorted(
             (m.start(), m.end(), v)
             for v in values
@@ -69,8 +71,6 @@ def listed_values(question: str, task: str, low_code: str) -> set[int]:
                 groups[-1].append(hit)
             else:
                 groups.append([hit])
-        if not any(v.lower() in low_code for v in values):
-            continue  # (the code selects by none of the column's values)
         for group in groups:
             if len(group) > 1:
                 out |= {start - 1 for start, _e, _v in group}

@@ -4,6 +4,7 @@ dtypes), and the small model does not see why; the files note says how to join t
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from codeact.agents._csvtable import Table
@@ -100,35 +101,32 @@ def _case_hints(tables: dict[str, dict[str, list[str]]]) -> list[str]:
     """Keys of linked names in two files that match once case is ignored, where rows of one
     would not match as written (``'se-10-km'`` is ``'SE-10-KM'``): the join on the folded
     keys."""
+    columns = [(name, col, values) for name, cols in tables.items() for col, values in cols.items()]
+    folded = {(name, col): {v.upper() for v in values} for name, col, values in columns}
     hints, seen = [], set()
-    for a, columns in tables.items():
-        for col, values in columns.items():
-            for b, others in tables.items():
-                for key, written in others.items():
-                    pair = frozenset({(a, col), (b, key)})
-                    if b == a or pair in seen or not _linked(col, key):
-                        continue
-                    if len(set(written)) != len(written) or not any(
-                        c.isalpha() for c in written[0]
-                    ):
-                        continue  # (the other side is a key: each value once, with letters)
-                    keys, exact = {v.upper() for v in written}, set(written)
-                    found = [v for v in values if v.upper() in keys]
-                    small = min(len({v.upper() for v in values}), len(keys))
-                    if small < 3 or len({v.upper() for v in found}) < 0.8 * small:
-                        continue  # (not the same keys)
-                    lost = sum(v not in exact for v in found)  # (rows a plain merge drops)
-                    if lost < max(3, 0.05 * len(values)):
-                        continue
-                    seen.add(pair)
-                    case = "lower" if all(v == v.lower() for v in written) else "upper"
-                    fold = "df[{!r}].str.strip().str." + case + "()"
-                    hints.append(
-                        f"- Keys written in other case: {col!r} of {a!r} (e.g. "
-                        f"{_odd(values, case)!r}) is {key!r} of {b!r} (e.g. {written[0]!r}). Join "
-                        f"on the folded keys: {fold.format(col)} in {a!r} and "
-                        f"{fold.format(key)} in {b!r}"
-                    )
+    for (a, col, values), (b, key, written) in itertools.product(columns, columns):
+        pair = frozenset({(a, col), (b, key)})
+        if b == a or pair in seen or not _linked(col, key):
+            continue
+        if len(set(written)) != len(written) or not any(c.isalpha() for c in written[0]):
+            continue  # (the other side is a key: each value once, with letters)
+        keys = folded[(b, key)]
+        found = [v for v in values if v.upper() in keys]
+        small = min(len(folded[(a, col)]), len(keys))
+        if small < 3 or len({v.upper() for v in found}) < 0.8 * small:
+            continue  # (not the same keys)
+        exact = set(written)
+        lost = sum(v not in exact for v in found)  # (rows a plain merge drops)
+        if lost < max(3, 0.05 * len(values)):
+            continue
+        seen.add(pair)
+        case = "lower" if all(v == v.lower() for v in written) else "upper"
+        fold = "df[{!r}].str.strip().str." + case + "()"
+        hints.append(
+            f"- Keys written in other case: {col!r} of {a!r} (e.g. {_odd(values, case)!r}) is "
+            f"{key!r} of {b!r} (e.g. {written[0]!r}). Join on the folded keys: "
+            f"{fold.format(col)} in {a!r} and {fold.format(key)} in {b!r}"
+        )
     return hints
 
 

@@ -154,20 +154,21 @@ def text_number_hint(result: ExecutionResult, question: str = "") -> str:
         )
     if _TEXT_MATH.search(error.message):
         noted = question_without_note(question) != question  # (a files note follows)
-        separators = not noted or "with ',' separators" in question
         line = failing_line(error.traceback)
-        listed = any(uses_column(line, name) for name, _kind in note_column_kinds(question))
-        return (
-            "A value is text where a number is needed: check the column's dtype (df.dtypes). "
-            + (
+        if not noted or "with ',' separators" in question:
+            how = (
                 "Numbers written with ',' separators (see the files note) read with "
                 "pd.read_csv(..., thousands=',')."
-                if separators
-                else "Convert the column to numbers the way the files note says for it."
-                if listed
-                else "Convert it first: pd.to_numeric(s, errors='coerce') for numbers as text; for "
+            )
+        elif any(uses_column(line, name) for name, _kind in note_column_kinds(question)):
+            how = "Convert the column to numbers the way the files note says for it."
+        else:  # (a column the cell made itself)
+            how = (
+                "Convert it first: pd.to_numeric(s, errors='coerce') for numbers as text; for "
                 "a month or a year take the number from dates (.dt.month, .dt.year), not from text."
             )
+        return (
+            f"A value is text where a number is needed: check the column's dtype (df.dtypes). {how}"
         )
     return ""
 
