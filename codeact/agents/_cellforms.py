@@ -120,3 +120,29 @@ def _folded(values: list[str]) -> str:
 def _first(values: list[str]) -> str:
     """The example value of a comparison: the first with a letter in it."""
     return next((v for v in values if any(c.isalpha() for c in v)), values[0])
+
+
+_TIME_OF_DAY = re.compile(r"^(?:[01]?\d|2[0-3]):[0-5]\d(:[0-5]\d)?$")
+
+
+def time_of_day_hint(values: list[str], name: str) -> str:
+    """Times of day as text (``'7:05'``, ``'18:40'``), perhaps with a sign standing for none
+    (``'--:--'``): minutes since midnight, and how the signs read as missing."""
+    times = [m for v in values if (m := _TIME_OF_DAY.match(v))]
+    signs = sorted({v for v in values if not _TIME_OF_DAY.match(v)})
+    if len(times) < 5 or len(signs) > 2 or any(c.isalnum() for s in signs for c in s):
+        return ""
+    with_seconds = {m.group(1) is not None for m in times}
+    if len(with_seconds) > 1:
+        return ""
+    clock = f"df[{name!r}]" + ("" if True in with_seconds else " + ':00'")
+    minutes = f"pd.to_timedelta({clock}, errors='coerce').dt.total_seconds() / 60"
+    if not signs:
+        return f"times of day as text: minutes since midnight = {minutes}"
+    shown = " and ".join(repr(s) for s in signs)
+    listed = ", ".join(repr(s) for s in signs)
+    return (
+        f"times of day as text, {len(values) - len(times)} values {shown} standing for no "
+        f"time (read the file with na_values=[{listed}] and .isna() finds them with the empty "
+        f"ones): minutes since midnight = {minutes}"
+    )

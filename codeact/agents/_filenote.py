@@ -11,7 +11,13 @@ from __future__ import annotations
 
 import re
 
-from codeact.agents._cellforms import list_cells, month_name_dates, spelling_hint, squeeze
+from codeact.agents._cellforms import (
+    list_cells,
+    month_name_dates,
+    spelling_hint,
+    squeeze,
+    time_of_day_hint,
+)
 from codeact.agents._csvtable import SCAN_ROWS, Table
 
 MAX_COLUMNS = 40
@@ -210,6 +216,9 @@ def _kind(present: list[str], missing: int, name: str) -> tuple[str, str]:
             f"durations as text: pd.to_timedelta(df[{name!r}]).dt.total_seconds() / 60 gives "
             "minutes"
         )
+    clock = "" if _DURATION_NAME.search(name) else time_of_day_hint(stripped, name)
+    if clock:
+        return "text", clock
     named = month_name_dates(present, name) or list_cells(stripped, name)
     if named:
         return "text", named
@@ -246,16 +255,24 @@ def _written_kind(values: list[str], name: str) -> str:
         return "numbers with decimal commas: read the file with decimal=',', thousands='.'"
     found = [m for v in values if (m := _UNIT.match(v))]
     units = {m.group(2) for m in found}
-    if units and len(found) == len(values) and len(units) <= 4:
+    # (a few words without digits may stand for no number: 'not synced')
+    words = sorted({v for v in values if not _UNIT.match(v)})
+    marked = len(words) <= 2 and not any(c.isdigit() or len(w) > 16 for w in words for c in w)
+    enough = not words or (marked and len(found) >= max(5, len(values) // 2))
+    if units and len(units) <= 4 and enough:
         shown = " and ".join(repr(u) for u in sorted(units))
         comma = any(
             _COMMA_FIRST.match(m.group(1)) and not _THOUSANDS.match(m.group(1)) for m in found
         )
         if len(units) == 1:  # (one unit: the number alone, its decimal mark as written)
             keep, point = ("[^\\d,-]", ".str.replace(',', '.')") if comma else ("[^\\d.-]", "")
+            number = f"{column}.str.replace(r'{keep}', '', regex=True){point}"
+            if not words:
+                return f"numbers with a unit ({shown}) as text: convert with {number}.astype(float)"
             return (
-                f"numbers with a unit ({shown}) as text: convert with "
-                f"{column}.str.replace(r'{keep}', '', regex=True){point}.astype(float)"
+                f"numbers with a unit ({shown}) as text, {len(values) - len(found)} values "
+                f"{' and '.join(repr(w) for w in words)} standing for no number: convert with "
+                f"pd.to_numeric({number}, errors='coerce')"
             )
         number = (
             "parts[0].str.replace('.', '').str.replace(',', '.')"

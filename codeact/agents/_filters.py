@@ -42,9 +42,17 @@ _MEANS_MISSING = re.compile(
     r"(?:missing|unknown|not (?:taken|measured|recorded|known|available|given)|no (?:value|data))",
     re.I,
 )
+#: After a quoted value: that rows written so have no value (``empty or '--:--' was not
+#: recorded``).
+_NOT_RECORDED = re.compile(
+    r"[^.;\n]{0,30}?\b(?:(?:was|were|is|are)\s+(?:not (?:recorded|taken|measured|known|given"
+    r"|available)|missing|unknown)|(?:means?|marks?) (?:missing|no value|none))\b",
+    re.I,
+)
 _HANDLES_MISSING = re.compile(r"fillna|isna|notna|isnull|notnull|dropna|interpolate|na_values")
-#: After quoted values: what they stand for (``'1' and 'yes' mean an estimated reading``).
-_LEGEND = re.compile(r"\s*(?:means?|stands? for|denotes?|indicates?|marks?)\b", re.I)
+#: After quoted values: what they stand for (``'1' and 'yes' mean an estimated reading``,
+#: ``Guest is 'yes' when the member brought a guest and 'no' when not``).
+_LEGEND = re.compile(r"\s*(?:means?|stands? for|denotes?|indicates?|marks?|when|if)\b", re.I)
 
 
 def listed_values(question: str, task: str, low_code: str) -> set[int]:
@@ -77,6 +85,20 @@ def listed_values(question: str, task: str, low_code: str) -> set[int]:
     return out
 
 
+_PARENTHESES = re.compile(r"\([^()\n]*\)")
+
+
+def explained_positions(task: str) -> set[int]:
+    """Positions (just before) of words inside parentheses that quote how a value is written
+    (``('RIV-0042' is member 42 of RIV)``, ``('yoga ', ' YOGA' and 'Yoga' are all Yoga)``):
+    the words explain the example; a value named there is not a filter."""
+    out: set[int] = set()
+    for m in _PARENTHESES.finditer(task):
+        if _QUOTED.search(m.group(0)):
+            out |= set(range(m.start(), m.end()))
+    return out
+
+
 def described_values(task: str, low_code: str) -> set[int]:
     """Starts of quoted values listed as the ways a column's values are written (``holds
     'yes' or 'no'``, ``('Books', ' books', 'BOOKS')``) when the code uses one of them, or
@@ -92,8 +114,10 @@ def described_values(task: str, low_code: str) -> set[int]:
     # a value quoted to show how it reads ("'vpn|remote' is the two tags vpn and remote")
     out: set[int] = {m.start() for m in quoted if re.match(_READS_AS, task[m.end() :])}
     for group in groups:
-        if _SAME.match(task, group[-1].end()) and len(group) > 1:
+        same = _SAME.match(task, group[-1].end())
+        if same and len(group) > 1:
             out |= {g.start() for g in group}  # ("'€12.50' and '12.50 EUR' are both 12.50")
+            out.add(same.end())  # (and what they all are: "... are all Yoga")
             continue
         values = [(g.group(1) or g.group(2)).strip().lower() for g in group]
         spellings = len(set(values)) == 1
@@ -236,6 +260,13 @@ def filter_problem(question: str, code: str) -> str | None:
         if left_out(task, m.start(), m.end(), code):
             continue  # (the code's own condition drops the row the question leaves out)
         if value and value.lower() not in low and m.start() not in described:
+            if not any(c.isalnum() for c in value) and _NOT_RECORDED.match(task, m.end()):
+                return (
+                    f"The question says {value!r} marks a missing value, but your code never "
+                    f"uses it: pandas reads {value!r} as text, so .isna() misses those rows. "
+                    f"Read the file with na_values=[{value!r}] (then .isna() finds them with "
+                    "the empty ones), print the result, then answer."
+                )
             return (
                 f"The question names {value!r}, but your code never uses it. Apply that "
                 "filter (check the exact spelling in the data), print the result, then answer."

@@ -7,6 +7,8 @@ observation.
 - Numbers stored as text (``could not convert string to float: '5,350,380'``): how to read them.
 - A library the sandbox lacks (``scipy``, ``seaborn``): what to use instead.
 - A successful cell run again unchanged: a note to compute the answer instead.
+- A date method called on a number or on text (``'numpy.int32' object has no attribute
+  'strftime'`` after grouping by ``.dt.month``): what the value is and how to use it.
 - The same error a second time: the hint changes — stop repeating the code, check what is
   there, reuse the variables earlier cells made, take a different approach.
 """
@@ -310,6 +312,37 @@ def corr_hint(question: str, result: ExecutionResult, code: str) -> str:
     )
 
 
+_SCALAR_ATTRIBUTE = re.compile(
+    r"'((?:numpy\.)?(?:u?int|float)\d*|int|float|str)' object has no attribute '(\w+)'"
+)
+_DATE_PARTS = {"strftime", "month", "year", "day", "hour", "minute", "weekday", "dayofweek"}
+_DATE_PARTS |= {"day_name", "month_name", "date", "isoformat", "dt", "to_period", "quarter"}
+
+
+def scalar_date_hint(result: ExecutionResult) -> str:
+    """A date method called on one number (the month a ``.dt.month`` grouping left as the
+    label, re-formatted with ``.strftime``) or on text (a date never converted)."""
+    error = result.error
+    m = (
+        _SCALAR_ATTRIBUTE.search(error.message)
+        if error and error.type == "AttributeError"
+        else None
+    )
+    if m is None or m.group(2) not in _DATE_PARTS:
+        return ""
+    kind, attribute = m.group(1), m.group(2)
+    if kind == "str":
+        return (
+            f"The value is text, not a date, so it has no .{attribute}: convert it first, "
+            f"e.g. pd.to_datetime(value).{attribute} (for a column: pd.to_datetime(df['col']))."
+        )
+    return (
+        f"The value is a number ({kind}), not a date, so it has no .{attribute}: grouping by "
+        ".dt.month or .dt.year leaves the month or year number itself as the label. Use the "
+        f"number as it is (e.g. int(value)) instead of .{attribute}."
+    )
+
+
 async def failure_hints(
     session: CodeExecutor | None, run: RunState | None, result: ExecutionResult, code: str
 ) -> str:
@@ -328,7 +361,7 @@ async def failure_hints(
     own = any(convert.startswith(f"{n!r} holds") for n, _ in kinds if uses_column(line, n))
     labels = label_column_hint(run.user_msg, result, line) if run and not own else ""
     numbers = "" if own or labels else text_number_hint(result, run.user_msg if run else "")
-    hints = [columns, labels, numbers, import_hint(result)]
+    hints = [columns, labels, numbers, import_hint(result), scalar_date_hint(result)]
     if run is not None:
         hints.append(corr_hint(run.user_msg, result, code))
         hints.append(wide_hint(run.user_msg, result, code))

@@ -56,6 +56,7 @@ from codeact.agents._datarules import (
 )
 from codeact.agents._filters import (
     described_values,
+    explained_positions,
     extra_filter_problem,
     filter_problem,
     left_out,
@@ -116,9 +117,10 @@ def category_problem(question: str, code: str) -> str | None:
     low = code.lower()
     described = described_values(task, low)  # (quoted as how values are written: not asked)
     described |= listed_values(question, task, low)  # ("Status is A, B or C": what it holds)
+    described |= explained_positions(task)  # ("('RIV-0042' is member 42 of RIV)")
     for value in category_values(question):
-        named = any(
-            m.start() - 1 not in described
+        named = any(  # (the character before it, or its quote: "' YOGA'")
+            not {m.start() - 1, len(task[: m.start()].rstrip(" ")) - 1} & described
             for m in re.finditer(rf"(?<!\w){re.escape(value)}(?!\w)", task)
         )
         if named and value.lower() not in low:

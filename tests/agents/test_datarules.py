@@ -459,3 +459,52 @@ def test_the_rules_send_back_a_condition_nobody_asked_for() -> None:
     said = check_candidate(candidate(q, "print(df[df['Passed'] == 'Honours']['score'].mean())"))
     assert "never mentions 'Passed'" in (said or "")
     assert check_candidate(candidate(q, "print(df['score'].mean())")) is None
+
+
+VISITS = b"Visit ID,Guest,Club\n" + b"".join(
+    b"%d,%s,%s\n" % (i, [b"yes", b"no", b"no"][i % 3], [b"RIV", b"OLD"][i % 2]) for i in range(30)
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "flagged"),
+    [
+        # fresh11 (blind): both values defined by when each is written, one asked for
+        ("How many visits were made with a guest?", None),
+        # a value named outside the legend is still a filter
+        ("How many visits to OLD were made with a guest?", "'OLD'"),
+    ],
+)
+def test_values_defined_by_when_they_are_written_are_a_legend(
+    question: str, flagged: str | None
+) -> None:
+    text = (
+        f"Question: {question}\nConstraints: Guest is 'yes' when the member brought a guest "
+        "and 'no' when not; count the visits whose Guest is 'yes'.\n"
+        f"Format: @n[n_value] where n_value is an integer.\n\n{describe_files({'v.csv': VISITS})}"
+    )
+    code = "print(len(df[df['Guest'] == 'yes']))"
+    problem = check_candidate(candidate(text, code)) or ""
+    assert (flagged in problem) if flagged else problem == ""
+
+
+def test_a_sign_the_question_says_marks_a_missing_value_gets_na_values() -> None:
+    """fresh11 (blind): "A Check Out that is empty or '--:--' was not recorded; count those
+    visits" — the code counted the empty ones with .isna()."""
+    data = b"Visit ID,Check Out\n" + b"".join(
+        b"%d,%s\n" % (i, [b"7:03", b"", b"--:--", b"9:15"][i % 4]) for i in range(20)
+    )
+    text = (
+        "Question: How many visits have no check-out time recorded?\nConstraints: A Check Out "
+        "that is empty or '--:--' was not recorded; count those visits.\n"
+        f"Format: @n[n_value] where n_value is an integer.\n\n{describe_files({'v.csv': data})}"
+    )
+    problem = check_candidate(candidate(text, "print(df['Check Out'].isna().sum())")) or ""
+    assert "'--:--' marks a missing value" in problem
+    assert "na_values=['--:--']" in problem
+    read = "df = pd.read_csv('v.csv', na_values=['--:--'])\nprint(df['Check Out'].isna().sum())"
+    assert check_candidate(candidate(text, read)) is None
+    # a quoted word is still a filter with the plain message
+    named = text.replace("'--:--' was not recorded", "'none' was not recorded")
+    plain = check_candidate(candidate(named, "print(df['Check Out'].isna().sum())")) or ""
+    assert "The question names 'none'" in plain

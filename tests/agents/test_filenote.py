@@ -70,3 +70,45 @@ async def test_the_no_code_reminder_names_files_with_spaces() -> None:
     events = await collect(agent.run(question))
     (retry,) = [e for e in events if isinstance(e, AnswerRetry)]
     assert "reads 'wind data.csv', 'b.csv'" in retry.message
+
+
+def _note_code(note: str, column: str, after: str) -> str:
+    """The expression the note gives for ``column`` after ``after``."""
+    line = next(ln for ln in note.splitlines() if ln.startswith(f"  - {column!r}"))
+    return line.split(after, 1)[1].rsplit(", e.g.", 1)[0]
+
+
+def test_times_of_day_and_numbers_with_a_unit_and_a_word_for_none_get_working_conversions() -> None:
+    """fresh11 (a gym's check-ins): ``7:05`` times with ``--:--`` for none, ``1,085 kcal``
+    with ``not synced`` for none; the note's code, run on the file, gives the numbers."""
+    import io
+
+    import pandas as pd
+
+    rows = [("6:08", "7:03", "120 kcal"), ("7:30", "--:--", "not synced"), ("8:04", "", "")]
+    rows += [("9:15", "10:45", "1,085 kcal"), ("17:59", "19:01", "not synced")]
+    rows += [("23:10", "23:55", "88 kcal"), ("5:00", "--:--", "401 kcal")]
+    rows += [("12:00", "12:30", "95 kcal"), ("13:20", "14:00", "310 kcal")]
+    data = "Check In,Check Out,Calories\n" + "".join(f'{a},{b},"{c}"\n' for a, b, c in rows)
+    note = describe_files({"v.csv": data.encode()})
+    assert "'Check Out': text, 1 missing, times of day as text, 2 values '--:--' standing" in note
+    assert "(read the file with na_values=['--:--'] and .isna() finds them" in note
+    assert "'Calories': text, 1 missing, numbers with a unit ('kcal') as text, 2 values " in note
+    df = pd.read_csv(io.StringIO(data), na_values=["--:--"])
+    assert df["Check Out"].isna().sum() == 3
+    minutes = eval(_note_code(note, "Check In", "minutes since midnight = "), {"pd": pd, "df": df})
+    assert minutes.tolist() == [368, 450, 484, 555, 1079, 1390, 300, 720, 800]
+    out = eval(_note_code(note, "Check Out", "minutes since midnight = "), {"pd": pd, "df": df})
+    assert out.isna().sum() == 3 and out[3] == 645
+    kcal = eval(_note_code(note, "Calories", "convert with "), {"pd": pd, "df": df})
+    assert kcal.sum() == 120 + 1085 + 88 + 401 + 95 + 310 and kcal.isna().sum() == 3
+    # a column named for a duration is not read as times of day; words with digits are not
+    # a marker
+    assert (
+        "times of day"
+        not in describe_files({"d.csv": data.replace("Check In", "Wait").encode()})
+        .split("'Wait'")[1]
+        .split("\n")[0]
+    )
+    odd = data.replace("not synced", "v2 kcal")
+    assert "standing for no number" not in describe_files({"v.csv": odd.encode()})

@@ -4,6 +4,8 @@ must use, and a cell that filters by one is sent back; "one" as a pronoun is not
 
 from __future__ import annotations
 
+import pytest
+
 from codeact.agents._datarules import text_number_problem
 from codeact.agents._filters import extra_filter_problem, filter_problem
 from codeact.agents.code import describe_files
@@ -135,3 +137,51 @@ def test_a_columns_values_listed_together_are_what_it_holds_not_filters() -> Non
     alone = q.replace("How many rentals took place?", "How many No-show bookings were there?")
     wrong = category_problem(alone, read + "print(len(df[df['Status'] == 'Completed']))")
     assert wrong is not None and "'No-show'" in wrong
+
+
+@pytest.mark.parametrize(
+    ("said", "code", "flagged"),
+    [
+        # fresh11 (blind): a value inside parentheses that explain a quoted example
+        (
+            "Member Card is the home club code and the number ('RIV-0042' is member 42 of RIV); "
+            "Club is the club the visit was at. Count the different Member Cards.",
+            "print(df['Member Card'].nunique())",
+            None,
+        ),
+        # fresh11 (blind): a spelling quoted with a leading space
+        (
+            "Activity is in any case, with stray spaces ('yoga ', ' YOGA' and 'Yoga' are all "
+            "Yoga); count the visits whose Activity is Swimming.",
+            "print((df['Activity'].str.strip().str.lower() == 'swimming').sum())",
+            None,
+        ),
+        # the same without parentheses: ' YOGA' starts at its quote
+        (
+            "Activity is in any case: 'yoga ', ' YOGA' and 'Yoga' are all Yoga. Count the "
+            "visits whose Activity is Swimming.",
+            "print((df['Activity'].str.strip().str.lower() == 'swimming').sum())",
+            None,
+        ),
+        # parentheses without a quoted example still name filters
+        (
+            "Count the visits at the northern clubs (RIV and NOR).",
+            "print(df['Member Card'].nunique())",
+            "'RIV'",
+        ),
+    ],
+)
+def test_values_explaining_a_quoted_example_are_not_filters(
+    said: str, code: str, flagged: str | None
+) -> None:
+    from codeact.agents._rules import category_problem
+
+    acts = ["yoga", "Swimming", " YOGA", "Yoga", "swimming", "Boxing"]
+    data = "Club,Member Card,Activity\n" + "".join(
+        f"{['RIV', 'NOR', 'OLD'][i % 3]},{['RIV', 'NOR', 'OLD'][i % 3]}-00{i:02d},{acts[i % 6]}\n"
+        for i in range(30)
+    )
+    note = describe_files({"v.csv": data.encode()})
+    q = f"Question: How many?\nConstraints: {said}\nFormat: @n[v]\n\n{note}"
+    problem = category_problem(q, "import pandas as pd\ndf = pd.read_csv('v.csv')\n" + code)
+    assert (flagged in (problem or "")) if flagged else problem is None, problem

@@ -321,3 +321,20 @@ async def test_a_missing_column_compared_with_a_column_name_is_the_wide_layout()
     assert "There is no column 'Month': 'Jan' is itself a column" in said[0]
     assert "Use t['Jan'] for its values and drop the condition on 'Month'" in said[0]
     assert "is itself a column" not in said[1]
+
+
+async def test_a_date_method_on_a_grouped_month_number_says_the_label_is_the_number() -> None:
+    """From the held-out `dab_month_rain` run: grouped by ``.dt.month``, then the label was
+    re-formatted with ``.strftime('%m')`` (a numpy int) three cells in a row."""
+    cell = (
+        "<execute>\nimport pandas as pd\ndf = pd.read_csv('w.csv')\n"
+        "m = df.groupby(pd.to_datetime(df['DATE']).dt.month)[' WINDSPEED'].sum().reset_index()\n"
+        "best = m.loc[m[' WINDSPEED'].idxmax(), 'DATE'].strftime('%m')\nprint(best)\n</execute>"
+    )
+    text = "<execute>\nday = '2022-01-01'\nprint(day.month)\n</execute>"
+    outputs, _ = await run([cell, text, "done"])
+    assert "has no attribute 'strftime'" in outputs[0]
+    assert "The value is a number (numpy.int32), not a date" in outputs[0]
+    assert "Use the number as it is (e.g. int(value)) instead of .strftime" in outputs[0]
+    assert "The value is text, not a date, so it has no .month" in outputs[1]
+    assert "pd.to_datetime(value).month" in outputs[1]

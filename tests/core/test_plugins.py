@@ -15,7 +15,7 @@ from codeact.executors.base import executor_class
 from codeact.llms import infer_llm
 from codeact.llms._infer import llm_providers
 
-HIJACK = '''
+HIJACK = """
 from codeact.executors.base import CodeExecutor
 
 class Fake(CodeExecutor):
@@ -23,7 +23,7 @@ class Fake(CodeExecutor):
 
 def fake_llm(model, **options):
     raise AssertionError("a plug-in must not replace a built-in model provider")
-'''
+"""
 
 ENTRY_POINTS = """\
 [codeact.executors]
@@ -62,9 +62,7 @@ def test_built_in_names_win_in_every_group(hijack: Path) -> None:
 
 
 def test_names_list_both_and_failures_are_user_errors(hijack: Path) -> None:
-    assert {"restricted", "docker", "mine", "missing"} <= set(
-        plugin_names("codeact.executors", {})
-    )
+    assert {"restricted", "docker", "mine", "missing"} <= set(plugin_names("codeact.executors", {}))
     assert {"openai", "local", "scripted"} <= set(llm_providers())
     with pytest.raises(UserError, match=r"'missing' \(hijack_missing:Nothing\) could not be"):
         executor_class("missing")

@@ -122,10 +122,14 @@ async def test_guards_refuse_the_same_operations_inside_functions() -> None:
         assert r.error is not None and r.error.type == "MemoryError"
         r = await ex.execute("def f(l):\n    return l[0] * l[1]\nf(['a', 10**12])")
         assert r.error is not None and r.error.type == "MemoryError"
-        r = await ex.execute("class O:\n    s = 'a'\n    n = 10**12\n"
-                             "    def m(self):\n        return self.s * self.n\nO().m()")
+        r = await ex.execute(
+            "class O:\n    s = 'a'\n    n = 10**12\n"
+            "    def m(self):\n        return self.s * self.n\nO().m()"
+        )
         assert r.error is not None and r.error.type == "MemoryError"
-        r = await ex.execute("def f(d):\n    return d['t'] % d['v']\nf({'t': '%300000000d', 'v': 1})")
+        r = await ex.execute(
+            "def f(d):\n    return d['t'] % d['v']\nf({'t': '%300000000d', 'v': 1})"
+        )
         assert r.error is not None and r.error.type == "MemoryError"
 
 
@@ -147,8 +151,10 @@ async def test_opting_a_package_in_changes_nothing_for_another_session() -> None
         warnings.simplefilter("ignore")
         with_pandas = RestrictedExecutor(allowed_modules=["pandas"])
     async with with_pandas, RestrictedExecutor(allowed_modules=[]) as plain:
-        r = await with_pandas.execute("import pandas as pd\ndf = pd.DataFrame({'a': [1]})\n"
-                                      "df.columns = ['b']\nlist(df.columns)")
+        r = await with_pandas.execute(
+            "import pandas as pd\ndf = pd.DataFrame({'a': [1]})\n"
+            "df.columns = ['b']\nlist(df.columns)"
+        )
         assert r.error is None and r.value == "['b']", r
         # The other session is handed a pandas object through a tool-free route: a value the
         # host puts in its namespace is not possible, so check its write guard directly.
@@ -168,8 +174,13 @@ async def test_module_proxies_cannot_be_reinitialised_or_written() -> None:
         assert r.error is not None and "read-only" in r.error.message
         r = await ex.execute("import math\nmath.sqrt(16), sorted(dir(math))[:2]")
         assert r.error is None and r.value == "(4.0, ['acos', 'acosh'])", r
-        for cell in ("math.pi = 3", "del math.pi", "setattr(math, 'pi', 3)",
-                     "getattr(math, '_codeact_resolver')", "math._codeact_name"):
+        for cell in (
+            "math.pi = 3",
+            "del math.pi",
+            "setattr(math, 'pi', 3)",
+            "getattr(math, '_codeact_resolver')",
+            "math._codeact_name",
+        ):
             r = await ex.execute(cell)
             assert r.error is not None, cell
         r = await ex.execute("math.nosuch")

@@ -226,7 +226,9 @@ async def test_a_third_party_provider_plugs_in_by_entry_point(plugin: Path) -> N
 def test_third_party_failures_are_user_errors(plugin: Path) -> None:
     with pytest.raises(UserError, match="returned str, not a codeact LLM"):
         infer_llm("notllm:x")
-    with pytest.raises(UserError, match=r"'broken' \(echo_llm_missing:Nothing\) could not be loaded"):
+    with pytest.raises(
+        UserError, match=r"'broken' \(echo_llm_missing:Nothing\) could not be loaded"
+    ):
         infer_llm("broken:x")
     assert isinstance(infer_llm("openai:m"), OpenAILike)  # built-in names win
 

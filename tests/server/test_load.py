@@ -103,8 +103,9 @@ def test_history_cancel_and_healthz_answer_within_the_store_timeout(
     with httpx.Client(timeout=30) as c:
         assert c.post(srv.url + "/", json=body("t")).status_code == 200
         wait_until(
-            lambda: len(parse_sse(c.post(srv.url + "/history", json={"threadId": "t"}).content))
-            >= 4,
+            lambda: (
+                len(parse_sse(c.post(srv.url + "/history", json={"threadId": "t"}).content)) >= 4
+            ),
             "the run's end to be stored",
             timeout=60,
         )
