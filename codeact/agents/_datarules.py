@@ -240,6 +240,11 @@ _CONVERSIONS = (
         "[^\\d",
         "numbers with a unit",
     ),
+    (
+        re.compile(r"times of day as text.*?: minutes since midnight = (pd\.to_timedelta.*?/ 60)"),
+        "to_timedelta",
+        "times of day as text",
+    ),
     (re.compile(r"Unix times in seconds: (pd\.to_datetime\(.*?unit='s'\))"), "unit=", "times"),
     (
         re.compile(r"written two ways \(.*?\)(?:, \w+ first)?: (pd\.to_datetime\(.*?'mixed'.*?\))"),

@@ -140,14 +140,20 @@ def groups_by(code: str, column: str) -> bool:
         m = _GROUPS.search(line)
         if m and re.search(rf"(?<![A-Za-z]){word}", line[m.start() :], re.I):
             return True
-        if re.search(
-            rf"(?<![A-Za-z]){word}['\"]?\s*\]?\s*\.\s*(?:unique|nunique|value_counts)\(", line, re.I
+        if re.search(  # (its values counted, perhaps folded first: .str.strip().str.lower())
+            rf"(?<![A-Za-z]){word}['\"]?\s*\]?{_CHAIN}\s*\.\s*(?:unique|nunique|value_counts)\(",
+            line,
+            re.I,
         ):
             return True
     return False
 
 
 _GROUPS = re.compile(r"groupby|pivot|value_counts|crosstab|Grouper|resample", re.I)
+#: Calls chained on a column before its values are counted (``.str.strip().str.lower()``).
+_CHAIN = r"(?:\s*\.\s*(?:str\s*\.\s*)?\w+\([^()\n]*\))*"
+#: A column that names rows rather than measures them (``Visit ID``, ``Member No``).
+_IDENTIFIER = re.compile(r"(?:^|[\s_])(?:id|no|nr|number|code|key)$", re.I)
 #: Words of a question comparing groups by an aggregate ("which city has the most ...");
 #: without one, "which city" asks for one row's value (the best-paid employee's department).
 _AGGREGATE = re.compile(
@@ -265,19 +271,30 @@ def group_code(question: str, group: str, value: str | None = None) -> str:
         named = [
             n
             for n in note_columns(question, numeric=True)
-            if n != group and re.search(rf"(?<!\w){re.escape(n.strip())}(?!\w)", task, re.I)
+            if n != group
+            and not _IDENTIFIER.search(n.strip())
+            and re.search(rf"(?<!\w){re.escape(n.strip())}(?!\w)", task, re.I)
         ]
         value = named[0] if named else _abbreviated(question, task, group)
     agg = next((a for w, a in _AGG_WORDS if re.search(rf"\b(?:{w})\b", task, re.I)), "mean()")
     if agg == "size()" and value is not None:  # "the most units, and how many?"
         agg = "sum()"
+    key = _folded_key(question, group)
     if agg.startswith("size()"):
-        series = f"df.groupby({group!r}).size()"
+        series = f"df.groupby({key}).size()"
     else:
-        series = f"df.groupby({group!r})[{value if value else 'COLUMN'!r}].{agg}"
+        series = f"df.groupby({key})[{value if value else 'COLUMN'!r}].{agg}"
     m = _EXTREME.search(task)
     low = m is not None and m.group(2) is not None
     return f"s = {series}; print(s.idx{'min' if low else 'max'}(), s.{'min' if low else 'max'}())"
+
+
+def _folded_key(question: str, group: str) -> str:
+    """What to group ``group`` by: the folded text when the files note says its values are
+    written several ways (``df['Activity'].str.strip().str.lower()``), else its name."""
+    kind = dict(note_column_kinds(question)).get(group, "")
+    m = re.search(rf"compare (df\[{re.escape(repr(group))}\](?:\.str\.\w+\([^()]*\))+) ==", kind)
+    return m.group(1) if m else repr(group)
 
 
 def _abbreviated(question: str, task: str, group: str) -> str | None:
@@ -286,7 +303,9 @@ def _abbreviated(question: str, task: str, group: str) -> str | None:
     found = []
     for name in note_columns(question, numeric=True):
         head = re.split(r"[_\s]+", name.strip().lower())[0]
-        if name != group and len(head) >= 3 and re.search(rf"\b{re.escape(head)}", task, re.I):
+        if _IDENTIFIER.search(name.strip()) or name == group or len(head) < 3:
+            continue
+        if re.search(rf"\b{re.escape(head)}", task, re.I):
             found.append(name)
     return found[0] if len(found) == 1 else None
 

@@ -508,3 +508,20 @@ def test_a_sign_the_question_says_marks_a_missing_value_gets_na_values() -> None
     named = text.replace("'--:--' was not recorded", "'none' was not recorded")
     plain = check_candidate(candidate(named, "print(df['Check Out'].isna().sum())")) or ""
     assert "The question names 'none'" in plain
+
+
+def test_a_failed_cell_reading_times_of_day_as_dates_gets_the_notes_minutes() -> None:
+    """fresh11 (blind): pd.to_datetime on '7:05' / '--:--' failed three cells in a row."""
+    data = b"Check In,Check Out\n" + b"".join(
+        b"%d:%02d,%s\n" % (6 + i % 9, i, [b"8:15", b"--:--", b"", b"11:40"][i % 4])
+        for i in range(20)
+    )
+    text = f"Question: Mean minutes?\n\n{describe_files({'v.csv': data})}"
+    line = "df['Check Out'] = pd.to_datetime(df['Check Out'], format='mixed', dayfirst=True)"
+    hint = conversion_hint(text, line, line)
+    assert hint.startswith("'Check Out' holds times of day as text (see the files note)")
+    assert (
+        "pd.to_timedelta(df['Check Out'] + ':00', errors='coerce').dt.total_seconds() / 60" in hint
+    )
+    done = "m = pd.to_timedelta(df['Check Out'] + ':00', errors='coerce').dt.total_seconds() / 60"
+    assert conversion_hint(text, done, line) == ""

@@ -245,3 +245,23 @@ async def test_values_carried_into_a_prose_answer_are_checked_by_the_rules_too()
     events = await collect(agent.run(q))
     retries = [e.message for e in events if isinstance(e, AnswerRetry)]
     assert any("@city[2023-01-01] is not a city" in m for m in retries), retries
+
+
+def test_counting_folded_values_groups_and_the_example_counts_rows_of_the_folded_column() -> None:
+    """fresh11 (blind): ``df['Activity'].str.strip().str.lower().value_counts()`` was sent back
+    as never grouping, with an example summing the Visit ID column."""
+    acts = ["yoga", "Gym Floor", " YOGA", "gym floor ", "Boxing", "Yoga"]
+    data = "Visit ID,Activity,Minutes\n" + "".join(
+        f"{52001 + i},{acts[i % 6]},{30 + i}\n" for i in range(30)
+    )
+    q = (
+        "Question: Which activity had the most visits, and how many?\nConstraints: Count the "
+        "visits of each activity.\nFormat: @activity[name] @visits[value]\n\n"
+        + describe_files({"v.csv": data.encode()})
+    )
+    folded = "s = df['Activity'].str.strip().str.lower().value_counts()\nprint(s.idxmax())"
+    assert check(q, folded) is None
+    said = check(q, "print(df['Minutes'].max())") or ""
+    assert "never groups by 'Activity'" in said
+    assert "df.groupby(df['Activity'].str.strip().str.lower()).size()" in said, said
+    assert "Visit ID" not in said
