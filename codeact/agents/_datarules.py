@@ -247,7 +247,9 @@ _CONVERSIONS = (
     ),
     (re.compile(r"Unix times in seconds: (pd\.to_datetime\(.*?unit='s'\))"), "unit=", "times"),
     (
-        re.compile(r"written two ways \(.*?\)(?:, \w+ first)?: (pd\.to_datetime\(.*?'mixed'.*?\))"),
+        re.compile(
+            r"written two ways \(.*?\)(?:, \w+ first)?: (pd\.to_datetime\(.*?\))(?:, e\.g\.|$)"
+        ),
         "format=",
         "dates written two ways",
     ),

@@ -341,11 +341,14 @@ def _mixed_date_hint(values: list[str], name: str) -> str:
     first = (
         ", day first" if "day first" in order else ", month first" if "month first" in order else ""
     )
-    day = ", dayfirst=True" if first == ", day first" else ""
-    return (
-        f"dates as text written two ways ({iso!r} and {other!r}){first}: "
-        f"pd.to_datetime(df[{name!r}], format='mixed'{day})"
-    )
+    column = f"df[{name!r}]"
+    read = f"pd.to_datetime({column}, format='mixed')"
+    if first == ", day first":  # (format='mixed' with dayfirst=True reads '2024-01-02' as 1 Feb)
+        read = (
+            f"pd.to_datetime({column}, format='ISO8601', errors='coerce').fillna("
+            f"pd.to_datetime({column}, format='mixed', dayfirst=True, errors='coerce'))"
+        )
+    return f"dates as text written two ways ({iso!r} and {other!r}){first}: {read}"
 
 
 def _offset_hint(values: list[str], name: str) -> str:

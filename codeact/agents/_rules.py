@@ -291,8 +291,13 @@ def text_date_problem(question: str, code: str) -> str | None:
             written, read = "with month names", named.group(1)
         else:
             assert m is not None
-            if "written two ways" in kind and not re.search(r"format\s*=\s*['\"]mixed", code):
-                converted = None  # (one format for both forms: the others become NaT or fail)
+            # (one format for both forms: the others become NaT or fail; day first, the
+            # ISO dates need their own format: dayfirst=True reads '2024-01-02' as 1 February)
+            iso = m.group(1) == "month" or re.search(r"ISO8601|%Y-%m-%d", code)
+            if "written two ways" in kind and not (
+                re.search(r"format\s*=\s*['\"]mixed", code) and iso
+            ):
+                converted = None
             if converted and (
                 m.group(1) == "month"
                 or re.search(r"dayfirst\s*=\s*True|format\s*=\s*['\"]%d", code)

@@ -302,6 +302,7 @@ LOANS = (
     b"4,2024-04-07T23:30:00+02:00,2024-03-28\n"
     b"5,2024-03-16T11:00:00+01:00,19/03/2024\n"
     b"6,2024-03-20T14:00:00+01:00,02/04/2024\n"
+    b"7,2024-03-05T12:00:00+01:00,2024-03-04\n"
 )
 LOANS_Q = (
     "Question: How many books were returned in March 2024?\n"
@@ -316,14 +317,22 @@ def run_loans(code: str) -> str:
 def test_dates_written_two_ways_are_read_with_one_call() -> None:
     line = next(x for x in LOANS_Q.splitlines() if "'returned'" in x)
     assert "written two ways ('2024-04-02' and '05/03/2024'), day first" in line
-    read = "pd.to_datetime(df['returned'], format='mixed', dayfirst=True)"
+    read = (
+        "pd.to_datetime(df['returned'], format='ISO8601', errors='coerce').fillna("
+        "pd.to_datetime(df['returned'], format='mixed', dayfirst=True, errors='coerce'))"
+    )
     assert read in line
     month = f"import pandas as pd\ndf = pd.read_csv('l.csv')\nd = {read}\n"
-    assert run_loans(month + "print(((d.dt.year == 2024) & (d.dt.month == 3)).sum())") == "3"
-    # matching the text misses the day-first ones (1 instead of 3): sent back
+    in_march = "print(((d.dt.year == 2024) & (d.dt.month == 3)).sum())"
+    assert run_loans(month + in_march) == "4"
+    # format='mixed' with dayfirst=True alone reads 2024-03-04 as 3 April (3): sent back
+    mixed = month.replace(read, "pd.to_datetime(df['returned'], format='mixed', dayfirst=True)")
+    assert run_loans(mixed + in_march) == "3"
+    assert read in (text_date_problem(LOANS_Q, mixed + in_march) or "")
+    # matching the text misses the day-first ones (2 instead of 4): sent back
     as_text = "import pandas as pd\ndf = pd.read_csv('l.csv')\n"
     as_text += "print(df['returned'].str.contains('2024-03').sum())"
-    assert run_loans(as_text) == "1"
+    assert run_loans(as_text) == "2"
     assert read in (text_date_problem(LOANS_Q, as_text) or "")
     assert text_date_problem(LOANS_Q, month + "print(d.dt.month.eq(3).sum())") is None
     # finding the empty ones is not reading the dates
