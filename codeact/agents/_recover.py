@@ -129,12 +129,23 @@ async def column_hint(session: CodeExecutor, result: ExecutionResult, names: lis
             return ""
         missing = m.group(2)
     line = failing_line(error.traceback)
-    candidates = [n for n in dict.fromkeys(_NAME_BEFORE.findall(line)) if n in names][:3]
+    # (the frames the line indexes first, then the others it names: a merge's right side)
+    found = [*_NAME_BEFORE.findall(line), *re.findall(r"\b[A-Za-z_]\w*\b", line)]
+    candidates = [n for n in dict.fromkeys(found) if n in names][:4]
     for name in candidates:
         columns = await frame_columns(session, name)
+        if columns and any(c == missing for c, _ in columns):
+            continue  # (this frame has it: the error is about another one)
         if columns:
             listed = ", ".join(f"{c!r}: {t}" for c, t in columns)
-            return f"{name} has the columns (name: dtype) {listed}.{_meant(missing, columns)}"
+            meant = _meant(missing, columns)
+            if re.search(r"\.(?:merge|join)\(", line) and not meant.startswith(" The column"):
+                meant = (  # (a key named differently in the other file, not a typo)
+                    f" To join frames whose keys are named differently, name each side's key: "
+                    f".merge({name}, left_on=..., right_on=...) (the files note says how the "
+                    "keys match)."
+                )
+            return f"{name} has the columns (name: dtype) {listed}.{meant}"
     return ""
 
 

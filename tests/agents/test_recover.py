@@ -366,3 +366,26 @@ async def test_a_failing_line_on_a_column_the_question_never_names_says_leave_it
     out = [e.tool_output.content for e in events if isinstance(e, ToolCallResult)]
     assert "The failing line uses 'Check Out', which the question does not name" in out[0]
     assert "which the question does not name" not in out[1]  # (Date is named)
+
+
+async def test_a_merge_on_a_key_only_the_left_frame_has_shows_the_right_frames_columns() -> None:
+    """fresh11 (blind): ``visits.merge(members, on='Member Card')`` raised KeyError and the
+    hint listed the visits' columns and said "The column is 'Member Card'" three times."""
+    llm = ScriptedLLM(
+        [
+            "<execute>\nimport pandas as pd\nvisits = pd.read_csv('w.csv')\n"
+            "members = pd.DataFrame({'Member No': [1], 'Club': ['RIV']})\n"
+            "visits = visits.merge(members, on='DATE', how='left')\n</execute>",
+            "done",
+        ],
+        function_calling=False,
+    )
+    ex = executor()
+    async with ex:
+        await ex.upload("w.csv", CSV)
+        events: list[Event] = await collect(CodeActAgent(llm=llm, executor=ex).run("Join?"))
+    out = next(e.tool_output.content for e in events if isinstance(e, ToolCallResult))
+    assert "KeyError: 'DATE'" in out
+    assert "members has the columns (name: dtype) 'Member No': int64, 'Club': " in out
+    assert "name each side's key: .merge(members, left_on=..., right_on=...)" in out
+    assert "visits has the columns" not in out and "The column is 'DATE'" not in out
