@@ -94,7 +94,7 @@ def key_hints(parsed: dict[str, Table]) -> list[str]:
                     f"{key!r} of {b!r} (e.g. {shown}). Join on the number: "
                     f"{number.format(col)}{other}"
                 )
-    return hints + _case_hints(tables)
+    return hints + _case_hints(tables) + _pair_hints(parsed)
 
 
 def _case_hints(tables: dict[str, dict[str, list[str]]]) -> list[str]:
@@ -133,3 +133,46 @@ def _case_hints(tables: dict[str, dict[str, list[str]]]) -> list[str]:
 def _odd(values: list[str], case: str) -> str:
     """A value written in another case than ``case`` (the example that shows the problem)."""
     return next((v for v in values if v != getattr(v, case)()), values[0])
+
+
+#: A code of a label and a number (``RIV-0042``), the label one of several.
+_PAIR = re.compile(r"^([A-Za-z]+)[-_/ #.]?0*(\d+)$")
+
+
+def _pair_hints(parsed: dict[str, Table]) -> list[str]:
+    """Codes of one file made of another file's two key columns (``'RIV-0042'`` is Club RIV
+    and Member No 42, numbers starting again at each club): the join on both parts."""
+    hints = []
+    for (a, ta), (b, tb) in itertools.permutations(parsed.items(), 2):
+        rows = list(zip(*(c[:KEY_ROWS] for c in tb.columns[:MAX_COLUMNS]), strict=False))
+        sets = [{v.strip() for v in c[:KEY_ROWS]} for c in tb.columns[:MAX_COLUMNS]]
+        whole = [k for k, values in enumerate(sets) if all(_WHOLE.match(v) for v in values)]
+        for i, col in enumerate(ta.header[:MAX_COLUMNS]):
+            codes = [m for v in ta.columns[i][:KEY_ROWS] if (m := _PAIR.match(v.strip()))]
+            labels = {m.group(1) for m in codes}
+            if len(codes) < 5 or len(labels) < 2:
+                continue
+            wanted = {(m.group(1), int(m.group(2))) for m in codes}
+            named = [j for j, values in enumerate(sets) if labels <= values]  # (every label)
+            for j, k in itertools.product(named, whole):
+                label, number = tb.header[j], tb.header[k]
+                pairs = [(r[j].strip(), r[k].strip()) for r in rows]
+                keys = {(x, int(n)) for x, n in pairs if _WHOLE.match(n)}
+                if len(keys) < len(pairs) or not labels <= {x for x, _ in keys}:
+                    continue  # (the two together are not a key, or other labels)
+                if len(wanted & keys) < 0.8 * len(wanted):
+                    continue
+                if len({n for _, n in keys}) == len(keys):
+                    continue  # (the number alone is the key: not two parts)
+                example = codes[0].group(0)
+                extract = f"parts = df[{col!r}].str.extract(r'^([A-Za-z]+)\\W*0*(\\d+)$')"
+                hints.append(
+                    f"- Keys in two parts: {col!r} of {a!r} (e.g. {example!r}) is {label!r} "
+                    f"and {number!r} of {b!r} together (a {number!r} alone repeats across "
+                    f"{label!r}). Join on both: {extract}; df['key_label'] = parts[0]; "
+                    f"df['key_number'] = parts[1].astype(int); then df.merge(pd.read_csv("
+                    f"{b!r}), left_on=['key_label', 'key_number'], right_on=[{label!r}, "
+                    f"{number!r}])"
+                )
+                break
+    return hints

@@ -235,3 +235,44 @@ def test_few_values_written_many_ways_are_folded_even_past_twenty_as_written() -
     assert "21 distinct values as written, 7 ignoring case and spaces" in line
     many = "id,Name\n" + "".join(f"{i},Name{i} {'X' if i % 2 else 'x'}\n" for i in range(60))
     assert "ignoring case" not in _call(describe_files({"n.csv": many.encode()}), "Name")
+
+
+def test_codes_made_of_two_key_columns_get_the_join_on_both_parts() -> None:
+    """fresh11 (blind): 'RIV-0042' in Member Card is Club RIV and Member No 42 of members.csv,
+    numbers starting again at each club; the note's code, run, joins every visit once."""
+    clubs = ["RIV", "OLD", "NOR"]
+    members = "Member No,Club,Plan\n" + "".join(
+        f"{n},{c},{['Standard', 'Student'][(n + k) % 2]}\n"
+        for k, c in enumerate(clubs)
+        for n in range(1, 9)
+    )
+    visits = "Visit,Club,Member Card\n" + "".join(
+        f"{i},{clubs[i % 2]},{clubs[i % 3]}-{i % 8 + 1:04d}\n" for i in range(40)
+    )
+    note = describe_files({"visits.csv": visits.encode(), "members.csv": members.encode()})
+    (hint,) = [ln for ln in note.splitlines() if ln.startswith("- Keys in two parts")]
+    assert "'Member Card' of 'visits.csv' (e.g. 'RIV-0001') is 'Club' and 'Member No'" in hint
+    v = pd.read_csv(io.StringIO(visits))
+    code = hint.split("Join on both: ", 1)[1].replace("pd.read_csv('members.csv')", "m")
+    scope = {"df": v, "m": pd.read_csv(io.StringIO(members)), "pd": pd}
+    *steps, last = code.split("; ")
+    for step in steps:
+        exec(step, scope)
+    joined = eval(last.removeprefix("then "), scope)
+    assert len(joined) == 40 and joined["Plan"].notna().all()
+    expected = [["Standard", "Student"][(i % 8 + 1 + i % 3) % 2] for i in range(40)]
+    assert joined["Plan"].tolist() == expected
+    # a number that is a key alone, or codes of one label, get no two-part hint
+    unique = "Member No,Club\n" + "".join(
+        f"{k * 8 + n},{c}\n" for k, c in enumerate(clubs) for n in range(1, 9)
+    )
+    coded = "Visit,Member Card\n" + "".join(
+        f"{i},{clubs[i % 3]}-{(i % 3) * 8 + i % 8 + 1:04d}\n" for i in range(40)
+    )
+    assert "Keys in two parts" not in describe_files(
+        {"visits.csv": coded.encode(), "members.csv": unique.encode()}
+    )
+    one = visits.replace("OLD-", "RIV-").replace("NOR-", "RIV-")
+    assert "Keys in two parts" not in describe_files(
+        {"visits.csv": one.encode(), "members.csv": members.encode()}
+    )
