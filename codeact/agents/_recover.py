@@ -22,13 +22,13 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from codeact.agents._callhints import corr_hint, group_mask_hint, scalar_date_hint, wide_hint
 from codeact.agents._datarules import conversion_hint
 from codeact.agents._filenote import SEPARATED_NUMBER, SIGNED_NUMBER, signed_conversion
 from codeact.agents._imports import import_hint
 from codeact.agents._notecols import (
     compute_example,
-    frame_names,
-    named_number_columns,
+    file_columns,
     note_column_kinds,
     question_without_note,
     spoken_forms,
@@ -115,8 +115,11 @@ def _meant(missing: str, columns: list[tuple[str, str]]) -> str:
     return f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
 
 
-async def column_hint(session: CodeExecutor, result: ExecutionResult, names: list[str]) -> str:
-    """Columns and dtypes of the frame a ``KeyError``/``AttributeError`` was about."""
+async def column_hint(
+    session: CodeExecutor, result: ExecutionResult, names: list[str], question: str = ""
+) -> str:
+    """Columns and dtypes of the frame a ``KeyError``/``AttributeError`` was about, and the
+    other file that has the column (``question``'s files note), if any."""
     error = result.error
     if error is None or error.type not in ("KeyError", "AttributeError"):
         return ""
@@ -145,8 +148,24 @@ async def column_hint(session: CodeExecutor, result: ExecutionResult, names: lis
                     f".merge({name}, left_on=..., right_on=...) (the files note says how the "
                     "keys match)."
                 )
-            return f"{name} has the columns (name: dtype) {listed}.{meant}"
+            return f"{name} has the columns (name: dtype) {listed}.{meant}" + _elsewhere(
+                question, missing, columns
+            )
     return ""
+
+
+def _elsewhere(question: str, missing: str, columns: list[tuple[str, str]]) -> str:
+    """Where a column missing from a frame is: another file of the files note (``Plan`` of
+    members.csv asked of the visits), to be joined first."""
+    if any(c.startswith(missing) for c, _ in columns):
+        return ""  # (joined already: 'Plan_x' and 'Plan_y')
+    files = [f for f, cols in file_columns(question).items() if missing in cols]
+    if not files:
+        return ""
+    return (
+        f" {missing!r} is a column of {files[0]!r}: join that file to this frame first (the "
+        "files note says how their keys match), then use the joined frame."
+    )
 
 
 def text_number_hint(result: ExecutionResult, question: str = "") -> str:
@@ -273,105 +292,6 @@ def repeated_cell_note(run: RunState | None, code: str) -> str:
     )
 
 
-_UNALIGNABLE = "Unalignable boolean Series provided as indexer"
-_PER_GROUP = re.compile(
-    r"(\w+)\.groupby\(([^()\n]+)\)\s*\[\s*(['\"][^'\"\n]+['\"])\s*\]\s*\.\s*(\w+)\(\)\s*"
-    r"(==|!=|>=|<=|>|<)\s*([\w.]+)"
-)
-
-
-def group_mask_hint(result: ExecutionResult, code: str) -> str:
-    """A condition computed per group (its index is the groups) used to select rows: one
-    value per row comes from ``transform``."""
-    if result.error is None or _UNALIGNABLE not in result.error.message:
-        return ""
-    m = _PER_GROUP.search(code)
-    example = (
-        f"keep = {m.group(1)}.groupby({m.group(2)})[{m.group(3)}].transform('{m.group(4)}') "
-        f"{m.group(5)} {m.group(6)}; rows = {m.group(1)}[keep]"
-        if m
-        else "keep = df.groupby('g')['x'].transform('count') >= 2; rows = df[keep]"
-    )
-    return (
-        "The condition has one value per group (its index is the groups), not one per row, so "
-        f"it cannot select rows. Compute it per row with transform: {example}."
-    )
-
-
-def wide_hint(question: str, result: ExecutionResult, code: str) -> str:
-    """A column that does not exist compared with the name of one that does (``df['Month']
-    == 'Jan'`` in a file with one column per month): the values are that column."""
-    error = result.error
-    if error is None or error.type != "KeyError":
-        return ""
-    missing = error.message.strip().strip("'\"")
-    names = {n.strip(): n for n, _ in note_column_kinds(question)}
-    if not missing or missing in names:
-        return ""
-    quoted = re.escape(missing)
-    compared = re.search(rf"(\w+)\[\s*(['\"]){quoted}\2\s*\]\s*==\s*(['\"])(.+?)\3", code)
-    if compared is None or compared.group(4).strip() not in names:
-        return ""
-    frame, value = compared.group(1), names[compared.group(4).strip()]
-    return (
-        f"There is no column {missing!r}: {value!r} is itself a column (the file has one column "
-        f"per {missing.lower()}). Use {frame}[{value!r}] for its values and drop the condition "
-        f"on {missing!r}."
-    )
-
-
-_NO_OTHER = re.compile(r"corr\(\) missing 1 required positional argument: 'other'")
-
-
-def corr_hint(question: str, result: ExecutionResult, code: str) -> str:
-    """``Series.corr()`` called without the other series (a small model multiplies the two
-    columns first): how to call it, on the two number columns the question names."""
-    if result.error is None or not _NO_OTHER.search(result.error.message):
-        return ""
-    columns = named_number_columns(question)
-    frame = next(iter(frame_names(code)), "df")
-    example = (
-        f"{frame}[{columns[0]!r}].corr({frame}[{columns[1]!r}])"
-        if len(columns) >= 2
-        else f"{frame}['a'].corr({frame}['b'])"
-    )
-    return (
-        "corr() compares two Series: call it on one column with the other as its argument, "
-        f"e.g. r = {example} (after converting both to numbers), then print(r)."
-    )
-
-
-_SCALAR_ATTRIBUTE = re.compile(
-    r"'((?:numpy\.)?(?:u?int|float)\d*|int|float|str)' object has no attribute '(\w+)'"
-)
-_DATE_PARTS = {"strftime", "month", "year", "day", "hour", "minute", "weekday", "dayofweek"}
-_DATE_PARTS |= {"day_name", "month_name", "date", "isoformat", "dt", "to_period", "quarter"}
-
-
-def scalar_date_hint(result: ExecutionResult) -> str:
-    """A date method called on one number (the month a ``.dt.month`` grouping left as the
-    label, re-formatted with ``.strftime``) or on text (a date never converted)."""
-    error = result.error
-    m = (
-        _SCALAR_ATTRIBUTE.search(error.message)
-        if error and error.type == "AttributeError"
-        else None
-    )
-    if m is None or m.group(2) not in _DATE_PARTS:
-        return ""
-    kind, attribute = m.group(1), m.group(2)
-    if kind == "str":
-        return (
-            f"The value is text, not a date, so it has no .{attribute}: convert it first, "
-            f"e.g. pd.to_datetime(value).{attribute} (for a column: pd.to_datetime(df['col']))."
-        )
-    return (
-        f"The value is a number ({kind}), not a date, so it has no .{attribute}: grouping by "
-        ".dt.month or .dt.year leaves the month or year number itself as the label. Use the "
-        f"number as it is (e.g. int(value)) instead of .{attribute}."
-    )
-
-
 async def failure_hints(
     session: CodeExecutor | None, run: RunState | None, result: ExecutionResult, code: str
 ) -> str:
@@ -382,7 +302,8 @@ async def failure_hints(
     cells = run.state_of(CodeActRunState).cells if run is not None else []
     ok_cells = [c for c in cells if c.error is None]
     names = assigned_names([*ok_cells, CellCode(code)])
-    columns = await column_hint(session, result, names) if session is not None else ""
+    asked = run.user_msg if run is not None else ""
+    columns = await column_hint(session, result, names, asked) if session is not None else ""
     line = failing_line(result.error.traceback)
     convert = conversion_hint(run.user_msg, code, line) if run is not None else ""
     # (the note's way to read the failing line's column says more than the generic hint)

@@ -189,7 +189,7 @@ async def test_a_per_group_condition_used_on_rows_gets_transform() -> None:
     import pandas as pd
 
     from codeact._execution import CellError, ExecutionResult
-    from codeact.agents._recover import group_mask_hint
+    from codeact.agents._callhints import group_mask_hint
 
     visits = pd.DataFrame({"pid": ["a", "a", "b", "c", "c", "c"], "day": [1, 5, 2, 3, 4, 9]})
     code = "two = visits.groupby('pid')['day'].count() >= 2\nprint(visits[two]['day'].sum())"
@@ -389,3 +389,30 @@ async def test_a_merge_on_a_key_only_the_left_frame_has_shows_the_right_frames_c
     assert "members has the columns (name: dtype) 'Member No': int64, 'Club': " in out
     assert "name each side's key: .merge(members, left_on=..., right_on=...)" in out
     assert "visits has the columns" not in out and "The column is 'DATE'" not in out
+
+
+async def test_a_column_of_the_other_file_asked_of_this_one_says_join_it_first() -> None:
+    """fresh11 (blind): ``visits[visits['Plan'] == 'Off-Peak']`` raised KeyError; Plan is a
+    column of members.csv, which the cell never joined."""
+    visits = b"Visit,Member Card\n" + b"".join(b"%d,RIV-%04d\n" % (i, i % 4) for i in range(8))
+    members = b"Member No,Club,Plan\n0,RIV,Off-Peak\n1,RIV,Standard\n2,RIV,Student\n"
+    files = {"v.csv": visits, "m.csv": members}
+    read = "import pandas as pd\nv = pd.read_csv('v.csv')\n"
+    llm = ScriptedLLM(
+        [
+            f"<execute>\n{read}print(len(v[v['Plan'] == 'Off-Peak']))\n</execute>",
+            "<execute>\nj = v.assign(Plan_x=1)\nprint(j['Plan'])\n</execute>",
+            "done",
+        ],
+        function_calling=False,
+    )
+    ex = executor()
+    async with ex:
+        for name, data in files.items():
+            await ex.upload(name, data)
+        events: list[Event] = await collect(
+            CodeActAgent(llm=llm, executor=ex).run("How many?\n\n" + describe_files(files))
+        )
+    out = [e.tool_output.content for e in events if isinstance(e, ToolCallResult)]
+    assert "'Plan' is a column of 'm.csv': join that file to this frame first" in out[0]
+    assert "is a column of" not in out[1]  # (joined already: Plan_x)

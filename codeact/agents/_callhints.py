@@ -1,0 +1,108 @@
+"""Hints for a failed call, read from the cell's code and error: a condition computed per
+group used on rows, a column named after a value of a wide table, ``corr()`` without the
+other series, a date method on one number or on text (see ``_recover``)."""
+
+from __future__ import annotations
+
+import re
+
+from codeact.agents._notecols import frame_names, named_number_columns, note_column_kinds
+from codeact.executors.base import ExecutionResult
+
+_UNALIGNABLE = "Unalignable boolean Series provided as indexer"
+_PER_GROUP = re.compile(
+    r"(\w+)\.groupby\(([^()\n]+)\)\s*\[\s*(['\"][^'\"\n]+['\"])\s*\]\s*\.\s*(\w+)\(\)\s*"
+    r"(==|!=|>=|<=|>|<)\s*([\w.]+)"
+)
+
+
+def group_mask_hint(result: ExecutionResult, code: str) -> str:
+    """A condition computed per group (its index is the groups) used to select rows: one
+    value per row comes from ``transform``."""
+    if result.error is None or _UNALIGNABLE not in result.error.message:
+        return ""
+    m = _PER_GROUP.search(code)
+    example = (
+        f"keep = {m.group(1)}.groupby({m.group(2)})[{m.group(3)}].transform('{m.group(4)}') "
+        f"{m.group(5)} {m.group(6)}; rows = {m.group(1)}[keep]"
+        if m
+        else "keep = df.groupby('g')['x'].transform('count') >= 2; rows = df[keep]"
+    )
+    return (
+        "The condition has one value per group (its index is the groups), not one per row, so "
+        f"it cannot select rows. Compute it per row with transform: {example}."
+    )
+
+
+def wide_hint(question: str, result: ExecutionResult, code: str) -> str:
+    """A column that does not exist compared with the name of one that does (``df['Month']
+    == 'Jan'`` in a file with one column per month): the values are that column."""
+    error = result.error
+    if error is None or error.type != "KeyError":
+        return ""
+    missing = error.message.strip().strip("'\"")
+    names = {n.strip(): n for n, _ in note_column_kinds(question)}
+    if not missing or missing in names:
+        return ""
+    quoted = re.escape(missing)
+    compared = re.search(rf"(\w+)\[\s*(['\"]){quoted}\2\s*\]\s*==\s*(['\"])(.+?)\3", code)
+    if compared is None or compared.group(4).strip() not in names:
+        return ""
+    frame, value = compared.group(1), names[compared.group(4).strip()]
+    return (
+        f"There is no column {missing!r}: {value!r} is itself a column (the file has one column "
+        f"per {missing.lower()}). Use {frame}[{value!r}] for its values and drop the condition "
+        f"on {missing!r}."
+    )
+
+
+_NO_OTHER = re.compile(r"corr\(\) missing 1 required positional argument: 'other'")
+
+
+def corr_hint(question: str, result: ExecutionResult, code: str) -> str:
+    """``Series.corr()`` called without the other series (a small model multiplies the two
+    columns first): how to call it, on the two number columns the question names."""
+    if result.error is None or not _NO_OTHER.search(result.error.message):
+        return ""
+    columns = named_number_columns(question)
+    frame = next(iter(frame_names(code)), "df")
+    example = (
+        f"{frame}[{columns[0]!r}].corr({frame}[{columns[1]!r}])"
+        if len(columns) >= 2
+        else f"{frame}['a'].corr({frame}['b'])"
+    )
+    return (
+        "corr() compares two Series: call it on one column with the other as its argument, "
+        f"e.g. r = {example} (after converting both to numbers), then print(r)."
+    )
+
+
+_SCALAR_ATTRIBUTE = re.compile(
+    r"'((?:numpy\.)?(?:u?int|float)\d*|int|float|str)' object has no attribute '(\w+)'"
+)
+_DATE_PARTS = {"strftime", "month", "year", "day", "hour", "minute", "weekday", "dayofweek"}
+_DATE_PARTS |= {"day_name", "month_name", "date", "isoformat", "dt", "to_period", "quarter"}
+
+
+def scalar_date_hint(result: ExecutionResult) -> str:
+    """A date method called on one number (the month a ``.dt.month`` grouping left as the
+    label, re-formatted with ``.strftime``) or on text (a date never converted)."""
+    error = result.error
+    m = (
+        _SCALAR_ATTRIBUTE.search(error.message)
+        if error and error.type == "AttributeError"
+        else None
+    )
+    if m is None or m.group(2) not in _DATE_PARTS:
+        return ""
+    kind, attribute = m.group(1), m.group(2)
+    if kind == "str":
+        return (
+            f"The value is text, not a date, so it has no .{attribute}: convert it first, "
+            f"e.g. pd.to_datetime(value).{attribute} (for a column: pd.to_datetime(df['col']))."
+        )
+    return (
+        f"The value is a number ({kind}), not a date, so it has no .{attribute}: grouping by "
+        ".dt.month or .dt.year leaves the month or year number itself as the label. Use the "
+        f"number as it is (e.g. int(value)) instead of .{attribute}."
+    )
