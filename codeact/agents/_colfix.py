@@ -33,7 +33,7 @@ from codeact.agents._imports import import_fix
 from codeact.agents._numericfix import numeric_fix
 from codeact.agents._placeholders import required_placeholders
 from codeact.agents._precedence import precedence_fix
-from codeact.agents._readfix import load_fix, separator_fix, unit_fix
+from codeact.agents._readfix import alias_fix, load_fix, separator_fix, unit_fix
 from codeact.agents._recover import (
     CellCode,
     assigned_names,
@@ -380,6 +380,7 @@ async def recover_cell(
             separator_fix(run.user_msg if run is not None else "", result, code),
             unit_fix(run.user_msg if run is not None else "", result, code),
             load_fix(run.user_msg if run is not None else "", result, code),
+            alias_fix(result, code),
             conversion_fix(result, code),
             final_answer_fix(result, code, wanted),
             import_fix(result, code),

@@ -247,3 +247,37 @@ def load_fix(question: str, result: ExecutionResult, code: str) -> LoadFix | Non
     args = note_read_arguments(question, files[0])
     read = f"{frame} = pd.read_csv({files[0]!r}{', ' + args if args else ''})"
     return LoadFix(code=f"import pandas as pd\n{read}\n{code}", read=read)
+
+
+#: The usual aliases, and the import that defines each.
+_ALIASES = {"pd": "import pandas as pd", "np": "import numpy as np"}
+
+
+@dataclass(frozen=True)
+class AliasFix:
+    """A failed cell that uses ``pd`` or ``np`` without importing it, with the import first."""
+
+    code: str
+    line: str
+
+    def note(self) -> str:
+        """What the model (and the transcript) is told about the re-run."""
+        return (
+            f"Your cell failed: it uses a module it never imported. I re-ran your cell with "
+            f"`{self.line}` first; import what you use from now on. Output of the re-run:"
+        )
+
+
+def alias_fix(result: ExecutionResult, code: str) -> AliasFix | None:
+    """The cell with ``import pandas as pd`` (or numpy's) put first, when it failed on that
+    name not being defined."""
+    error = result.error
+    m = _UNDEFINED.search(error.message) if error is not None else None
+    if error is None or error.type != "NameError" or m is None or m.group(1) not in _ALIASES:
+        return None
+    lines = [  # (every alias the cell uses and never imports, not only the first to fail)
+        line
+        for alias, line in _ALIASES.items()
+        if re.search(rf"\b{alias}\.", code) and not re.search(rf"\bas\s+{alias}\b", code)
+    ]
+    return AliasFix(code="\n".join([*lines, code]), line="; ".join(lines)) if lines else None

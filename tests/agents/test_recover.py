@@ -416,3 +416,11 @@ async def test_a_column_of_the_other_file_asked_of_this_one_says_join_it_first()
     out = [e.tool_output.content for e in events if isinstance(e, ToolCallResult)]
     assert "'Plan' is a column of 'm.csv': join that file to this frame first" in out[0]
     assert "is a column of" not in out[1]  # (joined already: Plan_x)
+
+
+async def test_a_cell_using_pd_without_importing_it_is_re_run_with_the_import() -> None:
+    """fresh11 (blind): the first cell began with ``df = pd.read_csv(...)``, no import."""
+    cell = "<execute>\ndf = pd.read_csv('w.csv')\nprint(np.round(df[' WINDSPEED'].mean(), 1))\n</execute>"
+    outputs, _ = await run([cell, "done"])
+    assert "I re-ran your cell with `import pandas as pd; import numpy as np` first" in outputs[0]
+    assert outputs[0].rstrip().endswith("4.0")
