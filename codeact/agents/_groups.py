@@ -211,8 +211,8 @@ def describes_other(task: str, start: int, name: str, columns: list[str]) -> boo
         task[left:],
         re.I,
     )
-    if names and subject and start < left + subject.end():  # ("started_at and ended_at are
-        return True  # Unix timestamps": the columns described, not asked for)
+    if names and subject:  # ("started_at and ended_at are Unix timestamps", "Club is the
+        return True  # club the visit was at": the clause describes, it does not ask)
     return any(
         c.strip() != name.strip()
         and re.match(

@@ -265,3 +265,23 @@ def test_counting_folded_values_groups_and_the_example_counts_rows_of_the_folded
     assert "never groups by 'Activity'" in said
     assert "df.groupby(df['Activity'].str.strip().str.lower()).size()" in said, said
     assert "Visit ID" not in said
+
+
+def test_a_column_named_only_in_the_clause_that_defines_it_is_not_asked_for() -> None:
+    """fresh11 (blind): "Club is the club the visit was at" sent back a right count of
+    Member Cards for never using Club."""
+    data = "Visit,Club,Member Card\n" + "".join(
+        f"{i},{['RIV', 'OLD'][i % 2]},{['RIV', 'OLD', 'NOR'][i % 3]}-{i % 5:04d}\n"
+        for i in range(30)
+    )
+    said = (
+        "Member Card is the member's home club code and their number at that club; Club is "
+        "the club the visit was at. Count the different Member Cards."
+    )
+    q = (
+        f"Question: How many different members checked in?\nConstraints: {said}\n"
+        f"Format: @members[value]\n\n{describe_files({'v.csv': data.encode()})}"
+    )
+    assert check(q, "print(df['Member Card'].nunique())") is None
+    asked = q.replace("Count the different Member Cards.", "Count the visits at each Club.")
+    assert "'Club'" in (check(asked, "print(df['Member Card'].nunique())") or "")
