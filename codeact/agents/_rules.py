@@ -109,6 +109,10 @@ def _first_time(rule: str, first_cell: object) -> bool:
     return True
 
 
+#: Values that are also plain English words: a filter only when quoted.
+_PLAIN_WORDS = {"no", "yes", "none", "other", "all", "any", "true", "false", "y", "n", "a"}
+
+
 def category_problem(question: str, code: str) -> str | None:
     """A value of a text column (from the files note) named in the question, never used; the
     note shows the rows to select and, when the question names a number column and an
@@ -119,8 +123,10 @@ def category_problem(question: str, code: str) -> str | None:
     described |= listed_values(question, task, low)  # ("Status is A, B or C": what it holds)
     described |= explained_positions(task)  # ("('RIV-0042' is member 42 of RIV)")
     for value in category_values(question):
+        word = value.lower() in _PLAIN_WORDS  # ("no visit goes past midnight": not 'no')
         named = any(  # (the character before it, or its quote: "' YOGA'")
             not {m.start() - 1, len(task[: m.start()].rstrip(" ")) - 1} & described
+            and (not word or task[m.start() - 1 : m.start()] in ("'", '"'))
             for m in re.finditer(rf"(?<!\w){re.escape(value)}(?!\w)", task)
         )
         if named and value.lower() not in low:

@@ -285,3 +285,19 @@ def test_a_column_named_only_in_the_clause_that_defines_it_is_not_asked_for() ->
     assert check(q, "print(df['Member Card'].nunique())") is None
     asked = q.replace("Count the different Member Cards.", "Count the visits at each Club.")
     assert "'Club'" in (check(asked, "print(df['Member Card'].nunique())") or "")
+
+
+def test_a_value_that_is_a_plain_word_is_a_filter_only_when_quoted() -> None:
+    """fresh11 (tuned): "(no visit goes past midnight)" sent a right mean back to filter on
+    Guest == 'no'."""
+    data = "Ref,Guest,Minutes\n" + "".join(
+        f"{i},{['yes', 'no', 'no'][i % 3]},{30 + i}\n" for i in range(30)
+    )
+    note = describe_files({"v.csv": data.encode()})
+    q = (
+        "Question: What is the mean duration of a visit?\nConstraints: a visit's duration is "
+        f"Minutes (no visit goes past midnight).\nFormat: @mean[value]\n\n{note}"
+    )
+    assert check(q, "print(df['Minutes'].mean())") is None
+    quoted = q.replace("(no visit goes past midnight)", "of the visits whose Guest is 'no'")
+    assert "'no'" in (check(quoted, "print(df['Minutes'].mean())") or "")
