@@ -257,10 +257,13 @@ def filter_problem(question: str, code: str) -> str | None:
             continue  # ("'1.234,56' is 1234.56": how a value reads, not a filter)
         if _MEANS_MISSING.match(task, m.end()) and _HANDLES_MISSING.search(code):
             continue  # ("a weight of 'n/a' means it was not taken": pandas read it as NaN)
+        unrecorded = _NOT_RECORDED.match(task, m.end()) is not None
+        if unrecorded and re.search(r"errors\s*=\s*['\"]coerce|na_values", code):
+            continue  # ("'not synced' was not recorded": converted to NaN, or read as NaN)
         if left_out(task, m.start(), m.end(), code):
             continue  # (the code's own condition drops the row the question leaves out)
         if value and value.lower() not in low and m.start() not in described:
-            if not any(c.isalnum() for c in value) and _NOT_RECORDED.match(task, m.end()):
+            if unrecorded:
                 return (
                     f"The question says {value!r} marks a missing value, but your code never "
                     f"uses it: pandas reads {value!r} as text, so .isna() misses those rows. "
