@@ -165,14 +165,14 @@ def _pair_hints(parsed: dict[str, Table]) -> list[str]:
                 if len({n for _, n in keys}) == len(keys):
                     continue  # (the number alone is the key: not two parts)
                 example = codes[0].group(0)
-                extract = f"parts = df[{col!r}].str.extract(r'^([A-Za-z]+)\\W*0*(\\d+)$')"
+                column = f"df[{col!r}].str.extract"
                 hints.append(
                     f"- Keys in two parts: {col!r} of {a!r} (e.g. {example!r}) is {label!r} "
                     f"and {number!r} of {b!r} together (a {number!r} alone repeats across "
-                    f"{label!r}). Join on both: {extract}; df['key_label'] = parts[0]; "
-                    f"df['key_number'] = parts[1].astype(int); then df.merge(pd.read_csv("
-                    f"{b!r}), left_on=['key_label', 'key_number'], right_on=[{label!r}, "
-                    f"{number!r}])"
+                    f"{label!r}). Join on both: df['key_label'] = {column}(r'^([A-Za-z]+)')[0]; "
+                    f"df['key_number'] = {column}(r'(\\d+)$')[0].astype(int); then "
+                    f"df.merge(pd.read_csv({b!r}), left_on=['key_label', 'key_number'], "
+                    f"right_on=[{label!r}, {number!r}])"
                 )
                 break
     return hints
