@@ -101,6 +101,12 @@ def scalar_date_hint(result: ExecutionResult) -> str:
             f"The value is text, not a date, so it has no .{attribute}: convert it first, "
             f"e.g. pd.to_datetime(value).{attribute} (for a column: pd.to_datetime(df['col']))."
         )
+    if kind == "float":  # (one value of an .apply over a column: usually a missing one)
+        return (
+            f"The value is a float, not a date, so it has no .{attribute}: usually a missing "
+            "value (NaN) of the column. Convert the whole column with pd.to_datetime(df['col'], "
+            f"errors='coerce') and use .dt.{attribute} instead of a function per value."
+        )
     return (
         f"The value is a number ({kind}), not a date, so it has no .{attribute}: grouping by "
         ".dt.month or .dt.year leaves the month or year number itself as the label. Use the "

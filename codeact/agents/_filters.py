@@ -45,8 +45,9 @@ _MEANS_MISSING = re.compile(
 #: After a quoted value: that rows written so have no value (``empty or '--:--' was not
 #: recorded``).
 _NOT_RECORDED = re.compile(
-    r"[^.;\n]{0,30}?\b(?:(?:was|were|is|are)\s+(?:not (?:recorded|taken|measured|known|given"
-    r"|available)|missing|unknown)|(?:means?|marks?) (?:missing|no value|none))\b",
+    r"\s*\)?\s*(?:(?:values?|entries|rows?|cells?)\s+)?(?:(?:was|were|is|are)\s+"
+    r"(?:not (?:recorded|taken|measured|known|given|available)|missing|unknown)"
+    r"|(?:means?|marks?) (?:missing|no value|none))\b",
     re.I,
 )
 _HANDLES_MISSING = re.compile(r"fillna|isna|notna|isnull|notnull|dropna|interpolate|na_values")

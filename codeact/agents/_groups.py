@@ -150,8 +150,9 @@ def groups_by(code: str, column: str) -> bool:
 
 
 _GROUPS = re.compile(r"groupby|pivot|value_counts|crosstab|Grouper|resample", re.I)
-#: Calls chained on a column before its values are counted (``.str.strip().str.lower()``).
-_CHAIN = r"(?:\s*\.\s*(?:str\s*\.\s*)?\w+\([^()\n]*\))*"
+#: Folding calls chained on a column before its values are counted (``.str.strip().str.lower()``;
+#: not ``.str.contains('x')``, whose counts are of True and False).
+_CHAIN = r"(?:\s*\.\s*str\s*\.\s*(?:strip|lower|upper|casefold|title|replace)\([^()\n]*\))*"
 #: A column that names rows rather than measures them (``Visit ID``, ``Member No``).
 _IDENTIFIER = re.compile(r"(?:^|[\s_])(?:id|no|nr|number|code|key)$", re.I)
 #: Words of a question comparing groups by an aggregate ("which city has the most ...");

@@ -17,6 +17,12 @@ _CODE = re.compile(r"^([A-Za-z]+[-_ #]?)(\d+)$")
 _WHOLE = re.compile(r"^\d+$")
 
 
+def _digits(text: str) -> str:
+    """A whole number as text without its leading zeros (``'0042'``: ``'42'``): compared as
+    text, so a value of thousands of digits costs no ``int()`` (which refuses past 4,300)."""
+    return text.lstrip("0") or "0"
+
+
 def _columns(table: Table) -> dict[str, list[str]]:
     """The first ``KEY_ROWS`` present values of each of the first ``MAX_COLUMNS`` columns."""
     out = {}
@@ -37,7 +43,7 @@ def _linked(code_column: str, key_column: str) -> bool:
     return len(code) >= 2 and len(key) >= 2 and (code in key or key in code)
 
 
-def _keys(tables: dict[str, dict[str, list[str]]]) -> dict[tuple[str, str], tuple[str, set[int]]]:
+def _keys(tables: dict[str, dict[str, list[str]]]) -> dict[tuple[str, str], tuple[str, set[str]]]:
     """The key columns of each file (each value once): whole numbers (prefix ``""``), or
     codes of one prefix (``BR-03``: its letters, ``br``), with their numbers."""
     out = {}
@@ -46,19 +52,19 @@ def _keys(tables: dict[str, dict[str, list[str]]]) -> dict[tuple[str, str], tupl
             if len(set(values)) != len(values):
                 continue
             if all(_WHOLE.match(v) for v in values):
-                out[(name, col)] = ("", {int(v) for v in values})
+                out[(name, col)] = ("", {_digits(v) for v in values})
             elif (codes := _numbers(values)) is not None:
                 out[(name, col)] = codes
     return out
 
 
-def _numbers(values: list[str]) -> tuple[str, set[int]] | None:
+def _numbers(values: list[str]) -> tuple[str, set[str]] | None:
     """The prefix's letters (lower case) and the numbers of a column of codes with one prefix
     (``AG-019``), or None."""
     found = [m for v in values if (m := _CODE.match(v))]
     if len(found) < len(values) or len({m.group(1) for m in found}) != 1:
         return None
-    return _word(found[0].group(1)), {int(m.group(2)) for m in found}
+    return _word(found[0].group(1)), {_digits(m.group(2)) for m in found}
 
 
 def key_hints(parsed: dict[str, Table]) -> list[str]:
@@ -136,7 +142,7 @@ def _odd(values: list[str], case: str) -> str:
 
 
 #: A code of a label and a number (``RIV-0042``), the label one of several.
-_PAIR = re.compile(r"^([A-Za-z]+)[-_/ #.]?0*(\d+)$")
+_PAIR = re.compile(r"^([A-Za-z]+)[-_/ #.]?(\d+)$")
 
 
 def _pair_hints(parsed: dict[str, Table]) -> list[str]:
@@ -146,18 +152,19 @@ def _pair_hints(parsed: dict[str, Table]) -> list[str]:
     for (a, ta), (b, tb) in itertools.permutations(parsed.items(), 2):
         rows = list(zip(*(c[:KEY_ROWS] for c in tb.columns[:MAX_COLUMNS]), strict=False))
         sets = [{v.strip() for v in c[:KEY_ROWS]} for c in tb.columns[:MAX_COLUMNS]]
-        whole = [k for k, values in enumerate(sets) if all(_WHOLE.match(v) for v in values)]
+        present = [{v for v in values if v not in NA_STRINGS} for values in sets]
+        whole = [k for k, p in enumerate(present) if p and all(_WHOLE.match(v) for v in p)]
         for i, col in enumerate(ta.header[:MAX_COLUMNS]):
             codes = [m for v in ta.columns[i][:KEY_ROWS] if (m := _PAIR.match(v.strip()))]
             labels = {m.group(1) for m in codes}
             if len(codes) < 5 or len(labels) < 2:
                 continue
-            wanted = {(m.group(1), int(m.group(2))) for m in codes}
+            wanted = {(m.group(1), _digits(m.group(2))) for m in codes}
             named = [j for j, values in enumerate(sets) if labels <= values]  # (every label)
             for j, k in itertools.product(named, whole):
                 label, number = tb.header[j], tb.header[k]
-                pairs = [(r[j].strip(), r[k].strip()) for r in rows]
-                keys = {(x, int(n)) for x, n in pairs if _WHOLE.match(n)}
+                pairs = [(r[j].strip(), r[k].strip()) for r in rows if r[k].strip()]
+                keys = {(x, _digits(n)) for x, n in pairs if _WHOLE.match(n)}
                 if len(keys) < len(pairs) or not labels <= {x for x, _ in keys}:
                     continue  # (the two together are not a key, or other labels)
                 if len(wanted & keys) < 0.8 * len(wanted):
@@ -165,12 +172,13 @@ def _pair_hints(parsed: dict[str, Table]) -> list[str]:
                 if len({n for _, n in keys}) == len(keys):
                     continue  # (the number alone is the key: not two parts)
                 example = codes[0].group(0)
-                column = f"df[{col!r}].str.extract"
+                column = f"df[{col!r}].str.strip().str.extract"
                 hints.append(
                     f"- Keys in two parts: {col!r} of {a!r} (e.g. {example!r}) is {label!r} "
                     f"and {number!r} of {b!r} together (a {number!r} alone repeats across "
                     f"{label!r}). Join on both: df['key_label'] = {column}(r'^([A-Za-z]+)')[0]; "
-                    f"df['key_number'] = {column}(r'(\\d+)$')[0].astype(int); then "
+                    f"df['key_number'] = pd.to_numeric({column}(r'(\\d+)$')[0], "
+                    "errors='coerce').astype('Int64'); then "
                     f"df.merge(pd.read_csv({b!r}), left_on=['key_label', 'key_number'], "
                     f"right_on=[{label!r}, {number!r}])"
                 )

@@ -31,8 +31,6 @@ from codeact.agents._notecols import (
     file_columns,
     note_column_kinds,
     question_without_note,
-    spoken_forms,
-    task_text,
     uses_column,
 )
 from codeact.agents._style_state import CodeActRunState
@@ -236,22 +234,6 @@ def label_column_hint(question: str, result: ExecutionResult, line: str) -> str:
     return ""
 
 
-def unnamed_column_hint(question: str, line: str) -> str:
-    """The failing line uses only columns the question never names (a cell converting every
-    column up front, failing on one it does not need): leave that line out."""
-    task = task_text(question).lower()
-    task = f"{task} {task.replace('-', ' ')}"  # ("a check-in" names 'Check In')
-    used = [n for n, _ in note_column_kinds(question) if uses_column(line, n)]
-    if not used or any(f.lower() in task for n in used for f in spoken_forms(n)):
-        return ""
-    names = " and ".join(repr(n) for n in used)
-    return (
-        f"The failing line uses {names}, which the question does not name: if the question "
-        "does not need it, leave that line out (and the lines using it) and compute only what "
-        "the question asks."
-    )
-
-
 def repeat_hint(run: RunState, result: ExecutionResult, names: list[str]) -> str:
     """A different hint when the same error happens again in this run."""
     error = result.error
@@ -311,8 +293,7 @@ async def failure_hints(
     own = any(convert.startswith(f"{n!r} holds") for n, _ in kinds if uses_column(line, n))
     labels = label_column_hint(run.user_msg, result, line) if run and not own else ""
     numbers = "" if own or labels else text_number_hint(result, run.user_msg if run else "")
-    unnamed = unnamed_column_hint(run.user_msg, line) if run is not None else ""
-    hints = [columns, labels, numbers, import_hint(result), scalar_date_hint(result), unnamed]
+    hints = [columns, labels, numbers, import_hint(result), scalar_date_hint(result)]
     if run is not None:
         hints.append(corr_hint(run.user_msg, result, code))
         hints.append(wide_hint(run.user_msg, result, code))

@@ -36,6 +36,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 
 from codeact.agents._candidate import AnswerCandidate, CellRun
+from codeact.agents._category import category_problem
 from codeact.agents._checks import (
     deviation_problem,
     fill_problem,
@@ -55,12 +56,9 @@ from codeact.agents._datarules import (
     yes_no_problem,
 )
 from codeact.agents._filters import (
-    described_values,
-    explained_positions,
     extra_filter_problem,
     filter_problem,
     left_out,
-    listed_values,
 )
 from codeact.agents._groups import (
     asked_groups,
@@ -75,9 +73,6 @@ from codeact.agents._groups import (
     row_key,
 )
 from codeact.agents._notecols import (
-    category_values,
-    column_of_value,
-    compute_on,
     note_column_kinds,
     note_columns,
     task_text,
@@ -107,46 +102,6 @@ def _first_time(rule: str, first_cell: object) -> bool:
     while len(_TOLD) > _TOLD_MAX:
         _TOLD.popitem(last=False)
     return True
-
-
-#: Values that are also plain English words: a filter only when quoted.
-_PLAIN_WORDS = {"no", "yes", "none", "other", "all", "any", "true", "false", "y", "n", "a"}
-
-
-def category_problem(question: str, code: str) -> str | None:
-    """A value of a text column (from the files note) named in the question, never used; the
-    note shows the rows to select and, when the question names a number column and an
-    aggregate, what to compute on them."""
-    task = task_text(question)
-    low = code.lower()
-    described = described_values(task, low)  # (quoted as how values are written: not asked)
-    described |= listed_values(question, task, low)  # ("Status is A, B or C": what it holds)
-    described |= explained_positions(task)  # ("('RIV-0042' is member 42 of RIV)")
-    for value in category_values(question):
-        word = value.lower() in _PLAIN_WORDS  # ("no visit goes past midnight": not 'no')
-        named = any(  # (the character before it, or its quote: "' YOGA'")
-            not {m.start() - 1, len(task[: m.start()].rstrip(" ")) - 1} & described
-            and (not word or task[m.start() - 1 : m.start()] in ("'", '"'))
-            for m in re.finditer(rf"(?<!\w){re.escape(value)}(?!\w)", task)
-        )
-        if named and value.lower() not in low:
-            column = column_of_value(question, value)
-            measure = compute_on(question, "sub", exclude=column) if column else None
-            if column is None:
-                example = "Select those rows, compute on them, print the one value"
-            else:
-                example = (
-                    f"Select those rows first, for example: sub = df[df[{column!r}] == "
-                    f"{value!r}]; then compute on sub, not df: "
-                    + (f"print({measure})" if measure else "print the one value it asks for")
-                )
-            rows = f"sub = df[df[{column!r}] == {value!r}]"
-            return problem_of(
-                f"The question is about {value!r} (a value in the data), but your code never "
-                f"filters on it. {example}, then answer.",
-                f"{rows}; print({measure})" if measure else None,
-            )
-    return None
 
 
 def column_problem(question: str, code: str) -> str | None:

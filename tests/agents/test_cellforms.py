@@ -276,3 +276,27 @@ def test_codes_made_of_two_key_columns_get_the_join_on_both_parts() -> None:
     assert "Keys in two parts" not in describe_files(
         {"visits.csv": one.encode(), "members.csv": members.encode()}
     )
+
+
+def test_two_part_keys_survive_blanks_and_huge_numbers() -> None:
+    """Review: a blank card made the note's join code fail (NaN to int), and a code of 5,000
+    digits made the note itself raise (int() refuses past 4,300 digits)."""
+    clubs = ["RIV", "OLD"]
+    members = "Member No,Club,Plan\n" + "".join(
+        f"{n},{c},P{n % 2}\n" for c in clubs for n in range(1, 7)
+    )
+    visits = "Visit,Member Card\n" + "".join(
+        f"{i},{'' if i == 3 else f' {clubs[i % 2]}-{i % 6 + 1:04d}'}\n" for i in range(20)
+    )
+    note = describe_files({"visits.csv": visits.encode(), "members.csv": members.encode()})
+    (hint,) = [ln for ln in note.splitlines() if ln.startswith("- Keys in two parts")]
+    v = pd.read_csv(io.StringIO(visits))
+    code = hint.split("Join on both: ", 1)[1].replace("pd.read_csv('members.csv')", "m")
+    scope = {"df": v, "m": pd.read_csv(io.StringIO(members)), "pd": pd}
+    *steps, last = code.split("; ")
+    for step in steps:
+        exec(step, scope)
+    joined = eval(last.removeprefix("then "), scope)
+    assert len(joined) == 19 and joined["Plan"].notna().all()  # (the blank card joins nothing)
+    huge = visits.replace("RIV-0001", "RIV-" + "1" * 5000)
+    assert "'Member Card'" in describe_files({"v.csv": huge.encode(), "m.csv": members.encode()})

@@ -541,3 +541,17 @@ def test_a_failed_cell_reading_times_of_day_as_dates_gets_the_notes_minutes() ->
     )
     done = "m = pd.to_timedelta(df['Check Out'] + ':00', errors='coerce').dt.total_seconds() / 60"
     assert conversion_hint(text, done, line) == ""
+
+
+def test_a_quoted_filter_before_words_about_missing_values_is_still_a_filter() -> None:
+    """Review: "visits with Guest 'yes' have a Check Out that is missing" advised
+    na_values=['yes']."""
+    data = b"Guest,Check Out\n" + b"".join(
+        b"%s,%s\n" % ([b"yes", b"no"][i % 2], [b"8:15", b""][i % 3 == 0]) for i in range(20)
+    )
+    text = (
+        "Question: How many visits with Guest 'yes' have a Check Out that is missing?\n"
+        f"Format: @n[n_value] where n_value is an integer.\n\n{describe_files({'v.csv': data})}"
+    )
+    problem = check_candidate(candidate(text, "print(df['Check Out'].isna().sum())")) or ""
+    assert "The question names 'yes'" in problem and "na_values" not in problem

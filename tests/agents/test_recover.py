@@ -340,34 +340,6 @@ async def test_a_date_method_on_a_grouped_month_number_says_the_label_is_the_num
     assert "pd.to_datetime(value).month" in outputs[1]
 
 
-async def test_a_failing_line_on_a_column_the_question_never_names_says_leave_it_out() -> None:
-    """fresh11 (blind): a weekday count converted Check Out too and failed on '--:--' three
-    times; the question names Date, and "a check-in" names Check In."""
-    data = b"Date,Check In,Check Out\n" + b"".join(
-        b"2024-03-%02d,7:%02d,%s\n" % (1 + i, i, [b"8:15", b"--:--"][i % 2]) for i in range(8)
-    )
-    question = (
-        "Question: On which day of the week were there the most visits?\nConstraints: Every "
-        "row is one visit (a check-in). Count the visits on each day of the week (Date).\n\n"
-    )
-    read = "import pandas as pd\ndf = pd.read_csv('v.csv')\n"
-    cells = [
-        f"<execute>\n{read}df['Check Out'] = pd.to_datetime(df['Check Out'])\n</execute>",
-        f"<execute>\n{read}df['Date'] = pd.to_datetime(df['Date'] + 'x')\n</execute>",
-        "done",
-    ]
-    llm = ScriptedLLM(cells, function_calling=False)
-    ex = executor()
-    async with ex:
-        await ex.upload("v.csv", data)
-        events: list[Event] = await collect(
-            CodeActAgent(llm=llm, executor=ex).run(question + describe_files({"v.csv": data}))
-        )
-    out = [e.tool_output.content for e in events if isinstance(e, ToolCallResult)]
-    assert "The failing line uses 'Check Out', which the question does not name" in out[0]
-    assert "which the question does not name" not in out[1]  # (Date is named)
-
-
 async def test_a_merge_on_a_key_only_the_left_frame_has_shows_the_right_frames_columns() -> None:
     """fresh11 (blind): ``visits.merge(members, on='Member Card')`` raised KeyError and the
     hint listed the visits' columns and said "The column is 'Member Card'" three times."""

@@ -301,3 +301,38 @@ def test_a_value_that_is_a_plain_word_is_a_filter_only_when_quoted() -> None:
     assert check(q, "print(df['Minutes'].mean())") is None
     quoted = q.replace("(no visit goes past midnight)", "of the visits whose Guest is 'no'")
     assert "'no'" in (check(quoted, "print(df['Minutes'].mean())") or "")
+
+
+@pytest.mark.parametrize(
+    ("question", "flagged"),
+    [
+        ("What is the mean Hours of the tickets with Escalated No?", "'No'"),
+        ("What is the mean Hours of the tickets in the Other category?", "'Other'"),
+        ("What is the mean Hours of the tickets? No ticket is open.", None),
+    ],
+)
+def test_a_plain_word_value_after_its_column_or_capitalised_is_still_a_filter(
+    question: str, flagged: str | None
+) -> None:
+    """Review: 'Escalated No' and 'Other' (a category) were silenced with the plain words."""
+    data = "Ref,Category,Escalated,Hours\n" + "".join(
+        f"{i},{['Billing', 'Other', 'Tech'][i % 3]},{['Yes', 'No'][i % 2]},{i}\n" for i in range(30)
+    )
+    q = f"Question: {question}\nFormat: @mean[value]\n\n{describe_files({'t.csv': data.encode()})}"
+    said = check(q, "print(df['Hours'].mean())") or ""
+    assert (flagged in said) if flagged else said == "", said
+
+
+def test_counting_a_boolean_test_of_a_column_is_not_grouping_by_it() -> None:
+    """Review: ``.str.contains('yoga').value_counts()`` counts True and False."""
+    acts = ["yoga", "Gym Floor", " YOGA", "gym floor ", "Boxing", "Yoga"]
+    data = "Ref,Activity\n" + "".join(f"{i},{acts[i % 6]}\n" for i in range(30))
+    q = (
+        "Question: Which activity had the most visits?\nConstraints: Count the visits of each "
+        f"activity.\nFormat: @activity[name]\n\n{describe_files({'v.csv': data.encode()})}"
+    )
+    from codeact.agents._groups import group_problem
+
+    said = group_problem(q, "print(df['Activity'].str.contains('yoga').value_counts())") or ""
+    assert "never groups by 'Activity'" in said
+    assert group_problem(q, "print(df['Activity'].str.strip().str.lower().value_counts())") is None

@@ -1,0 +1,63 @@
+"""The category rule (see ``_rules``): a value of a text column the question names and the
+code never selects by, unless the question only describes the column there (a legend, a
+list of what it holds, a quoted example explained in parentheses) or the value is a plain
+word used as a word ("no visit goes past midnight")."""
+
+from __future__ import annotations
+
+import re
+
+from codeact.agents._filters import described_values, explained_positions, listed_values
+from codeact.agents._notecols import category_values, column_of_value, compute_on, task_text
+from codeact.agents._problem import problem_of
+
+#: Values that are also plain English words: a filter only when quoted.
+_PLAIN_WORDS = {"no", "yes", "none", "other", "all", "any", "true", "false"}
+
+
+def _plain_named(question: str, task: str, start: int, value: str) -> bool:
+    """Whether a value that is also a plain word names the value at ``task[start]``: quoted,
+    right after its column's name ("Escalated No"), or capitalised mid-sentence ("Other")."""
+    before = task[:start].rstrip()
+    if task[start - 1 : start] in ("'", '"'):
+        return True
+    column = column_of_value(question, value)
+    if column and before.lower().endswith(column.strip().lower()):
+        return True
+    return value[0].isupper() and not re.search(r"(?:^|[.?!:;(]\s*)$", task[:start])
+
+
+def category_problem(question: str, code: str) -> str | None:
+    """A value of a text column (from the files note) named in the question, never used; the
+    note shows the rows to select and, when the question names a number column and an
+    aggregate, what to compute on them."""
+    task = task_text(question)
+    low = code.lower()
+    described = described_values(task, low)  # (quoted as how values are written: not asked)
+    described |= listed_values(question, task, low)  # ("Status is A, B or C": what it holds)
+    described |= explained_positions(task)  # ("('RIV-0042' is member 42 of RIV)")
+    for value in category_values(question):
+        word = value.lower() in _PLAIN_WORDS  # ("no visit goes past midnight": not 'no')
+        named = any(  # (the character before it, or its quote: "' YOGA'")
+            not {m.start() - 1, len(task[: m.start()].rstrip(" ")) - 1} & described
+            and (not word or _plain_named(question, task, m.start(), value))
+            for m in re.finditer(rf"(?<!\w){re.escape(value)}(?!\w)", task)
+        )
+        if named and value.lower() not in low:
+            column = column_of_value(question, value)
+            measure = compute_on(question, "sub", exclude=column) if column else None
+            if column is None:
+                example = "Select those rows, compute on them, print the one value"
+            else:
+                example = (
+                    f"Select those rows first, for example: sub = df[df[{column!r}] == "
+                    f"{value!r}]; then compute on sub, not df: "
+                    + (f"print({measure})" if measure else "print the one value it asks for")
+                )
+            rows = f"sub = df[df[{column!r}] == {value!r}]"
+            return problem_of(
+                f"The question is about {value!r} (a value in the data), but your code never "
+                f"filters on it. {example}, then answer.",
+                f"{rows}; print({measure})" if measure else None,
+            )
+    return None
