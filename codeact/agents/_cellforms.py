@@ -61,6 +61,8 @@ def list_cells(values: list[str], name: str) -> str:
             continue
         parts = [p.strip() for v in several for p in v.split(sep.strip()) if p.strip()]
         names = {_COUNT.sub("", p) for p in parts}  # ('2x Cola' and '1x Cola': one value)
+        if not parts:
+            return ""  # (only separators: ';' alone is not a list)
         if (len(parts) >= 8 and len(names) * 2 > len(parts)) or any(
             len(p) > 40 or p.count(" ") > 3 for p in parts
         ):

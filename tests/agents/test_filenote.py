@@ -112,3 +112,9 @@ def test_times_of_day_and_numbers_with_a_unit_and_a_word_for_none_get_working_co
     )
     odd = data.replace("not synced", "v2 kcal")
     assert "standing for no number" not in describe_files({"v.csv": odd.encode()})
+
+
+def test_a_column_of_separators_alone_is_described_not_a_crash() -> None:
+    """Review: cells holding only ';' raised IndexError in the list-cells hint."""
+    note = describe_files({"a.csv": b"x,y\n1,;\n2,;\n3,;\n"})
+    assert "'y': text" in note and "several values in one cell" not in note
