@@ -396,3 +396,14 @@ async def test_a_cell_using_pd_without_importing_it_is_re_run_with_the_import() 
     outputs, _ = await run([cell, "done"])
     assert "I re-ran your cell with `import pandas as pd; import numpy as np` first" in outputs[0]
     assert outputs[0].rstrip().endswith("4.0")
+
+
+async def test_a_cell_whose_earlier_lines_change_data_is_not_re_run_for_an_import() -> None:
+    """Review: re-running the whole cell would double the column a second time."""
+    double = (
+        "<execute>\ndf[' WINDSPEED'] = df[' WINDSPEED'] * 2\n"
+        "print(np.round(df[' WINDSPEED'].mean(), 1))\n</execute>"
+    )
+    outputs, _ = await run([READ, double, "done"])
+    assert "NameError: name 'np' is not defined" in outputs[1]
+    assert "I re-ran your cell" not in outputs[1]
