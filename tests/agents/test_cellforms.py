@@ -237,6 +237,20 @@ def test_few_values_written_many_ways_are_folded_even_past_twenty_as_written() -
     assert "ignoring case" not in _call(describe_files({"n.csv": many.encode()}), "Name")
 
 
+def _two_part_join(visits: str, members: str) -> tuple[str, pd.DataFrame]:
+    """The files note's two-part key hint for the two files, and the frame its code joins
+    (each step run as written, the members file read from the text)."""
+    note = describe_files({"visits.csv": visits.encode(), "members.csv": members.encode()})
+    (hint,) = [ln for ln in note.splitlines() if ln.startswith("- Keys in two parts")]
+    code = hint.split("Join on both: ", 1)[1].replace("pd.read_csv('members.csv')", "m")
+    scope = {"df": pd.read_csv(io.StringIO(visits)), "m": pd.read_csv(io.StringIO(members))}
+    scope["pd"] = pd
+    *steps, last = code.split("; ")
+    for step in steps:
+        exec(step, scope)
+    return hint, eval(last.removeprefix("then "), scope)
+
+
 def test_codes_made_of_two_key_columns_get_the_join_on_both_parts() -> None:
     """fresh11 (blind): 'RIV-0042' in Member Card is Club RIV and Member No 42 of members.csv,
     numbers starting again at each club; the note's code, run, joins every visit once."""
@@ -249,16 +263,8 @@ def test_codes_made_of_two_key_columns_get_the_join_on_both_parts() -> None:
     visits = "Visit,Club,Member Card\n" + "".join(
         f"{i},{clubs[i % 2]},{clubs[i % 3]}-{i % 8 + 1:04d}\n" for i in range(40)
     )
-    note = describe_files({"visits.csv": visits.encode(), "members.csv": members.encode()})
-    (hint,) = [ln for ln in note.splitlines() if ln.startswith("- Keys in two parts")]
+    hint, joined = _two_part_join(visits, members)
     assert "'Member Card' of 'visits.csv' (e.g. 'RIV-0001') is 'Club' and 'Member No'" in hint
-    v = pd.read_csv(io.StringIO(visits))
-    code = hint.split("Join on both: ", 1)[1].replace("pd.read_csv('members.csv')", "m")
-    scope = {"df": v, "m": pd.read_csv(io.StringIO(members)), "pd": pd}
-    *steps, last = code.split("; ")
-    for step in steps:
-        exec(step, scope)
-    joined = eval(last.removeprefix("then "), scope)
     assert len(joined) == 40 and joined["Plan"].notna().all()
     expected = [["Standard", "Student"][(i % 8 + 1 + i % 3) % 2] for i in range(40)]
     assert joined["Plan"].tolist() == expected
@@ -288,15 +294,7 @@ def test_two_part_keys_survive_blanks_and_huge_numbers() -> None:
     visits = "Visit,Member Card\n" + "".join(
         f"{i},{'' if i == 3 else f' {clubs[i % 2]}-{i % 6 + 1:04d}'}\n" for i in range(20)
     )
-    note = describe_files({"visits.csv": visits.encode(), "members.csv": members.encode()})
-    (hint,) = [ln for ln in note.splitlines() if ln.startswith("- Keys in two parts")]
-    v = pd.read_csv(io.StringIO(visits))
-    code = hint.split("Join on both: ", 1)[1].replace("pd.read_csv('members.csv')", "m")
-    scope = {"df": v, "m": pd.read_csv(io.StringIO(members)), "pd": pd}
-    *steps, last = code.split("; ")
-    for step in steps:
-        exec(step, scope)
-    joined = eval(last.removeprefix("then "), scope)
+    _, joined = _two_part_join(visits, members)
     assert len(joined) == 19 and joined["Plan"].notna().all()  # (the blank card joins nothing)
     huge = visits.replace("RIV-0001", "RIV-" + "1" * 5000)
     assert "'Member Card'" in describe_files({"v.csv": huge.encode(), "m.csv": members.encode()})
