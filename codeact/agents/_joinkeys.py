@@ -150,15 +150,19 @@ def _pair_hints(parsed: dict[str, Table]) -> list[str]:
     and Member No 42, numbers starting again at each club): the join on both parts."""
     hints = []
     for (a, ta), (b, tb) in itertools.permutations(parsed.items(), 2):
+        coded = []  # (the columns of codes with two labels or more: most files have none)
+        for col, values in zip(ta.header[:MAX_COLUMNS], ta.columns, strict=False):
+            codes = [m for v in values[:KEY_ROWS] if (m := _PAIR.match(v.strip()))]
+            if len(codes) >= 5 and len({m.group(1) for m in codes}) >= 2:
+                coded.append((col, codes))
+        if not coded:
+            continue
         rows = list(zip(*(c[:KEY_ROWS] for c in tb.columns[:MAX_COLUMNS]), strict=False))
         sets = [{v.strip() for v in c[:KEY_ROWS]} for c in tb.columns[:MAX_COLUMNS]]
         present = [{v for v in values if v not in NA_STRINGS} for values in sets]
         whole = [k for k, p in enumerate(present) if p and all(_WHOLE.match(v) for v in p)]
-        for i, col in enumerate(ta.header[:MAX_COLUMNS]):
-            codes = [m for v in ta.columns[i][:KEY_ROWS] if (m := _PAIR.match(v.strip()))]
+        for col, codes in coded:
             labels = {m.group(1) for m in codes}
-            if len(codes) < 5 or len(labels) < 2:
-                continue
             wanted = {(m.group(1), _digits(m.group(2))) for m in codes}
             named = [j for j, values in enumerate(sets) if labels <= values]  # (every label)
             for j, k in itertools.product(named, whole):
