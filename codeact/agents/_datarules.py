@@ -154,10 +154,14 @@ def _raw_conversion(code: str, name: str) -> str | None:
 
 
 def _text_tests(code: str, name: str) -> str:
-    """``code`` without the tests of ``name`` as text (``df['Subtotal'].str.startswith('-')``):
-    they work on the text as written."""
+    """``code`` without the tests of ``name`` as text (``df['Subtotal'].str.startswith('-')``,
+    ``df['Bedrooms'] == 'Studio'``, the word the files note says stands for no number): they
+    work on the text as written."""
     test = r"\.str\.(?:startswith|endswith|contains|match|len)\([^()\n]*\)"
-    return re.sub(rf"{_column_ref(name)}\s*{test}", "", code)
+    word = r"(?:'[^'\"\d\n]*'|\"[^'\"\d\n]*\")"  # (a quoted word: no number compared as text)
+    folded = r"(?:\s*\.str\.(?:strip|lower|upper|casefold)\(\))*"
+    compared = rf"{folded}\s*(?:[=!]=\s*{word}|\.isin\(\s*\[\s*{word}(?:\s*,\s*{word})*\s*\]\s*\))"
+    return re.sub(rf"{_column_ref(name)}\s*(?:{test}|{compared})", "", code)
 
 
 def _column_ref(name: str) -> str:

@@ -43,9 +43,10 @@ _MEANS_MISSING = re.compile(
     re.I,
 )
 #: After a quoted value: that rows written so have no value (``empty or '--:--' was not
-#: recorded``).
+#: recorded``, ``empty or 'n/k' when it was not measured``).
 _NOT_RECORDED = re.compile(
-    r"\s*\)?\s*(?:(?:values?|entries|rows?|cells?)\s+)?(?:(?:was|were|is|are)\s+"
+    r"\s*\)?\s*(?:(?:values?|entries|rows?|cells?)\s+)?(?:when\s+(?:it|they|the\s+\w+)\s+)?"
+    r"(?:(?:was|were|is|are)\s+"
     r"(?:not (?:recorded|taken|measured|known|given|available)|missing|unknown)"
     r"|(?:means?|marks?) (?:missing|no value|none))\b",
     re.I,

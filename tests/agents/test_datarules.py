@@ -526,6 +526,59 @@ def test_a_sign_the_question_says_marks_a_missing_value_gets_na_values() -> None
     assert "The question names '--:--'" in left
 
 
+def test_a_word_said_to_mean_not_measured_gets_na_values() -> None:
+    """fresh12 (blind): "Floor Area is empty or 'n/k' when it was not measured; count those
+    listings" — .isna() alone counted 39 of 61; the plain "names 'n/k'" note made the model
+    count the 'n/k' rows alone (22)."""
+    data = b"Ref,Floor Area\n" + b"".join(
+        b"%d,%s\n" % (i, [b"73 m\xc2\xb2", b"", b"n/k", b"527 sq ft"][i % 4]) for i in range(20)
+    )
+    text = (
+        "Question: How many listings have no floor area recorded?\nConstraints: Floor Area is "
+        "empty or 'n/k' when it was not measured; count those listings.\n"
+        f"Format: @n[n_value] where n_value is an integer.\n\n{describe_files({'l.csv': data})}"
+    )
+    problem = check_candidate(candidate(text, "print(df['Floor Area'].isna().sum())")) or ""
+    assert "'n/k' marks a missing value" in problem
+    assert "na_values=['n/k']" in problem
+    read = "df = pd.read_csv('l.csv', na_values=['n/k'])\nprint(df['Floor Area'].isna().sum())"
+    assert check_candidate(candidate(text, read)) is None
+    # "when" followed by anything else is not a missing value: still a plain filter
+    other = text.replace("when it was not measured", "when it was measured by hand")
+    left = check_candidate(candidate(other, "print(df['Floor Area'].isna().sum())")) or ""
+    assert "The question names 'n/k'" in left
+
+
+def test_comparing_a_number_column_with_its_word_for_none_is_not_a_text_comparison() -> None:
+    """fresh12 (blind): Bedrooms is a number or 'Studio'; ``df['Bedrooms'] == 'Studio'``
+    counted the 15 studios right and was sent back to convert the column (which then made
+    every comparison with 'Studio' false: 0)."""
+    data = b"Ref,Bedrooms\n" + b"".join(
+        b"%d,%s\n" % (i, b"Studio" if i % 20 == 1 else b"%d" % (1 + i % 4)) for i in range(40)
+    )
+    text = (
+        "Question: How many listings are studio flats?\nConstraints: Bedrooms is the number of "
+        "bedrooms, or 'Studio' for a studio flat; count the listings whose Bedrooms is "
+        "'Studio'.\nFormat: @n[n_value] where n_value is an integer.\n\n"
+        f"{describe_files({'l.csv': data})}"
+    )
+    assert "'Studio' standing for no number" in text
+    for code in (
+        "print((df['Bedrooms'] == 'Studio').sum())",
+        "print(df['Bedrooms'].str.strip().str.lower().isin(['studio']).sum())",
+    ):
+        assert text_number_problem(text, code) is None, code
+    # the column itself compared or summed as text is still sent back
+    for code in (
+        "print((df['Bedrooms'] >= '3').sum())",
+        "s = df[df['Bedrooms'] != 'Studio']\nprint(s['Bedrooms'].max())",
+        "print((df['Bedrooms'] == '3').sum(), (df['Bedrooms'] == 'Studio').sum())",
+    ):
+        assert "pd.to_numeric(df['Bedrooms'], errors='coerce')" in (
+            text_number_problem(text, code) or ""
+        ), code
+
+
 def test_a_failed_cell_reading_times_of_day_as_dates_gets_the_notes_minutes() -> None:
     """fresh11 (blind): pd.to_datetime on '7:05' / '--:--' failed three cells in a row."""
     data = b"Check In,Check Out\n" + b"".join(
