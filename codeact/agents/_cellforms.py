@@ -148,3 +148,30 @@ def time_of_day_hint(values: list[str], name: str) -> str:
         f"time (read the file with na_values=[{listed}] and .isna() finds them with the empty "
         f"ones): minutes since midnight = {minutes}"
     )
+
+
+#: An amount with a currency sign, in full or with ``k`` for thousands and ``m`` for millions
+#: (``£140,000``, ``£318.5k``, ``$1.2M``, ``€3bn``).
+_SCALED = re.compile(
+    r"^[-+]?([$€£¥])?\s?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s?(k|K|m|M|bn|BN|Bn)?$"
+)
+
+
+def scaled_amounts(values: list[str], name: str) -> str:
+    """Money written in full or shortened with ``k``/``m``/``bn`` (``£175k``, ``£1m``,
+    ``£140,000``): stripping the signs alone reads ``£175k`` as 175 (or fails). The
+    conversion that multiplies each number by what its letter stands for."""
+    found = [m for v in values if (m := _SCALED.match(v))]
+    if len(found) < len(values) or not any(m.group(2) for m in found):
+        return ""
+    if not any(m.group(1) for m in found if m.group(2)):
+        return ""  # (``12m`` without a currency sign may be metres)
+    worth = {"k": "1,000", "m": "1,000,000", "bn": "1,000,000,000"}
+    letters = [x for x in worth if x in {m.group(2).lower() for m in found if m.group(2)}]
+    shown = ", ".join(f"'{x}' = {worth[x]}" for x in letters)
+    scale = ", ".join(f"'{x}': {worth[x].replace(',', '_')}" for x in letters)
+    return (
+        f"amounts as text, some shortened ({shown}): parts = df[{name!r}].str.lower().str."
+        f"extract(r'([\\d.,]+)\\s*({'|'.join(letters)})?'); value = pd.to_numeric(parts[0]."
+        f"str.replace(',', ''), errors='coerce') * parts[1].map({{{scale}}}).fillna(1)"
+    )

@@ -14,6 +14,7 @@ import re
 from codeact.agents._cellforms import (
     list_cells,
     month_name_dates,
+    scaled_amounts,
     spelling_hint,
     squeeze,
     time_of_day_hint,
@@ -201,7 +202,7 @@ def _kind(present: list[str], missing: int, name: str) -> tuple[str, str]:
         return "text", _mixed_date_hint(stripped, name)
     if all(_OFFSET_TIME.match(v) for v in stripped):
         return "text", _offset_hint(stripped, name)
-    written = _written_kind(stripped, name)
+    written = scaled_amounts(stripped, name) or _written_kind(stripped, name)
     if written:
         return "text", written
     marked = _marked_numbers(stripped, name)
@@ -232,7 +233,8 @@ def _kind(present: list[str], missing: int, name: str) -> tuple[str, str]:
 _DECIMAL_COMMA = re.compile(r"^[-+]?(?:\d{1,3}(?:\.\d{3})+|\d+),\d+$")
 _DOTTED = re.compile(r"^[-+]?\d{1,3}(?:\.\d{3})+$")
 _UNIT = re.compile(
-    r"^[-+]?(\d{1,3}(?:[.,]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?)\s?([a-zA-Zµ°%]{1,4})$"
+    r"^[-+]?(\d{1,3}(?:[.,]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?)\s?"
+    r"((?:sq|cu)\.? ?(?:ft|m|yd|in|km|mi)|[a-zA-Zµ°%²³]{1,4})$"
 )
 _THOUSANDS = re.compile(r"^\d{1,3}(?:,\d{3})+$")  # (``1,500 g``: a comma of thousands)
 #: A number written with a decimal comma (``420,2``, ``1.178,3``), the point a decimal one.
@@ -279,9 +281,14 @@ def _written_kind(values: list[str], name: str) -> str:
             if comma
             else ("parts[0].str.replace(',', '')")
         )
+        none = (
+            f", {len(values) - len(found)} values {' and '.join(repr(w) for w in words)} "
+            "standing for no number (NaN in value)"
+        )
         return (
-            f"numbers with units ({shown}) as text: parts = {column}.str.extract("
-            f"r'([\\d.,]+)\\s*(\\D+)'); value = {number}.astype(float), unit = parts[1]"
+            f"numbers with units ({shown}) as text{none * bool(words)}: parts = {column}.str."
+            f"extract(r'([\\d.,]+)\\s*(\\D+)'); value = {number}.astype(float), unit = "
+            "parts[1].str.strip(); bring every value to one unit before comparing or averaging"
         )
     if all(_FRACTION.match(v) for v in values):
         return f"fractions as text: {column}.str.split('/').str[0].astype(float) is the top"

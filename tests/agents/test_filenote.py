@@ -78,6 +78,40 @@ def _note_code(note: str, column: str, after: str) -> str:
     return line.split(after, 1)[1].rsplit(", e.g.", 1)[0]
 
 
+def test_amounts_shortened_with_k_and_m_and_areas_in_several_units_get_working_code() -> None:
+    """fresh12 (an estate agency's listings, blind): prices ``£140,000``, ``£318.5k`` and
+    ``£1m`` in one column got no advice (the model replaced 'k' by '000': 318.5000), areas
+    ``73 m²`` / ``85 sqm`` / ``915 sq ft`` with ``n/k`` for none were called plain text."""
+    import io
+
+    import pandas as pd
+
+    prices = ["£175k", "£140,000", "£318.5k", "£1m", "", "£95,500", "£1.25m", "£210k"]
+    areas = ["73 m²", "85 sqm", "915 sq ft", "n/k", "", "60 m²", "1,076 sq ft", "88 sqm"]
+    data = "Ref,Asking Price,Floor Area\n" + "".join(
+        f'{i},"{p}","{a}"\n' for i, (p, a) in enumerate(zip(prices, areas, strict=True))
+    )
+    note = describe_files({"l.csv": data.encode()})
+    df = pd.read_csv(io.StringIO(data))
+    line = _note_code(note, "Asking Price", "parts = ")
+    assert "'k' = 1,000, 'm' = 1,000,000)" in note
+    scope = {"pd": pd, "df": df}
+    exec("parts = " + line.replace("; value = ", "\nvalue = "), scope)
+    assert scope["value"].tolist()[:4] == [175_000, 140_000, 318_500, 1_000_000]
+    assert scope["value"].isna().sum() == 1 and scope["value"].sum() == 3_189_000
+    area = _note_code(note, "Floor Area", "parts = ").split("; bring every value")[0]
+    assert "numbers with units ('m²' and 'sq ft' and 'sqm') as text, 1 values 'n/k' " in note
+    exec(
+        "parts = " + area.replace("; value = ", "\nvalue = ").replace(", unit = ", "\nunit = "),
+        scope,
+    )
+    assert scope["unit"].dropna().tolist() == ["m²", "sqm", "sq ft", "m²", "sq ft", "sqm"]
+    assert scope["value"].dropna().tolist() == [73, 85, 915, 60, 1076, 88]
+    # a number with 'm' and no currency sign may be metres: not an amount
+    metres = describe_files({"r.csv": b"Run,Length\n1,12m\n2,1.5k\n3,400\n4,80m\n5,3m\n"})
+    assert "amounts as text" not in metres
+
+
 def test_times_of_day_and_numbers_with_a_unit_and_a_word_for_none_get_working_conversions() -> None:
     """fresh11 (a gym's check-ins): ``7:05`` times with ``--:--`` for none, ``1,085 kcal``
     with ``not synced`` for none; the note's code, run on the file, gives the numbers."""
