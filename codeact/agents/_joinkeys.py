@@ -9,6 +9,7 @@ import re
 
 from codeact.agents._csvtable import Table
 from codeact.agents._filenote import NA_STRINGS
+from codeact.agents._prefixkeys import prefix_hints
 
 KEY_ROWS = 5_000
 MAX_COLUMNS = 60
@@ -100,7 +101,7 @@ def key_hints(parsed: dict[str, Table]) -> list[str]:
                     f"{key!r} of {b!r} (e.g. {shown}). Join on the number: "
                     f"{number.format(col)}{other}"
                 )
-    return hints + _case_hints(tables) + _pair_hints(parsed)
+    return hints + _case_hints(tables) + _pair_hints(parsed) + prefix_hints(tables)
 
 
 def _case_hints(tables: dict[str, dict[str, list[str]]]) -> list[str]:
