@@ -45,6 +45,7 @@ from codeact.agents._recover import (
 from codeact.agents._rules import repeat_problem
 from codeact.agents._style_state import CodeActRunState
 from codeact.agents._suggest import RULE_NOTE, SUGGESTION_NOTE, resent, run_suggestion
+from codeact.agents._unusedfix import drop_unused_lines
 from codeact.executors.base import CodeExecutor, ExecutionResult, OutputCallback
 
 if TYPE_CHECKING:
@@ -375,6 +376,10 @@ async def recover_cell(
             fix, result = fixed
             code = fix.code
             notes.append(fix.note())
+        dropped = await drop_unused_lines(probe, result, code, timeout=timeout, on_output=on_output)
+        if dropped is not None:  # (a failed conversion of a column nothing uses: left out)
+            result, code, dropped_notes = dropped
+            notes += dropped_notes
         wanted = required_placeholders(run.user_msg) if run is not None else []
         fixes = (
             separator_fix(run.user_msg if run is not None else "", result, code),

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from codeact.agents._notecols import file_columns
 from codeact.agents._problem import Problem, problem_of
+from codeact.agents._unusedfix import safe_to_repeat
 from codeact.executors.base import ExecutionResult
 
 #: ``pd.read_csv('name.csv'`` + the rest of the call's arguments (one level of parentheses).
@@ -275,7 +276,7 @@ def alias_fix(result: ExecutionResult, code: str) -> AliasFix | None:
     m = _UNDEFINED.search(error.message) if error is not None else None
     if error is None or error.type != "NameError" or m is None or m.group(1) not in _ALIASES:
         return None
-    if not _safe_to_repeat(code, error.traceback):
+    if not safe_to_repeat(code, error.traceback):
         return None  # (what ran before the failure would run twice: df['c'] /= 100)
     lines = [  # (every alias the cell uses and never imports, not only the first to fail)
         line
@@ -283,42 +284,3 @@ def alias_fix(result: ExecutionResult, code: str) -> AliasFix | None:
         if re.search(rf"\b{alias}\.", code) and not re.search(rf"\bas\s+{alias}\b", code)
     ]
     return AliasFix(code="\n".join([*lines, code]), line="; ".join(lines)) if lines else None
-
-
-_LINE = re.compile(r'File "<cell[^"]*>", line (\d+)')
-
-
-def _safe_to_repeat(code: str, traceback: str) -> bool:
-    """Whether the statements before the failing line can run again without changing what
-    the cell computes: imports, prints, and names bound afresh (``x = f(y)``, not ``x = x +
-    1``); a subscript, attribute or augmented assignment, or any other call, may not."""
-    found = _LINE.findall(traceback)
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return False
-    if not found:
-        return False
-    failing = int(found[-1])
-    for statement in tree.body:
-        if statement.end_lineno is not None and statement.end_lineno >= failing:
-            break
-        if isinstance(statement, ast.Import | ast.ImportFrom):
-            continue
-        if isinstance(statement, ast.Expr) and _is_print(statement.value):
-            continue
-        if isinstance(statement, ast.Assign) and all(
-            isinstance(t, ast.Name) for t in statement.targets
-        ):
-            bound = {t.id for t in statement.targets if isinstance(t, ast.Name)}
-            used = {n.id for n in ast.walk(statement.value) if isinstance(n, ast.Name)}
-            if not bound & used:
-                continue
-        return False
-    return True
-
-
-def _is_print(node: ast.expr) -> bool:
-    return (
-        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
-    )

@@ -1,0 +1,194 @@
+"""A failed line whose result nothing uses: left out, and the cell run again.
+
+The small model converts every column the files note describes, not only those its question
+needs, and one conversion it gets wrong (``df['Asking Price'].str.replace('£', '')
+.astype(float)`` on ``'£175k'``) fails a cell that would have answered (fresh12: a count of
+March listings failed five times on a price column it never used). When the failing statement
+only assigns a column or a name that no later statement of the cell reads, the cell computes
+the same without it: it runs again without that statement (at most ``MAX_DROPPED`` times a
+cell, each failure its own), and the model is told which line went and why.
+
+Running a cell again repeats what ran before the failure, so that must be safe to repeat
+(``safe_to_repeat``): imports, prints, names bound afresh, and changes to a frame the cell
+itself read or built (``df = pd.read_csv(...)`` then ``df['c'] = df['c'] * 2`` doubles once
+again from the file; without the read it would double twice)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from codeact.executors.base import CodeExecutor, ExecutionResult, OutputCallback
+
+MAX_DROPPED = 3
+#: The errors of a conversion or a method on the wrong type: a line that cannot compute.
+_DROPPABLE = frozenset({"ValueError", "TypeError", "AttributeError"})
+_LINE = re.compile(r'File "<cell[^"]*>", line (\d+)')
+
+
+def failing_line(traceback: str) -> int | None:
+    """The cell's line number the error was raised at (the last cell frame), or None."""
+    found = _LINE.findall(traceback)
+    return int(found[-1]) if found else None
+
+
+def safe_to_repeat(code: str, traceback: str) -> bool:
+    """Whether the statements before the failing line can run again without changing what
+    the cell computes: imports, prints, names bound afresh (``x = f(y)``, not ``x = x + 1``
+    unless ``x`` was bound afresh above), and changes to a name bound afresh above
+    (``df['c'] = ...``, ``df.dropna(inplace=True)``); anything else may not."""
+    failing = failing_line(traceback)
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return False
+    if failing is None:
+        return False
+    fresh: set[str] = set()
+    for statement in tree.body:
+        if statement.end_lineno is not None and statement.end_lineno >= failing:
+            break
+        if not _repeatable(statement, fresh):
+            return False
+    return True
+
+
+def _repeatable(statement: ast.stmt, fresh: set[str]) -> bool:
+    """Whether ``statement`` can run again (``fresh``: the names bound afresh above it, to
+    which it adds those it binds)."""
+    if isinstance(statement, ast.Import | ast.ImportFrom):
+        return True
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+        func = statement.value.func
+        if isinstance(func, ast.Name) and func.id == "print":
+            return True
+        return isinstance(func, ast.Attribute) and _base(func.value) in fresh  # df.dropna(...)
+    if isinstance(statement, ast.AugAssign):
+        return _base(statement.target) in fresh
+    if not isinstance(statement, ast.Assign):
+        return False
+    used = {n.id for n in ast.walk(statement.value) if isinstance(n, ast.Name)}
+    bound = set()
+    for target in statement.targets:
+        if isinstance(target, ast.Name):
+            if target.id in used and target.id not in fresh:
+                return False  # (x = x + 1 on an x from before the cell)
+            bound.add(target.id)
+        elif _base(target) not in fresh:
+            return False  # (df['c'] = ... on a frame from before the cell)
+    if not isinstance(statement.value, ast.Name):  # (df2 = df is the same frame, not a copy)
+        fresh |= bound
+    return True
+
+
+def _base(node: ast.expr) -> str | None:
+    """The name a subscript or attribute chain starts from (``df`` of ``df['a'].b``)."""
+    while isinstance(node, ast.Subscript | ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+@dataclass(frozen=True)
+class UnusedLineFix:
+    """A failed cell without its failing statement, whose result nothing after it read."""
+
+    code: str
+    line: str
+    what: str
+    error: str
+
+    def note(self) -> str:
+        """What the model (and the transcript) is told about the re-run."""
+        return (
+            f"Your cell failed at `{self.line}` ({self.error}), and nothing after that line "
+            f"uses {self.what}: I re-ran your cell without it. Convert only the columns the "
+            "question needs. Output of the re-run:"
+        )
+
+
+def unused_line_fix(result: ExecutionResult, code: str) -> UnusedLineFix | None:
+    """The cell without the top-level assignment it failed at, when no later statement reads
+    what that assigns (a column by its name, or a variable) and what ran before can run
+    again; None otherwise."""
+    error = result.error
+    if error is None or error.type not in _DROPPABLE:
+        return None
+    line = failing_line(error.traceback)
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
+    if line is None:
+        return None
+    found = [s for s in tree.body if s.lineno <= line <= (s.end_lineno or s.lineno)]
+    if len(found) != 1 or not isinstance(found[0], ast.Assign) or len(found[0].targets) != 1:
+        return None
+    statement = found[0]
+    later = [s for s in tree.body if s.lineno > (statement.end_lineno or statement.lineno)]
+    read = _reader(statement.targets[0])
+    if read is None or not later or any(read(s) for s in later):
+        return None
+    if not safe_to_repeat(code, error.traceback):
+        return None
+    lines = code.splitlines()
+    start, end = statement.lineno - 1, statement.end_lineno or statement.lineno
+    kept = "\n".join(lines[:start] + lines[end:])
+    target = statement.targets[0]
+    what = (
+        f"the column {target.slice.value!r}"
+        if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant)
+        else f"`{ast.unparse(target)}`"
+    )
+    shown = " ".join((ast.get_source_segment(code, statement) or ast.unparse(statement)).split())
+    shown = shown if len(shown) <= 120 else shown[:117] + "..."
+    message = error.message.strip().splitlines()[-1] if error.message.strip() else ""
+    return UnusedLineFix(kept, shown, what, f"{error.type}: {message}"[:200])
+
+
+def _reader(target: ast.expr) -> Callable[[ast.stmt], bool] | None:
+    """A test of whether a statement reads what ``target`` assigns: ``df['X']`` — the
+    text 'X' anywhere (``df[['X', 'Y']]``, ``groupby('X')``) or ``.X``; ``x`` — the name."""
+    if isinstance(target, ast.Name):
+        name = target.id
+        return lambda s: any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(s))
+    if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant):
+        key = target.slice.value
+        if not isinstance(key, str):
+            return None
+        keys = {key, key.strip()}
+
+        def reads(s: ast.stmt) -> bool:
+            return any(
+                (isinstance(n, ast.Attribute) and n.attr in keys)
+                or (isinstance(n, ast.Constant) and str(n.value).strip() in keys)
+                for n in ast.walk(s)  # (an f-string's parts are walked too)
+            )
+
+        return reads
+    return None
+
+
+async def drop_unused_lines(
+    probe: CodeExecutor,
+    result: ExecutionResult,
+    code: str,
+    *,
+    timeout: float | None,
+    on_output: OutputCallback | None,
+) -> tuple[ExecutionResult, str, list[str]] | None:
+    """Run the cell again without each failing line nothing uses (``MAX_DROPPED`` at most):
+    the last result, the code that ran, and a note per line left out; None when the first
+    failure is not such a line."""
+    notes: list[str] = []
+    for _ in range(MAX_DROPPED):
+        fix = unused_line_fix(result, code)
+        if fix is None:
+            break
+        if on_output is not None:
+            on_output("stderr", f"\n[{fix.note()}]\n")
+        result = await probe.execute(fix.code, timeout=timeout, on_output=on_output)
+        code = fix.code
+        notes.append(fix.note())
+    return (result, code, notes) if notes else None

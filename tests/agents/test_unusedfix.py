@@ -1,0 +1,120 @@
+"""A failed line whose result nothing uses is left out and the cell runs again; what ran
+before the failure runs again only when that is safe."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from codeact.agents._unusedfix import safe_to_repeat, unused_line_fix
+from codeact.agents.code import describe_files
+from codeact.executors.base import CellError, ExecutionResult
+from tests.helpers import run_one_cell
+
+pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings("ignore::UserWarning")]
+
+LISTINGS = b"Ref,Listed,Asking Price,Sold Price,Status\n" + b"".join(
+    b'%d,"%s",%s,%s,%s\n'
+    % (
+        i,
+        [b"Mar 5, 2024", b"Feb 2, 2024", b"Mar 20, 2024"][i % 3],
+        [b"\xc2\xa3175k", b'"\xc2\xa3140,000"', b"\xc2\xa31m"][i % 3],
+        [b"\xc2\xa3170k", b"", b'"\xc2\xa3990,000"'][i % 3],
+        [b"Sold", b"For Sale", b"Sold"][i % 3],
+    )
+    for i in range(30)
+)
+QUESTION = (
+    "Question: How many homes were listed in March 2024?\nFormat: @n[n_value] where "
+    f"n_value is an integer.\n\n{describe_files({'listings.csv': LISTINGS})}"
+)
+
+
+def _failed(line: int, kind: str = "ValueError") -> ExecutionResult:
+    trace = f'Traceback (most recent call last):\n  File "<cell-1>", line {line}, in <module>\n'
+    message = "could not convert string to float: '£175k'"
+    return ExecutionResult(error=CellError(type=kind, message=message, traceback=trace))
+
+
+async def test_failed_conversions_of_columns_nothing_uses_are_left_out_and_the_cell_answers() -> (
+    None
+):
+    """fresh12 (blind): a count of March listings failed five cells in a row on price
+    conversions copied from the files note, for columns the count never used."""
+    cell = (
+        "import pandas as pd\n"
+        "df = pd.read_csv('listings.csv')\n"
+        "df['Listed'] = pd.to_datetime(df['Listed'], format='mixed')\n"
+        "df['Asking Price'] = df['Asking Price'].str.replace(r'[£,]', '', regex=True)"
+        ".astype(float)\n"
+        "df['Sold Price'] = df['Sold Price'].str.replace(r'[£,]', '', regex=True)"
+        ".astype(float)\n"
+        "df = df[(df['Listed'].dt.year == 2024) & (df['Listed'].dt.month == 3)]\n"
+        "print(len(df))"
+    )
+    result = await run_one_cell({"listings.csv": LISTINGS}, cell, QUESTION, "@n[20]")
+    content: Any = result.tool_output.content
+    assert not result.tool_output.is_error, content
+    assert "nothing after that line uses the column 'Asking Price'" in content
+    assert "nothing after that line uses the column 'Sold Price'" in content
+    assert content.rstrip().endswith("20")
+
+
+def test_a_line_whose_result_is_used_later_stays() -> None:
+    code = (
+        "import pandas as pd\ndf = pd.read_csv('listings.csv')\n"
+        "df['Asking Price'] = df['Asking Price'].astype(float)\n"
+        "print(df['Asking Price'].mean())"
+    )
+    assert unused_line_fix(_failed(3), code) is None
+    # read under another spelling: a list of columns, a groupby, an attribute, an f-string
+    for later in (
+        "print(df[['Asking Price', 'Ref']])",
+        "print(df.groupby('Status')['Asking Price'].sum())",
+        "x = df.price\nprint(x)",
+        "print(f\"{df['Asking Price'].max()}\")",
+    ):
+        line = "df['price'] = df['price'].astype(float)" if "df.price" in later else None
+        body = (
+            code.replace("df['Asking Price'] = df['Asking Price'].astype(float)", line)
+            if line
+            else code
+        )
+        body = body.rsplit("\n", 1)[0] + "\n" + later
+        assert unused_line_fix(_failed(3), body) is None, later
+    # a variable used later stays; one never used goes
+    used = "import pandas as pd\ndf = pd.read_csv('l.csv')\nx = float('£1')\nprint(x)"
+    assert unused_line_fix(_failed(3), used) is None
+    unused = "import pandas as pd\ndf = pd.read_csv('l.csv')\nx = float('£1')\nprint(len(df))"
+    fix = unused_line_fix(_failed(3), unused)
+    assert fix is not None and "x = float" not in fix.code and "`x`" in fix.note()
+
+
+def test_only_conversion_errors_of_plain_assignments_with_something_after_them() -> None:
+    code = "import pandas as pd\ndf = pd.read_csv('l.csv')\ndf['a'] = df['a'].astype(float)\n"
+    assert unused_line_fix(_failed(3), code + "print(1)") is not None
+    assert unused_line_fix(_failed(3), code) is None  # (the last line: nothing would print)
+    assert unused_line_fix(_failed(3, "KeyError"), code + "print(1)") is None  # (a typo)
+    assert unused_line_fix(ExecutionResult(), code + "print(1)") is None  # (it ran)
+    looped = "import pandas as pd\ndf = pd.read_csv('l.csv')\nfor c in ['a']:\n"
+    looped += "    df[c] = df[c].astype(float)\nprint(1)"
+    assert unused_line_fix(_failed(4), looped) is None  # (inside a loop)
+
+
+def test_what_ran_before_the_failure_runs_again_only_when_that_changes_nothing() -> None:
+    trace = _failed(4).error.traceback if _failed(4).error else ""
+    fresh = "import pandas as pd\ndf = pd.read_csv('l.csv')\ndf['c'] = df['c'] * 2\nfail()"
+    assert safe_to_repeat(fresh, trace)  # (doubled again from the file: the same)
+    stale = "import pandas as pd\nprint(1)\ndf['c'] = df['c'] * 2\nfail()"
+    assert not safe_to_repeat(stale, trace)  # (df from an earlier cell: doubled twice)
+    grown = "import pandas as pd\nn = 1\nn = n + 1\nfail()"
+    assert safe_to_repeat(grown, trace)  # (n bound afresh above)
+    counter = "import pandas as pd\nprint(1)\nn = n + 1\nfail()"
+    assert not safe_to_repeat(counter, trace)
+    alias = "import pandas as pd\nd2 = df\nd2['c'] = 0\nfail()"
+    assert not safe_to_repeat(alias, trace)  # (d2 is df from before the cell, not a copy)
+    inplace = "import pandas as pd\ndf = pd.read_csv('l.csv')\ndf.dropna(inplace=True)\nfail()"
+    assert safe_to_repeat(inplace, trace)
+    other = "import pandas as pd\ndf = pd.read_csv('l.csv')\nlog.append(1)\nfail()"
+    assert not safe_to_repeat(other, trace)
