@@ -247,3 +247,19 @@ def file_columns(question: str) -> dict[str, list[str]]:
         kinds = note_column_kinds(f"{_NOTE_HEAD}\n{section}")
         out[name] = [column for column, _ in kinds]
     return out
+
+
+#: Words that introduce a list of a file's columns (``with its Area, Zone and Flood Risk``).
+_LIST_HEAD = r"(?:with (?:its|their)|(?:the )?columns?|fields?)\s+"
+
+
+def in_column_list(task: str, start: int, end: int, columns: list[str]) -> bool:
+    """``task[start:end]`` is one of three or more column names listed after "with its" or
+    "columns" (``areas.csv has ... with its Area, Zone and Flood Risk``): the question says
+    what a file holds there, it does not ask for each of them."""
+    names = "|".join(re.escape(c.strip()) for c in sorted(columns, key=len, reverse=True))
+    if not names:
+        return False
+    item = rf"(?:{names})"
+    listed = rf"{_LIST_HEAD}({item}(?:\s*,\s*{item})+\s*,?\s+(?:and|or)\s+{item})\b"
+    return any(m.start(1) <= start and end <= m.end(1) for m in re.finditer(listed, task, re.I))

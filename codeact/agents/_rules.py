@@ -73,6 +73,7 @@ from codeact.agents._groups import (
     row_key,
 )
 from codeact.agents._notecols import (
+    in_column_list,
     note_column_kinds,
     note_columns,
     task_text,
@@ -118,6 +119,7 @@ def column_problem(question: str, code: str) -> str | None:
             not left_out(task, m.start(), m.end(), code)
             and not in_column_range(task, m.start(), m.end(), columns)
             and not describes_other(task, m.start(), name, columns)
+            and not in_column_list(task, m.start(), m.end(), columns)
             for w in spoken
             for m in re.finditer(rf"(?<![\w'\"]){re.escape(w)}(?![\w'\"])", task, re.I)
             if not re.search(r"\b(?:an?|one)\s+$", task[max(0, m.start() - 5) : m.start()], re.I)

@@ -336,3 +336,30 @@ def test_counting_a_boolean_test_of_a_column_is_not_grouping_by_it() -> None:
     said = group_problem(q, "print(df['Activity'].str.contains('yoga').value_counts())") or ""
     assert "never groups by 'Activity'" in said
     assert group_problem(q, "print(df['Activity'].str.strip().str.lower().value_counts())") is None
+
+
+def test_columns_listed_as_what_a_file_holds_are_not_each_asked_for() -> None:
+    """fresh12 (blind): "areas.csv has one row per district with its Area, Zone and Flood
+    Risk" sent back a right count (after the join, filtered on Flood Risk) for never using
+    Area."""
+    listings = "Ref,District,Status\n" + "".join(
+        f"{i},KB{1 + i % 4},{['Sold', 'For Sale'][i % 2]}\n" for i in range(30)
+    )
+    areas = "District,Area,Zone,Flood Risk\n" + "".join(
+        f"KB{n},{['Millbank', 'Riverside'][n % 2]},{n},{['Low', 'High'][n % 2]}\n"
+        for n in range(1, 5)
+    )
+    note = describe_files({"l.csv": listings.encode(), "a.csv": areas.encode()})
+    said = (
+        "a.csv has one row per district (District) with its Area, Zone and Flood Risk; join "
+        "each listing to its district. Count the sold listings whose Flood Risk is High."
+    )
+    q = f"Question: How many homes sold in high-risk districts?\nConstraints: {said}\n\n{note}"
+    code = (
+        "m = df.merge(pd.read_csv('a.csv'), on='District')\n"
+        "print(len(m[(m['Flood Risk'] == 'High') & (m['Status'] == 'Sold')]))"
+    )
+    assert check(q, code) is None
+    # the same columns asked for, not listed as what a file holds: each one must be used
+    asked = q.replace("Count the sold listings", "Give the Area, Zone and Flood Risk of")
+    assert "'Area'" in (check(asked, code) or "")
