@@ -112,3 +112,27 @@ def scalar_date_hint(result: ExecutionResult) -> str:
         ".dt.month or .dt.year leaves the month or year number itself as the label. Use the "
         f"number as it is (e.g. int(value)) instead of .{attribute}."
     )
+
+
+_EMPTY = re.compile(
+    r"attempt to get arg(?:max|min) of an empty sequence|single positional indexer is "
+    r"out-of-bounds|index 0 is out of bounds for axis 0 with size 0"
+)
+
+
+def empty_rows_hint(result: ExecutionResult, code: str) -> str:
+    """An extreme or first row taken of a table with no rows: a merge on keys written
+    differently in the two files, or a filter on a value written otherwise, kept none."""
+    if result.error is None or not _EMPTY.search(result.error.message):
+        return ""
+    if ".merge(" in code or ".join(" in code:
+        return (
+            "The table has no rows at that point: the merge matched no keys (they are "
+            "written differently in the two files). Join the keys the way the files note "
+            "says, and print len() of the joined table before going on."
+        )
+    return (
+        "The table has no rows at that point: a filter kept none. Print len() after each "
+        "filter and the values you compare with (df['col'].unique()[:10]): they may be "
+        "written differently."
+    )

@@ -22,7 +22,13 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from codeact.agents._callhints import corr_hint, group_mask_hint, scalar_date_hint, wide_hint
+from codeact.agents._callhints import (
+    corr_hint,
+    empty_rows_hint,
+    group_mask_hint,
+    scalar_date_hint,
+    wide_hint,
+)
 from codeact.agents._datarules import conversion_hint
 from codeact.agents._filenote import SEPARATED_NUMBER, SIGNED_NUMBER, signed_conversion
 from codeact.agents._imports import import_hint
@@ -298,6 +304,7 @@ async def failure_hints(
         hints.append(corr_hint(run.user_msg, result, code))
         hints.append(wide_hint(run.user_msg, result, code))
         hints.append(group_mask_hint(result, code))
+        hints.append(empty_rows_hint(result, code))
         hints.append(convert)
         hints.append(repeat_hint(run, result, assigned_names(ok_cells)))
     text = "\n".join(h for h in hints if h)

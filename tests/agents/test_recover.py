@@ -407,3 +407,20 @@ async def test_a_cell_whose_earlier_lines_change_data_is_not_re_run_for_an_impor
     outputs, _ = await run([READ, double, "done"])
     assert "NameError: name 'np' is not defined" in outputs[1]
     assert "I re-ran your cell" not in outputs[1]
+
+
+async def test_the_extreme_of_an_empty_table_says_the_merge_or_the_filter_kept_no_rows() -> None:
+    """fresh12 (blind): a merge of postcodes renamed to District matched no row, and
+    ``idxmax`` of the empty groups failed three cells with no hint."""
+    merged = (
+        "<execute>\nimport pandas as pd\ndf = pd.read_csv('w.csv')\n"
+        "other = pd.DataFrame({'DATE': ['2099-01-01'], 'Area': ['x']})\n"
+        "m = df.merge(other, on='DATE')\ns = m.groupby('Area')[' WINDSPEED'].mean()\n"
+        "print(s.idxmax())\n</execute>"
+    )
+    (out, *_), _ = await run([merged, "done"])
+    assert "attempt to get argmax of an empty sequence" in out
+    assert "the merge matched no keys" in out
+    filtered = merged.replace("m = df.merge(other, on='DATE')", "m = df[df['DATE'] == 'x']")
+    (out, *_), _ = await run([filtered.replace("'Area'", "'DATE'"), "done"])
+    assert "a filter kept none" in out and "merge" not in out.split("Hint:")[-1]
