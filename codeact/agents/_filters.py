@@ -20,7 +20,8 @@ _QUOTED = re.compile(r"(?<![\w@\[])'([^'\n]{1,40})'(?!\w)|(?<![\w@\[])\"([^\"\n]
 _FORMAT_EXAMPLE = re.compile(
     r"(?:such as|like|as in|e\.g\.?,?|for example,?|for instance,?|written as|formatted as"
     r"|in the form(?: of)?|read|treat|separated by|split (?:on|by|at)|delimited by"
-    r"|(?:written|typed|spelled)\s+(?:in\s+)?(?:\w+\s+)?ways?:?)\s*$",  # ("in three ways:")
+    # ("in three ways:", "written with a £ sign in three ways:")
+    r"|(?:written|typed|spelled)\s+[^.;'\"\n]{0,40}?\bways?:?)\s*$",
     re.I,
 )
 

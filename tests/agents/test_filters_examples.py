@@ -185,3 +185,23 @@ def test_values_explaining_a_quoted_example_are_not_filters(
     q = f"Question: How many?\nConstraints: {said}\nFormat: @n[v]\n\n{note}"
     problem = category_problem(q, "import pandas as pd\ndf = pd.read_csv('v.csv')\n" + code)
     assert (flagged in (problem or "")) if flagged else problem is None, problem
+
+
+def test_values_listed_as_the_ways_a_column_is_written_after_a_longer_phrase_are_examples() -> None:
+    """fresh12 (blind): "written with a £ sign in three ways: '£325,000', '£325k' (thousands)
+    and '£1.25m' (millions) are 325000, 325000 and 1250000" sent a fee total back to filter on
+    '£325,000'."""
+    data = b"Ref,Sold Price,Fee\n" + b"".join(
+        b'%d,"\xc2\xa3%d,500",1.5%%\n' % (i, 100 + i) for i in range(12)
+    )
+    said = (
+        "Sold Price is in pounds, written with a \u00a3 sign in three ways: '\u00a3325,000', "
+        "'\u00a3325k' (thousands) and '\u00a31.25m' (millions) are 325000, 325000 and 1250000. "
+        "Add up the fees."
+    )
+    q = f"Question: Total fees?\nConstraints: {said}\n\n{describe_files({'l.csv': data})}"
+    code = "print((df['Fee'].str.rstrip('%').astype(float) / 100).sum())"
+    assert filter_problem(q, code) is None
+    # the same values quoted without the phrase are filters the code must use
+    asked = q.replace("written with a \u00a3 sign in three ways:", "count those priced")
+    assert "'\u00a3325,000'" in (filter_problem(asked, code) or "")
