@@ -235,9 +235,14 @@ _CONVERSIONS = (
     (re.compile(r"fractions as text: (.*?\.astype\(float\))"), "split(", "fractions as text"),
     (re.compile(r"yes/no written several ways \(.*?\): (.*?\]\))"), ".isin(", "yes/no"),
     (
-        re.compile(r"numbers with units \(.*?\) as text: (.*?unit = parts\[1\])"),
+        re.compile(r"numbers with units \(.*?\) as text[^:]*: (.*?unit = parts\[1\][.\w()]*)"),
         "extract(",
-        "units",
+        "numbers with several units",
+    ),
+    (
+        re.compile(r"amounts as text, some shortened \(.*?\): (parts = .*?\.fillna\(1\))"),
+        "extract(",
+        "amounts shortened with letters",
     ),
     (
         re.compile(r"numbers with a unit \(.*?\) as text: convert with (.*?\.astype\(float\))"),

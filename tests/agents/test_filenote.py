@@ -107,6 +107,14 @@ def test_amounts_shortened_with_k_and_m_and_areas_in_several_units_get_working_c
     )
     assert scope["unit"].dropna().tolist() == ["m²", "sqm", "sq ft", "m²", "sq ft", "sqm"]
     assert scope["value"].dropna().tolist() == [73, 85, 915, 60, 1076, 88]
+    # a failed cell on either column is told the note's code for it
+    from codeact.agents._datarules import conversion_hint
+
+    q = f"Question: Mean price per square metre?\n\n{note}"
+    for column in ("Asking Price", "Floor Area"):
+        line = f"df[{column!r}] = df[{column!r}].str.replace('£', '').astype(float)"
+        said = conversion_hint(q, line, line)
+        assert said.startswith(f"{column!r} holds") and "parts = " in said, said
     # a number with 'm' and no currency sign may be metres: not an amount
     metres = describe_files({"r.csv": b"Run,Length\n1,12m\n2,1.5k\n3,400\n4,80m\n5,3m\n"})
     assert "amounts as text" not in metres
