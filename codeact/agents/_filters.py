@@ -265,6 +265,14 @@ def filter_problem(question: str, code: str) -> str | None:
             continue  # ("'not synced' was not recorded": converted to NaN, or read as NaN)
         if left_out(task, m.start(), m.end(), code):
             continue  # (the code's own condition drops the row the question leaves out)
+        before = task[max(0, m.start() - 20) : m.start()]
+        both = unrecorded and re.search(r"\b(?:empty|blank)\s+or\s+$", before, re.I)
+        if both and value.lower() in low and not _HANDLES_MISSING.search(code):
+            return (  # ("empty or 'n/k' when it was not measured": both kinds of rows)
+                f"The question counts the empty values too (empty or {value!r}), but your code "
+                f"only compares with {value!r}. Read the file with na_values=[{value!r}] "
+                "(then .isna() finds both), print the result, then answer."
+            )
         if value and value.lower() not in low and m.start() not in described:
             if unrecorded:
                 return (

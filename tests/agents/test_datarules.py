@@ -543,6 +543,11 @@ def test_a_word_said_to_mean_not_measured_gets_na_values() -> None:
     assert "na_values=['n/k']" in problem
     read = "df = pd.read_csv('l.csv', na_values=['n/k'])\nprint(df['Floor Area'].isna().sum())"
     assert check_candidate(candidate(text, read)) is None
+    # the quoted value alone misses the empty ones (fresh12 tuned: 22 of 61)
+    alone = "print((df['Floor Area'] == 'n/k').sum())"
+    assert "counts the empty values too" in (check_candidate(candidate(text, alone)) or "")
+    both = "print((df['Floor Area'].isna() | (df['Floor Area'] == 'n/k')).sum())"
+    assert check_candidate(candidate(text, both)) is None
     # "when" followed by anything else is not a missing value: still a plain filter
     other = text.replace("when it was not measured", "when it was measured by hand")
     left = check_candidate(candidate(other, "print(df['Floor Area'].isna().sum())")) or ""
