@@ -45,7 +45,7 @@ from codeact.agents._recover import (
 from codeact.agents._rules import repeat_problem
 from codeact.agents._style_state import CodeActRunState
 from codeact.agents._suggest import RULE_NOTE, SUGGESTION_NOTE, resent, run_suggestion
-from codeact.agents._unusedfix import drop_unused_lines
+from codeact.agents._unusedfix import drop_unused_lines, run_fix
 from codeact.executors.base import CodeExecutor, ExecutionResult, OutputCallback
 
 if TYPE_CHECKING:
@@ -395,9 +395,7 @@ async def recover_cell(
         for other in fixes:
             if other is None:
                 continue
-            if on_output is not None:
-                on_output("stderr", f"\n[{other.note()}]\n")
-            result = await probe.execute(other.code, timeout=timeout, on_output=on_output)
+            result = await run_fix(probe, other, timeout=timeout, on_output=on_output)
             code = other.code
             notes.append(other.note())
             break

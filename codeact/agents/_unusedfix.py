@@ -19,6 +19,7 @@ import ast
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from codeact.executors.base import CodeExecutor, ExecutionResult, OutputCallback
 
@@ -186,9 +187,25 @@ async def drop_unused_lines(
         fix = unused_line_fix(result, code)
         if fix is None:
             break
-        if on_output is not None:
-            on_output("stderr", f"\n[{fix.note()}]\n")
-        result = await probe.execute(fix.code, timeout=timeout, on_output=on_output)
+        result = await run_fix(probe, fix, timeout=timeout, on_output=on_output)
         code = fix.code
         notes.append(fix.note())
     return (result, code, notes) if notes else None
+
+
+class Fix(Protocol):
+    """A changed cell the agent runs instead of the failed one, and what the model is told."""
+
+    @property
+    def code(self) -> str: ...
+
+    def note(self) -> str: ...
+
+
+async def run_fix(
+    probe: CodeExecutor, fix: Fix, *, timeout: float | None, on_output: OutputCallback | None
+) -> ExecutionResult:
+    """Run ``fix``'s cell, its note streamed first as stderr (what a watcher sees)."""
+    if on_output is not None:
+        on_output("stderr", f"\n[{fix.note()}]\n")
+    return await probe.execute(fix.code, timeout=timeout, on_output=on_output)

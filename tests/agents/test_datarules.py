@@ -497,16 +497,26 @@ def test_values_defined_by_when_they_are_written_are_a_legend(
     assert (flagged in problem) if flagged else problem == ""
 
 
+def _missing_question(column: str, cycle: list[bytes], question: str, said: str) -> str:
+    """A question over ``v.csv`` (20 rows of ``column`` cycling through ``cycle``) with its
+    files note."""
+    data = f"Ref,{column}\n".encode() + b"".join(
+        b"%d,%s\n" % (i, cycle[i % len(cycle)]) for i in range(20)
+    )
+    return (
+        f"Question: {question}\nConstraints: {said}\n"
+        f"Format: @n[n_value] where n_value is an integer.\n\n{describe_files({'v.csv': data})}"
+    )
+
+
 def test_a_sign_the_question_says_marks_a_missing_value_gets_na_values() -> None:
     """fresh11 (blind): "A Check Out that is empty or '--:--' was not recorded; count those
     visits" — the code counted the empty ones with .isna()."""
-    data = b"Visit ID,Check Out\n" + b"".join(
-        b"%d,%s\n" % (i, [b"7:03", b"", b"--:--", b"9:15"][i % 4]) for i in range(20)
-    )
-    text = (
-        "Question: How many visits have no check-out time recorded?\nConstraints: A Check Out "
-        "that is empty or '--:--' was not recorded; count those visits.\n"
-        f"Format: @n[n_value] where n_value is an integer.\n\n{describe_files({'v.csv': data})}"
+    text = _missing_question(
+        "Check Out",
+        [b"7:03", b"", b"--:--", b"9:15"],
+        "How many visits have no check-out time recorded?",
+        "A Check Out that is empty or '--:--' was not recorded; count those visits.",
     )
     problem = check_candidate(candidate(text, "print(df['Check Out'].isna().sum())")) or ""
     assert "'--:--' marks a missing value" in problem
@@ -530,18 +540,16 @@ def test_a_word_said_to_mean_not_measured_gets_na_values() -> None:
     """fresh12 (blind): "Floor Area is empty or 'n/k' when it was not measured; count those
     listings" — .isna() alone counted 39 of 61; the plain "names 'n/k'" note made the model
     count the 'n/k' rows alone (22)."""
-    data = b"Ref,Floor Area\n" + b"".join(
-        b"%d,%s\n" % (i, [b"73 m\xc2\xb2", b"", b"n/k", b"527 sq ft"][i % 4]) for i in range(20)
-    )
-    text = (
-        "Question: How many listings have no floor area recorded?\nConstraints: Floor Area is "
-        "empty or 'n/k' when it was not measured; count those listings.\n"
-        f"Format: @n[n_value] where n_value is an integer.\n\n{describe_files({'l.csv': data})}"
+    text = _missing_question(
+        "Floor Area",
+        [b"73 m\xc2\xb2", b"", b"n/k", b"527 sq ft"],
+        "How many listings have no floor area recorded?",
+        "Floor Area is empty or 'n/k' when it was not measured; count those listings.",
     )
     problem = check_candidate(candidate(text, "print(df['Floor Area'].isna().sum())")) or ""
     assert "'n/k' marks a missing value" in problem
     assert "na_values=['n/k']" in problem
-    read = "df = pd.read_csv('l.csv', na_values=['n/k'])\nprint(df['Floor Area'].isna().sum())"
+    read = "df = pd.read_csv('v.csv', na_values=['n/k'])\nprint(df['Floor Area'].isna().sum())"
     assert check_candidate(candidate(text, read)) is None
     # the quoted value alone misses the empty ones (fresh12 tuned: 22 of 61)
     alone = "print((df['Floor Area'] == 'n/k').sum())"
