@@ -136,3 +136,21 @@ def empty_rows_hint(result: ExecutionResult, code: str) -> str:
         "filter and the values you compare with (df['col'].unique()[:10]): they may be "
         "written differently."
     )
+
+
+_ONE_VALUE = re.compile(r"'(str|float|int|bool)' object has no attribute '(\w+)'")
+
+
+def apply_value_hint(result: ExecutionResult, code: str) -> str:
+    """A column method called on one value inside ``.apply(lambda x: ...)`` (``x`` is a str
+    or a float there, not a column): the column's own ``.str`` methods and ``pd.to_numeric``
+    work on every value at once."""
+    m = _ONE_VALUE.search(result.error.message) if result.error is not None else None
+    if m is None or not re.search(r"\.(?:apply|map)\(\s*lambda", code):
+        return ""
+    return (
+        f"Inside .apply(lambda x: ...) x is one value (a {m.group(1)}), which has no "
+        f".{m.group(2)}(). Work on the whole column instead, without apply: for example "
+        "pd.to_numeric(df['col'].str.extract(r'([\\d.]+)')[0], errors='coerce'), or copy the "
+        "files note's code for the column as it is."
+    )

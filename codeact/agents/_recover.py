@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from codeact.agents._callhints import (
+    apply_value_hint,
     corr_hint,
     empty_rows_hint,
     group_mask_hint,
@@ -305,6 +306,7 @@ async def failure_hints(
         hints.append(wide_hint(run.user_msg, result, code))
         hints.append(group_mask_hint(result, code))
         hints.append(empty_rows_hint(result, code))
+        hints.append(apply_value_hint(result, code))
         hints.append(convert)
         hints.append(repeat_hint(run, result, assigned_names(ok_cells)))
     text = "\n".join(h for h in hints if h)

@@ -23,9 +23,10 @@ from typing import Protocol
 
 from codeact.executors.base import CodeExecutor, ExecutionResult, OutputCallback
 
-MAX_DROPPED = 3
-#: The errors of a conversion or a method on the wrong type: a line that cannot compute.
-_DROPPABLE = frozenset({"ValueError", "TypeError", "AttributeError"})
+MAX_DROPPED = 5
+#: Errors that say nothing about the cell as a whole (a line that cannot compute); not a
+#: timeout, memory or syntax error.
+_KEPT = frozenset({"SyntaxError", "TimeoutError", "MemoryError", "KeyboardInterrupt"})
 _LINE = re.compile(r'File "<cell[^"]*>", line (\d+)')
 
 
@@ -99,13 +100,15 @@ class UnusedLineFix:
     line: str
     what: str
     error: str
+    also: int = 0
 
     def note(self) -> str:
         """What the model (and the transcript) is told about the re-run."""
+        more = f" (and the {self.also} later lines that only rework it)" if self.also else ""
         return (
             f"Your cell failed at `{self.line}` ({self.error}), and nothing after that line "
-            f"uses {self.what}: I re-ran your cell without it. Convert only the columns the "
-            "question needs. Output of the re-run:"
+            f"uses {self.what}: I re-ran your cell without it{more}. Convert only the columns "
+            "the question needs. Output of the re-run:"
         )
 
 
@@ -114,7 +117,7 @@ def unused_line_fix(result: ExecutionResult, code: str) -> UnusedLineFix | None:
     what that assigns (a column by its name, or a variable) and what ran before can run
     again; None otherwise."""
     error = result.error
-    if error is None or error.type not in _DROPPABLE:
+    if error is None or error.type in _KEPT:
         return None
     line = failing_line(error.traceback)
     try:
@@ -124,19 +127,22 @@ def unused_line_fix(result: ExecutionResult, code: str) -> UnusedLineFix | None:
     if line is None:
         return None
     found = [s for s in tree.body if s.lineno <= line <= (s.end_lineno or s.lineno)]
-    if len(found) != 1 or not isinstance(found[0], ast.Assign) or len(found[0].targets) != 1:
+    target = _target(found[0]) if len(found) == 1 else None
+    if target is None:
         return None
     statement = found[0]
     later = [s for s in tree.body if s.lineno > (statement.end_lineno or statement.lineno)]
-    read = _reader(statement.targets[0])
-    if read is None or not later or any(read(s) for s in later):
+    live = _live(later)
+    read = _reader(target)
+    if read is None or not live or any(read(s) for s in live):
         return None
+    # (later lines that only rework what the failing line made, and feed nothing live, go too)
+    gone = [statement, *(s for s in later if s not in live and read(s))]
     if not safe_to_repeat(code, error.traceback):
         return None
     lines = code.splitlines()
-    start, end = statement.lineno - 1, statement.end_lineno or statement.lineno
-    kept = "\n".join(lines[:start] + lines[end:])
-    target = statement.targets[0]
+    dropped = {n for g in gone for n in range(g.lineno - 1, g.end_lineno or g.lineno)}
+    kept = "\n".join(text for n, text in enumerate(lines) if n not in dropped)
     what = (
         f"the column {target.slice.value!r}"
         if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant)
@@ -145,7 +151,31 @@ def unused_line_fix(result: ExecutionResult, code: str) -> UnusedLineFix | None:
     shown = " ".join((ast.get_source_segment(code, statement) or ast.unparse(statement)).split())
     shown = shown if len(shown) <= 120 else shown[:117] + "..."
     message = error.message.strip().splitlines()[-1] if error.message.strip() else ""
-    return UnusedLineFix(kept, shown, what, f"{error.type}: {message}"[:200])
+    return UnusedLineFix(kept, shown, what, f"{error.type}: {message}"[:200], len(gone) - 1)
+
+
+def _target(statement: ast.stmt) -> ast.expr | None:
+    """What a plain assignment assigns: a name, or a column by its name (``df['X']``)."""
+    if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+        return None
+    target = statement.targets[0]
+    if isinstance(target, ast.Name):
+        return target
+    column = isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant)
+    return target if column else None
+
+
+def _live(statements: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements whose effect can show: every statement but an assignment whose name
+    or column no later live statement reads (found from the last statement back)."""
+    live: list[ast.stmt] = []
+    for statement in reversed(statements):
+        target = _target(statement)
+        read = _reader(target) if target is not None else None
+        if read is not None and not any(read(s) for s in live):
+            continue
+        live.append(statement)
+    return live[::-1]
 
 
 def _reader(target: ast.expr) -> Callable[[ast.stmt], bool] | None:

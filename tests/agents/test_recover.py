@@ -424,3 +424,19 @@ async def test_the_extreme_of_an_empty_table_says_the_merge_or_the_filter_kept_n
     filtered = merged.replace("m = df.merge(other, on='DATE')", "m = df[df['DATE'] == 'x']")
     (out, *_), _ = await run([filtered.replace("'Area'", "'DATE'"), "done"])
     assert "a filter kept none" in out and "merge" not in out.split("Hint:")[-1]
+
+
+async def test_a_column_method_on_one_value_inside_apply_says_work_on_the_column() -> None:
+    """fresh12 (tuned): ``.str.extract(...).apply(lambda x: x[0].replace(',', '')
+    .astype(float))`` failed three cells with "'str' object has no attribute 'astype'"."""
+    cell = (
+        "<execute>\nimport pandas as pd\ndf = pd.read_csv('w.csv')\n"
+        "v = df['POPULATION'].apply(lambda x: x.replace(',', '').astype(float))\n"
+        "print(v.sum())\n</execute>"
+    )
+    (out, *_), _ = await run([cell, "done"])
+    assert "'str' object has no attribute 'astype'" in out
+    assert "Inside .apply(lambda x: ...) x is one value (a str), which has no .astype()" in out
+    plain = cell.replace(".apply(lambda x: x.replace(',', '').astype(float))", ".astype(float)")
+    (out, *_), _ = await run([plain, "done"])
+    assert "Inside .apply" not in out

@@ -95,7 +95,8 @@ def test_only_conversion_errors_of_plain_assignments_with_something_after_them()
     code = "import pandas as pd\ndf = pd.read_csv('l.csv')\ndf['a'] = df['a'].astype(float)\n"
     assert unused_line_fix(_failed(3), code + "print(1)") is not None
     assert unused_line_fix(_failed(3), code) is None  # (the last line: nothing would print)
-    assert unused_line_fix(_failed(3, "KeyError"), code + "print(1)") is None  # (a typo)
+    for kept in ("SyntaxError", "TimeoutError", "MemoryError"):  # (not one line's doing)
+        assert unused_line_fix(_failed(3, kept), code + "print(1)") is None
     assert unused_line_fix(ExecutionResult(), code + "print(1)") is None  # (it ran)
     looped = "import pandas as pd\ndf = pd.read_csv('l.csv')\nfor c in ['a']:\n"
     looped += "    df[c] = df[c].astype(float)\nprint(1)"
@@ -118,3 +119,26 @@ def test_what_ran_before_the_failure_runs_again_only_when_that_changes_nothing()
     assert safe_to_repeat(inplace, trace)
     other = "import pandas as pd\ndf = pd.read_csv('l.csv')\nlog.append(1)\nfail()"
     assert not safe_to_repeat(other, trace)
+
+
+def test_later_lines_that_only_rework_the_failed_column_go_with_it() -> None:
+    """fresh12 (tuned): two lines reworked Floor Area (the second reading the first), then the
+    count used only Viewings; the first failing kept the whole cell failing."""
+    code = (
+        "import pandas as pd\ndf = pd.read_csv('l.csv')\n"
+        "df['Floor Area'] = df['Floor Area'].str.extract(r'(\\d+)').apply(lambda x: x.astype(float))\n"
+        "df['Floor Area'] = df['Floor Area'].round(1)\n"
+        "df['Viewings'] = pd.to_numeric(df['Viewings'], errors='coerce')\n"
+        "n = len(df[df['Viewings'] > 20])\nprint(n)"
+    )
+    fix = unused_line_fix(_failed(3, "AttributeError"), code)
+    assert fix is not None and "Floor Area" not in fix.code, fix
+    assert "Viewings" in fix.code and fix.code.rstrip().endswith("print(n)")
+    assert "(and the 1 later lines that only rework it)" in fix.note()
+    # a later line the answer reads keeps the chain (and the failing line) in
+    used = code.replace("n = len(df[df['Viewings'] > 20])", "n = df['Floor Area'].mean()")
+    assert unused_line_fix(_failed(3, "AttributeError"), used) is None
+    # a dead line that reads nothing of the failed column stays (it may be what the model wants)
+    other = code.replace("df['Floor Area'] = df['Floor Area'].round(1)", "df['x'] = 1")
+    kept = unused_line_fix(_failed(3, "AttributeError"), other)
+    assert kept is not None and "df['x'] = 1" in kept.code
