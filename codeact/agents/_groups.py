@@ -229,7 +229,7 @@ def row_key(task: str, name: str) -> bool:
     word = re.escape(name.strip())
     return _COUNT.search(task) is not None and any(
         _LAYOUT.search(task, 0, m.start())
-        for m in re.finditer(rf"\b(?:each|per|every|for each)\s+{word}\b", task, re.I)
+        for m in re.finditer(rf"\b(?:each|per|every|for each)\s+(?:\w+\s+)?{word}\b", task, re.I)
     )
 
 

@@ -363,3 +363,23 @@ def test_columns_listed_as_what_a_file_holds_are_not_each_asked_for() -> None:
     # the same columns asked for, not listed as what a file holds: each one must be used
     asked = q.replace("Count the sold listings", "Give the Area, Zone and Flood Risk of")
     assert "'Area'" in (check(asked, code) or "")
+
+
+def test_a_file_of_one_row_per_named_thing_counts_them_by_its_rows() -> None:
+    """fresh12 (blind): "areas.csv has one row per postcode district ... Count the districts
+    whose Flood Risk is High" sent a right row count back for never using District."""
+    areas = "District,Area,Flood Risk\n" + "".join(
+        f"KB{n},{['Millbank', 'Riverside'][n % 2]},{['Low', 'High', 'Medium'][n % 3]}\n"
+        for n in range(1, 13)
+    )
+    note = describe_files({"areas.csv": areas.encode()})
+    said = (
+        "areas.csv has one row per postcode district; Flood Risk is Low, Medium or High. Count "
+        "the districts whose Flood Risk is High."
+    )
+    q = f"Question: How many postcode districts have a high flood risk?\nConstraints: {said}\n\n"
+    code = "print((df['Flood Risk'] == 'High').sum())"
+    assert check(q + note, code) is None
+    # without the layout sentence, counting districts must use the column
+    other = q.replace("has one row per postcode district", "names a postcode district")
+    assert "'District'" in (check(other + note, code) or "")
