@@ -279,9 +279,11 @@ def conversion_hint(question: str, code: str, line: str = "") -> str:
     for name, kind in kinds:
         if not uses_column(code, name):
             continue
+        # (the lines on this column count: another column's extract( is not its conversion)
+        where = "\n".join(ln for ln in code.splitlines() if uses_column(ln, name))
         for pattern, used, what in _CONVERSIONS:
             m = pattern.search(kind)
-            if m is not None and used not in code:
+            if m is not None and used not in where:
                 return f"{name!r} holds {what} (see the files note): read it with {m.group(1)}."
     return ""
 

@@ -115,6 +115,11 @@ def test_amounts_shortened_with_k_and_m_and_areas_in_several_units_get_working_c
         line = f"df[{column!r}] = df[{column!r}].str.replace('£', '').astype(float)"
         said = conversion_hint(q, line, line)
         assert said.startswith(f"{column!r} holds") and "parts = " in said, said
+    # another column's extract in the cell does not hide the failing column's code (fresh12
+    # tuned: the Floor Area extract above silenced the Asking Price hint three times)
+    area = "df['Floor Area'] = df['Floor Area'].str.extract(r'([\\d.]+)')[0]"
+    line = "df['Asking Price'] = df['Asking Price'].str.replace('£', '').astype(float)"
+    assert "parts = df['Asking Price']" in conversion_hint(q, f"{area}\n{line}", line)
     # a number with 'm' and no currency sign may be metres: not an amount
     metres = describe_files({"r.csv": b"Run,Length\n1,12m\n2,1.5k\n3,400\n4,80m\n5,3m\n"})
     assert "amounts as text" not in metres
