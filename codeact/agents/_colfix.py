@@ -368,6 +368,7 @@ async def recover_cell(
                 ran,
             )
     notes: list[str] = []
+    again = ""
     if probe is not None:  # (a column's spaces, then numbers cleaned as text: each once)
         fixed = await rerun_with_columns(
             probe, run, result, code, timeout=timeout, on_output=on_output
@@ -380,6 +381,8 @@ async def recover_cell(
         if dropped is not None:  # (a failed conversion of a column nothing uses: left out)
             result, code, dropped_notes = dropped
             notes += dropped_notes
+            if result.ok:  # (the same cell again: told so, as a cell that ran at once is)
+                again = repeated_cell_note(run, code)
         wanted = required_placeholders(run.user_msg) if run is not None else []
         fixes = (
             separator_fix(run.user_msg if run is not None else "", result, code),
@@ -400,7 +403,7 @@ async def recover_cell(
             notes.append(other.note())
             break
     if notes:
-        observation = "\n".join([*notes, result.to_observation(max_chars)])
+        observation = "\n".join([*notes, result.to_observation(max_chars)]) + again
     if not result.ok:
         observation += await failure_hints(probe, run, result, code)
     return result, observation, code

@@ -106,7 +106,7 @@ class UnusedLineFix:
         """What the model (and the transcript) is told about the re-run."""
         more = f" (and the {self.also} later lines that only rework it)" if self.also else ""
         return (
-            f"Your cell failed at `{self.line}` ({self.error}), and nothing after that line "
+            f"One line of your cell failed, `{self.line}` ({self.error}), and nothing after it "
             f"uses {self.what}: I re-ran your cell without it{more}. Convert only the columns "
             "the question needs. Output of the re-run:"
         )

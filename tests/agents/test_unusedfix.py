@@ -56,8 +56,8 @@ async def test_failed_conversions_of_columns_nothing_uses_are_left_out_and_the_c
     result = await run_one_cell({"listings.csv": LISTINGS}, cell, QUESTION, "@n[20]")
     content: Any = result.tool_output.content
     assert not result.tool_output.is_error, content
-    assert "nothing after that line uses the column 'Asking Price'" in content
-    assert "nothing after that line uses the column 'Sold Price'" in content
+    assert "nothing after it uses the column 'Asking Price'" in content
+    assert "nothing after it uses the column 'Sold Price'" in content
     assert content.rstrip().endswith("20")
 
 
@@ -142,3 +142,36 @@ def test_later_lines_that_only_rework_the_failed_column_go_with_it() -> None:
     other = code.replace("df['Floor Area'] = df['Floor Area'].round(1)", "df['x'] = 1")
     kept = unused_line_fix(_failed(3, "AttributeError"), other)
     assert kept is not None and "df['x'] = 1" in kept.code
+
+
+async def test_the_same_cell_fixed_again_is_told_it_repeats_an_earlier_one() -> None:
+    """fresh12 (tuned): a cell whose unused price lines were left out printed the right count;
+    the model sent it five more times (each failing, fixed and printing the same), never told
+    it repeated itself, because the note is for cells that ran as written."""
+    import warnings
+
+    from codeact import CodeActAgent, RestrictedExecutor
+    from codeact.events import ToolCallResult
+    from codeact.llms import ScriptedLLM
+    from tests.helpers import collect
+
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('listings.csv')\n"
+        "df['Asking Price'] = df['Asking Price'].str.replace('£', '').astype(float)\n"
+        "print(len(df[df['Status'] == 'Sold']))"
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ex = RestrictedExecutor(allowed_modules=["pandas", "numpy"])
+    block = f"<execute>\n{cell}\n</execute>"
+    llm = ScriptedLLM([block, block, "@n[20]"], function_calling=False)
+    async with ex:
+        await ex.upload("listings.csv", LISTINGS)
+        events = await collect(CodeActAgent(llm=llm, executor=ex).run(QUESTION))
+    first, second = [
+        e.tool_output.content
+        for e in events
+        if isinstance(e, ToolCallResult) and e.tool_name == "execute"
+    ]
+    assert first.rstrip().endswith("20") and "repeats an earlier one" not in first
+    assert "this cell repeats an earlier one" in second
