@@ -170,8 +170,9 @@ def scaled_amounts(values: list[str], name: str) -> str:
     letters = [x for x in worth if x in {m.group(2).lower() for m in found if m.group(2)}]
     shown = ", ".join(f"'{x}' = {worth[x]}" for x in letters)
     scale = ", ".join(f"'{x}': {worth[x].replace(',', '_')}" for x in letters)
+    column = f"df[{name!r}]"
     return (
-        f"amounts as text, some shortened ({shown}): parts = df[{name!r}].str.lower().str."
-        f"extract(r'([\\d.,]+)\\s*({'|'.join(letters)})?'); value = pd.to_numeric(parts[0]."
-        f"str.replace(',', ''), errors='coerce') * parts[1].map({{{scale}}}).fillna(1)"
+        f"amounts as text, some shortened ({shown}): convert with pd.to_numeric({column}.str."
+        f"extract(r'([\\d.,]+)')[0].str.replace(',', ''), errors='coerce') * {column}.str.lower()"
+        f".str.extract(r'\\d\\s*({'|'.join(letters)})\\s*$')[0].map({{{scale}}}).fillna(1)"
     )

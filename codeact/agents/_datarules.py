@@ -229,20 +229,20 @@ def duration_problem(question: str, code: str) -> Problem | None:
 #: What the files note says a column holds, the code it gives to read it, and what in a
 #: cell shows that the cell reads it that way.
 _CONVERSIONS = (
+    (  # (first: its code holds a pd.to_numeric(... errors='coerce') the next one would take)
+        re.compile(r"amounts as text, some shortened \(.*?\): convert with (.*?\.fillna\(1\))"),
+        "extract(",
+        "amounts shortened with letters",
+    ),
     (re.compile(r"durations as text: (.*?) gives minutes"), "to_timedelta", "durations as text"),
     (re.compile(r"convert with (pd\.to_numeric\(.*?errors='coerce'\))"), "to_numeric", "numbers"),
     (TEXT_NUMBER_CONVERSION, ".str.replace(", "numbers stored as text"),
     (re.compile(r"fractions as text: (.*?\.astype\(float\))"), "split(", "fractions as text"),
     (re.compile(r"yes/no written several ways \(.*?\): (.*?\]\))"), ".isin(", "yes/no"),
     (
-        re.compile(r"numbers with units \(.*?\) as text[^:]*: (.*?unit = parts\[1\][.\w()]*)"),
+        re.compile(r"numbers with units \(.*?\) as text[^:]*: (value = .*?\.str\.strip\(\))"),
         "extract(",
         "numbers with several units",
-    ),
-    (
-        re.compile(r"amounts as text, some shortened \(.*?\): (parts = .*?\.fillna\(1\))"),
-        "extract(",
-        "amounts shortened with letters",
     ),
     (
         re.compile(r"numbers with a unit \(.*?\) as text: convert with (.*?\.astype\(float\))"),

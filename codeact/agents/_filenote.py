@@ -276,19 +276,20 @@ def _written_kind(values: list[str], name: str) -> str:
                 f"{' and '.join(repr(w) for w in words)} standing for no number: convert with "
                 f"pd.to_numeric({number}, errors='coerce')"
             )
+        digits = f"{column}.str.extract(r'([\\d.,]+)')[0]"
         number = (
-            "parts[0].str.replace('.', '').str.replace(',', '.')"
+            f"{digits}.str.replace('.', '').str.replace(',', '.')"
             if comma
-            else ("parts[0].str.replace(',', '')")
+            else f"{digits}.str.replace(',', '')"
         )
         none = (
             f", {len(values) - len(found)} values {' and '.join(repr(w) for w in words)} "
             "standing for no number (NaN in value)"
         )
         return (
-            f"numbers with units ({shown}) as text{none * bool(words)}: parts = {column}.str."
-            f"extract(r'([\\d.,]+)\\s*(\\D+)'); value = {number}.astype(float), unit = "
-            "parts[1].str.strip(); bring every value to one unit before comparing or averaging"
+            f"numbers with units ({shown}) as text{none * bool(words)}: value = pd.to_numeric("
+            f"{number}, errors='coerce'); unit = {column}.str.extract(r'[\\d.,]+\\s*(\\D+)')[0]"
+            ".str.strip(); bring every value to one unit before comparing or averaging"
         )
     if all(_FRACTION.match(v) for v in values):
         return f"fractions as text: {column}.str.split('/').str[0].astype(float) is the top"
