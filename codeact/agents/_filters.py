@@ -10,6 +10,7 @@ from codeact.agents._notecols import (
     CATEGORY,
     TEXT_NUMBER_CONVERSION,
     THRESHOLD,
+    coerced_marker,
     note_column_kinds,
     task_text,
 )
@@ -263,8 +264,8 @@ def filter_problem(question: str, code: str) -> str | None:
         unrecorded = _NOT_RECORDED.match(task, m.end()) is not None
         if unrecorded and re.search(r"errors\s*=\s*['\"]coerce|na_values", code):
             continue  # ("'not synced' was not recorded": converted to NaN, or read as NaN)
-        if left_out(task, m.start(), m.end(), code):
-            continue  # (the code's own condition drops the row the question leaves out)
+        if left_out(task, m.start(), m.end(), code) or coerced_marker(question, value, code):
+            continue  # (the code drops the row the question leaves out, or made it NaN)
         before = task[max(0, m.start() - 20) : m.start()]
         both = unrecorded and re.search(r"\b(?:empty|blank)\s+or\s+$", before, re.I)
         if both and value.lower() in low and not _HANDLES_MISSING.search(code):

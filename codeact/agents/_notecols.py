@@ -263,3 +263,15 @@ def in_column_list(task: str, start: int, end: int, columns: list[str]) -> bool:
     item = rf"(?:{names})"
     listed = rf"{_LIST_HEAD}({item}(?:\s*,\s*{item})+\s*,?\s+(?:and|or)\s+{item})\b"
     return any(m.start(1) <= start and end <= m.end(1) for m in re.finditer(listed, task, re.I))
+
+
+def coerced_marker(question: str, value: str, code: str) -> bool:
+    """``value`` is a word the files note says stands for no number in a column (``'Studio'``
+    in Bedrooms) that ``code`` converts with ``errors='coerce'``: the code has dealt with it
+    (those rows are NaN, dropped by any comparison), it is not a filter it missed."""
+    if not re.search(r"errors\s*=\s*['\"]coerce", code):
+        return False
+    return any(
+        f"values {value!r}" in kind and "standing for no number" in kind and uses_column(code, n)
+        for n, kind in note_column_kinds(question)
+    )

@@ -581,6 +581,16 @@ def test_comparing_a_number_column_with_its_word_for_none_is_not_a_text_comparis
         "print(df['Bedrooms'].str.strip().str.lower().isin(['studio']).sum())",
     ):
         assert text_number_problem(text, code) is None, code
+    # a filter on other columns after the conversion: 'Studio' was made NaN, not missed
+    # (fresh12 tuned: a right zone count was sent off to filter Type != 'Studio')
+    coerced = (
+        "df['Bedrooms'] = pd.to_numeric(df['Bedrooms'], errors='coerce')\n"
+        "print((df['Bedrooms'] >= 3).sum())"
+    )
+    asked = text.replace("count the listings whose Bedrooms is 'Studio'", "count it as 0")
+    assert check_candidate(candidate(asked, coerced)) is None
+    plain = "print((df['Ref'] >= 3).sum())"  # (Bedrooms never converted: still a filter)
+    assert "'Studio'" in (check_candidate(candidate(asked, plain)) or "")
     # the column itself compared or summed as text is still sent back
     for code in (
         "print((df['Bedrooms'] >= '3').sum())",
