@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -133,11 +132,12 @@ def unused_line_fix(result: ExecutionResult, code: str) -> UnusedLineFix | None:
     statement = found[0]
     later = [s for s in tree.body if s.lineno > (statement.end_lineno or statement.lineno)]
     live = _live(later)
-    read = _reader(target)
-    if read is None or not live or any(read(s) for s in live):
+    key = _key(target)
+    if key is None or not live or any(key in _reads(s) for s in live):
         return None
     # (later lines that only rework what the failing line made, and feed nothing live, go too)
-    gone = [statement, *(s for s in later if s not in live and read(s))]
+    alive = {id(s) for s in live}
+    gone = [statement, *(s for s in later if id(s) not in alive and key in _reads(s))]
     if not safe_to_repeat(code, error.traceback):
         return None
     lines = code.splitlines()
@@ -167,38 +167,43 @@ def _target(statement: ast.stmt) -> ast.expr | None:
 
 def _live(statements: list[ast.stmt]) -> list[ast.stmt]:
     """The statements whose effect can show: every statement but an assignment whose name
-    or column no later live statement reads (found from the last statement back)."""
+    or column no later live statement reads (found from the last statement back, each
+    statement walked once)."""
     live: list[ast.stmt] = []
+    needed: set[tuple[str, str]] = set()
     for statement in reversed(statements):
         target = _target(statement)
-        read = _reader(target) if target is not None else None
-        if read is not None and not any(read(s) for s in live):
+        key = _key(target) if target is not None else None
+        if key is not None and key not in needed:
             continue
         live.append(statement)
+        needed |= _reads(statement)
     return live[::-1]
 
 
-def _reader(target: ast.expr) -> Callable[[ast.stmt], bool] | None:
-    """A test of whether a statement reads what ``target`` assigns: ``df['X']`` — the
-    text 'X' anywhere (``df[['X', 'Y']]``, ``groupby('X')``) or ``.X``; ``x`` — the name."""
+def _key(target: ast.expr) -> tuple[str, str] | None:
+    """What ``_reads`` finds for a statement reading ``target``: ``("name", "x")`` for a
+    name, ``("text", "X")`` for a column ``df['X']`` (a column named by a number: None)."""
     if isinstance(target, ast.Name):
-        name = target.id
-        return lambda s: any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(s))
+        return ("name", target.id)
     if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant):
         key = target.slice.value
-        if not isinstance(key, str):
-            return None
-        keys = {key, key.strip()}
-
-        def reads(s: ast.stmt) -> bool:
-            return any(
-                (isinstance(n, ast.Attribute) and n.attr in keys)
-                or (isinstance(n, ast.Constant) and str(n.value).strip() in keys)
-                for n in ast.walk(s)  # (an f-string's parts are walked too)
-            )
-
-        return reads
+        return ("text", key.strip()) if isinstance(key, str) else None
     return None
+
+
+def _reads(statement: ast.stmt) -> set[tuple[str, str]]:
+    """Every name and every text a statement holds (``'X'`` anywhere: ``df[['X', 'Y']]``,
+    ``groupby('X')``, an f-string's parts; ``.X``): what it may read."""
+    out: set[tuple[str, str]] = set()
+    for n in ast.walk(statement):
+        if isinstance(n, ast.Name):
+            out.add(("name", n.id))
+        elif isinstance(n, ast.Attribute):
+            out.add(("text", n.attr))
+        elif isinstance(n, ast.Constant) and isinstance(n.value, str):
+            out.add(("text", n.value.strip()))
+    return out
 
 
 async def drop_unused_lines(
