@@ -262,16 +262,25 @@ def in_column_list(task: str, start: int, end: int, columns: list[str]) -> bool:
         return False
     item = rf"(?:{names})"
     listed = rf"{_LIST_HEAD}({item}(?:\s*,\s*{item})+\s*,?\s+(?:and|or)\s+{item})\b"
-    return any(m.start(1) <= start and end <= m.end(1) for m in re.finditer(listed, task, re.I))
+    for m in re.finditer(listed, task, re.I):
+        if not (m.start(1) <= start and end <= m.end(1)):
+            continue
+        head = re.split(r"[.?!;]\s", task[: m.start()])[-1]
+        if re.search(r"\.(?:csv|tsv|txt|xlsx?|json)\b|\b(?:one|a|each) rows?\b", head, re.I):
+            return True  # (the sentence says what a file holds, not what to report)
+    return False
 
 
 def coerced_marker(question: str, value: str, code: str) -> bool:
     """``value`` is a word the files note says stands for no number in a column (``'Studio'``
     in Bedrooms) that ``code`` converts with ``errors='coerce'``: the code has dealt with it
     (those rows are NaN, dropped by any comparison), it is not a filter it missed."""
-    if not re.search(r"errors\s*=\s*['\"]coerce", code):
-        return False
-    return any(
-        f"values {value!r}" in kind and "standing for no number" in kind and uses_column(code, n)
-        for n, kind in note_column_kinds(question)
-    )
+    for name, kind in note_column_kinds(question):
+        if f"values {value!r}" not in kind or "standing for no number" not in kind:
+            continue
+        column = rf"\w+\s*\[\s*['\"]{re.escape(name)}['\"]\s*\]"
+        coerced = re.search(rf"to_numeric\(\s*{column}[^\n]*errors\s*=\s*['\"]coerce", code)
+        # (NaN is not 0: "== 0", "< 2" or "!= 1" would miss the rows the word stands for)
+        below = re.search(rf"{column}\s*(?:==|!=|<=?)", code)
+        return coerced is not None and below is None
+    return False

@@ -30,16 +30,32 @@ _LINE = re.compile(r'File "<cell[^"]*>", line (\d+)')
 
 
 def failing_line(traceback: str) -> int | None:
-    """The cell's line number the error was raised at (the last cell frame), or None."""
+    """The line of the failing cell's top-level statement (the first cell frame: a later one
+    may be a function an earlier cell defined), or None."""
     found = _LINE.findall(traceback)
-    return int(found[-1]) if found else None
+    return int(found[0]) if found else None
+
+
+#: Calls that make a new object (a frame read or built): changes to it can run again.
+_MAKERS = frozenset(
+    {"read_csv", "read_excel", "read_json", "read_parquet", "read_table", "DataFrame", "Series"}
+    | {"concat", "copy", "merge", "reset_index", "dropna", "fillna", "drop", "rename", "assign"}
+    | {"sort_values", "query", "astype", "melt", "pivot_table", "to_frame", "head", "tail"}
+)
+#: Calls that change what they are called on, or the world: never run twice.
+_CHANGERS = frozenset(
+    {"pop", "append", "extend", "insert", "remove", "clear", "update", "add", "discard"}
+    | {"setdefault", "popitem", "sort", "reverse", "write", "writelines", "send", "next"}
+    | {"open", "to_csv", "to_excel", "to_json", "to_parquet", "exec", "eval", "input"}
+)
 
 
 def safe_to_repeat(code: str, traceback: str) -> bool:
     """Whether the statements before the failing line can run again without changing what
-    the cell computes: imports, prints, names bound afresh (``x = f(y)``, not ``x = x + 1``
-    unless ``x`` was bound afresh above), and changes to a name bound afresh above
-    (``df['c'] = ...``, ``df.dropna(inplace=True)``); anything else may not."""
+    the cell computes: imports, prints, names bound afresh from what the cell has not
+    changed, and changes to a frame the cell itself read or built (``df =
+    pd.read_csv(...)`` then ``df['c'] = ...``); no call that changes things (``.pop()``,
+    ``open``, ``.to_csv``), no name from before the cell bound again after it was read."""
     failing = failing_line(traceback)
     try:
         tree = ast.parse(code)
@@ -47,41 +63,63 @@ def safe_to_repeat(code: str, traceback: str) -> bool:
         return False
     if failing is None:
         return False
-    fresh: set[str] = set()
+    made: set[str] = set()  # (frames the cell read or built: its own to change)
+    seen: set[str] = set()  # (names read before the cell bound them: from before the cell)
+    bound: set[str] = set()
     for statement in tree.body:
         if statement.end_lineno is not None and statement.end_lineno >= failing:
             break
-        if not _repeatable(statement, fresh):
+        if not _repeatable(statement, made, seen, bound):
             return False
     return True
 
 
-def _repeatable(statement: ast.stmt, fresh: set[str]) -> bool:
-    """Whether ``statement`` can run again (``fresh``: the names bound afresh above it, to
-    which it adds those it binds)."""
+def _repeatable(statement: ast.stmt, made: set[str], seen: set[str], bound: set[str]) -> bool:
+    """Whether ``statement`` can run again; ``made``, ``seen`` and ``bound`` (see
+    ``safe_to_repeat``) are updated with what it reads and binds."""
+    nodes = list(ast.walk(statement))
+    if any(isinstance(n, ast.NamedExpr) for n in nodes) or any(
+        isinstance(n, ast.Call) and _called(n) in _CHANGERS for n in nodes
+    ):
+        return False
+    seen |= {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - bound
     if isinstance(statement, ast.Import | ast.ImportFrom):
+        bound.update((a.asname or a.name).split(".")[0] for a in statement.names)
         return True
     if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
         func = statement.value.func
         if isinstance(func, ast.Name) and func.id == "print":
             return True
-        return isinstance(func, ast.Attribute) and _base(func.value) in fresh  # df.dropna(...)
+        return isinstance(func, ast.Attribute) and _base(func.value) in made  # df.dropna(...)
     if isinstance(statement, ast.AugAssign):
-        return _base(statement.target) in fresh
+        return _base(statement.target) in made
     if not isinstance(statement, ast.Assign):
         return False
-    used = {n.id for n in ast.walk(statement.value) if isinstance(n, ast.Name)}
-    bound = set()
     for target in statement.targets:
         if isinstance(target, ast.Name):
-            if target.id in used and target.id not in fresh:
-                return False  # (x = x + 1 on an x from before the cell)
+            if target.id in seen and target.id not in bound:
+                return False  # (a name from before the cell bound again: x = x + 1)
             bound.add(target.id)
-        elif _base(target) not in fresh:
-            return False  # (df['c'] = ... on a frame from before the cell)
-    if not isinstance(statement.value, ast.Name):  # (df2 = df is the same frame, not a copy)
-        fresh |= bound
+            if _makes(statement.value, made):
+                made.add(target.id)
+            else:
+                made.discard(target.id)
+        elif _base(target) not in made:
+            return False  # (df['c'] = ... on a frame from before the cell, or an alias)
     return True
+
+
+def _called(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
+def _makes(value: ast.expr, made: set[str]) -> bool:
+    """``value`` is a new frame: a maker call (``pd.read_csv``, ``.copy()``), or rows or
+    columns of a frame the cell made (``df[df['a'] > 1]``)."""
+    if isinstance(value, ast.Call):
+        return _called(value) in _MAKERS
+    return isinstance(value, ast.Subscript) and _base(value) in made
 
 
 def _base(node: ast.expr) -> str | None:
@@ -103,7 +141,8 @@ class UnusedLineFix:
 
     def note(self) -> str:
         """What the model (and the transcript) is told about the re-run."""
-        more = f" (and the {self.also} later lines that only rework it)" if self.also else ""
+        lines = "line that only reworks" if self.also == 1 else "lines that only rework"
+        more = f" (and {self.also} later {lines} it)" if self.also else ""
         return (
             f"One line of your cell failed, `{self.line}` ({self.error}), and nothing after it "
             f"uses {self.what}: I re-ran your cell without it{more}. Convert only the columns "
@@ -133,11 +172,15 @@ def unused_line_fix(result: ExecutionResult, code: str) -> UnusedLineFix | None:
     later = [s for s in tree.body if s.lineno > (statement.end_lineno or statement.lineno)]
     live = _live(later)
     key = _key(target)
-    if key is None or not live or any(key in _reads(s) for s in live):
+    if not isinstance(target, ast.Subscript) or key is None or not live:
+        return None  # (a column only: a name may be read by a function of an earlier cell)
+    if any(key in _reads(s) for s in live) or _whole_frame(_base(target), live):
         return None
     # (later lines that only rework what the failing line made, and feed nothing live, go too)
     alive = {id(s) for s in live}
     gone = [statement, *(s for s in later if id(s) not in alive and key in _reads(s))]
+    if not all(_own_lines(g, tree.body) for g in gone):
+        return None  # (a line shared with another statement, or a := inside)
     if not safe_to_repeat(code, error.traceback):
         return None
     lines = code.splitlines()
@@ -179,6 +222,43 @@ def _live(statements: list[ast.stmt]) -> list[ast.stmt]:
         live.append(statement)
         needed |= _reads(statement)
     return live[::-1]
+
+
+#: What a later line may do with the frame and still not read the left-out column: pick
+#: columns or rows (``df['Y']``, ``df[mask]``), count rows (``len(df)``, ``df.shape``).
+_ROW_ONLY = frozenset({"shape", "index"})
+
+
+def _whole_frame(frame: str | None, live: list[ast.stmt]) -> bool:
+    """Whether a live statement uses ``frame`` (or a frame taken from it) as a whole, where
+    the left-out column may count without being named: ``print(df)``, ``df.describe()``,
+    ``df.corr()``, ``df.iloc[:, 2]``, ``df.columns``."""
+    frames = {frame} if frame else set()
+    for statement in live:
+        parents = {id(c): n for n in ast.walk(statement) for c in ast.iter_child_nodes(n)}
+        for n in ast.walk(statement):
+            if not (isinstance(n, ast.Name) and n.id in frames and isinstance(n.ctx, ast.Load)):
+                continue
+            up = parents.get(id(n))
+            picked = isinstance(up, ast.Subscript) and up.value is n
+            counted = isinstance(up, ast.Attribute) and up.attr in _ROW_ONLY
+            sized = isinstance(up, ast.Call) and getattr(up.func, "id", "") == "len"
+            if not (picked or counted or sized):
+                return True
+        taken = isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Subscript)
+        if taken and _base(statement.value) in frames:  # (rows taken: a frame of its own)
+            frames |= {t.id for t in statement.targets if isinstance(t, ast.Name)}
+    return False
+
+
+def _own_lines(statement: ast.stmt, body: list[ast.stmt]) -> bool:
+    """``statement`` has its lines to itself (no ``a = 1; b = 2``) and binds no ``:=``."""
+    first, last = statement.lineno, statement.end_lineno or statement.lineno
+    shared = any(
+        s is not statement and s.lineno <= last and (s.end_lineno or s.lineno) >= first
+        for s in body
+    )
+    return not shared and not any(isinstance(n, ast.NamedExpr) for n in ast.walk(statement))
 
 
 def _key(target: ast.expr) -> tuple[str, str] | None:
