@@ -125,7 +125,7 @@ def empty_rows_hint(result: ExecutionResult, code: str) -> str:
     differently in the two files, or a filter on a value written otherwise, kept none."""
     if result.error is None or not _EMPTY.search(result.error.message):
         return ""
-    if ".merge(" in code or ".join(" in code:
+    if re.search(r"\.merge\(|(?<!['\"])\.join\(", code):  # (not ', '.join(...))
         return (
             "The table has no rows at that point: the merge matched no keys (they are "
             "written differently in the two files). Join the keys the way the files note "

@@ -157,6 +157,10 @@ _SCALED = re.compile(
 )
 
 
+#: ``€1.500``: a dot that may be a thousands separator.
+_DOTTED_THOUSANDS = re.compile(r"\d\.\d{3}(?!\d)\s*$")
+
+
 def scaled_amounts(values: list[str], name: str) -> str:
     """Money written in full or shortened with ``k``/``m``/``bn`` (``£175k``, ``£1m``,
     ``£140,000``): stripping the signs alone reads ``£175k`` as 175 (or fails). The
@@ -164,8 +168,13 @@ def scaled_amounts(values: list[str], name: str) -> str:
     found = [m for v in values if (m := _SCALED.match(v))]
     if len(found) < len(values) or not any(m.group(2) for m in found):
         return ""
-    if not any(m.group(1) for m in found if m.group(2)):
+    short = [m for m in found if m.group(2)]
+    if sum(bool(m.group(1)) for m in short) < 0.8 * len(short):
         return ""  # (``12m`` without a currency sign may be metres)
+    if len({m.group(1) for m in found if m.group(1)}) > 1 or any(
+        v.lstrip().startswith("-") or _DOTTED_THOUSANDS.search(v) for v in values
+    ):
+        return ""  # (two currencies, a sign, or '€1.500' read as 1.5: no one-line answer)
     worth = {"k": "1,000", "m": "1,000,000", "bn": "1,000,000,000"}
     letters = [x for x in worth if x in {m.group(2).lower() for m in found if m.group(2)}]
     shown = ", ".join(f"'{x}' = {worth[x]}" for x in letters)

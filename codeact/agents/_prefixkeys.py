@@ -12,6 +12,7 @@ from collections.abc import Callable
 #: The share of one file's codes whose cut must be a key of the other file.
 MATCHED = 0.9
 MIN_KEYS = 3
+MAX_HINTS = 3
 
 
 def _cuts(keys: set[str]) -> list[tuple[str, Callable[[str], str]]]:
@@ -42,49 +43,51 @@ def prefix_hints(tables: dict[str, dict[str, list[str]]]) -> list[str]:
     """For a column of one file whose values, folded to the case of another file's key
     column (each value once, with letters) and cut one of a few ways, are keys of it in
     ``MATCHED`` of rows (and seldom as written): the cut and the merge."""
-    hints = []
+    hints: list[str] = []
     keyed = [
         (name, col, set(values))
         for name, cols in tables.items()
         for col, values in cols.items()
         if len(set(values)) == len(values) >= MIN_KEYS
-        and all(any(c.isalpha() for c in v) for v in values)
+        and all(any(c.isalpha() for c in v) and len(v) >= 2 for v in values)
     ]
     distinct = {(a, col): len(set(v)) for a, cols in tables.items() for col, v in cols.items()}
     for (b, key, keys), (a, columns) in itertools.product(keyed, tables.items()):
         case = _case(keys)
         if a == b or case is None:
             continue
+        if key in columns:
+            continue  # (the file has the key's column itself: a plain merge)
         for col, values in columns.items():
-            if distinct[(a, col)] <= len(keys):
+            if distinct[(a, col)] <= len(keys) or len(hints) >= MAX_HINTS:
                 continue  # (no more codes than keys: not codes holding a key)
             found = _cut(values, keys, case)
             if found:
-                new = key if key not in columns else f"{key}_key"
+                code, share = found
+                some = "" if share == 1 else f" ({share:.0%} of the rows match)"
                 hints.append(
                     f"- Keys inside codes: {key!r} of {b!r} (e.g. {min(keys)!r}) is part of "
-                    f"{col!r} of {a!r} (e.g. {values[0]!r}). Cut it out, then join: "
-                    f"df[{new!r}] = df[{col!r}].str.strip().str.{case}(){found}; then "
-                    f"df.merge(pd.read_csv({b!r}), {_on(new, key)})"
+                    f"{col!r} of {a!r} (e.g. {values[0]!r}){some}. Cut it out, then join: "
+                    f"df[{key!r}] = df[{col!r}].str.strip().str.{case}(){code}; then "
+                    f"df.merge(pd.read_csv({b!r}), on={key!r})"
                 )
     return hints
 
 
-def _cut(values: list[str], keys: set[str], case: str) -> str:
-    """The pandas cut that makes ``values`` (folded to ``case``) keys, or ``""``: tried on
-    the first rows, then on all."""
+def _cut(values: list[str], keys: set[str], case: str) -> tuple[str, float] | None:
+    """The pandas cut that makes the most of ``values`` (folded to ``case``) keys, and the
+    share it matches, when that is ``MATCHED`` or more; tried on the first rows, then on
+    all."""
     head = [getattr(v, case)() for v in values[:200]]
     if sum(v in keys for v in head) > 0.5 * len(head):
-        return ""  # (the keys as written: a plain merge)
+        return None  # (the keys as written: a plain merge)
+    best: tuple[str, float] | None = None
     for code, cut in _cuts(keys):
         if sum(cut(v) in keys for v in head) < MATCHED * len(head):
             continue
         cut_values = [cut(getattr(v, case)()) for v in values]
         matched = [v for v in cut_values if v in keys]
-        if len(set(matched)) >= MIN_KEYS and len(matched) >= MATCHED * len(values):
-            return code
-    return ""
-
-
-def _on(new: str, key: str) -> str:
-    return f"on={key!r}" if new == key else f"left_on={new!r}, right_on={key!r}"
+        share = len(matched) / len(values)
+        if len(set(matched)) >= MIN_KEYS and share >= MATCHED and (not best or share > best[1]):
+            best = (code, share)
+    return best

@@ -245,9 +245,10 @@ def _whole_frame(frame: str | None, live: list[ast.stmt]) -> bool:
             sized = isinstance(up, ast.Call) and getattr(up.func, "id", "") == "len"
             if not (picked or counted or sized):
                 return True
-        taken = isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Subscript)
-        if taken and _base(statement.value) in frames:  # (rows taken: a frame of its own)
-            frames |= {t.id for t in statement.targets if isinstance(t, ast.Name)}
+        value = statement.value if isinstance(statement, ast.Assign) else None
+        if isinstance(value, ast.Subscript) and (_base(value) or "") in frames:
+            # (rows taken: a frame of its own)
+            frames |= {t.id for t in getattr(statement, "targets", []) if isinstance(t, ast.Name)}
     return False
 
 
