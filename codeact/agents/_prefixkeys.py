@@ -59,7 +59,9 @@ def prefix_hints(tables: dict[str, dict[str, list[str]]]) -> list[str]:
         if key in columns:
             continue  # (the file has the key's column itself: a plain merge)
         for col, values in columns.items():
-            if distinct[(a, col)] <= len(keys) or len(hints) >= MAX_HINTS:
+            if len(hints) >= MAX_HINTS:
+                return hints
+            if distinct[(a, col)] <= len(keys):
                 continue  # (no more codes than keys: not codes holding a key)
             found = _cut(values, keys, case)
             if found:

@@ -29,7 +29,7 @@ _KEPT = frozenset({"SyntaxError", "TimeoutError", "MemoryError", "KeyboardInterr
 _LINE = re.compile(r'File "<cell[^"]*>", line (\d+)')
 
 
-def failing_line(traceback: str) -> int | None:
+def failing_lineno(traceback: str) -> int | None:
     """The line of the failing cell's top-level statement (the first cell frame: a later one
     may be a function an earlier cell defined), or None."""
     found = _LINE.findall(traceback)
@@ -56,7 +56,7 @@ def safe_to_repeat(code: str, traceback: str) -> bool:
     changed, and changes to a frame the cell itself read or built (``df =
     pd.read_csv(...)`` then ``df['c'] = ...``); no call that changes things (``.pop()``,
     ``open``, ``.to_csv``), no name from before the cell bound again after it was read."""
-    failing = failing_line(traceback)
+    failing = failing_lineno(traceback)
     try:
         tree = ast.parse(code)
     except SyntaxError:
@@ -151,13 +151,13 @@ class UnusedLineFix:
 
 
 def unused_line_fix(result: ExecutionResult, code: str) -> UnusedLineFix | None:
-    """The cell without the top-level assignment it failed at, when no later statement reads
-    what that assigns (a column by its name, or a variable) and what ran before can run
-    again; None otherwise."""
+    """The cell without the top-level column assignment it failed at (``df['X'] = ...``),
+    when no later live statement reads the column or uses the frame as a whole and what ran
+    before can run again; None otherwise."""
     error = result.error
     if error is None or error.type in _KEPT:
         return None
-    line = failing_line(error.traceback)
+    line = failing_lineno(error.traceback)
     try:
         tree = ast.parse(code)
     except SyntaxError:
@@ -186,11 +186,7 @@ def unused_line_fix(result: ExecutionResult, code: str) -> UnusedLineFix | None:
     lines = code.splitlines()
     dropped = {n for g in gone for n in range(g.lineno - 1, g.end_lineno or g.lineno)}
     kept = "\n".join(text for n, text in enumerate(lines) if n not in dropped)
-    what = (
-        f"the column {target.slice.value!r}"
-        if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant)
-        else f"`{ast.unparse(target)}`"
-    )
+    what = f"the column {ast.literal_eval(target.slice)!r}"  # (a str constant: see _key)
     shown = " ".join((ast.get_source_segment(code, statement) or ast.unparse(statement)).split())
     shown = shown if len(shown) <= 120 else shown[:117] + "..."
     message = error.message.strip().splitlines()[-1] if error.message.strip() else ""

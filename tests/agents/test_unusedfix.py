@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from codeact.agents._unusedfix import failing_line, safe_to_repeat, unused_line_fix
+from codeact.agents._unusedfix import failing_lineno, safe_to_repeat, unused_line_fix
 from codeact.agents.code import describe_files
 from codeact.executors.base import CellError, ExecutionResult
 from tests.helpers import run_one_cell
@@ -148,7 +148,7 @@ def test_what_ran_before_the_failure_runs_again_only_when_that_changes_nothing()
         'Traceback (most recent call last):\n  File "<cell-2>", line 4, in <module>\n'
         '  File "<cell-1>", line 2, in conv\n'
     )
-    assert failing_line(nested) == 4
+    assert failing_lineno(nested) == 4
 
 
 def test_later_lines_that_only_rework_the_failed_column_go_with_it() -> None:
