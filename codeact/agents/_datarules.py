@@ -15,6 +15,7 @@ from codeact.agents._cellforms import squeeze
 from codeact.agents._filenote import NA_STRINGS
 from codeact.agents._notecols import (
     TEXT_NUMBER_CONVERSION,
+    column_ref,
     file_columns,
     note_column_kinds,
     note_columns,
@@ -146,7 +147,7 @@ def text_number_problem(question: str, code: str) -> str | None:
 def _raw_conversion(code: str, name: str) -> str | None:
     """``pd.to_numeric(df['col'] ...)`` or ``df['col'].astype(float)`` in ``code``: the
     column converted as it is, with nothing taken out of the text first."""
-    column = _column_ref(name)
+    column = column_ref(name)
     found = re.search(rf"to_numeric\(\s*{column}\s*[,)]", code) or re.search(
         rf"{column}\s*\.astype\(\s*['\"]?float", code
     )
@@ -161,13 +162,7 @@ def _text_tests(code: str, name: str) -> str:
     word = r"(?:'[^'\"\d\n]*'|\"[^'\"\d\n]*\")"  # (a quoted word: no number compared as text)
     folded = r"(?:\s*\.str\.(?:strip|lower|upper|casefold)\(\))*"
     compared = rf"{folded}\s*(?:[=!]=\s*{word}|\.isin\(\s*\[\s*{word}(?:\s*,\s*{word})*\s*\]\s*\))"
-    return re.sub(rf"{_column_ref(name)}\s*(?:{test}|{compared})", "", code)
-
-
-def _column_ref(name: str) -> str:
-    """A pattern for ``df['name']`` (any frame; the name with or without its outer spaces)."""
-    names = "|".join(re.escape(n) for n in dict.fromkeys((name, name.strip())))
-    return rf"\w+\s*\[\s*(['\"])(?:{names})\1\s*\]"
+    return re.sub(rf"{column_ref(name)}\s*(?:{test}|{compared})", "", code)
 
 
 #: "an empty discount means no discount", "a missing bonus counts as 0".

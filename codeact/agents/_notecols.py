@@ -271,14 +271,21 @@ def in_column_list(task: str, start: int, end: int, columns: list[str]) -> bool:
     return False
 
 
+def column_ref(name: str) -> str:
+    """A pattern for ``df['name']`` (any frame; the name with or without its outer spaces)."""
+    names = "|".join(re.escape(n) for n in dict.fromkeys((name, name.strip())))
+    return rf"\w+\s*\[\s*(['\"])(?:{names})\1\s*\]"
+
+
 def coerced_marker(question: str, value: str, code: str) -> bool:
     """``value`` is a word the files note says stands for no number in a column (``'Studio'``
-    in Bedrooms) that ``code`` converts with ``errors='coerce'``: the code has dealt with it
-    (those rows are NaN, dropped by any comparison), it is not a filter it missed."""
+    in Bedrooms) that ``code`` converts with ``errors='coerce'`` and never compares with 0 or
+    below: the code has dealt with it (those rows are NaN, which no ``>`` or ``>=`` keeps),
+    it is not a filter it missed."""
     for name, kind in note_column_kinds(question):
         if f"values {value!r}" not in kind or "standing for no number" not in kind:
             continue
-        column = rf"\w+\s*\[\s*['\"]{re.escape(name)}['\"]\s*\]"
+        column = column_ref(name)
         coerced = re.search(rf"to_numeric\(\s*{column}[^\n]*errors\s*=\s*['\"]coerce", code)
         # (NaN is not 0: "== 0", "< 2" or "!= 1" would miss the rows the word stands for)
         below = re.search(rf"{column}\s*(?:==|!=|<=?)", code)
