@@ -8,7 +8,13 @@ from __future__ import annotations
 import re
 
 from codeact.agents._filters import described_values, explained_positions, listed_values
-from codeact.agents._notecols import category_values, column_of_value, compute_on, task_text
+from codeact.agents._notecols import (
+    category_values,
+    column_of_value,
+    compute_on,
+    in_column_name,
+    task_text,
+)
 from codeact.agents._problem import problem_of
 
 #: Values that are also plain English words: a filter only when quoted.
@@ -41,6 +47,7 @@ def category_problem(question: str, code: str) -> str | None:
         named = any(  # (the character before it, or its quote: "' YOGA'")
             not {m.start() - 1, len(task[: m.start()].rstrip(" ")) - 1} & described
             and (not word or _plain_named(question, task, m.start(), value))
+            and not in_column_name(question, task, m.start(), m.end())  # ('Sold Price')
             for m in re.finditer(rf"(?<!\w){re.escape(value)}(?!\w)", task)
         )
         if named and value.lower() not in low:

@@ -271,6 +271,19 @@ def in_column_list(task: str, start: int, end: int, columns: list[str]) -> bool:
     return False
 
 
+def in_column_name(question: str, task: str, start: int, end: int) -> bool:
+    """``task[start:end]`` is part of a longer column name the question says there (``Sold`` in
+    ``Sold Price``): the question names the column, not that value."""
+    for name in note_columns(question):
+        bare = name.strip()
+        if len(bare) <= end - start:
+            continue
+        for m in re.finditer(rf"(?<!\w){re.escape(bare)}(?!\w)", task, re.I):
+            if m.start() <= start and end <= m.end():
+                return True
+    return False
+
+
 def column_ref(name: str) -> str:
     """A pattern for ``df['name']`` (any frame; the name with or without its outer spaces)."""
     names = "|".join(re.escape(n) for n in dict.fromkeys((name, name.strip())))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 
 import pandas as pd
 import pytest
@@ -637,3 +638,42 @@ def test_a_quoted_filter_before_words_about_missing_values_is_still_a_filter() -
     )
     problem = check_candidate(candidate(text, "print(df['Check Out'].isna().sum())")) or ""
     assert "The question names 'yes'" in problem and "na_values" not in problem
+
+
+def test_numbers_in_several_units_averaged_as_one_are_sent_back_with_the_factor() -> None:
+    """fresh12 (blind): Floor Area is '73 m²', '85 sqm' or '527 sq ft' ("divide by 10.7639
+    for square metres"); the model took the digits of every value and averaged them (309.39
+    for 88.18)."""
+    forms = ["{} m²", "{} sqm", "{}0 sq ft", "n/k", ""]
+    data = "Ref,Floor Area\n" + "".join(f"{i},{forms[i % 5].format(60 + i)}\n" for i in range(40))
+    areas = [60 + i if i % 5 < 2 else (60 + i) * 10 / 10.7639 for i in range(40) if i % 5 < 3]
+    text = (
+        "Question: What is the mean floor area of a listing, in square metres?\nConstraints: "
+        "Floor Area is in square metres ('85 m²' or '85 sqm') or in square feet ('915 sq ft': "
+        "divide by 10.7639 for square metres); it is empty or 'n/k' when it was not measured: "
+        "leave those listings out.\nFormat: @mean_m2[v] where v is a float rounded to 2 "
+        f"decimal places.\n\n{describe_files({'v.csv': data.encode()})}"
+    )
+    digits = (
+        "df['Floor Area'] = df['Floor Area'].str.extract(r'([\\d.,]+)')[0].str.replace(',', '')\n"
+        "df['Floor Area'] = pd.to_numeric(df['Floor Area'], errors='coerce')\n"
+        "print(df['Floor Area'].mean())"
+    )
+    problem = check_candidate(candidate(text, digits)) or ""
+    assert "written in several units" in problem
+    assert "value = value.where(unit != 'sq ft', value / 10.7639)" in problem
+    way = re.search(r"Take the unit too: (value = .*?\.str\.strip\(\));", problem)
+    assert way is not None
+    fixed = (
+        "import pandas as pd\ndf = pd.read_csv(io.StringIO(DATA))\n"
+        f"{way.group(1).replace('; ', chr(10))}\n"
+        "value = value.where(unit != 'sq ft', value / 10.7639)\nprint(round(value.mean(), 2))"
+    )
+    assert check_candidate(candidate(text, fixed)) is None
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(fixed, {"io": io, "DATA": data})
+    assert out.getvalue().strip() == f"{sum(areas) / len(areas):.2f}"
+    # counting the missing ones converts nothing: no unit needed
+    count = "print(df['Floor Area'].isna().sum() + (df['Floor Area'] == 'n/k').sum())"
+    assert "several units" not in (check_candidate(candidate(text, count)) or "")

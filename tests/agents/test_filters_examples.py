@@ -205,3 +205,21 @@ def test_values_listed_as_the_ways_a_column_is_written_after_a_longer_phrase_are
     # the same values quoted without the phrase are filters the code must use
     asked = q.replace("written with a \u00a3 sign in three ways:", "count those priced")
     assert "'\u00a3325,000'" in (filter_problem(asked, code) or "")
+
+
+def test_a_value_inside_a_column_name_the_question_says_is_not_a_filter() -> None:
+    from codeact.agents._rules import category_problem
+
+    data = "Ref,Status,Asking Price,Sold Price\n" + "".join(
+        f"{i},{['Sold', 'Withdrawn', 'For Sale'][i % 3]},{100 + i},{90 + i if i % 3 == 0 else ''}\n"
+        for i in range(12)
+    )
+    note = describe_files({"l.csv": data.encode()})
+    said = "Asking Price and Sold Price are in pounds. Take the mean over all the listings."
+    q = f"Question: What is the mean asking price?\nConstraints: {said}\nFormat: @m[v]\n\n{note}"
+    read = "import pandas as pd\ndf = pd.read_csv('l.csv')\n"
+    assert category_problem(q, read + "print(df['Asking Price'].mean())") is None
+    # the value on its own, beside the column name, is still a filter
+    sold = q.replace("What is the mean asking price?", "What is the mean asking price when Sold?")
+    problem = category_problem(sold, read + "print(df['Asking Price'].mean())")
+    assert problem is not None and "'Sold'" in problem
