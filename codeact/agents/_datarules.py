@@ -144,48 +144,6 @@ def text_number_problem(question: str, code: str) -> str | None:
     return None
 
 
-_SEVERAL_UNITS = re.compile(
-    r"numbers with units \((.*?)\) as text.*?: (value = .*?\.str\.strip\(\))"
-)
-_CONVERTS_LINE = re.compile(r"to_numeric|astype\(|\.extract\(|\bfloat\(")
-#: "('915 sq ft': divide by 10.7639 for square metres)": the unit and its factor.
-_FACTOR = re.compile(r"(divide|multiply|times)\s+(?:it\s+|them\s+)?by\s+(\d[\d,]*(?:\.\d+)?)", re.I)
-
-
-def mixed_units_problem(question: str, code: str) -> str | None:
-    """A column the files note shows in several units (``'85 m²'``, ``'915 sq ft'``) turned
-    into numbers by code that never looks at the unit: values in different units are
-    averaged or compared as one. The note shows how to take the unit; when the question
-    gives a factor right after a value in one unit, the line that applies it."""
-    low = code.lower()
-    for name, kind in note_column_kinds(question):
-        m = _SEVERAL_UNITS.search(kind)
-        lines = [ln for ln in code.splitlines() if uses_column(ln, name)]
-        if m is None or not any(_CONVERTS_LINE.search(ln) for ln in lines):
-            continue
-        units = re.findall(r"'([^']+)'", m.group(1))
-        if "unit" in low or any(u.lower() in low for u in units):
-            continue
-        apply = ""
-        task = task_text(question)
-        for f in _FACTOR.finditer(task):
-            before = task[max(0, f.start() - 40) : f.start()]
-            unit = next((u for u in units if u.lower() in before.lower()), None)
-            if unit is not None:
-                op = "/" if f.group(1).lower() == "divide" else "*"
-                number = f.group(2).replace(",", "")
-                apply = f" (here: value = value.where(unit != {unit!r}, value {op} {number}))"
-                break
-        return (
-            f"The column {name!r} is written in several units ({m.group(1)}; see the files "
-            "note), and your code turns it into numbers without looking at the unit: values "
-            f"in different units are averaged or compared as one. Take the unit too: "
-            f"{m.group(2)}; bring every value to the unit the question asks for{apply}; run "
-            "your code again, print the result, then answer."
-        )
-    return None
-
-
 def _raw_conversion(code: str, name: str) -> str | None:
     """``pd.to_numeric(df['col'] ...)`` or ``df['col'].astype(float)`` in ``code``: the
     column converted as it is, with nothing taken out of the text first."""
@@ -193,7 +151,11 @@ def _raw_conversion(code: str, name: str) -> str | None:
     found = re.search(rf"to_numeric\(\s*{column}\s*[,)]", code) or re.search(
         rf"{column}\s*\.astype\(\s*['\"]?float", code
     )
-    return found.group(0).rstrip(",)") + ")" if found else None
+    # (a column the cell cleaned before: astype(float) again is harmless)
+    cleaned = rf"^\s*{column}\s*=.*{column}\s*\.str\.(?:replace|extract)\("
+    if found is None or re.search(cleaned, code[: found.start()], re.M):
+        return None
+    return found.group(0).rstrip(",)") + ")"
 
 
 def _text_tests(code: str, name: str) -> str:

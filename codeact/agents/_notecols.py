@@ -284,6 +284,18 @@ def in_column_name(question: str, task: str, start: int, end: int) -> bool:
     return False
 
 
+def past_conversions(code: str, name: str) -> str:
+    """``code`` without the lines that only rewrite column ``name`` in place (``df['Sold
+    Price'] = df['Sold Price'].str.extract(...)``): converting a column is not using it."""
+    target = re.compile(rf"^\s*\w+\s*\[\s*(['\"]){re.escape(name)}\1\s*\]\s*=[^=]")
+    return "\n".join(
+        ln
+        for ln in code.splitlines()
+        if not target.match(ln)
+        or any(n != name for _q, n in re.findall(r"\w\s*\[\s*(['\"])([^'\"\n]+)\1\s*\]", ln))
+    )
+
+
 def column_ref(name: str) -> str:
     """A pattern for ``df['name']`` (any frame; the name with or without its outer spaces)."""
     names = "|".join(re.escape(n) for n in dict.fromkeys((name, name.strip())))

@@ -51,7 +51,6 @@ from codeact.agents._datarules import (
     duration_problem,
     empty_zero_problem,
     marker_problem,
-    mixed_units_problem,
     subset_problem,
     text_number_problem,
     yes_no_problem,
@@ -77,13 +76,14 @@ from codeact.agents._notecols import (
     in_column_list,
     note_column_kinds,
     note_columns,
+    past_conversions,
     task_text,
     unlisted,
     uses_column,
 )
 from codeact.agents._placeholders import TOKEN
 from codeact.agents._problem import Problem, problem_of
-from codeact.agents._readfix import title_problem, unit_problem
+from codeact.agents._readfix import mixed_units_problem, title_problem, unit_problem
 from codeact.agents._stale import settled_answer, stale_problem, stale_values_note
 
 _FILL = re.compile(r"\bfill(?:ing|ed)?\b.{0,60}\bmissing\b|\bmissing\b.{0,60}\bfill", re.I)
@@ -125,7 +125,8 @@ def column_problem(question: str, code: str) -> str | None:
             for m in re.finditer(rf"(?<![\w'\"]){re.escape(w)}(?![\w'\"])", task, re.I)
             if not re.search(r"\b(?:an?|one)\s+$", task[max(0, m.start() - 5) : m.start()], re.I)
         )
-        if named and not uses_column(code, name) and not row_key(task, name):
+        used = uses_column(past_conversions(code, name), name)
+        if named and not used and not row_key(task, name):
             group = asked_groups(question)
             example = (
                 group_code(question, group, name)
@@ -135,9 +136,10 @@ def column_problem(question: str, code: str) -> str | None:
                 else None
             )
             use = f"for example: {example}" if example else f"df[{name!r}]"
+            only = " (it only converts it)" if uses_column(code, name) else ""
             return problem_of(
-                f"The question is about the column {name!r}, but your code never uses it. Use "
-                f"it ({use}), print the result, then answer.",
+                f"The question is about the column {name!r}, but your code never uses it"
+                f"{only}. Use it ({use}), print the result, then answer.",
                 example,
             )
     return None

@@ -674,6 +674,24 @@ def test_numbers_in_several_units_averaged_as_one_are_sent_back_with_the_factor(
     with contextlib.redirect_stdout(out):
         exec(fixed, {"io": io, "DATA": data})
     assert out.getvalue().strip() == f"{sum(areas) / len(areas):.2f}"
+    # converted and left unused (the cell answers about another column): no unit needed
+    other = digits.replace("print(df['Floor Area'].mean())", "print(len(df))")
+    assert "several units" not in (check_candidate(candidate(text, other)) or "")
     # counting the missing ones converts nothing: no unit needed
     count = "print(df['Floor Area'].isna().sum() + (df['Floor Area'] == 'n/k').sum())"
     assert "several units" not in (check_candidate(candidate(text, count)) or "")
+
+
+def test_a_column_converted_again_after_its_clean_up_is_not_a_raw_conversion() -> None:
+    """fresh12: ``df['Fee'] = df['Fee'].str.replace(...).astype(float)`` and later
+    ``df['Fee'] = df['Fee'].astype(float)`` (harmless) was sent back as a raw conversion."""
+    data = b"Ref,Fee\n" + b"".join(b"%d,%d.25%%\n" % (i, 1 + i % 2) for i in range(20))
+    text = (
+        "Question: What is the mean fee?\nConstraints: Fee is a percentage as text ('1.25%')."
+        f"\nFormat: @fee[v]\n\n{describe_files({'f.csv': data})}"
+    )
+    clean = "df['Fee'] = df['Fee'].str.replace(r'[%,\\s]', '', regex=True).astype(float)\n"
+    again = clean + "df['Fee'] = df['Fee'].astype(float)\nprint(df['Fee'].mean())"
+    assert text_number_problem(text, again) is None
+    raw = "df['Fee'] = df['Fee'].astype(float)\n" + clean + "print(df['Fee'].mean())"
+    assert "holds numbers written with signs" in (text_number_problem(text, raw) or "")

@@ -137,6 +137,17 @@ def test_a_column_the_question_names_must_be_used_by_the_code() -> None:
     spaced = f"What is the top wind speed? Give @w[value].\n\n{note}"
     assert "the column ' WIND SPEED'" in (check(candidate(spaced, "df.units.max()")) or "")
     assert check(candidate(spaced, "df[' WIND SPEED'].max()")) is None
+    # converting the column in place is not using it (fresh12: Sold Price converted, then
+    # Floor Area compared with Asking Price); a use after the conversion, or a line that
+    # rewrites it from another column, is
+    price = f"Which region has the top unit price? Give @r[name].\n\n{note}"
+    convert = "df['unit_price'] = df['unit_price'].astype(float)\n"
+    told = check(candidate(price, convert + "print(df.groupby('region').units.max())")) or ""
+    assert "the column 'unit_price', but your code never uses it (it only converts it)" in told
+    used = convert + "print(df.groupby('region').unit_price.max())"
+    assert check(candidate(price, used)) is None
+    rewritten = "df['unit_price'] = df['unit_price'] * df['units']\nprint(df.region.max())"
+    assert check(candidate(price, rewritten)) is None
 
 
 def test_the_column_of_a_summary_row_the_question_leaves_out_need_not_be_used() -> None:
