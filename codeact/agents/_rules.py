@@ -55,6 +55,7 @@ from codeact.agents._datarules import (
     text_number_problem,
     yes_no_problem,
 )
+from codeact.agents._datetext import strftime_problem
 from codeact.agents._filters import (
     extra_filter_problem,
     filter_problem,
@@ -314,6 +315,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("unit", unit_problem(question, code)),
         ("units", mixed_units_problem(question, code)),
         ("text dates", text_date_problem(question, code)),
+        ("dates as text", strftime_problem(question, code)),
         ("product", product_problem(question, code)),
         ("deviation", deviation_problem(question, code)),
         ("fill", fill_problem(question, code)),
@@ -343,6 +345,7 @@ def passes_rules(question: str, code: str) -> bool:
         product_problem,
         deviation_problem,
         text_date_problem,
+        strftime_problem,
         unit_problem,
         mixed_units_problem,
         title_problem,

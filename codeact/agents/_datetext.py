@@ -1,0 +1,96 @@
+"""The dates rule for dates turned back into text (see ``_rules``): a cell that reads a
+column as dates, writes it back as text with ``.dt.strftime('%Y-%m-%d')`` and then looks for
+text that no date written that way holds (``.str.contains('Mar 2024')``) keeps no rows, and
+the 1.5B model re-runs it unchanged. The rule writes every day of the years the text names
+with that format and sends the cell back only when none matches."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+
+from codeact.agents._notecols import uses_column
+from codeact.agents._problem import Problem, problem_of
+
+_STRFTIME = re.compile(
+    r"^\s*\w+\s*\[\s*(['\"])(?P<col>[^'\"\n]+)\1\s*\]\s*=.*\.dt\.strftime\(\s*(['\"])(?P<fmt>[^'\"\n]+)\3\s*\)\s*$",
+    re.M,
+)
+_TEST = (
+    r"(?P<frame>\w+)\s*\[\s*(?P<q0>['\"]){col}(?P=q0)\s*\]\s*(?:\.str\.(?P<how>contains|"
+    r"startswith|endswith)\(\s*(?P<q1>['\"])(?P<text>[^'\"\n]+)(?P=q1)(?:\s*,[^()\n]*)?\s*\)"
+    r"|==\s*(?P<q2>['\"])(?P<same>[^'\"\n]+)(?P=q2))"
+)
+_MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+
+
+def _holds(fmt: str, how: str, text: str) -> bool:
+    """Whether some day of the years ``text`` names (2024 when none), written with ``fmt``,
+    passes the test ``how`` (``contains``, ``startswith``, ``endswith``, ``==``) with it."""
+    years = {int(y) for y in re.findall(r"(?<!\d)(?:19|20)\d\d(?!\d)", text)} or {2024}
+    for year in sorted(years):
+        day = date(year, 1, 1)
+        while day.year == year:
+            try:
+                shown = day.strftime(fmt)
+            except ValueError:
+                return True  # (a format this check cannot write: say nothing)
+            passes = {
+                "contains": text in shown,
+                "startswith": shown.startswith(text),
+                "endswith": shown.endswith(text),
+                "==": shown == text,
+            }[how]
+            if passes:
+                return True
+            day += timedelta(days=1)
+    return False
+
+
+def _dates_mask(frame: str, column: str, text: str) -> str | None:
+    """The test on the dates for the year (and month) ``text`` names, or None."""
+    year = re.search(r"(?<!\d)((?:19|20)\d\d)(?!\d)", text)
+    month = next((i + 1 for i, m in enumerate(_MONTHS) if m in text.lower()), None)
+    dates = f"{frame}[{column!r}].dt"
+    if year is None:
+        return None
+    if month is None:
+        return f"({dates}.year == {year.group(1)})"
+    return f"(({dates}.year == {year.group(1)}) & ({dates}.month == {month}))"
+
+
+def strftime_problem(question: str, code: str) -> Problem | None:
+    """A column written back as text with ``.dt.strftime`` and then tested for text that no
+    date written that way holds: the filter keeps no rows. When the text names a year (and a
+    month), the fix leaves out the strftime line and tests the dates (``question`` is
+    unused: the rule reads the code alone)."""
+    del question
+    for m in _STRFTIME.finditer(code):
+        column, fmt = m.group("col"), m.group("fmt")
+        test = re.compile(_TEST.format(col=re.escape(column)))
+        for t in test.finditer(code, m.end()):
+            how, text = t.group("how") or "==", t.group("text") or t.group("same")
+            if _holds(fmt, how, text):
+                continue
+            written = date(2024, 3, 5).strftime(fmt)
+            fixed = None
+            mask = _dates_mask(t.group("frame"), column, text)
+            if mask is not None:
+                # (without the strftime line, every such test on the dates; not when the
+                # text is used otherwise too: a month key 'YYYY-MM' to group by)
+                same = t.group(0)
+                after = code[m.end() :].replace(same, "\0")
+                if not uses_column(after, column):
+                    fixed = code[: m.start()] + after.replace("\0", mask)
+            instead = (
+                f"test the dates, e.g. {mask}" if mask else "test the dates (.dt.year, .dt.month)"
+            )
+            return problem_of(
+                f"Your code writes {column!r} back as text with .dt.strftime({fmt!r}) (values "
+                f"like {written!r}) and then looks for {text!r} in it, which no "
+                "value written that way holds: the filter keeps no rows. Leave out the "
+                f"strftime line and {instead}; run your code again, print the result, then "
+                "answer.",
+                fixed,
+            )
+    return None

@@ -1,0 +1,66 @@
+"""Dates written back as text with ``.dt.strftime`` and then tested for text no date written
+that way holds (``_datetext``): fresh12 (blind) counted 'Mar 2024' in '%Y-%m-%d' text five
+times over, printing 0 each time. The fix runs and gives the right count."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+from codeact.agents._datetext import strftime_problem
+from tests.agents.test_rules import candidate, check
+
+DATA = "Ref,Listed\n" + "".join(
+    f'{i},"{m} {d}, {y}"\n'
+    for i, (m, d, y) in enumerate(
+        [("Mar", 5, 2024), ("Feb", 2, 2024), ("Mar", 30, 2024), ("Mar", 9, 2023)] * 3
+    )
+)
+CELL = (
+    "import io\nimport pandas as pd\ndf = pd.read_csv(io.StringIO(DATA))\n"
+    "df['Listed'] = pd.to_datetime(df['Listed'], format='mixed')\n"
+    "df['Listed'] = df['Listed'].dt.strftime('%Y-%m-%d')\n"
+    "print((df[df['Listed'].str.contains('Mar 2024')]['Ref'].count(), "
+    "df[df['Listed'].str.contains('Mar 2024')]['Ref'].unique()))\n"
+)
+
+
+def _run(code: str) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(code, {"DATA": DATA})
+    return out.getvalue()
+
+
+def test_text_no_date_written_that_way_holds_is_sent_back_with_a_test_on_the_dates() -> None:
+    assert _run(CELL).startswith("(np.int64(0)")  # (what the model saw)
+    problem = strftime_problem("", CELL)
+    assert problem is not None and problem.code is not None
+    assert "looks for 'Mar 2024' in it" in str(problem)
+    assert "(df['Listed'].dt.month == 3)" in str(problem)
+    assert "strftime" not in problem.code
+    assert _run(problem.code).startswith("(np.int64(6)")  # (6 listings in March 2024)
+    # the rule runs among the others
+    told = check(candidate("How many homes were listed in March 2024? @n[v]", CELL)) or ""
+    assert "no value written that way holds" in told
+
+
+def test_text_a_date_written_that_way_can_hold_is_left_alone() -> None:
+    for text in ("2024-03", "-03-", "2024"):
+        assert strftime_problem("", CELL.replace("Mar 2024", text)) is None, text
+    same = CELL.replace(".str.contains('Mar 2024')", " == '2024-03-05'")
+    assert strftime_problem("", same) is None
+    # a day that does not exist in any year is not written either way
+    never = CELL.replace(".str.contains('Mar 2024')", ".str.startswith('2024-13')")
+    assert strftime_problem("", never) is not None
+
+
+def test_a_text_used_again_gets_the_note_without_a_rewrite() -> None:
+    # (the month text is grouped by later: leaving out the strftime line would change that)
+    grouped = CELL + "print(df.groupby('Listed').size())\n"
+    problem = strftime_problem("", grouped)
+    assert problem is not None and problem.code is None
+    assert "Leave out the strftime line" in str(problem)
+    # no year named: the note says what to test, with no rewrite
+    month = strftime_problem("", CELL.replace("Mar 2024", "March"))
+    assert month is not None and month.code is None and "(.dt.year, .dt.month)" in str(month)
