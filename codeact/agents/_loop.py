@@ -20,6 +20,7 @@ import anyio.lowlevel
 from codeact._messages import ChatMessage, ToolCallRequest
 from codeact.agents._config import RunConfig
 from codeact.agents._handler import RunHandler
+from codeact.agents._notefocus import focus_messages
 from codeact.agents._state import AgentStyle, RunState, StepContext
 from codeact.context import Context
 from codeact.errors import CodeActError, LLMError, MaxIterationsError, UserError
@@ -212,7 +213,8 @@ class _Loop:
         sysmsg = agent.system_message(tools)
         head = [sysmsg] if sysmsg is not None else []
         head += [ChatMessage.system(text) for text in self.config.instructions]
-        turns = agent.render_messages([*history, *run.scratchpad])
+        # (the files note's reading code only for the columns the question names)
+        turns = agent.render_messages(focus_messages([*history, *run.scratchpad], run.user_msg))
         return [*head, *turns, *run.retry_messages]
 
     async def _step(self, step: StepContext, tools: list[BaseTool]) -> AgentOutput:

@@ -28,13 +28,13 @@ TEXT_NUMBER_CONVERSION = re.compile(
 )
 
 #: Where the files note (``describe_files``) starts in a prompt.
-_NOTE_HEAD = "\n\nFiles in the working directory"
+NOTE_HEAD = "\n\nFiles in the working directory"
 _FORMAT_PART = re.compile(r"^\s*(?:Format|Your final answer|Your answer)\b.*$", re.I | re.M)
 
 
 def question_without_note(question: str) -> str:
     """The question as asked, without the files note ``codeact run`` appends to it."""
-    return question.partition(_NOTE_HEAD)[0]
+    return question.partition(NOTE_HEAD)[0]
 
 
 def task_text(question: str) -> str:
@@ -55,7 +55,7 @@ _NOTE_TEXT_COLUMN = re.compile(r"^  - '.*?': text, .*?e\.g\. (.*)$", re.M)
 def category_values(question: str) -> list[str]:
     """The example values of text columns that the files note lists (``'HR'``, ``'Porto'``)."""
     out: dict[str, None] = {}
-    for line in _NOTE_TEXT_COLUMN.findall(question.partition(_NOTE_HEAD)[2]):
+    for line in _NOTE_TEXT_COLUMN.findall(question.partition(NOTE_HEAD)[2]):
         for value in re.findall(r"'([^'\n]{2,40})'", line):
             out[value] = None
     return list(out)
@@ -161,7 +161,7 @@ def note_column_kinds(question: str) -> list[tuple[str, str]]:
     """Each column the files note lists: its name (spaces and all) and the note's description
     of it (``'text, 5 distinct values, e.g. ...'``, ``'int64, e.g. ...'``)."""
     out = []
-    for quoted, kind in NOTE_COLUMN.findall(question.partition(_NOTE_HEAD)[2]):
+    for quoted, kind in NOTE_COLUMN.findall(question.partition(NOTE_HEAD)[2]):
         try:
             name = ast.literal_eval(quoted)
         except (ValueError, SyntaxError):
@@ -236,7 +236,7 @@ def unlisted(code: str) -> str:
 def file_columns(question: str) -> dict[str, list[str]]:
     """The columns the files note lists, by file name, in the note's order."""
     out: dict[str, list[str]] = {}
-    for section in re.split(r"\n- (?='|\")", question.partition(_NOTE_HEAD)[2])[1:]:
+    for section in re.split(r"\n- (?='|\")", question.partition(NOTE_HEAD)[2])[1:]:
         quoted = re.match(r"('(?:[^'\\\n]|\\.)*'|\"[^\"\n]*\")", section)
         if quoted is None:
             continue
@@ -244,7 +244,7 @@ def file_columns(question: str) -> dict[str, list[str]]:
             name = ast.literal_eval(quoted.group(1))
         except (ValueError, SyntaxError):
             continue
-        kinds = note_column_kinds(f"{_NOTE_HEAD}\n{section}")
+        kinds = note_column_kinds(f"{NOTE_HEAD}\n{section}")
         out[name] = [column for column, _ in kinds]
     return out
 

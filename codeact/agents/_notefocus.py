@@ -1,0 +1,78 @@
+"""The files note as the model sees it: reading code only for the columns the question names.
+
+The files note (``describe_files``) gives, for each messy column, the code that reads it
+(``convert with pd.to_numeric(...)``, ``value = ...; unit = ...``). The 1.5B model takes the
+note as a list of things to do: it copies every column's code into its first cell, whether
+the question needs the column or not, and one wrong copy fails a cell that would have
+answered (fresh12: thirty-line cells converting every price, area and fee to count the
+listings of one month, cut off mid-line, five failed cells in a row). The model is shown the
+note with the code left out for columns the question never names (their description and
+examples stay); the rules and hints keep reading the whole note from the run's question."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from codeact._messages import ChatMessage
+from codeact.agents._notecols import NOTE_COLUMN, NOTE_HEAD, spoken_forms, task_text
+
+#: Where the reading code starts in a column's description: after ": " (or "; "), one of the
+#: ways the note writes code.
+_CODE_START = re.compile(
+    r"(?::|;) (?=convert with |compare df|value = |pd\.|df\[|minutes since midnight = "
+    r"|one row per value is )"
+)
+#: Words of a column's name that say nothing on their own.
+_GENERIC = {"date", "time", "type", "name", "code", "value", "number", "total", "count", "status"}
+
+
+def named(task: str, column: str) -> bool:
+    """Whether the question's ``task`` names ``column``: in one of its spoken forms, or by a
+    word of four letters or more of its name (``price`` for ``Asking Price``), any case."""
+    low = task.lower()
+    for form in spoken_forms(column):
+        if re.search(rf"(?<!\w){re.escape(form.strip().lower())}(?!\w)", low):
+            return True
+    words = re.findall(r"[A-Za-z]{4,}", column.replace("_", " "))
+    return any(
+        w.lower() not in _GENERIC and re.search(rf"(?<!\w){w.lower()}s?(?!\w)", low) for w in words
+    )
+
+
+def without_code(kind: str) -> str:
+    """A column's description without its reading code (examples kept)."""
+    m = _CODE_START.search(kind)
+    if m is None:
+        return kind
+    end = kind.find(", e.g. ", m.end())
+    return kind[: m.start()] + (kind[end:] if end >= 0 else "")
+
+
+def focused_note(question: str) -> str:
+    """``question`` with its files note's reading code left out for the columns the question
+    does not name (unchanged when it has no note or names every such column)."""
+    head, sep, note = question.partition(NOTE_HEAD)
+    if not sep:
+        return question
+    task = task_text(question)
+
+    def line(m: re.Match[str]) -> str:
+        try:
+            column = ast.literal_eval(m.group(1))
+        except (ValueError, SyntaxError):
+            return m.group(0)
+        if not isinstance(column, str) or named(task, column):
+            return m.group(0)
+        kind = m.group(2)
+        return m.group(0)[: len(m.group(0)) - len(kind)] + without_code(kind)
+
+    return head + sep + NOTE_COLUMN.sub(line, note)
+
+
+def focus_messages(messages: list[ChatMessage], question: str) -> list[ChatMessage]:
+    """``messages`` with the run's question (a user message) shown with ``focused_note``."""
+    shown = focused_note(question)
+    if shown == question:
+        return messages
+    return [m.with_text(shown) if m.role == "user" and m.text == question else m for m in messages]
