@@ -18,10 +18,10 @@ from codeact._messages import ChatMessage
 from codeact.agents._notecols import NOTE_COLUMN, NOTE_HEAD, spoken_forms, task_text
 
 #: Where the reading code starts in a column's description: after ": " (or "; "), one of the
-#: ways the note writes code.
+#: ways the note writes code. Dates, times and durations keep theirs: a question asks for a
+#: month, a quarter or "after 6 pm" without naming the column that holds it.
 _CODE_START = re.compile(
-    r"(?::|;) (?=convert with |compare df|value = |pd\.|df\[|minutes since midnight = "
-    r"|one row per value is )"
+    r"(?::|;) (?=convert with |compare df|value = |df\[|one row per value is )"
 )
 #: Words of a column's name that say nothing on their own.
 _GENERIC = {"date", "time", "type", "name", "code", "value", "number", "total", "count", "status"}
@@ -37,6 +37,17 @@ def named(task: str, column: str) -> bool:
     words = re.findall(r"[A-Za-z]{4,}", column.replace("_", " "))
     return any(
         w.lower() not in _GENERIC and re.search(rf"(?<!\w){w.lower()}s?(?!\w)", low) for w in words
+    )
+
+
+def _value_named(task: str, kind: str) -> bool:
+    """Whether the question names one of the values the note shows for a column (``swimming``
+    for a column of activities written in several cases): the question is about it."""
+    low = task.lower()
+    return any(
+        re.search(rf"(?<!\w){re.escape(v.strip().lower())}(?!\w)", low)
+        for v in re.findall(r"'([^'\n]{3,40})'", kind)
+        if re.search(r"[A-Za-z]{3}", v)
     )
 
 
@@ -62,9 +73,9 @@ def focused_note(question: str) -> str:
             column = ast.literal_eval(m.group(1))
         except (ValueError, SyntaxError):
             return m.group(0)
-        if not isinstance(column, str) or named(task, column):
-            return m.group(0)
         kind = m.group(2)
+        if not isinstance(column, str) or named(task, column) or _value_named(task, kind):
+            return m.group(0)
         return m.group(0)[: len(m.group(0)) - len(kind)] + without_code(kind)
 
     return head + sep + NOTE_COLUMN.sub(line, note)

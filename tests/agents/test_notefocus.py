@@ -39,7 +39,7 @@ def test_only_the_named_columns_keep_their_reading_code() -> None:
     shown = focused_note(QUESTION)
     assert "convert with pd.to_numeric(df['Asking Price']" in shown  # (named)
     assert "df['Fee']" not in shown and "df['Floor Area']" not in shown
-    assert "pd.to_datetime(df['Listed']" not in shown
+    assert "pd.to_datetime(df['Listed']" in shown  # (dates keep theirs: "in March 2024")
     # what the columns hold stays, examples and all
     assert "'Fee': text, numbers stored as text with '%' signs, e.g. '1.0%'" in shown
     assert "numbers with units ('m²' and 'sq ft') as text, e.g. '60 m²'" in shown
@@ -47,6 +47,17 @@ def test_only_the_named_columns_keep_their_reading_code() -> None:
     # naming every column, is left as it is
     assert "convert with df['Fee']" in focused_note(QUESTION.replace("asking price", "fee"))
     assert focused_note("What is 2 + 2?") == "What is 2 + 2?"
+    # naming one of its values keeps it too (a number is not a name)
+    data = "Ref,Activity\n" + "".join(
+        f"{i},{['Yoga', ' yoga', 'SWIMMING', 'Swimming '][i % 4]}\n" for i in range(20)
+    )
+    note = describe_files({"v.csv": data.encode()})
+    assert "compare df['Activity']" in note
+    swims = f"Question: How many swimming sessions were there?\n\n{note}"
+    assert "compare df['Activity']" in focused_note(swims)
+    visits = f"Question: How many visits were there?\n\n{note}"
+    assert "compare df['Activity']" not in focused_note(visits)
+    assert "compare df['Activity']" not in focused_note(visits.replace("were", "of 20 were"))
 
 
 def test_what_names_a_column() -> None:
