@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from datetime import date, timedelta
 
-from codeact.agents._notecols import uses_column
+from codeact.agents._notecols import task_text, uses_column
 from codeact.agents._problem import Problem, problem_of
 
 _STRFTIME = re.compile(
@@ -92,5 +92,26 @@ def strftime_problem(question: str, code: str) -> Problem | None:
                 f"strftime line and {instead}; run your code again, print the result, then "
                 "answer.",
                 fixed,
+            )
+    return None
+
+
+#: A year the question limits rows to: "sold in 2024", "in March 2024", "the first quarter
+#: of 2024", "during 2023" (not a year inside quotes, which shows how dates are written).
+_YEAR_LIMIT = re.compile(
+    r"(?<!['\w])(?:(?:in|during|throughout)\s+(?:the\s+year\s+|[A-Z][a-z]{2,8}\s+)?|of\s+)"
+    r"((?:19|20)\d\d)(?![\w'/-])"
+)
+
+
+def year_problem(question: str, code: str) -> str | None:
+    """A year the question limits rows to (``sold in 2024``) that the code never uses: every
+    year's rows are counted."""
+    for m in _YEAR_LIMIT.finditer(task_text(question)):
+        if m.group(1) not in code:
+            return (
+                f"The question limits the rows to {m.group(1)} ({m.group(0).strip()!r}), but your "
+                f"code never uses that year. Keep only those rows (for dates: "
+                f"pd.to_datetime(...).dt.year == {m.group(1)}), print the result, then answer."
             )
     return None

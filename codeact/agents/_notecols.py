@@ -286,13 +286,17 @@ def in_column_name(question: str, task: str, start: int, end: int) -> bool:
 
 def past_conversions(code: str, name: str) -> str:
     """``code`` without the lines that only rewrite column ``name`` in place (``df['Sold
-    Price'] = df['Sold Price'].str.extract(...)``): converting a column is not using it."""
+    Price'] = df['Sold Price'].str.extract(...)``), nor comments: converting a column, or
+    naming it in a comment, is not using it."""
     target = re.compile(rf"^\s*\w+\s*\[\s*(['\"]){re.escape(name)}\1\s*\]\s*=[^=]")
     return "\n".join(
         ln
         for ln in code.splitlines()
-        if not target.match(ln)
-        or any(n != name for _q, n in re.findall(r"\w\s*\[\s*(['\"])([^'\"\n]+)\1\s*\]", ln))
+        if not ln.lstrip().startswith("#")
+        and (
+            not target.match(ln)
+            or any(n != name for _q, n in re.findall(r"\w\s*\[\s*(['\"])([^'\"\n]+)\1\s*\]", ln))
+        )
     )
 
 

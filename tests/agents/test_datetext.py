@@ -64,3 +64,37 @@ def test_a_text_used_again_gets_the_note_without_a_rewrite() -> None:
     # no year named: the note says what to test, with no rewrite
     month = strftime_problem("", CELL.replace("Mar 2024", "March"))
     assert month is not None and month.code is None and "(.dt.year, .dt.month)" in str(month)
+
+
+def test_a_year_the_question_limits_rows_to_must_be_used() -> None:
+    """fresh12 (blind): "sold in 2024" counted the sales of every year (176 for 93)."""
+    from codeact.agents._datetext import year_problem
+
+    text = (
+        "Question: How many homes in districts with a high flood risk were sold in 2024?\n"
+        "Constraints: Sold Date is month first: '03/05/2024' is 5 March 2024; the export "
+        "covers January 2023 to August 2024, made at the end of September 2024."
+    )
+    sold = "df = df[df['Status'] == 'Sold']\nprint(len(df))"
+    problem = year_problem(text, sold) or ""
+    assert "limits the rows to 2024 ('in 2024')" in problem
+    assert year_problem(text, sold + "\nprint((df['Sold'].dt.year == 2024).sum())") is None
+    # years that show how dates are written or what the file covers are not limits
+    said = text.replace("were sold in 2024", "were sold")
+    assert year_problem(said, sold) is None
+    for asked in ("listed in March 2024", "listed in the first quarter of 2024"):
+        assert "2024" in (year_problem(f"How many homes were {asked}?", sold) or "")
+    told = check(candidate(text, sold)) or ""
+    assert "never uses that year" in told
+
+
+def test_a_column_named_in_a_comment_is_not_used() -> None:
+    from codeact.agents._notecols import past_conversions
+
+    code = (
+        "# Convert the 'Floor Area' column to float\n"
+        "df['Floor Area'] = pd.to_numeric(df['Floor Area'], errors='coerce')\n"
+        "print(df['Sold Price'].sum())"
+    )
+    assert "Floor Area" not in past_conversions(code, "Floor Area")
+    assert "Floor Area" in past_conversions(code + "\nprint(df['Floor Area'].max())", "Floor Area")
