@@ -29,6 +29,7 @@ import tokenize
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from codeact.agents._answerlines import answer_line_fix
 from codeact.agents._imports import import_fix
 from codeact.agents._numericfix import numeric_fix
 from codeact.agents._placeholders import required_placeholders
@@ -391,6 +392,7 @@ async def recover_cell(
             alias_fix(result, code),
             conversion_fix(result, code),
             final_answer_fix(result, code, wanted),
+            answer_line_fix(result, code),
             import_fix(result, code),
             precedence_fix(result, code),
             numeric_fix(result, code),

@@ -1,0 +1,50 @@
+"""A cell ending with its answer written as code (``_answerlines``): fresh12 (blind) ended a
+cell with ``@price_per_m2[round(df_price_per_m2.iloc[0, 1], 2)]``, a SyntaxError, and sent the
+same cell four times. The agent re-runs it with the line printed (an expression of the cell's
+names) or left out (a written value: never printed as if computed)."""
+
+from __future__ import annotations
+
+import pytest
+
+from codeact import CodeActAgent
+from codeact._execution import CellError, ExecutionResult
+from codeact.agents._answerlines import answer_line_fix
+from codeact.llms import ScriptedLLM
+from tests.agents.test_colfix import CSV, READ, executor, results
+from tests.helpers import collect
+
+pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings("ignore::UserWarning")]
+
+FAILED = ExecutionResult(error=CellError(type="SyntaxError", message="invalid syntax"))
+
+
+async def test_an_answer_line_in_a_cell_is_printed_with_its_computed_value() -> None:
+    question = "What is the top wind speed? Answer as @top[value]."
+    cell = f"{READ}top = df[' WINDSPEED'].max()\n@top[round(top, 2)]"
+    llm = ScriptedLLM([f"<execute>\n{cell}\n</execute>", "@top[4.5]"], function_calling=False)
+    ex = executor()
+    async with ex:
+        await ex.upload("w.csv", CSV)
+        events = await collect(CodeActAgent(llm=llm, executor=ex).run(question))
+    (result,) = results(events)
+    content = result.tool_output.content
+    assert not result.tool_output.is_error, content
+    assert 'printed print(f"@top[{round(top, 2)}]")' in content
+    assert content.rstrip().endswith("@top[4.5]")
+
+
+def test_written_values_are_left_out_and_other_failures_left_alone() -> None:
+    code = "x = 2\n@a[x * 3] @b[Cathedral Quarter]\n@c[5178.28]"
+    fix = answer_line_fix(FAILED, code)
+    assert fix is not None
+    assert fix.code == 'x = 2\nprint(f"@a[{x * 3}]")\npass'
+    assert "left out @b[Cathedral Quarter], @c[5178.28] (a value no code computed)" in fix.note()
+    # a decorator stays; a cell that ran, or failed otherwise, is not touched
+    decorated = "import functools\n@functools.lru_cache\ndef f():\n    return 1\n@a[f()]"
+    assert "@functools.lru_cache\ndef f()" in (answer_line_fix(FAILED, decorated) or fix).code
+    assert answer_line_fix(ExecutionResult(stdout="1"), code) is None
+    other = ExecutionResult(error=CellError(type="NameError", message="name 'x' is not defined"))
+    assert answer_line_fix(other, code) is None
+    # a cell with another syntax error left after the fix is left to the model
+    assert answer_line_fix(FAILED, "x = (\n@a[x]") is None
