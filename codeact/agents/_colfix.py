@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from codeact.agents._answerlines import answer_line_fix
 from codeact.agents._imports import import_fix
+from codeact.agents._joinfix import join_key_fix
 from codeact.agents._numericfix import numeric_fix
 from codeact.agents._placeholders import required_placeholders
 from codeact.agents._precedence import precedence_fix
@@ -389,6 +390,7 @@ async def recover_cell(
             separator_fix(run.user_msg if run is not None else "", result, code),
             unit_fix(run.user_msg if run is not None else "", result, code),
             load_fix(run.user_msg if run is not None else "", result, code),
+            join_key_fix(run.user_msg if run is not None else "", result, code),
             alias_fix(result, code),
             conversion_fix(result, code),
             final_answer_fix(result, code, wanted),
