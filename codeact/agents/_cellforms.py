@@ -21,6 +21,7 @@ _MONTH = rf"(?:{_NAMES})"
 _DAY_MONTH = re.compile(rf"^\d{{1,2}}[ -]{_MONTH}[ ,-]*\d{{4}}$", re.I)
 #: ``Sep 17, 2017``, ``September 17 2017``: the month first.
 _MONTH_DAY = re.compile(rf"^{_MONTH} \d{{1,2}},? \d{{4}}$", re.I)
+_ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _SHORT = "(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
 #: The two forms read with one ``format``: ``17 Sep 2017`` and ``17-Sep-2017``.
 _EXACT = {
@@ -41,9 +42,17 @@ _SQUEEZE = re.compile(SQUEEZE_PATTERN)
 def month_name_dates(present: list[str], name: str) -> str:
     """The hint for a column of dates written with month names (``present``: its values as
     written), or ``""``: the ``format`` when every value is written one of two common ways,
-    else pandas' per-value parsing (``'mixed'``), which reads the rest."""
+    else pandas' per-value parsing (``'mixed'``), which reads the rest; that too for month
+    names mixed with ISO dates (``'1 Jan 2024'`` and ``'2024-01-02'``)."""
     values = [v.strip() for v in present]
-    if not all(_DAY_MONTH.match(v) or _MONTH_DAY.match(v) for v in values):
+    named = [v for v in values if _DAY_MONTH.match(v) or _MONTH_DAY.match(v)]
+    iso = [v for v in values if _ISO_DAY.match(v)]
+    if named and iso and len(named) + len(iso) == len(values):  # ('2024-03-05', '5 Mar 2024')
+        return (
+            f"dates as text written two ways ({iso[0]!r} and {named[0]!r}): "
+            f"pd.to_datetime(df[{name!r}], format='mixed')"
+        )
+    if len(named) != len(values):
         return ""
     forms = [f for f, exact in _EXACT.items() if all(exact.match(v) for v in present)]
     form = forms[0] if forms else "mixed"

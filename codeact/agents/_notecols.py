@@ -61,10 +61,13 @@ def category_values(question: str) -> list[str]:
     return list(out)
 
 
-def column_of_value(question: str, value: str) -> str | None:
-    """The text column whose example values in the files note include ``value``."""
+def column_of_value(question: str, value: str, *, fold: bool = False) -> str | None:
+    """The text column whose example values in the files note include ``value`` (in any
+    case with ``fold``)."""
     for name, kind in note_column_kinds(question):
-        if CATEGORY.match(kind) and f"{value!r}" in kind:
+        if not CATEGORY.match(kind):
+            continue
+        if f"{value!r}" in kind or (fold and re.search(rf"'{re.escape(value)}'", kind, re.I)):
             return name
     return None
 

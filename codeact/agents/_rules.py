@@ -74,6 +74,7 @@ from codeact.agents._groups import (
     row_key,
 )
 from codeact.agents._notecols import (
+    column_of_value,
     in_column_list,
     note_column_kinds,
     note_columns,
@@ -107,6 +108,11 @@ def _first_time(rule: str, first_cell: object) -> bool:
     return True
 
 
+#: The start of a sentence saying what a row is ("Every row of deliveries.csv is one parcel
+#: a courier's driver took out"): the words after it describe rows, not columns to use.
+_ROW_SENTENCE = re.compile(r"\b(?:every|each) row\b", re.I)
+
+
 def column_problem(question: str, code: str) -> str | None:
     """A column of the files note that the question names as a word (``units``, ``unit
     price`` for ``unit_price``) and that no code uses (counting rows instead of summing
@@ -122,6 +128,9 @@ def column_problem(question: str, code: str) -> str | None:
             and not in_column_range(task, m.start(), m.end(), columns)
             and not describes_other(task, m.start(), name, columns)
             and not in_column_list(task, m.start(), m.end(), columns)
+            and not _ROW_SENTENCE.search(re.split(r"[.?!;]\s", task[: m.start()])[-1])
+            # (nor as a value of another column: "Status is Delivered", "not delivered")
+            and column_of_value(question, task[m.start() : m.end()], fold=True) in (None, name)
             for w in spoken
             for m in re.finditer(rf"(?<![\w'\"]){re.escape(w)}(?![\w'\"])", task, re.I)
             if not re.search(r"\b(?:an?|one)\s+$", task[max(0, m.start() - 5) : m.start()], re.I)

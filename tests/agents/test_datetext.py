@@ -98,3 +98,25 @@ def test_a_column_named_in_a_comment_is_not_used() -> None:
     )
     assert "Floor Area" not in past_conversions(code, "Floor Area")
     assert "Floor Area" in past_conversions(code + "\nprint(df['Floor Area'].max())", "Floor Area")
+
+
+def test_iso_dates_mixed_with_month_names_get_one_reading() -> None:
+    """fresh13 (blind): Date written '2024-03-05' and '5 Mar 2024' was noted as plain text."""
+    import pandas as pd
+
+    from codeact.agents.code import describe_files
+
+    days = [f"2024-03-{d:02d}" if d % 2 else f"{d} Mar 2024" for d in range(1, 21)]
+    note = describe_files(
+        {"d.csv": ("Ref,Date\n" + "".join(f"{i},{d}\n" for i, d in enumerate(days))).encode()}
+    )
+    line = next(ln for ln in note.splitlines() if "'Date'" in ln)
+    assert "written two ways ('2024-03-01' and '2 Mar 2024')" in line
+    assert "pd.to_datetime(df['Date'], format='mixed')" in line
+    read = pd.to_datetime(pd.Series(days), format="mixed")
+    assert list(read.dt.day) == list(range(1, 21))
+    # one form alone keeps its own line
+    named = describe_files(
+        {"n.csv": b"Ref,Date\n" + b"".join(b"%d,%d Mar 2024\n" % (i, i + 1) for i in range(9))}
+    )
+    assert "format='%d %b %Y'" in named

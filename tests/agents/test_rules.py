@@ -150,6 +150,29 @@ def test_a_column_the_question_names_must_be_used_by_the_code() -> None:
     assert check(candidate(price, rewritten)) is None
 
 
+def test_column_words_describing_rows_or_values_of_another_column_are_not_asked_for() -> None:
+    """fresh13 (blind): "Every row is one parcel a courier's driver took out" and "Status is
+    Delivered or Failed" (a column Delivered too) sent a right count of failed parcels back
+    to use Driver, then Delivered."""
+    from codeact.agents.code import describe_files
+
+    data = "Parcel,Driver,Status,Delivered\n" + "".join(
+        f"P{i},D{i % 5},{['Delivered', 'Failed'][i % 4 == 0]},{10 + i % 8}:0{i % 6}\n"
+        for i in range(40)
+    )
+    note = describe_files({"d.csv": data.encode()})
+    said = (
+        "Every row of d.csv is one parcel a courier's driver took out. Status is Delivered or "
+        "Failed. Count the parcels whose Status is Failed."
+    )
+    q = f"Question: How many parcels could not be delivered?\nConstraints: {said}\n\n{note}"
+    right = "print((df['Status'] == 'Failed').sum())"
+    assert check(candidate(q, right)) is None
+    # the column named in a sentence that asks for it is still a column to use
+    asked = q.replace("Count the parcels", "Count, per driver, the parcels")
+    assert "'Driver'" in (check(candidate(asked, right)) or "")
+
+
 def test_the_column_of_a_summary_row_the_question_leaves_out_need_not_be_used() -> None:
     from codeact.agents.code import describe_files
 
