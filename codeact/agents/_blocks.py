@@ -42,10 +42,6 @@ def describe_files(files: dict[str, bytes]) -> str:
     return "\n".join(out)
 
 
-#: Lines of an unclosed cell that say it was cut off at the reply's length cap.
-_LONG_CELL = 15
-
-
 def parse_blocks(text: str) -> tuple[list[str], str | None]:
     """``(code blocks, format error)`` found in a reply; fences inside the tags are tolerated."""
     blocks = []
@@ -57,12 +53,6 @@ def parse_blocks(text: str) -> tuple[list[str], str | None]:
             blocks.append(code)
     rest = _BLOCK.sub("", text)
     if "<execute>" in rest:
-        if rest.partition("<execute>")[2].count("\n") >= _LONG_CELL:  # (cut off at the cap)
-            return blocks, (
-                "Your code was cut off before </execute>: the cell was too long for one reply. "
-                "Write a shorter cell: convert only the columns the question needs, compute, "
-                "print the result, and close it with </execute>."
-            )
         return blocks, (
             "Your reply opened an <execute> block without closing it. Put the code between "
             "<execute> and </execute>, or reply without the tag if this is your final answer."

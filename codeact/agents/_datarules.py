@@ -153,8 +153,10 @@ def _raw_conversion(code: str, name: str) -> str | None:
     )
     # (a column the cell cleaned before: astype(float) again is harmless)
     cleaned = rf"^\s*{column}\s*=.*{column}\s*\.str\.(?:replace|extract)\("
-    if found is None or re.search(cleaned, code[: found.start()], re.M):
+    if found is None:
         return None
+    if "astype" in found.group(0) and re.search(cleaned, code[: found.start()], re.M):
+        return None  # (to_numeric(errors='coerce') stays silent on what is left: still told)
     return found.group(0).rstrip(",)") + ")"
 
 

@@ -12,22 +12,33 @@ from datetime import date, timedelta
 from codeact.agents._notecols import task_text, uses_column
 from codeact.agents._problem import Problem, problem_of
 
+#: ``df['Listed'] = df['Listed'].dt.strftime('%Y-%m-%d')``: a column written back in place.
 _STRFTIME = re.compile(
-    r"^\s*\w+\s*\[\s*(['\"])(?P<col>[^'\"\n]+)\1\s*\]\s*=.*\.dt\.strftime\(\s*(['\"])(?P<fmt>[^'\"\n]+)\3\s*\)\s*$",
+    r"^[ \t]*(?P<f>\w+)\s*\[\s*(['\"])(?P<col>[^'\"\n]+)\2\s*\]\s*=\s*(?P=f)\s*\[\s*(['\"])"
+    r"(?P=col)\4\s*\]\s*\.dt\.strftime\(\s*(['\"])(?P<fmt>[^'\"\n]+)\5\s*\)[ \t]*$",
     re.M,
 )
 _TEST = (
     r"(?P<frame>\w+)\s*\[\s*(?P<q0>['\"]){col}(?P=q0)\s*\]\s*(?:\.str\.(?P<how>contains|"
-    r"startswith|endswith)\(\s*(?P<q1>['\"])(?P<text>[^'\"\n]+)(?P=q1)(?:\s*,[^()\n]*)?\s*\)"
+    r"startswith|endswith)\(\s*(?P<q1>['\"])(?P<text>[^'\"\n]+)(?P=q1)(?P<args>\s*,[^()\n]*)?\s*\)"
     r"|==\s*(?P<q2>['\"])(?P<same>[^'\"\n]+)(?P=q2))"
 )
 _MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+#: Characters that make ``str.contains``' text a regular expression rather than plain text.
+_REGEX = re.compile(r"[.^$*+?{}\[\]\\|()]")
 
 
-def _holds(fmt: str, how: str, text: str) -> bool:
+def _holds(fmt: str, how: str, text: str, args: str = "") -> bool:
     """Whether some day of the years ``text`` names (2024 when none), written with ``fmt``,
-    passes the test ``how`` (``contains``, ``startswith``, ``endswith``, ``==``) with it."""
+    passes the test ``how`` (``contains``: a regular expression unless ``regex=False``, in
+    any case with ``case=False``; ``startswith``, ``endswith``, ``==``) with it."""
     years = {int(y) for y in re.findall(r"(?<!\d)(?:19|20)\d\d(?!\d)", text)} or {2024}
+    flags = re.I if re.search(r"case\s*=\s*False", args) else 0
+    plain = re.search(r"regex\s*=\s*False", args) is not None
+    try:
+        pattern = re.compile(re.escape(text) if plain else text, flags)
+    except re.error:
+        return True  # (a pattern this check cannot read: say nothing)
     for year in sorted(years):
         day = date(year, 1, 1)
         while day.year == year:
@@ -36,7 +47,7 @@ def _holds(fmt: str, how: str, text: str) -> bool:
             except ValueError:
                 return True  # (a format this check cannot write: say nothing)
             passes = {
-                "contains": text in shown,
+                "contains": pattern.search(shown) is not None,
                 "startswith": shown.startswith(text),
                 "endswith": shown.endswith(text),
                 "==": shown == text,
@@ -52,10 +63,10 @@ def _dates_mask(frame: str, column: str, text: str) -> str | None:
     year = re.search(r"(?<!\d)((?:19|20)\d\d)(?!\d)", text)
     month = next((i + 1 for i, m in enumerate(_MONTHS) if m in text.lower()), None)
     dates = f"{frame}[{column!r}].dt"
-    if year is None:
+    if year is None or _REGEX.search(text):
         return None
-    if month is None:
-        return f"({dates}.year == {year.group(1)})"
+    if month is None:  # (the year alone, or nothing the check can read)
+        return f"({dates}.year == {year.group(1)})" if text.strip() == year.group(1) else None
     return f"(({dates}.year == {year.group(1)}) & ({dates}.month == {month}))"
 
 
@@ -70,12 +81,13 @@ def strftime_problem(question: str, code: str) -> Problem | None:
         test = re.compile(_TEST.format(col=re.escape(column)))
         for t in test.finditer(code, m.end()):
             how, text = t.group("how") or "==", t.group("text") or t.group("same")
-            if _holds(fmt, how, text):
+            if _holds(fmt, how, text, t.group("args") or ""):
                 continue
             written = date(2024, 3, 5).strftime(fmt)
             fixed = None
             mask = _dates_mask(t.group("frame"), column, text)
-            if mask is not None:
+            read = re.search(rf"^[ \t]*{m.group('f')}\s*=\s*pd\.read_", code[: m.start()], re.M)
+            if mask is not None and read is not None:  # (the frame read here: safe to redo)
                 # (without the strftime line, every such test on the dates; not when the
                 # text is used otherwise too: a month key 'YYYY-MM' to group by)
                 same = t.group(0)
@@ -97,21 +109,32 @@ def strftime_problem(question: str, code: str) -> Problem | None:
 
 
 #: A year the question limits rows to: "sold in 2024", "in March 2024", "the first quarter
-#: of 2024", "during 2023" (not a year inside quotes, which shows how dates are written).
+#: of 2024", "during 2023" (not a year inside quotes, which shows how dates are written, nor
+#: "out of 2000 customers").
 _YEAR_LIMIT = re.compile(
-    r"(?<!['\w])(?:(?:in|during|throughout)\s+(?:the\s+year\s+|[A-Z][a-z]{2,8}\s+)?|of\s+)"
-    r"((?:19|20)\d\d)(?![\w'/-])"
+    r"(?<!['\w])(?:(?:in|during|throughout)\s+(?:the\s+year\s+|(?:early|late|mid)\s+"
+    r"|[A-Z][a-z]{2,8}\s+|Q[1-4]\s+)?|(?:quarter|half|months?|weeks?|end|start|beginning|"
+    r"spring|summer|autumn|fall|winter)\s+of\s+)((?:19|20)\d\d)(?![\w'/-])(?!\s+(?:pounds|"
+    r"dollars|euros|prices))"
+)
+#: A sentence saying what a file covers ("the export lists the sales made in 2024 only").
+_COVERS = re.compile(
+    r"\b(?:file|export|data|table|log|csv)\b.{0,40}\b(?:covers|lists|holds|has)\b|\bonly\b", re.I
 )
 
 
 def year_problem(question: str, code: str) -> str | None:
     """A year the question limits rows to (``sold in 2024``) that the code never uses: every
-    year's rows are counted."""
-    for m in _YEAR_LIMIT.finditer(task_text(question)):
-        if m.group(1) not in code:
-            return (
-                f"The question limits the rows to {m.group(1)} ({m.group(0).strip()!r}), but your "
-                f"code never uses that year. Keep only those rows (for dates: "
-                f"pd.to_datetime(...).dt.year == {m.group(1)}), print the result, then answer."
-            )
+    year's rows are counted (comments in the code do not count)."""
+    task = task_text(question)
+    live = "\n".join(ln.split("#", 1)[0] for ln in code.splitlines())
+    for m in _YEAR_LIMIT.finditer(task):
+        sentence = re.split(r"[.?!;]\s", task[: m.start()])[-1] + task[m.start() : m.end() + 8]
+        if m.group(1) in live or _COVERS.search(sentence):
+            continue
+        return (
+            f"The question limits the rows to {m.group(1)} ({m.group(0).strip()!r}), but your "
+            f"code never uses that year. Keep only those rows (for dates: "
+            f"pd.to_datetime(...).dt.year == {m.group(1)}), print the result, then answer."
+        )
     return None

@@ -61,6 +61,12 @@ def join_key_fix(question: str, result: ExecutionResult, code: str) -> JoinKeyFi
         frame = read.group(1)
         if re.search(rf"\b{frame}\s*\[\s*['\"]{re.escape(key)}['\"]\s*\]\s*=", code):
             continue  # (the model made the key: its own way failed otherwise)
+        merged = rf"\b{frame}\s*\.\s*merge\(|\bpd\.merge\(\s*{frame}\b"
+        codes = made.split("= ", 1)[1].split("[", 2)[1].split("]")[0]  # ('Postcode')
+        if not re.search(merged, failing) or len(re.findall(rf"^\s*{frame}\s*=", code, re.M)) > 1:
+            continue  # (another frame merged, or this one rebuilt since it was read)
+        if re.search(rf"\b{frame}\s*\[\s*{re.escape(codes)}\s*\]\s*=", code):
+            continue  # (the codes changed by the cell: the note's cut may not fit them)
         if read.start() > sum(len(ln) + 1 for ln in lines[: number - 1]):
             continue  # (read after the merge: not the frame it merges)
         if not safe_to_repeat(code, error.traceback):

@@ -287,17 +287,27 @@ def in_column_name(question: str, task: str, start: int, end: int) -> bool:
     return False
 
 
+#: A frame used as a whole (every column): ``df.describe()``, ``df.mean(...)``, ``df.iloc[``.
+_WHOLE_FRAME = re.compile(
+    r"(?<![\w.\]\)'\"])[A-Za-z_]\w*\s*\.\s*(?:describe|mean|median|sum|max|min|std|corr|agg|"
+    r"aggregate|apply|to_numpy|values|iloc|loc)\b"
+)
+
+
 def past_conversions(code: str, name: str) -> str:
     """``code`` without the lines that only rewrite column ``name`` in place (``df['Sold
     Price'] = df['Sold Price'].str.extract(...)``), nor comments: converting a column, or
     naming it in a comment, is not using it."""
     target = re.compile(rf"^\s*\w+\s*\[\s*(['\"]){re.escape(name)}\1\s*\]\s*=[^=]")
+    if _WHOLE_FRAME.search(code):
+        return code  # (the frame used as a whole: describe(), mean(numeric_only=True), iloc)
     return "\n".join(
         ln
         for ln in code.splitlines()
         if not ln.lstrip().startswith("#")
         and (
             not target.match(ln)
+            or ";" in ln  # (another statement on the line may use it)
             or any(n != name for _q, n in re.findall(r"\w\s*\[\s*(['\"])([^'\"\n]+)\1\s*\]", ln))
         )
     )

@@ -23,6 +23,13 @@ from codeact.agents._notecols import NOTE_COLUMN, NOTE_HEAD, spoken_forms, task_
 _CODE_START = re.compile(
     r"(?::|;) (?=convert with |compare df|value = |df\[|one row per value is )"
 )
+#: Words of a question about a measure in some unit (an area, a weight, a length, a volume).
+_MEASURE = re.compile(
+    r"\b(?:square|metres?|meters?|feet|foot|ft|sq|m²|kilo\w*|grams?|kg|pounds? weight|lbs?|"
+    r"ounces?|miles?|km|kilometres?|litres?|liters?|ml|cm|inch(?:es)?|weigh\w*|area|length|"
+    r"distance|volume|size)\b",
+    re.I,
+)
 #: Words of a column's name that say nothing on their own.
 _GENERIC = {"date", "time", "type", "name", "code", "value", "number", "total", "count", "status"}
 
@@ -52,12 +59,14 @@ def _value_named(task: str, kind: str) -> bool:
 
 
 def without_code(kind: str) -> str:
-    """A column's description without its reading code (examples kept)."""
+    """A column's description without its reading code (examples kept, and the words that
+    point at that code: "(NaN in value)")."""
     m = _CODE_START.search(kind)
     if m is None:
         return kind
     end = kind.find(", e.g. ", m.end())
-    return kind[: m.start()] + (kind[end:] if end >= 0 else "")
+    head = kind[: m.start()].replace(" (NaN in value)", "")
+    return head + (kind[end:] if end >= 0 else "")
 
 
 def focused_note(question: str) -> str:
@@ -76,6 +85,8 @@ def focused_note(question: str) -> str:
         kind = m.group(2)
         if not isinstance(column, str) or named(task, column) or _value_named(task, kind):
             return m.group(0)
+        if "numbers with units" in kind and _MEASURE.search(task):
+            return m.group(0)  # ("per square metre": the floor areas, in whichever unit)
         return m.group(0)[: len(m.group(0)) - len(kind)] + without_code(kind)
 
     return head + sep + NOTE_COLUMN.sub(line, note)

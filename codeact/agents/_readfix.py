@@ -225,12 +225,30 @@ _CONVERTS_LINE = re.compile(r"to_numeric|astype\(|\.extract\(|\bfloat\(")
 _FACTOR = re.compile(r"(divide|multiply|times)\s+(?:it\s+|them\s+)?by\s+(\d[\d,]*(?:\.\d+)?)", re.I)
 
 
+#: Words for units besides the note's own spellings (``'ft'`` for ``'sq ft'``).
+_UNIT_WORDS = {"ft", "feet", "foot", "sqft", "m2", "metre", "metres", "meter", "meters", "sq"}
+_UNIT_WORDS |= {"g", "gram", "grams", "kg", "kilo", "kilos", "kilogram", "kilograms", "lb"}
+_UNIT_WORDS |= {"lbs", "oz", "km", "mi", "mile", "miles", "ml", "l", "litre", "litres", "cm"}
+
+
+def _names_a_unit(code: str, units: list[str]) -> bool:
+    """Whether a text in ``code`` (a quoted string) names a unit: one of the note's units or
+    a word for one (``'ft'``, ``'kg'``), as a word of that text."""
+    words = _UNIT_WORDS | {w for u in units for w in re.findall(r"[^\W\d_]+|²", u.lower())}
+    words |= {u.lower() for u in units}
+    for _quote, text in re.findall(r"(['\"])((?:(?!\1).)*)\1", code):
+        low = text.lower()
+        if low.strip() in words or set(re.findall(r"[^\W\d_]+²?", low)) & words:
+            return True
+    return False
+
+
 def mixed_units_problem(question: str, code: str) -> str | None:
     """A column the files note shows in several units (``'85 m²'``, ``'915 sq ft'``) turned
     into numbers by code that never looks at the unit: values in different units are
     averaged or compared as one. The note shows how to take the unit; when the question
     gives a factor right after a value in one unit, the line that applies it."""
-    low = code.lower()
+    live = "\n".join(ln.split("#", 1)[0] for ln in code.splitlines())  # (comments say nothing)
     for name, kind in note_column_kinds(question):
         m = _SEVERAL_UNITS.search(kind)
         lines = [ln for ln in code.splitlines() if uses_column(ln, name)]
@@ -238,7 +256,7 @@ def mixed_units_problem(question: str, code: str) -> str | None:
         if m is None or not converts or not uses_column(past_conversions(code, name), name):
             continue  # (converted and left unused: its units do not matter)
         units = re.findall(r"'([^']+)'", m.group(1))
-        if "unit" in low or any(u.lower() in low for u in units):
+        if re.search(r"\bunits?\b", live) or _names_a_unit(live, units):
             continue
         apply = ""
         task = task_text(question)

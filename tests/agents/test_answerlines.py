@@ -39,7 +39,13 @@ def test_written_values_are_left_out_and_other_failures_left_alone() -> None:
     fix = answer_line_fix(FAILED, code)
     assert fix is not None
     assert fix.code == 'x = 2\nprint(f"@a[{x * 3}]")\npass'
-    assert "left out @b[Cathedral Quarter], @c[5178.28] (a value no code computed)" in fix.note()
+    assert "left out @b[Cathedral Quarter], @c[5178.28] (no value your cell computes)" in fix.note()
+    # review: a bare word, the format's own placeholder and nan are written values too; a
+    # format spec in braces, tokens split by a comma and a trailing comment are read
+    words = answer_line_fix(FAILED, "mean = 2.5\n@city[Porto] @n[v] @m[nan]")
+    assert words is not None and words.code == "mean = 2.5\npass"
+    spec = answer_line_fix(FAILED, "mean = 2.5\nn = 3\n@mean[{mean:.2f}], @n[n]  # the answer")
+    assert spec is not None and spec.code.endswith('print(f"@mean[{mean}] @n[{n}]")')
     # a decorator stays; a cell that ran, or failed otherwise, is not touched
     decorated = "import functools\n@functools.lru_cache\ndef f():\n    return 1\n@a[f()]"
     assert "@functools.lru_cache\ndef f()" in (answer_line_fix(FAILED, decorated) or fix).code
@@ -48,3 +54,10 @@ def test_written_values_are_left_out_and_other_failures_left_alone() -> None:
     assert answer_line_fix(other, code) is None
     # a cell with another syntax error left after the fix is left to the model
     assert answer_line_fix(FAILED, "x = (\n@a[x]") is None
+
+
+def test_a_long_line_of_unclosed_tokens_is_read_in_one_pass() -> None:
+    """review: a nested regex took exponential time on a line of tokens left unclosed (22
+    tokens: 1 s, doubling with each); the scanner reads it once."""
+    line = "x = 1\n" + "@total[x] " * 400 + "@total["
+    assert answer_line_fix(FAILED, line) is None

@@ -30,11 +30,6 @@ def test_parse_blocks() -> None:
     blocks, problem = parse_blocks("<execute>ok</execute> then <execute>print(1)")
     assert blocks == ["ok"] and problem is not None and "without closing" in problem
     assert parse_blocks("just an answer") == ([], None)
-    # a long cell cut off at the reply's length cap (fresh12: 20 lines of conversions): the
-    # model is told to write a shorter one
-    long = "<execute>\nimport pandas as pd\n" + "df['a'] = df['a'].astype(float)\n" * 20 + "df["
-    _, cut = parse_blocks(long)
-    assert cut is not None and "cut off before </execute>" in cut and "shorter cell" in cut
 
 
 async def test_two_blocks_in_one_reply_run_in_order_in_one_session() -> None:

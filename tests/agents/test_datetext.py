@@ -86,6 +86,16 @@ def test_a_year_the_question_limits_rows_to_must_be_used() -> None:
         assert "2024" in (year_problem(f"How many homes were {asked}?", sold) or "")
     told = check(candidate(text, sold)) or ""
     assert "never uses that year" in told
+    # review: "out of 2000", what a file covers, "2024 pounds" and a year in a comment
+    for said in (
+        "Out of 2000 surveyed customers, how many were sold?",
+        "The export lists the sales made in 2024 only. How many were sold?",
+        "How many were sold in 2024 pounds?",
+    ):
+        assert year_problem(said, sold) is None, said
+    assert year_problem(text, sold + "  # sold in 2024") is not None
+    for asked in ("sold in Q1 2024", "sold in late 2024"):
+        assert year_problem(asked, sold) is not None, asked
 
 
 def test_a_column_named_in_a_comment_is_not_used() -> None:
@@ -120,3 +130,24 @@ def test_iso_dates_mixed_with_month_names_get_one_reading() -> None:
         {"n.csv": b"Ref,Date\n" + b"".join(b"%d,%d Mar 2024\n" % (i, i + 1) for i in range(9))}
     )
     assert "format='%d %b %Y'" in named
+
+
+def test_review_regular_expressions_other_columns_and_unread_frames() -> None:
+    """review: str.contains reads a regular expression ('^2024-03', '2024-03|2023-03') and
+    case=False; a strftime into another column is not this rule's; a text the check cannot
+    turn into a test on dates (a quarter, a regular expression) or a frame read in an earlier
+    cell gets the note without a rewrite; blank lines are read once."""
+    for text in ("^2024-03", "2024-03|2023-03"):
+        assert strftime_problem("", CELL.replace("Mar 2024", text)) is None, text
+    caseless = CELL.replace("'%Y-%m-%d'", "'%b %Y'").replace(
+        "contains('Mar 2024')", "contains('mar 2024', case=False)"
+    )
+    assert strftime_problem("", caseless) is None
+    other = CELL.replace("df['Listed'] = df['Listed'].dt", "df['Month'] = df['Listed'].dt")
+    assert strftime_problem("", other.replace("df['Listed'].str", "df['Month'].str")) is None
+    quarter = strftime_problem("", CELL.replace("Mar 2024", "Q1 2024"))
+    assert quarter is not None and quarter.code is None
+    earlier = CELL.replace("df = pd.read_csv(io.StringIO(DATA))\n", "")
+    told = strftime_problem("", earlier)
+    assert told is not None and told.code is None
+    assert strftime_problem("", "\n" * 20_000 + CELL) is not None

@@ -82,3 +82,14 @@ def test_other_failures_and_unsafe_cells_are_left_to_the_model() -> None:
     assert join_key_fix(QUESTION, _failed(5), made) is None  # (its own key: another fault)
     popped = CELL.replace("\nmerged", "\nareas.pop('Zone')\nmerged")
     assert join_key_fix(QUESTION, _failed(5), popped) is None  # (not safe to run twice)
+    # review: another frame merged, the frame rebuilt, or its codes changed by the cell
+    big = CELL.replace("merged = listings.merge", "big = listings\nmerged = big.merge")
+    assert join_key_fix(QUESTION, _failed(5), big) is None
+    rebuilt = CELL.replace("\nmerged", "\nlistings = listings[['Ref', 'Beds']]\nmerged")
+    assert join_key_fix(QUESTION, _failed(5), rebuilt) is None
+    changed = CELL.replace(
+        "\nmerged", "\nlistings['Postcode'] = listings['Postcode'].str[:3]\nmerged"
+    )
+    assert join_key_fix(QUESTION, _failed(5), changed) is None
+    both = CELL.replace("listings.merge(areas,", "pd.merge(listings, areas,")
+    assert join_key_fix(QUESTION, _failed(4), both) is not None

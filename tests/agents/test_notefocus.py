@@ -43,6 +43,10 @@ def test_only_the_named_columns_keep_their_reading_code() -> None:
     # what the columns hold stays, examples and all
     assert "'Fee': text, numbers stored as text with '%' signs, e.g. '1.0%'" in shown
     assert "numbers with units ('m²' and 'sq ft') as text, e.g. '60 m²'" in shown
+    # review: a question about a measure keeps the several-units column's code ("per square
+    # metre" names no column)
+    per = QUESTION.replace("What is the mean asking price?", "What is the price per square metre?")
+    assert "value = pd.to_numeric(df['Floor Area']" in focused_note(per)
     # naming a column by a word of its name keeps its code; the question without a note, or
     # naming every column, is left as it is
     assert "convert with df['Fee']" in focused_note(QUESTION.replace("asking price", "fee"))
