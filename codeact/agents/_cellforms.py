@@ -136,9 +136,23 @@ def _first(values: list[str]) -> str:
 _TIME_OF_DAY = re.compile(r"^(?:[01]?\d|2[0-3]):[0-5]\d(:[0-5]\d)?$")
 
 
+#: ``'4:30 pm'``, ``'9:05 AM'``, ``'12:40 p.m.'``: a time of day on a 12-hour clock.
+_TWELVE_HOUR = re.compile(r"^(?:1[0-2]|0?[1-9]):[0-5]\d\s?[ap]\.?m\.?$", re.I)
+
+
 def time_of_day_hint(values: list[str], name: str) -> str:
     """Times of day as text (``'7:05'``, ``'18:40'``), perhaps with a sign standing for none
-    (``'--:--'``): minutes since midnight, and how the signs read as missing."""
+    (``'--:--'``): minutes since midnight, and how the signs read as missing; on a 12-hour
+    clock (``'4:30 pm'``, with 24-hour ones or not), read per value by pandas."""
+    twelve = [v for v in values if _TWELVE_HOUR.match(v)]
+    if twelve and all(_TWELVE_HOUR.match(v) or _TIME_OF_DAY.match(v) for v in values):
+        other = next((v for v in values if _TIME_OF_DAY.match(v)), "")
+        clocks = f" or a 24-hour one ({other!r})" if other else ""
+        return (
+            f"times of day as text on a 12-hour clock ({twelve[0]!r}){clocks}: t = "
+            f"pd.to_datetime(df[{name!r}], format='mixed', errors='coerce'); minutes since "
+            "midnight = t.dt.hour * 60 + t.dt.minute"
+        )
     times = [m for v in values if (m := _TIME_OF_DAY.match(v))]
     signs = sorted({v for v in values if not _TIME_OF_DAY.match(v)})
     if len(times) < 5 or len(signs) > 2 or any(c.isalnum() for s in signs for c in s):

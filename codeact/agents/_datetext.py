@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from datetime import date, timedelta
 
-from codeact.agents._notecols import task_text, uses_column
+from codeact.agents._notecols import column_ref, note_column_kinds, task_text, uses_column
 from codeact.agents._problem import Problem, problem_of
 
 #: ``df['Listed'] = df['Listed'].dt.strftime('%Y-%m-%d')``: a column written back in place.
@@ -137,4 +137,32 @@ def year_problem(question: str, code: str) -> str | None:
             f"code never uses that year. Keep only those rows (for dates: "
             f"pd.to_datetime(...).dt.year == {m.group(1)}), print the result, then answer."
         )
+    return None
+
+
+_READ_AS = re.compile(
+    r"(?:times of day as text|dates as text written two ways)(?:[^:']|'[^']*')*: "
+    r"(.*?)(?:, e\.g\. |$)"
+)
+
+
+def clock_text_problem(question: str, code: str) -> str | None:
+    """A column the files note shows as times of day, or as dates written two ways, tested
+    as text by code that never reads it (``df['Delivered'] > '18:00'`` puts ``'9:05 am'``
+    after six; ``.str.contains('3 Mar 2024')`` misses ``'2024-03-03'``)."""
+    for name, kind in note_column_kinds(question):
+        m = _READ_AS.search(kind)
+        if m is None or re.search(r"to_datetime|to_timedelta|strptime", code):
+            continue
+        column = column_ref(name)
+        tested = (
+            rf"{column}\s*(?:[<>]=?\s*['\"]|==\s*['\"]|\.str\.(?:contains|startswith|endswith)\()"
+        )
+        if re.search(tested, code):
+            what = "times of day" if kind.find("times of day") >= 0 else "dates written two ways"
+            return (
+                f"The column {name!r} holds {what} (see the files note): tested as text it "
+                f"compares characters, not times, and misses the other forms. Read it first: "
+                f"{m.group(1)}; then compare those values, print the result, then answer."
+            )
     return None

@@ -151,3 +151,41 @@ def test_review_regular_expressions_other_columns_and_unread_frames() -> None:
     told = strftime_problem("", earlier)
     assert told is not None and told.code is None
     assert strftime_problem("", "\n" * 20_000 + CELL) is not None
+
+
+def test_times_on_two_clocks_are_read_per_value_and_not_compared_as_text() -> None:
+    """fresh13 (blind): Delivered '4:30 pm' or '16:30' (or 'n/a') was noted as plain text;
+    ``df['Delivered'] > '18:00'`` counted 144 for 31 and was sent back for 'n/a' instead."""
+    import io
+
+    import pandas as pd
+
+    from codeact.agents.code import describe_files
+
+    times = ["4:30 pm", "16:30", "9:05 am", "12:40 pm", "n/a", "18:20", "7:15 pm", "11:59 am"]
+    data = "Ref,Delivered\n" + "".join(f"{i},{times[i % 8]}\n" for i in range(40))
+    note = describe_files({"d.csv": data.encode()})
+    text = (
+        "Question: How many parcels were delivered after 6 pm?\nConstraints: Delivered is on a "
+        "12-hour clock ('9:05 am') or a 24-hour one ('16:30'); it is 'n/a' for a parcel that "
+        f"was not delivered. Count those later than 18:00.\nFormat: @n[v]\n\n{note}"
+    )
+    line = next(ln for ln in note.splitlines() if "'Delivered'" in ln)
+    assert "12-hour clock ('4:30 pm') or a 24-hour one ('16:30')" in line
+    read = "df = pd.read_csv('d.csv')\n"
+    told = check(candidate(text, read + "print((df['Delivered'] > '18:00').sum())")) or ""
+    assert "holds times of day" in told and "t.dt.hour * 60 + t.dt.minute" in told
+    way = (
+        "t = pd.to_datetime(df['Delivered'], format='mixed', errors='coerce')\n"
+        "print(((t.dt.hour * 60 + t.dt.minute) > 18 * 60).sum())"
+    )
+    assert check(candidate(text, read + way)) is None
+    df = pd.read_csv(io.StringIO(data))
+    t = pd.to_datetime(df["Delivered"], format="mixed", errors="coerce")
+    assert ((t.dt.hour * 60 + t.dt.minute) > 18 * 60).sum() == 10  # (18:20 and 7:15 pm)
+    # dates written two ways, matched as text
+    days = [f"2024-03-{d:02d}" if d % 2 else f"{d} Mar 2024" for d in range(1, 21)]
+    rows = "Ref,Date\n" + "".join(f"{i},{d}\n" for i, d in enumerate(days))
+    dated = f"Question: How many in March?\n\n{describe_files({'v.csv': rows.encode()})}"
+    told = check(candidate(dated, "print(df['Date'].str.contains('Mar 2024').sum())")) or ""
+    assert "holds dates written two ways" in told
