@@ -266,7 +266,8 @@ def filter_problem(question: str, code: str) -> str | None:
             continue  # ("'not synced' was not recorded": converted to NaN, or read as NaN)
         if left_out(task, m.start(), m.end(), code) or coerced_marker(question, value, code):
             continue  # (the code drops the row the question leaves out, or made it NaN)
-        if f"(written {value!r} in the file: pandas reads them as NaN" in question:
+        read_as_nan = f"(written {value!r} in the file: pandas reads them as NaN" in question
+        if read_as_nan and not _MEANS_MISSING.match(task, m.end()):
             continue  # (read as NaN already: comparisons leave those rows out)
         before = task[max(0, m.start() - 20) : m.start()]
         both = unrecorded and re.search(r"\b(?:empty|blank)\s+or\s+$", before, re.I)
