@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from codeact import CodeActAgent
 from codeact._execution import CellError, ExecutionResult
 from codeact.agents._answerlines import answer_line_fix
-from codeact.llms import ScriptedLLM
-from tests.agents.test_colfix import CSV, READ, executor, results
-from tests.helpers import collect
+from tests.agents.test_colfix import CSV, READ
+from tests.helpers import run_one_cell
 
 pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings("ignore::UserWarning")]
 
@@ -22,12 +20,7 @@ FAILED = ExecutionResult(error=CellError(type="SyntaxError", message="invalid sy
 async def test_an_answer_line_in_a_cell_is_printed_with_its_computed_value() -> None:
     question = "What is the top wind speed? Answer as @top[value]."
     cell = f"{READ}top = df[' WINDSPEED'].max()\n@top[round(top, 2)]"
-    llm = ScriptedLLM([f"<execute>\n{cell}\n</execute>", "@top[4.5]"], function_calling=False)
-    ex = executor()
-    async with ex:
-        await ex.upload("w.csv", CSV)
-        events = await collect(CodeActAgent(llm=llm, executor=ex).run(question))
-    (result,) = results(events)
+    result = await run_one_cell({"w.csv": CSV}, cell, question, "@top[4.5]")
     content = result.tool_output.content
     assert not result.tool_output.is_error, content
     assert 'printed print(f"@top[{round(top, 2)}]")' in content

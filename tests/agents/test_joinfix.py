@@ -5,17 +5,12 @@ line on the frame read from the file holding the codes, just before the merge.""
 
 from __future__ import annotations
 
-import warnings
-
 import pytest
 
-from codeact import CodeActAgent, RestrictedExecutor
 from codeact._execution import CellError, ExecutionResult
 from codeact.agents._joinfix import join_key_fix
 from codeact.agents.code import describe_files
-from codeact.events import ToolCallResult
-from codeact.llms import ScriptedLLM
-from tests.helpers import collect
+from tests.helpers import run_one_cell
 
 pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings("ignore::UserWarning")]
 
@@ -50,15 +45,7 @@ def _failed(line: int) -> ExecutionResult:
 
 async def test_the_merge_is_re_run_with_the_key_the_note_cuts_out() -> None:
     assert "Keys inside codes: 'District' of 'areas.csv'" in QUESTION
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ex = RestrictedExecutor(allowed_modules=["pandas", "numpy"])
-    llm = ScriptedLLM([f"<execute>\n{CELL}\n</execute>", "@zone[1]"], function_calling=False)
-    async with ex:
-        for name, data in FILES.items():
-            await ex.upload(name, data)
-        events = await collect(CodeActAgent(llm=llm, executor=ex).run(QUESTION))
-    (result,) = [e for e in events if isinstance(e, ToolCallResult) and e.tool_name == "execute"]
+    result = await run_one_cell(FILES, CELL, QUESTION, "@zone[1]")
     content = str(result.tool_output.content)
     assert not result.tool_output.is_error, content
     assert "with `listings['District'] = listings['Postcode']" in content
