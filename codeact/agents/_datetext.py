@@ -7,7 +7,7 @@ with that format and sends the cell back only when none matches."""
 from __future__ import annotations
 
 import re
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
 from codeact.agents._notecols import column_ref, note_column_kinds, task_text, uses_column
 from codeact.agents._problem import Problem, problem_of
@@ -164,5 +164,53 @@ def clock_text_problem(question: str, code: str) -> str | None:
                 f"The column {name!r} holds {what} (see the files note): tested as text it "
                 f"compares characters, not times, and misses the other forms. Read it first: "
                 f"{m.group(1)}; then compare those values, print the result, then answer."
+            )
+    return None
+
+
+#: How dates may be written (``%-d``: the day without a leading zero).
+_FORMATS: tuple[str, ...] = ("%b %-d, %Y", "%B %-d, %Y", "%-d %b %Y", "%-d %B %Y", "%d %b %Y")
+_FORMATS += ("%d-%b-%Y", "%m/%d/%Y", "%d/%m/%Y", "%-m/%-d/%Y", "%-d/%-m/%Y", "%Y-%m-%d")
+_WRITTEN_DATES = re.compile(
+    r"(dates (?:with month names )?as text[^:]*): (pd\.to_datetime\(.*?\))(?:, e\.g\. (.*)|$)"
+)
+
+
+def _formats_of(examples: list[str]) -> list[str]:
+    """The formats of ``_FORMATS`` that write every example exactly as it is written."""
+    out = []
+    for fmt in _FORMATS:
+        plain = fmt.replace("%-", "%")
+        try:
+            if all(datetime.strptime(e, plain).strftime(fmt) == e for e in examples):
+                out.append(fmt)
+        except ValueError:
+            continue
+    return out
+
+
+def date_text_problem(question: str, code: str) -> str | None:
+    """A column of dates written as text (``'Mar 5, 2024'``) tested, unread, for text no
+    date written that way holds (``.str.contains('Mar 2024')``: 0 rows): found by writing
+    every day of the years the text names the way the note's examples are written."""
+    if "to_datetime" in code:
+        return None
+    for name, kind in note_column_kinds(question):
+        m = _WRITTEN_DATES.search(kind)
+        if m is None or not m.group(3):
+            continue
+        examples = re.findall(r"'([^'\n]+)'", m.group(3))
+        formats = _formats_of(examples)
+        test = re.compile(_TEST.format(col=re.escape(name)))
+        for t in test.finditer(code):
+            how, text = t.group("how") or "==", t.group("text") or t.group("same")
+            if not formats or any(_holds(f, how, text, t.group("args") or "") for f in formats):
+                continue
+            mask = _dates_mask("df", name, text) or "df[...].dt.year, .dt.month"
+            return (
+                f"The column {name!r} holds dates written like {examples[0]!r}: no "
+                f"value holds {text!r}, so the filter keeps no rows. Read them as dates with "
+                f"{m.group(2)}, then test the dates ({mask}); run your code again, print the "
+                "result, then answer."
             )
     return None

@@ -55,7 +55,12 @@ from codeact.agents._datarules import (
     text_number_problem,
     yes_no_problem,
 )
-from codeact.agents._datetext import clock_text_problem, strftime_problem, year_problem
+from codeact.agents._datetext import (
+    clock_text_problem,
+    date_text_problem,
+    strftime_problem,
+    year_problem,
+)
 from codeact.agents._filters import (
     extra_filter_problem,
     filter_problem,
@@ -327,6 +332,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("dates as text", strftime_problem(question, code)),
         ("year", year_problem(question, code)),
         ("clock text", clock_text_problem(question, code)),
+        ("date text", date_text_problem(question, code)),
         ("product", product_problem(question, code)),
         ("deviation", deviation_problem(question, code)),
         ("fill", fill_problem(question, code)),
@@ -359,6 +365,7 @@ def passes_rules(question: str, code: str) -> bool:
         strftime_problem,
         year_problem,
         clock_text_problem,
+        date_text_problem,
         unit_problem,
         mixed_units_problem,
         title_problem,

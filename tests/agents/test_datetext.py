@@ -189,3 +189,26 @@ def test_times_on_two_clocks_are_read_per_value_and_not_compared_as_text() -> No
     dated = f"Question: How many in March?\n\n{describe_files({'v.csv': rows.encode()})}"
     told = check(candidate(dated, "print(df['Date'].str.contains('Mar 2024').sum())")) or ""
     assert "holds dates written two ways" in told
+
+
+def test_dates_with_month_names_searched_for_text_they_cannot_hold_are_sent_back() -> None:
+    """fresh12 (blind, after the focused note): ``df['Listed'].str.contains('Mar 2024')`` on
+    dates written 'Mar 5, 2024' printed 0 and was answered."""
+    from codeact.agents._datetext import date_text_problem
+    from codeact.agents.code import describe_files
+
+    days = [f"Mar {d}, 2024" if d % 3 else f"Feb {d}, 2024" for d in range(1, 25)]
+    rows = "Ref,Listed\n" + "".join(f'{i},"{d}"\n' for i, d in enumerate(days))
+    text = f"Question: How many in March 2024?\n\n{describe_files({'l.csv': rows.encode()})}"
+    told = date_text_problem(text, "print(df['Listed'].str.contains('Mar 2024').sum())") or ""
+    assert "holds dates written like 'Mar 1, 2024': no value holds 'Mar 2024'" in told
+    assert "(df['Listed'].dt.month == 3)" in told
+    # text that such dates can hold, or a cell that reads the dates, is left alone
+    for fine in ("contains('Mar')", "contains(', 2024')", "contains('Mar 5, 2024')"):
+        code = f"print(df['Listed'].str.{fine}.sum())"
+        assert date_text_problem(text, code) is None, fine
+    read = "df['Listed'] = pd.to_datetime(df['Listed'], format='mixed')\n"
+    assert date_text_problem(text, read + "print(df['Listed'].dt.month.eq(3).sum())") is None
+    assert "no value holds" in (
+        check(candidate(text, "print(df['Listed'].str.contains('Mar 2024').sum())")) or ""
+    )
