@@ -1,15 +1,23 @@
-"""The dates rule for dates turned back into text (see ``_rules``): a cell that reads a
-column as dates, writes it back as text with ``.dt.strftime('%Y-%m-%d')`` and then looks for
-text that no date written that way holds (``.str.contains('Mar 2024')``) keeps no rows, and
-the 1.5B model re-runs it unchanged. The rule writes every day of the years the text names
-with that format and sends the cell back only when none matches."""
+"""The rules on dates and times tested as text (see ``_rules``): dates written back as text
+with ``.dt.strftime('%Y-%m-%d')`` and then searched for text no date written that way holds
+(``.str.contains('Mar 2024')`` keeps no rows, and the 1.5B model re-runs it unchanged); dates
+with month names searched, unread, for such text; times of day or dates written two ways
+compared as text; a year the question limits rows to that the code never uses. A text test
+is judged by writing every day of the years it names the way the column is written."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import date, datetime, timedelta
 
-from codeact.agents._notecols import column_ref, note_column_kinds, task_text, uses_column
+from codeact.agents._notecols import (
+    column_ref,
+    note_column_kinds,
+    task_text,
+    uses_column,
+    without_comments,
+)
 from codeact.agents._problem import Problem, problem_of
 
 #: ``df['Listed'] = df['Listed'].dt.strftime('%Y-%m-%d')``: a column written back in place.
@@ -39,6 +47,13 @@ def _holds(fmt: str, how: str, text: str, args: str = "") -> bool:
         pattern = re.compile(re.escape(text) if plain else text, flags)
     except re.error:
         return True  # (a pattern this check cannot read: say nothing)
+    tests: dict[str, Callable[[str], bool]] = {
+        "contains": lambda shown: pattern.search(shown) is not None,
+        "startswith": lambda shown: shown.startswith(text),
+        "endswith": lambda shown: shown.endswith(text),
+        "==": lambda shown: shown == text,
+    }
+    test = tests[how]
     for year in sorted(years):
         day = date(year, 1, 1)
         while day.year == year:
@@ -46,13 +61,7 @@ def _holds(fmt: str, how: str, text: str, args: str = "") -> bool:
                 shown = day.strftime(fmt)
             except ValueError:
                 return True  # (a format this check cannot write: say nothing)
-            passes = {
-                "contains": pattern.search(shown) is not None,
-                "startswith": shown.startswith(text),
-                "endswith": shown.endswith(text),
-                "==": shown == text,
-            }[how]
-            if passes:
+            if test(shown):
                 return True
             day += timedelta(days=1)
     return False
@@ -127,7 +136,7 @@ def year_problem(question: str, code: str) -> str | None:
     """A year the question limits rows to (``sold in 2024``) that the code never uses: every
     year's rows are counted (comments in the code do not count)."""
     task = task_text(question)
-    live = "\n".join(ln.split("#", 1)[0] for ln in code.splitlines())
+    live = without_comments(code)
     for m in _YEAR_LIMIT.finditer(task):
         sentence = re.split(r"[.?!;]\s", task[: m.start()])[-1] + task[m.start() : m.end() + 8]
         if m.group(1) in live or _COVERS.search(sentence):

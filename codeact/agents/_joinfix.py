@@ -15,7 +15,7 @@ from codeact.executors.base import ExecutionResult
 
 #: The files note's line for a key inside another file's codes (``_prefixkeys``).
 _INSIDE = re.compile(
-    r"^- Keys inside codes: '([^'\n]+)' of '[^'\n]+' .*?is part of '[^'\n]+' of '([^'\n]+)' "
+    r"^- Keys inside codes: '([^'\n]+)' of '[^'\n]+' .*?is part of '([^'\n]+)' of '([^'\n]+)' "
     r".*?Cut it out, then join: (df\[.*?); then df\.merge",
     re.M,
 )
@@ -50,7 +50,7 @@ def join_key_fix(question: str, result: ExecutionResult, code: str) -> JoinKeyFi
     if number is None or not 0 < number <= len(lines) or "merge(" not in lines[number - 1]:
         return None
     failing = lines[number - 1]
-    for key, file, made in _INSIDE.findall(question):
+    for key, codes, file, made in _INSIDE.findall(question):
         if repr(key) not in error.message or key not in failing:
             continue
         read = re.search(
@@ -62,10 +62,9 @@ def join_key_fix(question: str, result: ExecutionResult, code: str) -> JoinKeyFi
         if re.search(rf"\b{frame}\s*\[\s*['\"]{re.escape(key)}['\"]\s*\]\s*=", code):
             continue  # (the model made the key: its own way failed otherwise)
         merged = rf"\b{frame}\s*\.\s*merge\(|\bpd\.merge\(\s*{frame}\b"
-        codes = made.split("= ", 1)[1].split("[", 2)[1].split("]")[0]  # ('Postcode')
         if not re.search(merged, failing) or len(re.findall(rf"^\s*{frame}\s*=", code, re.M)) > 1:
             continue  # (another frame merged, or this one rebuilt since it was read)
-        if re.search(rf"\b{frame}\s*\[\s*{re.escape(codes)}\s*\]\s*=", code):
+        if re.search(rf"\b{frame}\s*\[\s*['\"]{re.escape(codes)}['\"]\s*\]\s*=", code):
             continue  # (the codes changed by the cell: the note's cut may not fit them)
         if read.start() > sum(len(ln) + 1 for ln in lines[: number - 1]):
             continue  # (read after the merge: not the frame it merges)

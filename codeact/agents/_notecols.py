@@ -294,6 +294,24 @@ _WHOLE_FRAME = re.compile(
 )
 
 
+def without_comments(code: str) -> str:
+    """``code`` with its comments left out (a ``#`` inside a quoted text stays): what a
+    comment names is not used."""
+    out = []
+    for line in code.splitlines():
+        quote = ""
+        for i, ch in enumerate(line):
+            if quote:
+                quote = "" if ch == quote and line[i - 1] != "\\" else quote
+            elif ch in "'\"":
+                quote = ch
+            elif ch == "#":
+                line = line[:i]
+                break
+        out.append(line)
+    return "\n".join(out)
+
+
 def past_conversions(code: str, name: str) -> str:
     """``code`` without the lines that only rewrite column ``name`` in place (``df['Sold
     Price'] = df['Sold Price'].str.extract(...)``), nor comments: converting a column, or
@@ -303,9 +321,8 @@ def past_conversions(code: str, name: str) -> str:
         return code  # (the frame used as a whole: describe(), mean(numeric_only=True), iloc)
     return "\n".join(
         ln
-        for ln in code.splitlines()
-        if not ln.lstrip().startswith("#")
-        and (
+        for ln in without_comments(code).splitlines()
+        if (
             not target.match(ln)
             or ";" in ln  # (another statement on the line may use it)
             or any(n != name for _q, n in re.findall(r"\w\s*\[\s*(['\"])([^'\"\n]+)\1\s*\]", ln))

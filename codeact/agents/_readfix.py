@@ -20,6 +20,7 @@ from codeact.agents._notecols import (
     past_conversions,
     task_text,
     uses_column,
+    without_comments,
 )
 from codeact.agents._problem import Problem, problem_of
 from codeact.agents._unusedfix import safe_to_repeat
@@ -248,7 +249,7 @@ def mixed_units_problem(question: str, code: str) -> str | None:
     into numbers by code that never looks at the unit: values in different units are
     averaged or compared as one. The note shows how to take the unit; when the question
     gives a factor right after a value in one unit, the line that applies it."""
-    live = "\n".join(ln.split("#", 1)[0] for ln in code.splitlines())  # (comments say nothing)
+    live = without_comments(code)
     for name, kind in note_column_kinds(question):
         m = _SEVERAL_UNITS.search(kind)
         lines = [ln for ln in code.splitlines() if uses_column(ln, name)]

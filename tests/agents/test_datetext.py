@@ -108,6 +108,10 @@ def test_a_column_named_in_a_comment_is_not_used() -> None:
     )
     assert "Floor Area" not in past_conversions(code, "Floor Area")
     assert "Floor Area" in past_conversions(code + "\nprint(df['Floor Area'].max())", "Floor Area")
+    # a '#' inside a text is not a comment
+    from codeact.agents._notecols import without_comments
+
+    assert without_comments("x = df['#id'].max()  # the 'top' id") == "x = df['#id'].max()  "
 
 
 def test_iso_dates_mixed_with_month_names_get_one_reading() -> None:
