@@ -2,7 +2,12 @@
 (``@price_per_m2[round(df.iloc[0, 1], 2)]``), which is a SyntaxError, so nothing in the cell
 runs and it repeats the same cell. The cell is run again with each such line printed when
 what it holds is an expression of names the cell binds (the value is then computed, not
-guessed), and left out when it holds a written value."""
+guessed), and left out when it holds a written value.
+
+Also here: a cell whose ``final_answer(a, b)`` passed several values is re-run with a print
+of them in the question's format (``final_answer_fix``), and a cell that printed the format's
+own placeholder word as text (``print("@late[late_value]")``) after computing ``late`` gets
+the print of that value run after it (``print_placeholders``)."""
 
 from __future__ import annotations
 
@@ -11,7 +16,8 @@ import builtins
 import re
 from dataclasses import dataclass
 
-from codeact.executors.base import ExecutionResult
+from codeact.agents._placeholders import required_placeholders
+from codeact.executors.base import CodeExecutor, ExecutionResult, OutputCallback
 
 _START = re.compile(r"@(\w+)\[")
 
@@ -136,3 +142,122 @@ def answer_line_fix(result: ExecutionResult, code: str) -> AnswerLineFix | None:
     except SyntaxError:
         return None
     return AnswerLineFix(code=fixed, printed=tuple(printed), dropped=tuple(dropped))
+
+
+_ONE_VALUE = "final_answer() takes one value"
+_FINAL_CALL = re.compile(r"^(\s*)final_answer\(([^()\n]*)\)\s*$", re.M)
+
+
+@dataclass(frozen=True)
+class FinalAnswerFix:
+    """A failed cell whose ``final_answer(a, b)`` (several values) becomes a print of the
+    values in the question's ``@name[...]`` format, one per asked name, in order."""
+
+    code: str
+    printed: str
+
+    def note(self) -> str:
+        """What the model (and the transcript) is told about the re-run."""
+        return (
+            "Your cell failed: final_answer() takes one value. I re-ran your cell with "
+            f"{self.printed} in its place. Output of the re-run:"
+        )
+
+
+def final_answer_fix(
+    result: ExecutionResult, code: str, wanted: list[str]
+) -> FinalAnswerFix | None:
+    """``final_answer(a, b)`` with one plain argument per asked placeholder → ``print(f"@x[{a}]
+    @y[{b}]")``; None for any other failure."""
+    error = result.error
+    if error is None or _ONE_VALUE not in error.message or not wanted:
+        return None
+    calls = _FINAL_CALL.findall(code)
+    if len(calls) != 1:
+        return None
+    indent, args = calls[0]
+    values = [a.strip() for a in args.split(",") if a.strip()]
+    if len(values) != len(wanted) or any("=" in v or "{" in v or "}" in v for v in values):
+        return None
+    text = " ".join(f"@{n}[{{{v}}}]" for n, v in zip(wanted, values, strict=True))
+    printed = f'print(f"{text}")' if '"' not in text else f"print(f'{text}')"
+    fixed = _FINAL_CALL.sub(lambda _: f"{indent}{printed}", code)
+    return FinalAnswerFix(code=fixed, printed=printed)
+
+
+@dataclass(frozen=True)
+class PlaceholderPrint:
+    """The print of the values a cell computed, after it printed the format's placeholder
+    words in their place (``print("@late[late_value]")`` with ``late`` computed)."""
+
+    code: str
+    printed: tuple[str, ...]
+
+    def note(self) -> str:
+        """What the model (and the transcript) is told about the added print."""
+        return (
+            f"Your cell printed {', '.join(self.printed)}: the format's placeholder, not a "
+            f"value. I ran {self.code} after it, with the values your cell computed:"
+        )
+
+
+def placeholder_print_fix(
+    question: str, result: ExecutionResult, code: str
+) -> PlaceholderPrint | None:
+    """For a cell that printed an asked ``@name[word]`` as written text (``word`` the
+    question's own placeholder word, or a name the cell binds): the print of the value the
+    cell bound to ``word`` or to ``name``; None when there is none."""
+    if not result.ok:
+        return None
+    try:
+        bound = {n.id for node in ast.walk(ast.parse(code)) for n in _targets(node)}
+    except SyntaxError:
+        return None
+    parts, printed = [], []
+    for name in required_placeholders(question):
+        words = set(re.findall(rf"@{re.escape(name)}\[([A-Za-z_]\w*)\]", question))
+        for word in dict.fromkeys(
+            re.findall(rf"@{re.escape(name)}\[([A-Za-z_]\w*)\]", result.stdout)
+        ):
+            shown = f"@{name}[{word}]"
+            if not re.search(rf"['\"][^'\"\n]*{re.escape(shown)}", code) or "{" in word:
+                continue  # (not a written text of the cell's)
+            var = word if word in bound else name if name in bound and word in words else None
+            if var is not None:
+                parts.append(f"@{name}[{{{var}}}]")
+                printed.append(shown)
+                break
+    if not parts:
+        return None
+    return PlaceholderPrint(code=f'print(f"{" ".join(parts)}")', printed=tuple(printed))
+
+
+def _targets(node: ast.AST) -> list[ast.Name]:
+    """The plain names an assignment statement binds."""
+    if isinstance(node, ast.Assign):
+        return [t for t in node.targets if isinstance(t, ast.Name)]
+    if isinstance(node, (ast.AnnAssign, ast.AugAssign)) and isinstance(node.target, ast.Name):
+        return [node.target]
+    return []
+
+
+async def print_placeholders(
+    session: CodeExecutor,
+    question: str,
+    result: ExecutionResult,
+    code: str,
+    timeout: float | None,
+    on_output: OutputCallback | None,
+) -> tuple[ExecutionResult, str]:
+    """The cell's result and code with ``placeholder_print_fix``'s print run after it (the
+    session keeps the cell's names), as if the cell had ended with it; unchanged otherwise."""
+    fix = placeholder_print_fix(question, result, code)
+    if fix is None:
+        return result, code
+    if on_output is not None:
+        on_output("stderr", f"\n[{fix.note()}]\n")
+    printed = await session.execute(fix.code, timeout=timeout, on_output=on_output)
+    if not printed.ok:
+        return result, code
+    stdout = f"{result.stdout}[{fix.note()}]\n{printed.stdout}"
+    return result.model_copy(update={"stdout": stdout}), f"{code}\n{fix.code}"

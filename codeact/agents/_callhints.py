@@ -6,7 +6,13 @@ from __future__ import annotations
 
 import re
 
-from codeact.agents._notecols import frame_names, named_number_columns, note_column_kinds
+from codeact.agents._notecols import (
+    frame_names,
+    named_number_columns,
+    note_column_kinds,
+    task_text,
+)
+from codeact.agents._notefocus import named
 from codeact.executors.base import ExecutionResult
 
 _UNALIGNABLE = "Unalignable boolean Series provided as indexer"
@@ -153,4 +159,31 @@ def apply_value_hint(result: ExecutionResult, code: str) -> str:
         f".{m.group(2)}(). Work on the whole column instead, without apply: for example "
         "pd.to_numeric(df['col'].str.extract(r'([\\d.]+)')[0], errors='coerce'), or copy the "
         "files note's code for the column as it is."
+    )
+
+
+#: A cell this long that fails on its last line was most likely cut off by the reply's limit.
+_LONG_CELL = 25
+_LINE_OF = re.compile(r"\bLine (\d+):|line (\d+)")
+
+
+def cut_off_hint(question: str, result: ExecutionResult, code: str) -> str:
+    """A long cell failing to parse at its last line: the reply was cut off at its length
+    limit before the cell printed anything (fresh13: 75-line cells converting every column,
+    resent unchanged). Shorter: the columns the question names, then the print."""
+    error = result.error
+    lines = code.rstrip().splitlines()
+    if error is None or error.type != "SyntaxError" or len(lines) < _LONG_CELL:
+        return ""
+    m = _LINE_OF.search(error.message)
+    if m is None or int(m.group(1) or m.group(2)) < len(lines):
+        return ""
+    task = task_text(question)
+    needed = [n for n, _kind in note_column_kinds(question) if named(task, n)]
+    only = f" (here: {', '.join(repr(n) for n in needed)})" if needed else ""
+    return (
+        f"Your cell was cut off at line {len(lines)}: a reply has a length limit, and this "
+        "one ran out before the cell printed anything. Write a much shorter cell: read the "
+        f"file, convert only the columns the question needs{only}, leave every other column "
+        "alone, then compute and print the answer."
     )

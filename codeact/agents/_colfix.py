@@ -13,7 +13,8 @@ events, the transcript and the notebook show it.
 Likewise, once: a cell that read a file with the wrong separator is re-run with the read
 call the files note gives (``_readfix``); a cell that failed on importing a library the
 sandbox lacks is re-run without it (``_imports``); a cell whose ``final_answer(a, b)`` passed
-several values is re-run with a print of them in the question's ``@name[...]`` format; and a
+several values is re-run with a print of them in the question's ``@name[...]`` format
+(``_answerlines``); and a
 cell whose failing line applies ``.str.replace(...)`` (or ``.str.strip()``) to a column that
 already holds numbers (``Can only use .str accessor with string values``) is run again
 without those calls on that line.
@@ -29,7 +30,8 @@ import tokenize
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from codeact.agents._answerlines import answer_line_fix
+from codeact.agents._answerlines import answer_line_fix, final_answer_fix, print_placeholders
+from codeact.agents._datetext import date_test_fix
 from codeact.agents._imports import import_fix
 from codeact.agents._joinfix import join_key_fix
 from codeact.agents._numericfix import numeric_fix
@@ -209,7 +211,9 @@ async def column_fix(
     if not missing or result.error is None:
         return None
     line = failing_line(result.error.traceback)
-    on_line = [n for n in dict.fromkeys(_NAME_BEFORE.findall(line)) if n in names]
+    # (frames indexed on the line first, then any other name on it: pd.merge(a, b, on=...))
+    found = [*_NAME_BEFORE.findall(line), *re.findall(r"[A-Za-z_]\w*", line)]
+    on_line = [n for n in dict.fromkeys(found) if n in names]
     frames = [*on_line, *(n for n in reversed(names) if n not in on_line)][:MAX_FRAMES]
     for name in frames:
         columns = await frame_columns(session, name)
@@ -279,47 +283,6 @@ def conversion_fix(result: ExecutionResult, code: str) -> ConversionFix | None:
     return ConversionFix(code=code.replace(line, _STR_CALL.sub("", line)), removed=removed)
 
 
-_ONE_VALUE = "final_answer() takes one value"
-_FINAL_CALL = re.compile(r"^(\s*)final_answer\(([^()\n]*)\)\s*$", re.M)
-
-
-@dataclass(frozen=True)
-class FinalAnswerFix:
-    """A failed cell whose ``final_answer(a, b)`` (several values) becomes a print of the
-    values in the question's ``@name[...]`` format, one per asked name, in order."""
-
-    code: str
-    printed: str
-
-    def note(self) -> str:
-        """What the model (and the transcript) is told about the re-run."""
-        return (
-            "Your cell failed: final_answer() takes one value. I re-ran your cell with "
-            f"{self.printed} in its place. Output of the re-run:"
-        )
-
-
-def final_answer_fix(
-    result: ExecutionResult, code: str, wanted: list[str]
-) -> FinalAnswerFix | None:
-    """``final_answer(a, b)`` with one plain argument per asked placeholder → ``print(f"@x[{a}]
-    @y[{b}]")``; None for any other failure."""
-    error = result.error
-    if error is None or _ONE_VALUE not in error.message or not wanted:
-        return None
-    calls = _FINAL_CALL.findall(code)
-    if len(calls) != 1:
-        return None
-    indent, args = calls[0]
-    values = [a.strip() for a in args.split(",") if a.strip()]
-    if len(values) != len(wanted) or any("=" in v or "{" in v or "}" in v for v in values):
-        return None
-    text = " ".join(f"@{n}[{{{v}}}]" for n, v in zip(wanted, values, strict=True))
-    printed = f'print(f"{text}")' if '"' not in text else f"print(f'{text}')"
-    fixed = _FINAL_CALL.sub(lambda _: f"{indent}{printed}", code)
-    return FinalAnswerFix(code=fixed, printed=printed)
-
-
 async def recover_cell(
     probe: CodeExecutor | None,
     run: RunState | None,
@@ -335,6 +298,10 @@ async def recover_cell(
     still fails (``failure_hints``); a successful cell that repeats an earlier one gets a note
     (``repeated_cell_note``), or with ``rules`` the note of a rule its code breaks, running
     the code that note suggests. ``probe`` None means the session must not be probed or re-run."""
+    if result.ok and probe is not None and run is not None:  # ("@x[x_value]": its value)
+        result, code = await print_placeholders(
+            probe, run.user_msg, result, code, timeout, on_output
+        )
     observation = result.to_observation(max_chars)
     if result.ok:
         note = repeated_cell_note(run, code)
@@ -392,6 +359,7 @@ async def recover_cell(
             load_fix(run.user_msg if run is not None else "", result, code),
             join_key_fix(run.user_msg if run is not None else "", result, code),
             alias_fix(result, code),
+            date_test_fix(result, code),
             conversion_fix(result, code),
             final_answer_fix(result, code, wanted),
             answer_line_fix(result, code),

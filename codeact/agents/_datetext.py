@@ -3,12 +3,15 @@ with ``.dt.strftime('%Y-%m-%d')`` and then searched for text no date written tha
 (``.str.contains('Mar 2024')`` keeps no rows, and the 1.5B model re-runs it unchanged); dates
 with month names searched, unread, for such text; times of day or dates written two ways
 compared as text; a year the question limits rows to that the code never uses. A text test
-is judged by writing every day of the years it names the way the column is written."""
+is judged by writing every day of the years it names the way the column is written. And a
+cell fix (``date_test_fix``): ``.str.contains('2024-03')`` failing on a column the cell read
+with ``pd.to_datetime`` is re-run testing the dates' year and month."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from codeact.agents._notecols import (
@@ -19,6 +22,8 @@ from codeact.agents._notecols import (
     without_comments,
 )
 from codeact.agents._problem import Problem, problem_of
+from codeact.agents._unusedfix import failing_lineno, safe_to_repeat
+from codeact.executors.base import ExecutionResult
 
 #: ``df['Listed'] = df['Listed'].dt.strftime('%Y-%m-%d')``: a column written back in place.
 _STRFTIME = re.compile(
@@ -68,9 +73,12 @@ def _holds(fmt: str, how: str, text: str, args: str = "") -> bool:
 
 
 def _dates_mask(frame: str, column: str, text: str) -> str | None:
-    """The test on the dates for the year (and month) ``text`` names, or None."""
+    """The test on the dates for the year (and month) ``text`` names (``'Mar 2024'``,
+    ``'2024-03'``), or None."""
     year = re.search(r"(?<!\d)((?:19|20)\d\d)(?!\d)", text)
     month = next((i + 1 for i, m in enumerate(_MONTHS) if m in text.lower()), None)
+    iso = re.fullmatch(r"\s*(?:19|20)\d\d-(0?[1-9]|1[0-2])-?\s*", text)
+    month = int(iso.group(1)) if iso else month
     dates = f"{frame}[{column!r}].dt"
     if year is None or _REGEX.search(text):
         return None
@@ -155,7 +163,7 @@ _READ_AS = re.compile(
 )
 
 
-def clock_text_problem(question: str, code: str) -> str | None:
+def clock_text_problem(question: str, code: str) -> Problem | None:
     """A column the files note shows as times of day, or as dates written two ways, tested
     as text by code that never reads it (``df['Delivered'] > '18:00'`` puts ``'9:05 am'``
     after six; ``.str.contains('3 Mar 2024')`` misses ``'2024-03-03'``)."""
@@ -169,12 +177,53 @@ def clock_text_problem(question: str, code: str) -> str | None:
         )
         if re.search(tested, code):
             what = "times of day" if kind.find("times of day") >= 0 else "dates written two ways"
-            return (
+            fixed, compared = (
+                _clock_fix(code, name, m.group(1)) if what == "times of day" else ("", "")
+            )
+            return problem_of(
                 f"The column {name!r} holds {what} (see the files note): tested as text it "
                 f"compares characters, not times, and misses the other forms. Read it first: "
-                f"{m.group(1)}; then compare those values, print the result, then answer."
+                f"{m.group(1)}; then compare those values{compared}, print the result, then "
+                "answer.",
+                fixed or None,
             )
     return None
+
+
+_CLOCK = re.compile(r"\s*(\d{1,2}):(\d\d)(?::(\d\d))?\s*(?:([ap])\.?m\.?)?\s*", re.I)
+
+
+def _clock_fix(code: str, name: str, reading: str) -> tuple[str, str]:
+    """``code`` with the note's reading of the times of day in column ``name`` put before the
+    first line comparing them as text, and each comparison with a time (``df['Delivered'] >
+    '18:00'``) made on minutes since midnight (``minutes > 1080``); and those comparisons, to
+    name in the note. Empty when the code compares otherwise, on several frames, inside a
+    block, or already has a ``t`` or ``minutes``."""
+    compare = rf"(?P<f>\w+)\s*\[\s*(['\"]){re.escape(name)}\2\s*\]\s*(?P<op>[<>]=?|==)\s*"
+    found = list(re.finditer(compare + r"(['\"])(?P<time>[^'\"\n]+)\4", code))
+    frames = {f.group("f") for f in found}
+    if len(frames) != 1 or re.search(r"^\s*(?:t|minutes)\s*=[^=]", code, re.M):
+        return "", ""
+    frame, said = frames.pop(), {}
+    for f in found:
+        clock = _CLOCK.fullmatch(f.group("time"))
+        if clock is None:
+            return "", ""
+        hour, minute, second, half = clock.groups()
+        hours = int(hour) % 12 + (12 if half.lower() == "p" else 0) if half else int(hour)
+        value = hours * 60 + int(minute) + int(second or 0) / 60
+        said[f.group(0)] = f"minutes {f.group('op')} {value:g}"
+    lines = code.splitlines()
+    first = next(i for i, ln in enumerate(lines) if any(t in ln for t in said))
+    parts = [p.strip().replace("minutes since midnight =", "minutes =") for p in reading.split(";")]
+    if lines[first][:1].isspace() or not all(re.match(r"\w+ = ", p) for p in parts):
+        return "", ""
+    lines[first:first] = [p.replace("df[", f"{frame}[") for p in parts]
+    fixed = "\n".join(lines)
+    for text, instead in said.items():
+        fixed = fixed.replace(text, instead)
+    shown = ", ".join(f"{instead} for {text}" for text, instead in said.items())
+    return fixed, f" ({shown})"
 
 
 #: How dates may be written (``%-d``: the day without a leading zero).
@@ -222,4 +271,50 @@ def date_text_problem(question: str, code: str) -> str | None:
                 f"{m.group(2)}, then test the dates ({mask}); run your code again, print the "
                 "result, then answer."
             )
+    return None
+
+
+@dataclass(frozen=True)
+class DateTestFix:
+    """A failed cell whose text test on a column it has read as dates (``df['Date'] =
+    pd.to_datetime(...)`` then ``df['Date'].str.contains('2024-03')``) becomes the test on
+    the dates."""
+
+    code: str
+    test: str
+    mask: str
+
+    def note(self) -> str:
+        """What the model (and the transcript) is told about the re-run."""
+        return (
+            "Your cell failed: .str applies only to text, and that column holds dates after "
+            f"pd.to_datetime. I re-ran your cell with {self.mask} in place of {self.test}: "
+            "test dates with .dt.year and .dt.month. Output of the re-run:"
+        )
+
+
+def date_test_fix(result: ExecutionResult, code: str) -> DateTestFix | None:
+    """The cell with its failing line's text test on dates replaced by the test on the dates,
+    when ``.str`` failed on a column the cell itself read with ``pd.to_datetime``, the text
+    names a year and month (or a year alone) and what ran before the line can run again."""
+    error = result.error
+    if error is None or "Can only use .str accessor" not in error.message:
+        return None
+    number = failing_lineno(error.traceback)
+    lines = code.splitlines()
+    if number is None or not 0 < number <= len(lines) or not safe_to_repeat(code, error.traceback):
+        return None
+    line = lines[number - 1]
+    for t in re.finditer(_TEST.format(col=r"(?P<col>[^'\"\n]+)"), line):
+        frame, column, how = t.group("frame"), t.group("col"), t.group("how")
+        converted = (
+            rf"^[ \t]*{frame}\s*\[\s*(['\"]){re.escape(column)}\1\s*\]\s*=\s*pd\.to_datetime\("
+        )
+        if how not in ("contains", "startswith") or t.group("args"):
+            continue
+        mask = _dates_mask(frame, column, t.group("text"))
+        if mask is None or not re.search(converted, "\n".join(lines[: number - 1]), re.M):
+            continue
+        lines[number - 1] = line.replace(t.group(0), mask)
+        return DateTestFix(code="\n".join(lines), test=t.group(0), mask=mask)
     return None

@@ -300,7 +300,8 @@ def filter_problem(question: str, code: str) -> str | None:
     for m in _CLOCK_LIMIT.finditer(task):  # ("at or after 6:00 PM": the hour 18)
         hour = int(m.group(1)) % 12 + (12 if m.group(3).lower() == "p" else 0)
         said = f"{hour:02d}:{m.group(2) or '00'}"
-        if not re.search(rf"(?<![\d.]){hour}(?![\d])|{said}", code):
+        twelve = rf"(?<!\d)0?{int(m.group(1))}(?::{m.group(2) or '00'})?\s*{m.group(3)}\.?m\b"
+        if not re.search(rf"(?<![\d.]){hour}(?![\d])|{said}|{twelve}", code, re.I):
             return (
                 f"The question sets the time {m.group(0).split(maxsplit=1)[-1]!r} (hour "
                 f"{hour}, or {said}), but your code never uses it. Apply it (for example "

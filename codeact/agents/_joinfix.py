@@ -3,13 +3,17 @@
 ``areas.csv``'s; the note's "Keys inside codes" line gives the cut that makes it from
 ``Postcode``, but the model repeats the failing cell (fresh12: KeyError three times). The cell
 is run again with the note's line made on the frame read from the file holding the codes,
-just before the merge, when what ran before the merge is safe to repeat."""
+just before the merge, when what ran before the merge is safe to repeat. And a rule
+(``join_case_problem``): a merge on keys the note says are written in another case in one
+file, never folded."""
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 
+from codeact.agents._problem import Problem, problem_of
 from codeact.agents._unusedfix import failing_lineno, safe_to_repeat
 from codeact.executors.base import ExecutionResult
 
@@ -74,4 +78,58 @@ def join_key_fix(question: str, result: ExecutionResult, code: str) -> JoinKeyFi
         line = made.replace("df[", f"{frame}[")
         fixed = "\n".join([*lines[: number - 1], f"{indent}{line}", *lines[number - 1 :]])
         return JoinKeyFix(code=fixed, line=line)
+    return None
+
+
+#: The files note's line for keys written in another case (``_joinkeys``): the two columns,
+#: their files and the fold.
+_OTHER_CASE = re.compile(
+    r"^- Keys written in other case: ('[^'\n]*') of '([^'\n]+)' .*? is ('[^'\n]*') of "
+    r"'([^'\n]+)' .*?Join on the folded keys: df\[.*?\]\.str\.strip\(\)\.str\.(upper|lower)\(\)",
+    re.M,
+)
+
+
+def _quoted_as(code: str, name: str) -> list[str]:
+    """The lines of ``code`` naming column ``name`` in a text, as written or stripped and in
+    any case (``'Driver'`` after ``df.columns.str.strip()``)."""
+    want = name.strip().casefold()
+    return [
+        ln
+        for ln in code.splitlines()
+        if any(t.strip().casefold() == want for t in re.findall(r"['\"]([^'\"\n]+)['\"]", ln))
+    ]
+
+
+def join_case_problem(question: str, code: str) -> Problem | None:
+    """A merge on keys the files note says are written in another case in one file (``'d07
+    '`` is ``'D07'``) by code that never folds them: the rows written otherwise match nothing
+    and drop out of the join. The note's fold; as code (run when the model re-runs a cell),
+    the cell with each key folded right after its file is read."""
+    if "merge(" not in code and ".join(" not in code:
+        return None
+    for quoted_a, file_a, quoted_b, file_b, case in _OTHER_CASE.findall(question):
+        col_a, col_b = ast.literal_eval(quoted_a), ast.literal_eval(quoted_b)
+        merges = [ln for ln in _quoted_as(code, col_a) if "merge(" in ln or ".join(" in ln]
+        uses = _quoted_as(code, col_a) + _quoted_as(code, col_b)
+        if not merges or any(re.search(r"\.(?:upper|lower|casefold)\(", ln) for ln in uses):
+            continue
+        fold = f".str.strip().str.{case}()"
+        lines = code.splitlines()
+        for file, col in ((file_a, col_a), (file_b, col_b)):
+            read = re.compile(rf"^(\w+)\s*=\s*pd\.read_csv\(\s*['\"]{re.escape(file)}['\"][^\n]*$")
+            found = [(i, m.group(1)) for i, ln in enumerate(lines) if (m := read.match(ln))]
+            if len(found) != 1:
+                lines = []  # (a file not read here, or read twice: no code)
+                break
+            at, frame = found[0]
+            lines.insert(at + 1, f"{frame}[{col!r}] = {frame}[{col!r}]{fold}")
+        return problem_of(
+            f"The keys {col_a!r} of {file_a!r} are written in other case than {col_b!r} of "
+            f"{file_b!r} (see the files note), and your code merges them as written: the "
+            "rows written otherwise match nothing and drop out of the join. Fold both first "
+            f"(df[{col_a!r}]{fold} in {file_a!r} and df[{col_b!r}]{fold} in {file_b!r}), "
+            "then merge; run your code again, print the result, then answer.",
+            "\n".join(lines) or None,
+        )
     return None

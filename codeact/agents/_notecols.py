@@ -289,9 +289,19 @@ def in_column_name(question: str, task: str, start: int, end: int) -> bool:
 
 #: A frame used as a whole (every column): ``df.describe()``, ``df.mean(...)``, ``df.iloc[``.
 _WHOLE_FRAME = re.compile(
-    r"(?<![\w.\]\)'\"])[A-Za-z_]\w*\s*\.\s*(?:describe|mean|median|sum|max|min|std|corr|agg|"
+    r"(?<![\w.\]\)'\"])([A-Za-z_]\w*)\s*\.\s*(?:describe|mean|median|sum|max|min|std|corr|agg|"
     r"aggregate|apply|to_numpy|values|iloc|loc)\b"
 )
+#: ``counts = df['Service'].value_counts()``: a name made from one column (any frame, grouped
+#: or not), which its own ``.max()`` does not make a use of every column.
+_FROM_COLUMN = r"^\s*{}\s*=\s*\w+\s*(?:\.\s*groupby\(.*?\)\s*)?\[\s*(['\"])(.+?)\1\s*\]"
+
+
+def _other_column(code: str, var: str, name: str) -> bool:
+    """Whether ``var`` is only ever made from one column other than ``name``."""
+    made = re.findall(_FROM_COLUMN.format(re.escape(var)), code, re.M)
+    assigned = re.findall(rf"^\s*{re.escape(var)}\s*=[^=]", code, re.M)
+    return bool(made) and len(made) == len(assigned) and all(c != name for _q, c in made)
 
 
 def without_comments(code: str) -> str:
@@ -317,7 +327,7 @@ def past_conversions(code: str, name: str) -> str:
     Price'] = df['Sold Price'].str.extract(...)``), nor comments: converting a column, or
     naming it in a comment, is not using it."""
     target = re.compile(rf"^\s*\w+\s*\[\s*(['\"]){re.escape(name)}\1\s*\]\s*=[^=]")
-    if _WHOLE_FRAME.search(code):
+    if any(not _other_column(code, m.group(1), name) for m in _WHOLE_FRAME.finditer(code)):
         return code  # (the frame used as a whole: describe(), mean(numeric_only=True), iloc)
     return "\n".join(
         ln

@@ -15,7 +15,13 @@ import ast
 import re
 
 from codeact._messages import ChatMessage
-from codeact.agents._notecols import NOTE_COLUMN, NOTE_HEAD, spoken_forms, task_text
+from codeact.agents._notecols import (
+    NOTE_COLUMN,
+    NOTE_HEAD,
+    column_of_value,
+    spoken_forms,
+    task_text,
+)
 
 #: Where the reading code starts in a column's description: after ": " (or "; "), one of the
 #: ways the note writes code. Dates, times and durations keep theirs: a question asks for a
@@ -23,6 +29,14 @@ from codeact.agents._notecols import NOTE_COLUMN, NOTE_HEAD, spoken_forms, task_
 _CODE_START = re.compile(
     r"(?::|;) (?=convert with |compare df|value = |df\[|one row per value is )"
 )
+#: Where a date's or a time's reading starts; left out only when the question names another
+#: date or time column ("Date is the day ...": the delivery times' reading is noise then).
+_TIME_CODE_START = re.compile(
+    r"(?::|;) (?=(?:t = )?pd\.to_datetime\(|minutes since midnight = |pd\.to_timedelta\()"
+)
+#: A sentence saying what a row is ("Every row is one parcel a courier's driver took out"):
+#: the columns it mentions are not asked about.
+_ROW_SENTENCE = re.compile(r"\b(?:every|each) row\b", re.I)
 #: Words of a question about a measure in some unit (an area, a weight, a length, a volume).
 _MEASURE = re.compile(
     r"\b(?:square|metres?|meters?|feet|foot|ft|sq|m²|kilo\w*|grams?|kg|pounds? weight|lbs?|"
@@ -53,15 +67,15 @@ def _value_named(task: str, kind: str) -> bool:
     low = task.lower()
     return any(
         re.search(rf"(?<!\w){re.escape(v.strip().lower())}(?!\w)", low)
-        for v in re.findall(r"'([^'\n]{3,40})'", kind)
-        if re.search(r"[A-Za-z]{3}", v)
+        for v in re.findall(r"'([^'\n]*)'", kind)  # (each quoted value, in pairs of quotes:
+        if 3 <= len(v) <= 40 and re.search(r"[A-Za-z]{3}", v)  # not the " and " between two)
     )
 
 
-def without_code(kind: str) -> str:
-    """A column's description without its reading code (examples kept, and the words that
-    point at that code: "(NaN in value)")."""
-    m = _CODE_START.search(kind)
+def without_code(kind: str, start: re.Pattern[str] = _CODE_START) -> str:
+    """A column's description without its reading code (found by ``start``; examples kept,
+    and the words that point at that code: "(NaN in value)")."""
+    m = start.search(kind)
     if m is None:
         return kind
     end = kind.find(", e.g. ", m.end())
@@ -75,21 +89,35 @@ def focused_note(question: str) -> str:
     head, sep, note = question.partition(NOTE_HEAD)
     if not sep:
         return question
-    task = task_text(question)
+    sentences = re.split(r"(?<=[.?!;])\s+", task_text(question))
+    task = " ".join(t for t in sentences if not _ROW_SENTENCE.search(t))
+    times_named = any(  # (by its name, not a value of another column: "not delivered")
+        _TIME_CODE_START.search(m.group(2))
+        and named(task, _name(m.group(1)))
+        and column_of_value(question, _name(m.group(1)).strip(), fold=True) is None
+        for m in NOTE_COLUMN.finditer(note)
+    )
 
     def line(m: re.Match[str]) -> str:
-        try:
-            column = ast.literal_eval(m.group(1))
-        except (ValueError, SyntaxError):
-            return m.group(0)
-        kind = m.group(2)
-        if not isinstance(column, str) or named(task, column) or _value_named(task, kind):
+        column, kind = _name(m.group(1)), m.group(2)
+        if not column or named(task, column) or _value_named(task, kind):
             return m.group(0)
         if "numbers with units" in kind and _MEASURE.search(task):
             return m.group(0)  # ("per square metre": the floor areas, in whichever unit)
-        return m.group(0)[: len(m.group(0)) - len(kind)] + without_code(kind)
+        if times_named and _TIME_CODE_START.search(kind):
+            kind = without_code(kind, _TIME_CODE_START)
+        return m.group(0)[: len(m.group(0)) - len(m.group(2))] + without_code(kind)
 
     return head + sep + NOTE_COLUMN.sub(line, note)
+
+
+def _name(quoted: str) -> str:
+    """A column's name from its quoted form in the note ('' when it cannot be read)."""
+    try:
+        column = ast.literal_eval(quoted)
+    except (ValueError, SyntaxError):
+        return ""
+    return column if isinstance(column, str) else ""
 
 
 def focus_messages(messages: list[ChatMessage], question: str) -> list[ChatMessage]:

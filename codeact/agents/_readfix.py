@@ -4,8 +4,8 @@ the files note says is separated by ``';'`` (with decimal commas) gives one colu
 does not get past. A file with title lines above its header, read from its first line, gives
 columns named after the title. The cell is run again, once, with the read call the note gives
 (``sep=';', decimal=',', thousands='.'``, ``skiprows=2``); the model is told what was
-changed. The unit rules live here too: a column with a unit converted by hand to NaN, and a
-column in several units used with no look at the unit."""
+changed. A unit rule lives here too: a column with a unit converted by hand to NaN (the
+several-units rule is ``_mixedunits``)."""
 
 from __future__ import annotations
 
@@ -14,14 +14,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from codeact.agents._notecols import (
-    file_columns,
-    note_column_kinds,
-    past_conversions,
-    task_text,
-    uses_column,
-    without_comments,
-)
+from codeact.agents._notecols import file_columns
 from codeact.agents._problem import Problem, problem_of
 from codeact.agents._unusedfix import safe_to_repeat
 from codeact.executors.base import ExecutionResult
@@ -215,67 +208,6 @@ def unit_problem(question: str, code: str) -> Problem | None:
                 f"it with {conversion}, print the result, then answer.",
                 fixed,
             )
-    return None
-
-
-_SEVERAL_UNITS = re.compile(
-    r"numbers with units \((.*?)\) as text.*?: (value = .*?\.str\.strip\(\))"
-)
-_CONVERTS_LINE = re.compile(r"to_numeric|astype\(|\.extract\(|\bfloat\(")
-#: "('915 sq ft': divide by 10.7639 for square metres)": the unit and its factor.
-_FACTOR = re.compile(r"(divide|multiply|times)\s+(?:it\s+|them\s+)?by\s+(\d[\d,]*(?:\.\d+)?)", re.I)
-
-
-#: Words for units besides the note's own spellings (``'ft'`` for ``'sq ft'``).
-_UNIT_WORDS = {"ft", "feet", "foot", "sqft", "m2", "metre", "metres", "meter", "meters", "sq"}
-_UNIT_WORDS |= {"g", "gram", "grams", "kg", "kilo", "kilos", "kilogram", "kilograms", "lb"}
-_UNIT_WORDS |= {"lbs", "oz", "km", "mi", "mile", "miles", "ml", "l", "litre", "litres", "cm"}
-
-
-def _names_a_unit(code: str, units: list[str]) -> bool:
-    """Whether a text in ``code`` (a quoted string) names a unit: one of the note's units or
-    a word for one (``'ft'``, ``'kg'``), as a word of that text."""
-    words = _UNIT_WORDS | {w for u in units for w in re.findall(r"[^\W\d_]+|²", u.lower())}
-    words |= {u.lower() for u in units}
-    for _quote, text in re.findall(r"(['\"])((?:(?!\1).)*)\1", code):
-        low = text.lower()
-        if low.strip() in words or set(re.findall(r"[^\W\d_]+²?", low)) & words:
-            return True
-    return False
-
-
-def mixed_units_problem(question: str, code: str) -> str | None:
-    """A column the files note shows in several units (``'85 m²'``, ``'915 sq ft'``) turned
-    into numbers by code that never looks at the unit: values in different units are
-    averaged or compared as one. The note shows how to take the unit; when the question
-    gives a factor right after a value in one unit, the line that applies it."""
-    live = without_comments(code)
-    for name, kind in note_column_kinds(question):
-        m = _SEVERAL_UNITS.search(kind)
-        lines = [ln for ln in code.splitlines() if uses_column(ln, name)]
-        converts = any(_CONVERTS_LINE.search(ln) for ln in lines)
-        if m is None or not converts or not uses_column(past_conversions(code, name), name):
-            continue  # (converted and left unused: its units do not matter)
-        units = re.findall(r"'([^']+)'", m.group(1))
-        if re.search(r"\bunits?\b", live) or _names_a_unit(live, units):
-            continue
-        apply = ""
-        task = task_text(question)
-        for f in _FACTOR.finditer(task):
-            before = task[max(0, f.start() - 40) : f.start()]
-            unit = next((u for u in units if u.lower() in before.lower()), None)
-            if unit is not None:
-                op = "/" if f.group(1).lower() == "divide" else "*"
-                number = f.group(2).replace(",", "")
-                apply = f" (here: value = value.where(unit != {unit!r}, value {op} {number}))"
-                break
-        return (
-            f"The column {name!r} is written in several units ({m.group(1)}; see the files "
-            "note), and your code turns it into numbers without looking at the unit: values "
-            f"in different units are averaged or compared as one. Take the unit too: "
-            f"{m.group(2)}; bring every value to the unit the question asks for{apply}; run "
-            "your code again, print the result, then answer."
-        )
     return None
 
 

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from codeact.agents._callhints import (
     apply_value_hint,
     corr_hint,
+    cut_off_hint,
     empty_rows_hint,
     group_mask_hint,
     scalar_date_hint,
@@ -302,6 +303,7 @@ async def failure_hints(
     numbers = "" if own or labels else text_number_hint(result, run.user_msg if run else "")
     hints = [columns, labels, numbers, import_hint(result), scalar_date_hint(result)]
     if run is not None:
+        hints.append(cut_off_hint(run.user_msg, result, code))
         hints.append(corr_hint(run.user_msg, result, code))
         hints.append(wide_hint(run.user_msg, result, code))
         hints.append(group_mask_hint(result, code))

@@ -78,6 +78,8 @@ from codeact.agents._groups import (
     product_problem,
     row_key,
 )
+from codeact.agents._joinfix import join_case_problem
+from codeact.agents._mixedunits import mixed_units_problem
 from codeact.agents._notecols import (
     column_of_value,
     in_column_list,
@@ -90,7 +92,7 @@ from codeact.agents._notecols import (
 )
 from codeact.agents._placeholders import TOKEN
 from codeact.agents._problem import Problem, problem_of
-from codeact.agents._readfix import mixed_units_problem, title_problem, unit_problem
+from codeact.agents._readfix import title_problem, unit_problem
 from codeact.agents._stale import settled_answer, stale_problem, stale_values_note
 
 _FILL = re.compile(r"\bfill(?:ing|ed)?\b.{0,60}\bmissing\b|\bmissing\b.{0,60}\bfill", re.I)
@@ -312,6 +314,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("period", period_problem(question, code)),
         ("day", day_problem(question, code)),
         ("marker", marker_problem(question, code)),
+        ("join case", join_case_problem(question, code)),
         ("case", case_problem(question, code)),
         ("yes no", yes_no_problem(question, code)),
         ("empty zero", empty_zero_problem(question, code)),
@@ -368,6 +371,7 @@ def passes_rules(question: str, code: str) -> bool:
         date_text_problem,
         unit_problem,
         mixed_units_problem,
+        join_case_problem,
         title_problem,
         fill_problem,
         *DATA_RULES,

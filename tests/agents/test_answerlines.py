@@ -54,3 +54,42 @@ def test_a_long_line_of_unclosed_tokens_is_read_in_one_pass() -> None:
     tokens: 1 s, doubling with each); the scanner reads it once."""
     line = "x = 1\n" + "@total[x] " * 400 + "@total["
     assert answer_line_fix(FAILED, line) is None
+
+
+async def test_a_printed_placeholder_word_is_followed_by_the_value_the_cell_computed() -> None:
+    """fresh13 (after its tuning): ``late = ...`` then ``print("@late_next_day[late_next_day_
+    value]")``, the format's own placeholder word printed as text, six cells in a row: no
+    value ever reached the answer. The print of the value the cell bound runs after it."""
+    question = (
+        "Question: What is the top wind speed?\nFormat: @top[top_value] where top_value is a "
+        "float. Answer as @top[value]."
+    )
+    cell = f"{READ}top = df[' WINDSPEED'].max()\nprint('@top[top_value]')"
+    result = await run_one_cell({"w.csv": CSV}, cell, question, "@top[4.5]")
+    content = result.tool_output.content
+    assert not result.tool_output.is_error, content
+    assert 'I ran print(f"@top[{top}]") after it' in content
+    assert content.rstrip().endswith("@top[4.5]"), content
+
+
+def test_placeholder_prints_need_a_bound_value_and_a_written_text() -> None:
+    from codeact.agents._answerlines import placeholder_print_fix
+
+    question = "Question: How many?\nFormat: @late[late_value] where late_value is an integer."
+    printed = ExecutionResult(stdout="@late[late_value]\n")
+    fix = placeholder_print_fix(question, printed, "late = 33\nprint('@late[late_value]')")
+    assert fix is not None and fix.code == 'print(f"@late[{late}]")'
+    # a word the cell binds is printed itself; a value that is a word, an f-string's own
+    # output, a failed cell, or nothing bound: left alone
+    named = placeholder_print_fix(
+        question, ExecutionResult(stdout="@late[n]\n"), "n = 3\nprint('@late[n]')"
+    )
+    assert named is not None and named.code == 'print(f"@late[{n}]")'
+    for stdout, code in (
+        ("@late[Eastfield]\n", "late = 3\nprint('@late[Eastfield]')"),
+        ("@late[late_value]\n", "late_value = 'x'\nlate = 3\nprint(f'@late[{late_value}]')"),
+        ("@late[late_value]\n", "print('@late[late_value]')"),
+    ):
+        assert placeholder_print_fix(question, ExecutionResult(stdout=stdout), code) is None, code
+    failed = ExecutionResult(stdout="@late[late_value]\n", error=FAILED.error)
+    assert placeholder_print_fix(question, failed, "late = 3\nprint('@late[late_value]')") is None

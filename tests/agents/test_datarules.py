@@ -724,3 +724,71 @@ def test_weights_in_grams_and_kilograms_averaged_as_one_are_sent_back() -> None:
     assert "several units" in (check_candidate(candidate(text, digits)) or "")
     grams = digits.replace("print(", "g = df['Weight'].where(True)\nkg = 'kg'\nprint(")
     assert check_candidate(candidate(text, grams)) is None
+
+
+def test_units_rule_names_the_known_factor_and_reads_no_unit_in_a_printed_label() -> None:
+    """fresh13 (after its tuning): the answer line ``print(f"@mean_kg[{mean_kg:.2f}]")`` was
+    taken for a look at the unit 'kg' (1070.73 for 2.26); a question asking "in kilograms"
+    of grams and kilograms gets the line that brings grams to kilograms."""
+    forms = ["{}.5 kg", "{}50 g", '"1,{:03d} g"']
+    data = "Ref,Weight\n" + "".join(f"{i},{forms[i % 3].format(i)}\n" for i in range(1, 30))
+    text = (
+        "Question: What is the mean weight of a parcel, in kilograms?\nConstraints: Weight is "
+        f"in kg or g.\nFormat: @mean_kg[v]\n\n{describe_files({'w.csv': data.encode()})}"
+    )
+    digits = (
+        "df['Weight'] = df['Weight'].str.extract(r'([\\d.,]+)')[0].str.replace(',', '')\n"
+        "df['Weight'] = pd.to_numeric(df['Weight'])\nmean_kg = df['Weight'].mean()\n"
+        'print(f"@mean_kg[{mean_kg:.2f}]")'
+    )
+    problem = check_candidate(candidate(text, digits)) or ""
+    assert "value = value.where(unit != 'g', value / 1000)" in problem
+    # asked in grams: kilograms times 1000; the data's own "in kg or g" does not count
+    grams = text.replace("in kilograms?", "in grams?")
+    problem = check_candidate(candidate(grams, digits)) or ""
+    assert "value = value.where(unit != 'kg', value * 1000)" in problem
+    labelled = digits.replace('print(f"@mean_kg[{mean_kg:.2f}]")', 'print("mean in kg:", mean_kg)')
+    assert "several units" in (check_candidate(candidate(text, labelled)) or "")
+    # a unit in a compared text is still a look at the unit
+    looked = digits.replace("mean_kg = ", "kg = df['Weight'].where(df['Ref'] != 'kg')\nmean_kg = ")
+    assert check_candidate(candidate(text, looked)) is None
+    # the note's code (run when the model re-runs a cell): the cell's own conversions of the
+    # column give way to the note's reading with the factor, "more than 5 kilograms" too
+    from codeact.agents._mixedunits import mixed_units_problem
+
+    read = "import pandas as pd\ndf = pd.read_csv(io.StringIO(DATA))\n"
+    kilos = [
+        float(f.format(i).strip('"').split()[0].replace(",", ""))
+        for i in range(1, 30)
+        for f in [forms[i % 3]]
+    ]
+    kilos = [k if i % 3 == 0 else k / 1000 for i, k in enumerate(kilos, start=1)]
+    over = text.replace(
+        "What is the mean weight of a parcel, in kilograms?",
+        "How many parcels weigh more than 5 kilograms?",
+    )
+    for asked, cell, want in (
+        (
+            text,
+            digits + "\ndf['Weight'] = df['Weight'] / 1000",
+            f"@mean_kg[{sum(kilos) / len(kilos):.2f}]",
+        ),
+        (
+            over,
+            digits.replace("mean_kg = df['Weight'].mean()", "mean_kg = (df['Weight'] > 5).sum()"),
+            f"@mean_kg[{sum(k > 5 for k in kilos)}.00]",
+        ),
+    ):
+        fixed = getattr(mixed_units_problem(asked, read + cell), "code", None)
+        assert fixed is not None and "value = value.where(unit != 'g', value / 1000)" in fixed
+        assert "/ 1000\n" not in fixed.split("value / 1000)")[-1]  # (its own scaling left out)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(fixed, {"io": io, "DATA": data})
+        assert out.getvalue().strip() == want, fixed
+    # no code when the cell already names value or unit, or converts the column inside a block
+    for cell in (
+        "unit = 1\n" + digits,
+        digits.replace("df['Weight'] = pd", "if True:\n    df['Weight'] = pd"),
+    ):
+        assert getattr(mixed_units_problem(text, read + cell), "code", None) is None, cell

@@ -7,7 +7,10 @@ from __future__ import annotations
 import contextlib
 import io
 
+import pytest
+
 from codeact.agents._datetext import strftime_problem
+from codeact.agents.validators import AnswerCandidate, ModelRetry, rules_validator
 from tests.agents.test_rules import candidate, check
 
 DATA = "Ref,Listed\n" + "".join(
@@ -187,12 +190,49 @@ def test_times_on_two_clocks_are_read_per_value_and_not_compared_as_text() -> No
     df = pd.read_csv(io.StringIO(data))
     t = pd.to_datetime(df["Delivered"], format="mixed", errors="coerce")
     assert ((t.dt.hour * 60 + t.dt.minute) > 18 * 60).sum() == 10  # (18:20 and 7:15 pm)
+    # fresh13 (after its tuning): the model printed the minutes five times and answered the
+    # text comparison's 144; the note names the comparison on minutes, and its code (run when
+    # the model re-runs a cell) counts
+    assert "(minutes > 1080 for df['Delivered'] > '18:00')" in told
+    for cell, want in (
+        ("print((df['Delivered'] > '18:00').sum())", "10"),
+        ("late = df[df['Delivered'] >= '6:00 pm']\nprint(len(late))", "10"),
+        (
+            "print((df['Delivered'] > '18:00').sum(), (df['Delivered'] < '9:30').sum(), "
+            "(df['Delivered'] > '12:00:30').sum())",
+            "10 5 25",
+        ),
+    ):
+        fixed = suggested(candidate(text, read + cell))
+        assert fixed is not None, cell
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(fixed.replace("'d.csv'", "io.StringIO(DATA)"), {"io": io, "pd": pd, "DATA": data})
+        assert out.getvalue().strip() == want, (cell, fixed)
+    # no code when a comparison is not a time, sits in a block, or t is the model's own name
+    for cell in (
+        "print((df['Delivered'] > '18:00').sum(), (df['Delivered'] > 'noon').sum())",
+        "if True:\n    print((df['Delivered'] > '18:00').sum())",
+        "t = 5\nprint((df['Delivered'] > '18:00').sum())",
+    ):
+        told = check(candidate(text, read + cell)) or ""
+        assert "holds times of day" in told
+        assert suggested(candidate(text, read + cell)) is None, cell
     # dates written two ways, matched as text
     days = [f"2024-03-{d:02d}" if d % 2 else f"{d} Mar 2024" for d in range(1, 21)]
     rows = "Ref,Date\n" + "".join(f"{i},{d}\n" for i, d in enumerate(days))
     dated = f"Question: How many in March?\n\n{describe_files({'v.csv': rows.encode()})}"
     told = check(candidate(dated, "print(df['Date'].str.contains('Mar 2024').sum())")) or ""
     assert "holds dates written two ways" in told
+
+
+def suggested(c: AnswerCandidate) -> str | None:
+    """The code the rules' note suggests (the agent runs it when the model re-runs a cell)."""
+    try:
+        rules_validator()(c)
+    except ModelRetry as exc:
+        return exc.code
+    return None
 
 
 def test_dates_with_month_names_searched_for_text_they_cannot_hold_are_sent_back() -> None:
@@ -216,3 +256,100 @@ def test_dates_with_month_names_searched_for_text_they_cannot_hold_are_sent_back
     assert "no value holds" in (
         check(candidate(text, "print(df['Listed'].str.contains('Mar 2024').sum())")) or ""
     )
+
+
+def test_the_max_of_counts_made_from_another_column_is_no_use_of_every_column() -> None:
+    """fresh13 (after its tuning): ``service_counts = df['Service'].value_counts()`` then
+    ``service_counts.max()`` was taken for the whole frame in use, so a Weight converted and
+    left unused sent a right top service back for its units (236 became 144)."""
+    from codeact.agents._notecols import past_conversions
+
+    code = (
+        "df['Weight'] = pd.to_numeric(df['Weight'].str.extract(r'([\\d.]+)')[0])\n"
+        "counts = df['Service'].value_counts()\nprint(counts.idxmax(), counts.max())"
+    )
+    assert "Weight" not in past_conversions(code, "Weight")
+    # the frame itself, a frame filtered from it, or counts of the column: all use it
+    for use in (
+        "print(df.max())",
+        "small = df[df['Service'] == 'x']\nprint(small.mean())",
+        "counts = df['Weight'].value_counts()\nprint(counts.max())",
+        "counts = df[['Service', 'Weight']]\nprint(counts.max())",
+        "counts = df['Service'].value_counts()\ncounts = df\nprint(counts.max())",
+    ):
+        assert "Weight" in past_conversions(f"{code}\n{use}", "Weight"), use
+
+
+@pytest.mark.anyio
+@pytest.mark.filterwarnings("ignore::UserWarning")
+async def test_a_text_test_on_a_column_read_as_dates_is_re_run_on_the_dates() -> None:
+    """fresh13 (after its tuning): ``df['Date'] = pd.to_datetime(df['Date'], format='mixed')``
+    then ``df[df['Date'].str.contains('2024-03')]`` failed (.str on dates); the model then
+    dropped the reading and counted the ISO-written rows only (73 for 130)."""
+    from tests.helpers import run_one_cell
+
+    days = ["2024-03-05", "9 Mar 2024", "2024-04-01", "31 Mar 2024", "2023-03-07", "1 Feb 2024"]
+    data = ("Ref,Date\n" + "".join(f"{i},{d}\n" for i, d in enumerate(days))).encode()
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('d.csv')\n"
+        "df['Date'] = pd.to_datetime(df['Date'], format='mixed')\n"
+        "march = df[df['Date'].str.contains('2024-03')]\nprint(len(march))"
+    )
+    result = await run_one_cell({"d.csv": data}, cell, "How many rows are of March 2024?")
+    content = result.tool_output.content
+    assert not result.tool_output.is_error, content
+    assert "(df['Date'].dt.year == 2024) & (df['Date'].dt.month == 3)" in content
+    assert content.rstrip().endswith("3"), content
+
+
+def test_the_date_test_fix_leaves_other_failures_and_unread_columns_alone() -> None:
+    from codeact._execution import CellError, ExecutionResult
+    from codeact.agents._datetext import date_test_fix
+
+    def failed(line: int) -> ExecutionResult:
+        tb = f'Traceback (most recent call last):\n  File "<cell>", line {line}, in <module>\n'
+        return ExecutionResult(
+            error=CellError(
+                type="AttributeError",
+                message="Can only use .str accessor with string values!",
+                traceback=tb,
+            )
+        )
+
+    read = "df = pd.read_csv('d.csv')\ndf['Date'] = pd.to_datetime(df['Date'])\n"
+    fix = date_test_fix(failed(3), read + "n = df['Date'].str.startswith('2024').sum()")
+    assert fix is not None and fix.code.endswith("n = (df['Date'].dt.year == 2024).sum()")
+    # a column never read as dates, a day the check cannot turn into a test, a regex
+    for code in (
+        "df = pd.read_csv('d.csv')\n\nn = df['Date'].str.contains('2024-03').sum()",
+        read + "n = df['Date'].str.contains('2024-03-05').sum()",
+        read + "n = df['Date'].str.contains('2024-0[34]').sum()",
+    ):
+        assert date_test_fix(failed(3), code) is None, code
+    # an earlier line that must not run twice
+    twice = "df = pd.read_csv('d.csv')\nrows.append(1)\ndf['Date'] = pd.to_datetime(df['Date'])\n"
+    assert date_test_fix(failed(4), twice + "n = df['Date'].str.contains('2024').sum()") is None
+
+
+@pytest.mark.anyio
+@pytest.mark.filterwarnings("ignore::UserWarning")
+async def test_a_long_cell_cut_off_at_its_last_line_is_told_to_be_short() -> None:
+    """fresh13 (after its tuning): a 75-line cell converting every column was cut off by
+    the reply's length limit mid-line (SyntaxError at its last line) and resent unchanged
+    three times; the hint says so and names the columns the question needs."""
+    from codeact.agents.code import describe_files
+    from tests.helpers import run_one_cell
+
+    data = "Ref,Date,Signed\n" + "".join(f"{i},2024-03-0{1 + i % 9},Y\n" for i in range(20))
+    note = describe_files({"d.csv": data.encode()})
+    question = f"Question: On which day of the week were the most rows dated by Date?\n\n{note}"
+    body = "".join(f"df['Signed'] = df['Signed'].replace('y{i}', 'yes')\n" for i in range(30))
+    cell = f"import pandas as pd\ndf = pd.read_csv('d.csv')\n{body}df['Signed'] = df['Sig"
+    result = await run_one_cell({"d.csv": data.encode()}, cell, question)
+    content = result.tool_output.content
+    assert "Your cell was cut off at line 33" in content, content
+    assert "(here: 'Date')" in content
+    # a short cell, or one failing before its last line, is not cut off
+    for other in ("x = (", f"x = (\n{body}y = 1"):
+        result = await run_one_cell({"d.csv": data.encode()}, other, question)
+        assert "cut off" not in result.tool_output.content, other

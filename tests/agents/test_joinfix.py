@@ -5,10 +5,15 @@ line on the frame read from the file holding the codes, just before the merge.""
 
 from __future__ import annotations
 
+import contextlib
+import io
+import os
+import tempfile
+
 import pytest
 
 from codeact._execution import CellError, ExecutionResult
-from codeact.agents._joinfix import join_key_fix
+from codeact.agents._joinfix import join_case_problem, join_key_fix
 from codeact.agents.code import describe_files
 from tests.helpers import run_one_cell
 
@@ -80,3 +85,88 @@ def test_other_failures_and_unsafe_cells_are_left_to_the_model() -> None:
     assert join_key_fix(QUESTION, _failed(5), changed) is None
     both = CELL.replace("listings.merge(areas,", "pd.merge(listings, areas,")
     assert join_key_fix(QUESTION, _failed(4), both) is not None
+
+
+DRIVERS = [f"D{i:02d}" for i in range(1, 9)]
+PARCELS = (
+    "Parcel, Driver ,Status\n"
+    + "".join(
+        f"P{i},{[str.lower, str.upper][i % 2](DRIVERS[i % 8])}{' ' * (i % 3 == 0)},"
+        f"{['Delivered', 'Failed'][i % 5 == 0]}\n"
+        for i in range(80)
+    )
+).encode()
+CREW = (
+    "Driver ID,Depot\n"
+    + "".join(f"{d},{['North', 'East'][n % 2]}\n" for n, d in enumerate(DRIVERS))
+).encode()
+CASES = {"parcels.csv": PARCELS, "drivers.csv": CREW}
+DEPOT = (
+    "Question: Drivers of which depot delivered the most parcels, and how many?\nConstraints: "
+    f"join each parcel to the row of its driver.\nFormat: @depot[d] @parcels[n]\n\n"
+    f"{describe_files(CASES)}"
+)
+MERGED = (
+    "import pandas as pd\nparcels = pd.read_csv('parcels.csv')\ncrew = pd.read_csv('drivers.csv')\n"
+    "df = pd.merge(parcels, crew, left_on=' Driver ', right_on='Driver ID')\n"
+    "counts = df[df['Status'] == 'Delivered'].groupby('Depot').size()\n"
+    "print(counts.idxmax(), counts.max())"
+)
+
+
+def test_keys_in_other_case_merged_as_written_are_sent_back_with_the_fold() -> None:
+    """fresh13 (after its tuning): ``pd.merge(deliveries, drivers, left_on=' Driver ',
+    right_on='Driver ID')`` on IDs typed 'd07 ' and 'D07' kept 101 of 151 delivered parcels
+    of Eastfield; nothing checked a join against the note's "Keys written in other case"."""
+    assert "- Keys written in other case: ' Driver ' of 'parcels.csv'" in DEPOT
+    problem = join_case_problem(DEPOT, MERGED)
+    assert problem is not None and "written in other case" in problem
+    assert "df[' Driver '].str.strip().str.upper()" in problem
+    assert problem.code is not None
+    assert "parcels[' Driver '] = parcels[' Driver '].str.strip().str.upper()" in problem.code
+    out, cwd = io.StringIO(), os.getcwd()
+    with tempfile.TemporaryDirectory() as d:
+        for name, data in CASES.items():
+            with open(os.path.join(d, name), "wb") as f:
+                f.write(data)
+        os.chdir(d)
+        try:
+            with contextlib.redirect_stdout(out):
+                exec(MERGED, {})
+                exec(problem.code, {})
+        finally:
+            os.chdir(cwd)
+    as_written, folded = out.getvalue().splitlines()
+    delivered = [i for i in range(80) if i % 5]
+    east = sum(1 for i in delivered if (i % 8) % 2)
+    assert folded == f"East {east}" and as_written != folded
+    # folded by the model (any side), or no merge: nothing to say
+    for code in (
+        MERGED.replace(
+            "df = pd.merge", "parcels[' Driver '] = parcels[' Driver '].str.upper()\ndf = pd.merge"
+        ),
+        MERGED.replace("right_on='Driver ID'", "right_on='Driver ID'.lower()")
+        + "\ncrew['Driver ID'].str.lower()",
+        "import pandas as pd\nparcels = pd.read_csv('parcels.csv')\nprint(len(parcels))",
+    ):
+        assert join_case_problem(DEPOT, code) is None, code
+    # a file read twice: the note, without code
+    twice = MERGED + "\ncrew = pd.read_csv('drivers.csv')"
+    assert (join_case_problem(DEPOT, twice) or "x") != "x" and join_case_problem(
+        DEPOT, twice
+    ).code is None
+
+
+async def test_a_merge_naming_a_column_with_its_spaces_wrong_is_re_run_with_the_real_name() -> None:
+    """fresh13 (after its tuning): ``pd.merge(df_deliveries, df_drivers, left_on='Driver ',
+    ...)`` failed (KeyError) and was not re-run: the frames, arguments of the call rather
+    than indexed on the line, were past the four most recent names the fix looks at."""
+    cell = (
+        "import pandas as pd\nparcels = pd.read_csv('parcels.csv')\ncrew = pd.read_csv('drivers.csv')"
+        "\ndf = pd.merge(parcels, crew, left_on='Driver ', right_on='Driver ID')\n"
+        "a = df.copy()\nb = a.copy()\nc = b.copy()\nd = c.copy()\nprint(len(d))"
+    )
+    result = await run_one_cell(CASES, cell, DEPOT)
+    content = result.tool_output.content
+    assert "I re-ran your cell with that name (' Driver ')" in content, content
+    assert content.rstrip().endswith(str(sum(1 for i in range(80) if i % 3 and i % 2))), content

@@ -94,3 +94,50 @@ async def test_the_model_sees_the_focused_note_and_the_hints_the_whole_one() -> 
     assert "df['Fee']" not in prompt and "df['Asking Price']" in prompt
     (result,) = [e for e in events if isinstance(e, ToolCallResult) and e.tool_name == "execute"]
     assert "df['Fee'].str.replace(" in str(result.tool_output.content)
+
+
+def test_a_time_column_named_drops_the_others_reading_and_quotes_pair_up() -> None:
+    """fresh13 (after its tuning): asked for the busiest day of the week by Date, the model
+    copied the delivery times' reading, the weights' (" and " between the note's 'g' and 'kg'
+    was taken for a value the question names) and the drivers' (named only in "Every row ...
+    is one parcel a courier's driver took out") into 75-line cells cut off mid-line."""
+    rows = [
+        f"P{i},{['2024-03-05', '5 Mar 2024'][i % 2]},{[' d07', 'D07 '][i % 2]},"
+        f"{['850 g', '1.2 kg'][i % 2]},{['4:30 pm', '16:30'][i % 2]}\n"
+        for i in range(30)
+    ]
+    note = describe_files(
+        {"d.csv": ("Parcel,Date, Driver ,Weight,Delivered\n" + "".join(rows)).encode()}
+    )
+    text = (
+        "Question: On which day of the week were the most parcels dated, and how many?\n"
+        "Constraints: Every row of d.csv is one parcel a courier's driver took out. Date is the "
+        f"day of the parcel's last attempt.\nFormat: @weekday[name] @parcels[n]\n\n{note}"
+    )
+    shown = focused_note(text)
+    assert "pd.to_datetime(df['Date'], format='mixed')" in shown  # (named)
+    for gone in ("t = pd.to_datetime(df['Delivered']", "value = pd.to_numeric(df['Weight']"):
+        assert gone in note and gone not in shown, gone
+    assert "compare df[' Driver ']" in note and "compare df[' Driver ']" not in shown
+    assert "times of day as text on a 12-hour clock ('4:30 pm')" in shown  # (what it holds stays)
+    # no time column named: every date and time keeps its reading ("after 6 pm")
+    late = text.replace("Date is the day of the parcel's last attempt.", "Count those after 6 pm.")
+    assert "t = pd.to_datetime(df['Delivered']" in focused_note(late)
+    # a column named only as another column's value ("could not be delivered") names no time
+    status = describe_files(
+        {
+            "s.csv": (
+                "Ref,Status,Date,Delivered\n"
+                + "".join(
+                    f"{i},{['Delivered', 'Failed'][i % 2]},{['2024-03-05', '5 Mar 2024'][i % 2]},"
+                    f"{['4:30 pm', '16:30'][i % 2]}\n"
+                    for i in range(30)
+                )
+            ).encode()
+        }
+    )
+    failed = f"Question: How many parcels dated in March could not be delivered?\n\n{status}"
+    assert "pd.to_datetime(df['Date'], format='mixed')" in focused_note(failed)
+    # the driver named outside a row's sentence keeps its reading
+    asked = text.replace("Date is the day", "Count by driver; Date is the day")
+    assert "compare df[' Driver ']" in focused_note(asked)

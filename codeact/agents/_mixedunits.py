@@ -1,0 +1,147 @@
+"""Numbers written in several units in one column (``'850 g'``, ``'1.2 kg'``; ``'85 m²'``,
+``'915 sq ft'``) turned into numbers by code that never looks at the unit (see ``_rules``):
+values in different units are averaged or compared as one. The note gives the column's
+reading; the question's factor ("divide by 10.7639 for square metres"), or a known one when
+the question asks for a unit ("in kilograms"), gives the line that brings them to one unit,
+and the rule's runnable example puts those lines in place of the cell's own conversions."""
+
+from __future__ import annotations
+
+import re
+
+from codeact.agents._notecols import (
+    note_column_kinds,
+    past_conversions,
+    task_text,
+    uses_column,
+    without_comments,
+)
+from codeact.agents._problem import Problem, problem_of
+
+_SEVERAL_UNITS = re.compile(
+    r"numbers with units \((.*?)\) as text.*?: (value = .*?\.str\.strip\(\))"
+)
+_CONVERTS_LINE = re.compile(r"to_numeric|astype\(|\.extract\(|\bfloat\(")
+#: "('915 sq ft': divide by 10.7639 for square metres)": the unit and its factor.
+_FACTOR = re.compile(r"(divide|multiply|times)\s+(?:it\s+|them\s+)?by\s+(\d[\d,]*(?:\.\d+)?)", re.I)
+
+
+#: Words for units besides the note's own spellings (``'ft'`` for ``'sq ft'``).
+_UNIT_WORDS = {"ft", "feet", "foot", "sqft", "m2", "metre", "metres", "meter", "meters", "sq"}
+_UNIT_WORDS |= {"g", "gram", "grams", "kg", "kilo", "kilos", "kilogram", "kilograms", "lb"}
+_UNIT_WORDS |= {"lbs", "oz", "km", "mi", "mile", "miles", "ml", "l", "litre", "litres", "cm"}
+#: a unit the question asks for ("in kilograms", "per kg"), and each unit's size in its kind
+_ASKED_UNIT = [(re.compile(r"(?:\b(?:in|per|to)\s+|\d\s*)(?:" + p + r")\b", re.I), u) for p, u in [
+    (r"kilo ?grams?|kilos|kgs?", "kg"), (r"grams?", "g"), (r"kilomet(?:re|er)s?|km", "km"),
+    (r"met(?:re|er)s?", "m"), (r"millilit(?:re|er)s?|ml", "ml"), (r"lit(?:re|er)s?", "l"),
+]]  # fmt: skip
+_SIZES = {"g": ("g", 1.0), "kg": ("g", 1000.0), "gram": ("g", 1.0), "grams": ("g", 1.0)}
+_SIZES |= {"kgs": ("g", 1000.0), "m": ("m", 1.0), "km": ("m", 1000.0), "cm": ("m", 0.01)}
+_SIZES |= {"mm": ("m", 0.001), "ml": ("l", 0.001), "l": ("l", 1.0)}
+
+
+def _names_a_unit(code: str, units: list[str]) -> bool:
+    """Whether a text in ``code`` (a quoted string) names a unit: one of the note's units or
+    a word for one (``'ft'``, ``'kg'``), as a word of that text. Texts a line prints are
+    labels, not a look at the unit."""
+    words = _UNIT_WORDS | {w for u in units for w in re.findall(r"[^\W\d_]+|²", u.lower())}
+    words |= {u.lower() for u in units}
+    for line in code.splitlines():
+        if line.lstrip().startswith("print("):
+            continue  # (a label printed, '@mean_kg[...]' or 'in kg:', reads no unit)
+        for _quote, text in re.findall(r"(['\"])((?:(?!\1).)*)\1", line):
+            low = text.lower()
+            # a word of the text, whole: 'mean_kg' is a name, not the unit 'kg'
+            if low.strip() in words or set(re.findall(r"[^\W\d]+²?", low)) & words:
+                return True
+    return False
+
+
+def mixed_units_problem(question: str, code: str) -> Problem | None:
+    """A column the files note shows in several units (``'85 m²'``, ``'915 sq ft'``) turned
+    into numbers by code that never looks at the unit: values in different units are
+    averaged or compared as one. The note shows how to take the unit; when the question
+    gives a factor right after a value in one unit, the line that applies it."""
+    live = without_comments(code)
+    for name, kind in note_column_kinds(question):
+        m = _SEVERAL_UNITS.search(kind)
+        lines = [ln for ln in code.splitlines() if uses_column(ln, name)]
+        converts = any(_CONVERTS_LINE.search(ln) for ln in lines)
+        if m is None or not converts or not uses_column(past_conversions(code, name), name):
+            continue  # (converted and left unused: its units do not matter)
+        units = re.findall(r"'([^']+)'", m.group(1))
+        if re.search(r"\bunits?\b", live) or _names_a_unit(live, units):
+            continue
+        apply = ""
+        task = task_text(question)
+        for f in _FACTOR.finditer(task):
+            before = task[max(0, f.start() - 40) : f.start()]
+            unit = next((u for u in units if u.lower() in before.lower()), None)
+            if unit is not None:
+                op = "/" if f.group(1).lower() == "divide" else "*"
+                number = f.group(2).replace(",", "")
+                apply = f" (here: value = value.where(unit != {unit!r}, value {op} {number}))"
+                break
+        apply = apply or _known_factors(task, units)
+        return problem_of(
+            f"The column {name!r} is written in several units ({m.group(1)}; see the files "
+            "note), and your code turns it into numbers without looking at the unit: values "
+            f"in different units are averaged or compared as one. Take the unit too: "
+            f"{m.group(2)}; bring every value to the unit the question asks for{apply}; run "
+            "your code again, print the result, then answer.",
+            _units_read(code, name, m.group(2), apply),
+        )
+    return None
+
+
+def _units_read(code: str, name: str, reading: str, apply: str) -> str | None:
+    """``code`` with its own conversions of column ``name`` in place (``df['Weight'] =
+    ...``) replaced by the note's reading, the unit factors (``apply``) and ``df['Weight'] =
+    value``, where the first of them stood; None without factors, or when the column is
+    converted other than by whole top-level lines of one frame the cell read."""
+    factors = re.findall(r"value = value\.where\(unit != '[^'\n]*', value [*/] [\d.e+-]+\)", apply)
+    column = rf"(\w+)\s*\[\s*(['\"]){re.escape(name)}\2\s*\]"
+    own = [
+        (i, m)
+        for i, ln in enumerate(code.splitlines())
+        if (m := re.match(column + r"\s*=[^=]", ln))
+    ]
+    frames = {m.group(1) for _i, m in own}
+    inside = re.search(rf"^\s+{column}\s*=[^=]", code, re.M)  # (in a block: not a whole line)
+    if (
+        not factors
+        or len(frames) != 1
+        or inside
+        or re.search(r"^\s*(?:value|unit)\s*=", code, re.M)
+    ):
+        return None
+    frame = frames.pop()
+    if not re.search(rf"^{frame}\s*=\s*pd\.read_", code, re.M):
+        return None
+    lines = code.splitlines()
+    first = own[0][0]
+    read = [p.strip().replace("df[", f"{frame}[") for p in reading.split(";")]
+    made = [*read, *factors, f"{frame}[{name!r}] = value"]
+    kept = [ln for i, ln in enumerate(lines) if i not in {j for j, _m in own}]
+    return "\n".join([*kept[:first], *made, *kept[first:]])
+
+
+def _known_factors(task: str, units: list[str]) -> str:
+    """The lines bringing every unit of the note to the one the question asks for, when the
+    question names it ("in kilograms") and every unit is a known size of one kind
+    (``'g'`` and ``'kg'``: ``value = value.where(unit != 'g', value / 1000)``); else ''."""
+    ask = re.split(r"\n\s*Constraints?:", task)[0]  # the question's own unit, not the data's
+    asked = {u for pattern, u in _ASKED_UNIT if pattern.search(ask)}
+    known = {u: _SIZES[u.lower().strip()] for u in units if u.lower().strip() in _SIZES}
+    if len(asked) != 1 or len(known) != len(units):
+        return ""
+    kind, size = _SIZES[asked.pop()]
+    lines = []
+    for unit, (its_kind, its_size) in known.items():
+        if its_kind != kind:
+            return ""
+        ratio = its_size / size
+        if ratio != 1:
+            how = f"* {ratio:g}" if ratio > 1 else f"/ {1 / ratio:g}"
+            lines.append(f"value = value.where(unit != {unit!r}, value {how})")
+    return f" (here: {'; '.join(lines)})" if lines else ""
