@@ -34,6 +34,7 @@ from codeact.agents._answerlines import answer_line_fix, final_answer_fix, print
 from codeact.agents._datetext import date_test_fix
 from codeact.agents._imports import import_fix
 from codeact.agents._joinfix import join_key_fix
+from codeact.agents._mixedunits import units_cell_fix
 from codeact.agents._numericfix import numeric_fix
 from codeact.agents._placeholders import required_placeholders
 from codeact.agents._precedence import precedence_fix
@@ -359,6 +360,7 @@ async def recover_cell(
             load_fix(run.user_msg if run is not None else "", result, code),
             join_key_fix(run.user_msg if run is not None else "", result, code),
             alias_fix(result, code),
+            units_cell_fix(run.user_msg if run is not None else "", result, code),
             date_test_fix(result, code),
             conversion_fix(result, code),
             final_answer_fix(result, code, wanted),

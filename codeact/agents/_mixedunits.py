@@ -8,6 +8,7 @@ and the rule's runnable example puts those lines in place of the cell's own conv
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from codeact.agents._notecols import (
     note_column_kinds,
@@ -17,6 +18,8 @@ from codeact.agents._notecols import (
     without_comments,
 )
 from codeact.agents._problem import Problem, problem_of
+from codeact.agents._unusedfix import failing_lineno, safe_to_repeat
+from codeact.executors.base import ExecutionResult
 
 _SEVERAL_UNITS = re.compile(
     r"numbers with units \((.*?)\) as text.*?: (value = .*?\.str\.strip\(\))"
@@ -72,17 +75,7 @@ def mixed_units_problem(question: str, code: str) -> Problem | None:
         units = re.findall(r"'([^']+)'", m.group(1))
         if re.search(r"\bunits?\b", live) or _names_a_unit(live, units):
             continue
-        apply = ""
-        task = task_text(question)
-        for f in _FACTOR.finditer(task):
-            before = task[max(0, f.start() - 40) : f.start()]
-            unit = next((u for u in units if u.lower() in before.lower()), None)
-            if unit is not None:
-                op = "/" if f.group(1).lower() == "divide" else "*"
-                number = f.group(2).replace(",", "")
-                apply = f" (here: value = value.where(unit != {unit!r}, value {op} {number}))"
-                break
-        apply = apply or _known_factors(task, units)
+        apply = _factors(task_text(question), units)
         return problem_of(
             f"The column {name!r} is written in several units ({m.group(1)}; see the files "
             "note), and your code turns it into numbers without looking at the unit: values "
@@ -91,6 +84,64 @@ def mixed_units_problem(question: str, code: str) -> Problem | None:
             "your code again, print the result, then answer.",
             _units_read(code, name, m.group(2), apply),
         )
+    return None
+
+
+def _factors(task: str, units: list[str]) -> str:
+    """`` (here: value = value.where(unit != 'g', value / 1000))``: the lines bringing every
+    unit to the one the question asks for, from the factor it gives right after a unit
+    ("divide by 10.7639 for square metres") or a known one; '' when there is neither."""
+    for f in _FACTOR.finditer(task):
+        before = task[max(0, f.start() - 40) : f.start()]
+        unit = next((u for u in units if u.lower() in before.lower()), None)
+        if unit is not None:
+            op = "/" if f.group(1).lower() == "divide" else "*"
+            number = f.group(2).replace(",", "")
+            return f" (here: value = value.where(unit != {unit!r}, value {op} {number}))"
+    return _known_factors(task, units)
+
+
+@dataclass(frozen=True)
+class UnitsFix:
+    """A failed cell whose conversions of a several-units column give way to the note's
+    reading with the unit factors."""
+
+    code: str
+    column: str
+    factors: str
+
+    def note(self) -> str:
+        """What the model (and the transcript) is told about the re-run."""
+        return (
+            f"Your cell failed: it looks at the unit of {self.column!r} after turning the "
+            "column into numbers (.str applies only to text). I re-ran your cell with the "
+            f"files note's reading in place of its conversions of {self.column!r}: value and "
+            f"unit read from the text, {self.factors}, then the column set to value. Output "
+            "of the re-run:"
+        )
+
+
+def units_cell_fix(question: str, result: ExecutionResult, code: str) -> UnitsFix | None:
+    """The cell with ``_units_read``'s lines in place of its own conversions of a column the
+    note shows in several units, when it failed (``.str`` on numbers) on one of those lines,
+    the question gives the factors and what ran before can run again."""
+    error = result.error
+    if error is None or "Can only use .str accessor" not in error.message:
+        return None
+    number = failing_lineno(error.traceback)
+    lines = code.splitlines()
+    if number is None or not 0 < number <= len(lines):
+        return None
+    for name, kind in note_column_kinds(question):
+        m = _SEVERAL_UNITS.search(kind)
+        own = rf"^\w+\s*\[\s*(['\"]){re.escape(name)}\1\s*\]\s*=[^=]"
+        if m is None or not re.match(own, lines[number - 1]):
+            continue
+        apply = _factors(task_text(question), re.findall(r"'([^']+)'", m.group(1)))
+        fixed = _units_read(code, name, m.group(2), apply)
+        if fixed is None or not safe_to_repeat(code, error.traceback):
+            return None
+        return UnitsFix(code=fixed, column=name, factors=apply.strip()[len("(here: ") : -1])
     return None
 
 

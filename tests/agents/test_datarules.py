@@ -792,3 +792,44 @@ def test_units_rule_names_the_known_factor_and_reads_no_unit_in_a_printed_label(
         digits.replace("df['Weight'] = pd", "if True:\n    df['Weight'] = pd"),
     ):
         assert getattr(mixed_units_problem(text, read + cell), "code", None) is None, cell
+
+
+@pytest.mark.anyio
+@pytest.mark.filterwarnings("ignore::UserWarning")
+async def test_a_unit_looked_at_after_the_column_became_numbers_is_re_run_with_the_note() -> None:
+    """fresh13 (after its tuning), two questions: ``df['Weight'] = pd.to_numeric(...)`` then
+    ``df['Weight'] = df['Weight'] * (1 if df['Weight'].str.endswith('g') else 1000)`` failed
+    (.str on numbers) three times each. The cell runs with the note's reading and the factor
+    in place of its conversions."""
+    from tests.helpers import run_one_cell
+
+    forms = ["{}.5 kg", "{}50 g"]
+    data = "Ref,Weight\n" + "".join(f"{i},{forms[i % 2].format(i)}\n" for i in range(1, 21))
+    kilos = [i + 0.5 if i % 2 == 0 else (i * 100 + 50) / 1000 for i in range(1, 21)]
+    note = describe_files({"w.csv": data.encode()})
+    question = f"Question: How many parcels weigh more than 5 kilograms?\n\n{note}"
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('w.csv')\n"
+        "df['Weight'] = pd.to_numeric(df['Weight'].str.extract(r'([\\d.]+)')[0])\n"
+        "df['Weight'] = df['Weight'] * (1 if df['Weight'].str.endswith('g') else 1000)\n"
+        "print((df['Weight'] > 5).sum())"
+    )
+    result = await run_one_cell({"w.csv": data.encode()}, cell, question)
+    content = result.tool_output.content
+    assert "value = value.where(unit != 'g', value / 1000)" in content, content
+    assert content.rstrip().endswith(str(sum(k > 5 for k in kilos))), content
+    # no unit asked (no factor), or a failure elsewhere: left to the model
+    from codeact._execution import CellError, ExecutionResult
+    from codeact.agents._mixedunits import units_cell_fix
+
+    tb = 'File "<cell-1>", line {}, in <module>'
+    err = "Can only use .str accessor with string values, not floating"
+
+    def failed(line: int) -> ExecutionResult:
+        return ExecutionResult(
+            error=CellError(type="AttributeError", message=err, traceback=tb.format(line))
+        )
+
+    assert units_cell_fix(question, failed(4), cell) is not None
+    assert units_cell_fix(question.replace(" 5 kilograms", " 5"), failed(4), cell) is None
+    assert units_cell_fix(question, failed(5), cell) is None
