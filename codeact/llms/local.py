@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import re
 import shutil
 import sys
 import threading
@@ -213,6 +214,20 @@ def loaded_models() -> dict[str, int]:
         return {key[0]: count for key, count in _HOLDERS.items()}
 
 
+#: A reply stuck in a loop: this many finished lines in a row the same (a list's numbers
+#: aside), each this long. The 1.5B model sometimes repeats one line until its token limit
+#: ("12. Convert the 'Delivered' column ...", thirty times: a minute of generation per step).
+LOOP_LINES, LOOP_LINE_CHARS = 6, 10
+_LIST_NUMBER = re.compile(r"^\s*\d+[.)]\s*")
+
+
+def looping(text: str) -> bool:
+    """Whether the last ``LOOP_LINES`` finished lines of ``text`` are one line repeated."""
+    lines = text.split("\n")[:-1][-LOOP_LINES:]
+    tail = {_LIST_NUMBER.sub("", ln).strip() for ln in lines}
+    return len(lines) == LOOP_LINES and len(tail) == 1 and len(tail.pop()) >= LOOP_LINE_CHARS
+
+
 class LocalLLM(LLM):
     """The embedded default model. Text in, text out (no native tool calling): use it with
     ``CodeActAgent`` or ``ReActAgent``.
@@ -304,9 +319,17 @@ class LocalLLM(LLM):
             await anyio.to_thread.run_sync(self.load)
         assert self._client is not None
         text = ""
-        async for delta in self._client.stream_chat(messages):
-            text += delta.text
-            yield delta
+        stream = self._client.stream_chat(messages)
+        try:
+            async for delta in stream:
+                text += delta.text
+                yield delta
+                if "\n" in delta.text and looping(text):
+                    break
+        finally:  # (closing the stream closes the connection: the server stops generating)
+            close = getattr(stream, "aclose", None)
+            if close is not None:
+                await close()
         if "<execute>" in text and "</execute>" not in text.split("<execute>")[-1]:
             yield ChatDelta(text="\n</execute>" if not text.endswith("\n") else "</execute>")
 

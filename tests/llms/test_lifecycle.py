@@ -7,6 +7,7 @@ that same kind of fake endpoint), so what it holds and releases is observed for 
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import sys
 import textwrap
@@ -115,9 +116,17 @@ RUNTIME = textwrap.dedent(
 
 @pytest.fixture
 def runtime(tmp_path: Path) -> Iterator[tuple[ModuleType, FakeOpenAIServer]]:
+    replies = [Reply(chunks=["<execute>\n", "print(1)\n"]), "second", "third"]
+    with stand_in(tmp_path, replies) as found:
+        yield found
+
+
+@contextlib.contextmanager
+def stand_in(tmp_path: Path, replies: list[Any]) -> Iterator[tuple[ModuleType, FakeOpenAIServer]]:
+    """The llama.cpp runtime replaced by a module whose server is a fake OpenAI endpoint."""
     (tmp_path / "xllamacpp.py").write_text(RUNTIME)
     sys.path.insert(0, str(tmp_path))
-    srv = FakeOpenAIServer([Reply(chunks=["<execute>\n", "print(1)\n"]), "second", "third"]).start()
+    srv = FakeOpenAIServer(replies).start()
     try:
         import xllamacpp  # type: ignore[import-not-found]
 
@@ -160,3 +169,21 @@ async def test_closing_an_unused_local_llm_is_fine(
     await llm.aclose()
     await llm.aclose()
     assert loaded_models() == {} and runtime[0].loads == []
+
+
+async def test_a_reply_repeating_one_line_is_cut_off_and_its_block_closed(tmp_path: Path) -> None:
+    """fresh13: the 1.5B model wrote "12. Convert the 'Delivered' column to a string ..." and
+    the like thirty times over, to its token limit, a minute per step. Six finished lines in
+    a row the same (a list's numbers aside) end the reply; its code block is closed."""
+    same = "df['Signed'] = df['Signed'].str.strip()\n"
+    looping = Reply(chunks=["<execute>\nimport pandas as pd\n", *[same] * 40], chunk_delay=0.001)
+    listed = Reply(chunks=[f"{n}. Convert the 'Delivered' column to text.\n" for n in range(40)])
+    varied = Reply(chunks=[f"x{n} = df['c{n}'].str.strip()\n" for n in range(40)])
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF")
+    with stand_in(tmp_path, [looping, listed, varied]):
+        async with LocalLLM(model) as llm:
+            text = await ask(llm)
+            assert text.count(same) == 6 and text.endswith("</execute>"), text
+            assert (await ask(llm)).count("Convert the") == 6
+            assert (await ask(llm)).count("str.strip()") == 40  # (alike, not the same: kept)
