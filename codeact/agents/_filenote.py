@@ -234,7 +234,7 @@ _DECIMAL_COMMA = re.compile(r"^[-+]?(?:\d{1,3}(?:\.\d{3})+|\d+),\d+$")
 _DOTTED = re.compile(r"^[-+]?\d{1,3}(?:\.\d{3})+$")
 _UNIT = re.compile(
     r"^[-+]?(\d{1,3}(?:[.,]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?)\s?"
-    r"((?:sq|cu)\.? ?(?:ft|m|yd|in|km|mi)|[a-zA-Zµ°%²³]{1,4})$"
+    r"((?:sq|cu)\.? ?(?:ft|m|yd|in|km|mi)|weeks?|months?|years?|[a-zA-Zµ°%²³]{1,4})$"
 )
 _THOUSANDS = re.compile(r"^\d{1,3}(?:,\d{3})+$")  # (``1,500 g``: a comma of thousands)
 #: A number written with a decimal comma (``420,2``, ``1.178,3``), the point a decimal one.
@@ -309,7 +309,7 @@ _NO_VALUE = {"unknown", "none", "null", "missing", "nan", "na", "n/a", "n.a.", "
 def _marked_numbers(values: list[str], name: str) -> str:
     """Numbers with a few values of a word or a sign standing for no number (``'-'``,
     ``'?'``, ``'unknown'``): what they are and the conversion that makes the rest numbers."""
-    others = [v for v in values if not _FLOAT.match(v)]
+    others = [v for v in values if not (_FLOAT.match(v) or _SIGNED.match(v))]
     words = sorted(set(others))
     if not others or len(words) > 3:
         return ""
@@ -321,10 +321,14 @@ def _marked_numbers(values: list[str], name: str) -> str:
     few = len(others) * 10 <= len(values) and len(words) <= 2
     if not (few or (markers and len(values) - len(others) >= 5)):
         return ""
-    shown = " and ".join(repr(w) for w in words)
+    shown, numbers = " and ".join(repr(w) for w in words), [v for v in values if v not in others]
+    signs = _signs(numbers) if any(_SIGNED.match(v) for v in numbers) else []  # ('£1.40')
+    column = f"df[{name!r}]"
+    clean = signed_conversion(numbers, column).removesuffix(".astype(float)") if signs else column
     return (
-        f"numbers stored as text, {len(others)} values {shown} standing for no number: "
-        f"convert with pd.to_numeric(df[{name!r}], errors='coerce')"
+        f"numbers stored as text{' with ' * bool(signs)}{' and '.join(repr(c) for c in signs)}"
+        f"{' signs' * bool(signs)}, {len(others)} values {shown} standing for no number: "
+        f"convert with pd.to_numeric({clean}, errors='coerce')"
     )
 
 

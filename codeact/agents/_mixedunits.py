@@ -33,14 +33,20 @@ _FACTOR = re.compile(r"(divide|multiply|times)\s+(?:it\s+|them\s+)?by\s+(\d[\d,]
 _UNIT_WORDS = {"ft", "feet", "foot", "sqft", "m2", "metre", "metres", "meter", "meters", "sq"}
 _UNIT_WORDS |= {"g", "gram", "grams", "kg", "kilo", "kilos", "kilogram", "kilograms", "lb"}
 _UNIT_WORDS |= {"lbs", "oz", "km", "mi", "mile", "miles", "ml", "l", "litre", "litres", "cm"}
-#: a unit the question asks for ("in kilograms", "per kg"), and each unit's size in its kind
-_ASKED_UNIT = [(re.compile(r"(?:\b(?:in|per|to)\s+|\d\s*)(?:" + p + r")\b", re.I), u) for p, u in [
+#: The units a question may ask for, and each unit's size in its kind (``_SIZES``).
+_UNIT_NAMES = [
     (r"kilo ?grams?|kilos|kgs?", "kg"), (r"grams?", "g"), (r"kilomet(?:re|er)s?|km", "km"),
     (r"met(?:re|er)s?", "m"), (r"millilit(?:re|er)s?|ml", "ml"), (r"lit(?:re|er)s?", "l"),
-]]  # fmt: skip
+    (r"days?", "days"), (r"weeks?", "weeks"),
+]  # fmt: skip
+#: How a question asks for a unit, most telling first: "in kilograms" or "per kg" in the
+#: question itself; a number in it ("more than 5 kilograms", "longer than 14 days": the
+#: number the code compares with); a number in words ("more than two weeks").
+_ASKING = (r"\b(?:in|per|to)\s+", r"\d\s*", r"\b(?:one|two|three|four|five|six|seven|ten)\s+")
 _SIZES = {"g": ("g", 1.0), "kg": ("g", 1000.0), "gram": ("g", 1.0), "grams": ("g", 1.0)}
 _SIZES |= {"kgs": ("g", 1000.0), "m": ("m", 1.0), "km": ("m", 1000.0), "cm": ("m", 0.01)}
 _SIZES |= {"mm": ("m", 0.001), "ml": ("l", 0.001), "l": ("l", 1.0)}
+_SIZES |= {"day": ("d", 1.0), "days": ("d", 1.0), "week": ("d", 7.0), "weeks": ("d", 7.0)}
 
 
 def _names_a_unit(code: str, units: list[str]) -> bool:
@@ -177,16 +183,27 @@ def _units_read(code: str, name: str, reading: str, apply: str) -> str | None:
     return "\n".join([*kept[:first], *made, *kept[first:]])
 
 
+def _asked_unit(task: str) -> str | None:
+    """The one unit the question asks for (``_ASKING``; quoted examples of how the data is
+    written do not count), or None when it names none or several the same way."""
+    unquoted = re.sub(r"'[^'\n]*'", "", task)
+    question = re.split(r"\n\s*Constraints?:", unquoted)[0]
+    for before, where in zip(_ASKING, (question, unquoted, question), strict=True):
+        asked = {u for p, u in _UNIT_NAMES if re.search(rf"{before}(?:{p})\b", where, re.I)}
+        if asked:
+            return asked.pop() if len(asked) == 1 else None
+    return None
+
+
 def _known_factors(task: str, units: list[str]) -> str:
     """The lines bringing every unit of the note to the one the question asks for, when the
     question names it ("in kilograms") and every unit is a known size of one kind
     (``'g'`` and ``'kg'``: ``value = value.where(unit != 'g', value / 1000)``); else ''."""
-    ask = re.split(r"\n\s*Constraints?:", task)[0]  # the question's own unit, not the data's
-    asked = {u for pattern, u in _ASKED_UNIT if pattern.search(ask)}
+    asked = _asked_unit(task)
     known = {u: _SIZES[u.lower().strip()] for u in units if u.lower().strip() in _SIZES}
-    if len(asked) != 1 or len(known) != len(units):
+    if asked is None or len(known) != len(units):
         return ""
-    kind, size = _SIZES[asked.pop()]
+    kind, size = _SIZES[asked]
     lines = []
     for unit, (its_kind, its_size) in known.items():
         if its_kind != kind:

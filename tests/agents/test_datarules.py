@@ -833,3 +833,38 @@ async def test_a_unit_looked_at_after_the_column_became_numbers_is_re_run_with_t
     assert units_cell_fix(question, failed(4), cell) is not None
     assert units_cell_fix(question.replace(" 5 kilograms", " 5"), failed(4), cell) is None
     assert units_cell_fix(question, failed(5), cell) is None
+
+
+def test_loan_periods_in_days_and_weeks_are_noted_and_brought_to_the_compared_unit() -> None:
+    """fresh14 (blind): Loan Period '7 days', '3 weeks' or '21 days' was noted as ten distinct
+    values ('weeks' is five letters) and ``pd.to_numeric(..., errors='coerce')`` compared
+    the days alone with 14 (0 for 337). The question says "more than two weeks", its
+    constraints "longer than 14 days": the unit of the number the code compares with wins."""
+    from codeact.agents._mixedunits import mixed_units_problem
+
+    periods = ["7 days", "3 weeks", "21 days", "1 week", "28 days", "2 weeks"]
+    data = "Ref,Loan Period\n" + "".join(f"{i},{periods[i % 6]}\n" for i in range(36))
+    note = describe_files({"l.csv": data.encode()})
+    assert "numbers with units ('days' and 'week' and 'weeks') as text" in note
+    text = (
+        "Question: How many loans had a loan period of more than two weeks?\nConstraints: Loan "
+        "Period is in weeks or in days ('3 weeks' and '21 days' are the same). Count the loans "
+        f"whose Loan Period is longer than 14 days.\nFormat: @n[v]\n\n{note}"
+    )
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv(io.StringIO(DATA))\n"
+        "df['Loan Period'] = pd.to_numeric(df['Loan Period'], errors='coerce')\n"
+        "print((df['Loan Period'] > 14).sum())"
+    )
+    problem = mixed_units_problem(text, cell)
+    assert problem is not None and problem.code is not None
+    assert "value = value.where(unit != 'weeks', value * 7)" in problem
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(problem.code, {"io": io, "DATA": data})
+    assert out.getvalue().strip() == "18"  # (21, 21 and 28 days of every six)
+    # without the number in days, the question's "two weeks" asks for weeks
+    weeks = text.replace(" Count the loans whose Loan Period is longer than 14 days.", "")
+    assert "value = value.where(unit != 'days', value / 7)" in (
+        mixed_units_problem(weeks, cell) or ""
+    )

@@ -171,3 +171,25 @@ def test_a_column_of_separators_alone_is_described_not_a_crash() -> None:
     """Review: cells holding only ';' raised IndexError in the list-cells hint."""
     note = describe_files({"a.csv": b"x,y\n1,;\n2,;\n3,;\n"})
     assert "'y': text" in note and "several values in one cell" not in note
+
+
+def test_amounts_with_a_currency_sign_and_a_word_for_none_get_their_conversion() -> None:
+    """fresh14 (blind): Fine written '£1.40', '£0', 'none' or empty was noted as plain text,
+    and the model's ``astype(float)`` failed on 'none' seven steps running."""
+    import io
+
+    import pandas as pd
+
+    fines = ["£1.40", "£0", "none", "", "£0.00", "£12.5", "none", "£3"]
+    data = "Ref,Fine\n" + "".join(f"{i},{fines[i % 8]}\n" for i in range(40))
+    line = next(
+        ln for ln in describe_files({"f.csv": data.encode()}).splitlines() if "'Fine'" in ln
+    )
+    assert "numbers stored as text with '£' signs, 10 values 'none' standing for no number" in line
+    code = line.split("convert with ")[1].split(", e.g.")[0]
+    df = pd.read_csv(io.StringIO(data))
+    values = eval(code, {"pd": pd, "df": df})
+    assert values.notna().sum() == 25 and round(values.sum(), 2) == 5 * (1.4 + 12.5 + 3)
+    # a word other than one for "no value", many times: not numbers with a few markers
+    closed = data.replace("none", "closed")
+    assert "standing for no number" not in describe_files({"f.csv": closed.encode()})
