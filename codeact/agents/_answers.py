@@ -313,7 +313,7 @@ def answer_at_limit(run: RunState, limit: str = "steps") -> AgentOutput | None:
 def _passes(question: str, code: str) -> bool:
     """Whether one cell's code breaks none of the rules that read code alone, nor keeps rows
     by a value the question never names."""
-    from codeact.agents._filters import extra_filter_problem
+    from codeact.agents._extrafilters import extra_filter_problem
     from codeact.agents._notecols import note_columns
     from codeact.agents._rules import passes_rules
 

@@ -35,7 +35,7 @@ from codeact.agents._datetext import date_test_fix
 from codeact.agents._imports import import_fix
 from codeact.agents._joinfix import join_key_fix
 from codeact.agents._mixedunits import units_cell_fix
-from codeact.agents._numericfix import numeric_fix
+from codeact.agents._numericfix import integer_fix, numeric_fix
 from codeact.agents._placeholders import required_placeholders
 from codeact.agents._precedence import precedence_fix
 from codeact.agents._readfix import alias_fix, load_fix, separator_fix, unit_fix
@@ -368,6 +368,7 @@ async def recover_cell(
             import_fix(result, code),
             precedence_fix(result, code),
             numeric_fix(result, code),
+            integer_fix(result, code),
         )
         for other in fixes:
             if other is None:

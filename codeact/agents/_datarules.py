@@ -144,6 +144,40 @@ def text_number_problem(question: str, code: str) -> str | None:
     return None
 
 
+#: ``.str.replace('.', '')``: the decimal point taken out of a number written as text.
+_NO_POINT = (
+    r"\.str\.replace\(\s*r?(?P<q>['\"])\\?\.(?P=q)\s*,\s*(?P<e>['\"])(?P=e)"
+    r"(?:\s*,\s*regex\s*=\s*False)?\s*\)"
+)
+
+
+def decimal_point_problem(question: str, code: str) -> Problem | None:
+    """A column of numbers written with a decimal point (``'£1.40'``; the note's conversion
+    keeps the point) whose code takes the point out (``.str.replace('.', '')``): every value
+    becomes a hundred times too big (fresh14: 16865.00 in fines for 168.65). The code without
+    that call is the example."""
+    for name, kind in note_column_kinds(question):
+        if "numbers" not in kind or "decimal comma" in kind or not re.search(r"\d\.\d", kind):
+            continue
+        if re.search(_NO_POINT, kind) or ".str.replace(',', '.')" in kind:
+            continue  # (the note's reading takes out dots or reads commas as the decimal mark)
+        found = re.compile(rf"{column_ref(name)}.*?{_NO_POINT}")
+        lines = [ln for ln in code.splitlines() if found.search(ln)]
+        if lines:
+            fixed = "\n".join(
+                re.sub(_NO_POINT, "", ln) if ln in lines else ln for ln in code.splitlines()
+            )
+            return problem_of(
+                f"The column {name!r} holds numbers written with a decimal point (see the files "
+                "note), and your code takes the point out (.str.replace('.', '')): '1.40' "
+                "becomes 140, every value far too big. Keep the point (take out only the signs "
+                "and the ',' between thousands); run your code again, print the result, then "
+                "answer.",
+                fixed,
+            )
+    return None
+
+
 def _raw_conversion(code: str, name: str) -> str | None:
     """``pd.to_numeric(df['col'] ...)`` or ``df['col'].astype(float)`` in ``code``: the
     column converted as it is, with nothing taken out of the text first."""
@@ -377,4 +411,5 @@ DATA_RULES = (
     empty_zero_problem,
     duration_problem,
     subset_problem,
+    decimal_point_problem,
 )

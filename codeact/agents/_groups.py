@@ -202,7 +202,8 @@ _BREAKS = (". ", "? ", "! ", "; ", ": ", "\n")
 
 def describes_other(task: str, start: int, name: str, columns: list[str]) -> bool:
     """``task[start:]`` lies in a sentence describing another column ("Fine is in euros
-    and empty for books not yet returned" does not ask for ``Returned``), or is the subject
+    and empty for books not yet returned", "The 'Loan Date ' column (...) is the day it was
+    lent and RETURN DATE the day it came back" do not ask for the others), or is the subject
     of one ("started_at and ended_at are Unix timestamps")."""
     left = max((i + len(b) for b in _BREAKS if (i := task.rfind(b, 0, start)) >= 0), default=0)
     head = task[left:start]
@@ -217,7 +218,10 @@ def describes_other(task: str, start: int, name: str, columns: list[str]) -> boo
     return any(
         c.strip() != name.strip()
         and re.match(
-            rf"(?:the )?{re.escape(c.strip())}\s+(?:is|are|holds|has|contains)\b", head, re.I
+            rf"(?:the )?'?{re.escape(c.strip())}\s*'?(?: column)?(?: \([^)]*\))?\s+(?:is|are|holds"
+            r"|has|contains)\b",
+            head,
+            re.I,
         )
         for c in columns
     )

@@ -2,7 +2,8 @@
 longer skips them (``TypeError: Could not convert 'STD' to numeric``), and the small model
 answers by converting the text column to numbers, which fails again. A cell whose failing
 line aggregates a whole table (``df.mean(axis=1)``) is re-run with ``numeric_only=True``: the
-number columns, which is what the line meant."""
+number columns, which is what the line meant. And a cell whose ``.astype(int)`` failed on
+missing values is re-run with ``.astype(float)`` on that line (``integer_fix``)."""
 
 from __future__ import annotations
 
@@ -60,3 +61,35 @@ def numeric_fix(result: ExecutionResult, code: str) -> NumericFix | None:
 
     fixed = pattern.sub(limited, line)
     return NumericFix(code=code.replace(line, fixed), line=fixed) if fixed != line else None
+
+
+#: pandas' errors for whole numbers asked of a column with missing values.
+_NAN_TO_INT = re.compile(r"cannot convert float NaN to integer|Cannot convert non-finite values")
+_AS_INT = re.compile(r"\.astype\(\s*(?:int|['\"]int(?:64|32)?['\"]|np\.int64)\s*\)")
+
+
+@dataclass(frozen=True)
+class IntegerFix:
+    """A failed cell whose ``.astype(int)`` on its failing line becomes ``.astype(float)``."""
+
+    code: str
+
+    def note(self) -> str:
+        """What the model (and the transcript) is told about the re-run."""
+        return (
+            "Your cell failed: the column has missing values (NaN), which have no whole "
+            "number. I re-ran your cell with .astype(float) in place of .astype(int) on that "
+            "line; means and sums leave the missing values out. Output of the re-run:"
+        )
+
+
+def integer_fix(result: ExecutionResult, code: str) -> IntegerFix | None:
+    """The cell with the failing line's ``.astype(int)`` made ``.astype(float)``, when it
+    failed on missing values (fresh14: page counts, empty for DVDs); None otherwise."""
+    error = result.error
+    if error is None or not _NAN_TO_INT.search(error.message):
+        return None
+    line = failing_line(error.traceback)
+    if not line or code.count(line) != 1 or not _AS_INT.search(line):
+        return None
+    return IntegerFix(code=code.replace(line, _AS_INT.sub(".astype(float)", line)))

@@ -48,6 +48,7 @@ from codeact.agents._checks import (
 from codeact.agents._datarules import (
     DATA_RULES,
     case_problem,
+    decimal_point_problem,
     duration_problem,
     empty_zero_problem,
     marker_problem,
@@ -61,11 +62,8 @@ from codeact.agents._datetext import (
     strftime_problem,
     year_problem,
 )
-from codeact.agents._filters import (
-    extra_filter_problem,
-    filter_problem,
-    left_out,
-)
+from codeact.agents._extrafilters import extra_filter_problem
+from codeact.agents._filters import filter_problem, left_out
 from codeact.agents._groups import (
     asked_groups,
     day_problem,
@@ -328,6 +326,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("column", column_problem(question, code)),
         ("missing", missing_problem(question, code, candidate.text)),
         ("inplace", inplace_problem([c.code for c in candidate.ok_cells])),
+        ("decimal point", decimal_point_problem(question, code)),
         ("text numbers", text_number_problem(question, code)),
         ("unit", unit_problem(question, code)),
         ("units", mixed_units_problem(question, code)),

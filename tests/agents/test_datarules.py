@@ -454,7 +454,7 @@ def test_exact_duplicates_dropped_on_some_columns_only_are_sent_back() -> None:
 def test_a_condition_the_question_never_asked_for_is_sent_back(
     text: str, condition: str, flagged: bool
 ) -> None:
-    from codeact.agents._filters import extra_filter_problem
+    from codeact.agents._extrafilters import extra_filter_problem
 
     code = f"sub = df[{condition}]\nprint(sub['score'].mean())"
     said = extra_filter_problem(ask(text), code, ["Passed", "sex", "score"])
@@ -868,3 +868,41 @@ def test_loan_periods_in_days_and_weeks_are_noted_and_brought_to_the_compared_un
     assert "value = value.where(unit != 'days', value / 7)" in (
         mixed_units_problem(weeks, cell) or ""
     )
+
+
+def test_the_decimal_point_taken_out_of_amounts_is_sent_back_and_a_quoted_amount_is_no_value() -> (
+    None
+):
+    """fresh14 (blind): Fine '£1.40' (or 'none'): ``.str.replace('£', '').str.replace('.',
+    '')`` added up 16865.00 in fines for 168.65, after "'£0', '£0.00', 'none' and an empty
+    Fine all mean no fine" had been taken for a filter on '£0' (and '£0.00')."""
+    from codeact.agents._datarules import decimal_point_problem
+
+    fines = ["£1.40", "£0", "none", "", "£0.00", "£12.50", "none", "£3"]
+    data = "Ref,Fine\n" + "".join(f"{i},{fines[i % 8]}\n" for i in range(40))
+    text = (
+        "Question: How much was charged in fines in total?\nConstraints: Fine is in pounds with "
+        "a £ sign ('£1.40'); '£0', '£0.00', 'none' and an empty Fine all mean no fine (count "
+        "them as 0). Add up the fines, in pounds.\nFormat: @total[v]\n\n"
+        f"{describe_files({'f.csv': data.encode()})}"
+    )
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv(io.StringIO(DATA))\n"
+        "df['Fine'] = df['Fine'].str.replace('£', '').str.replace('.', '').str.replace('none', '0')"
+        ".astype(float)\nprint(round(df['Fine'].sum(), 2))"
+    )
+    told = check_candidate(candidate(text, cell)) or ""
+    assert "takes the point out" in told, told
+    problem = decimal_point_problem(text, cell)
+    assert problem is not None and problem.code is not None
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(problem.code, {"io": io, "DATA": data})
+    assert out.getvalue().strip() == str(5 * (1.4 + 12.5 + 3))
+    # the amounts quoted as what means no fine are not filters; the right sum passes
+    assert check_candidate(candidate(text, problem.code)) is None
+    # numbers whose note reads dots as thousands ('1.234,5 kg'): the point is theirs to drop
+    kilos = "Ref,Weight\n" + "".join(f'{i},"1.2{i % 10}0,5 kg"\n' for i in range(20))
+    euro = f"Question: Total weight?\n\n{describe_files({'k.csv': kilos.encode()})}"
+    dots = "print(df['Weight'].str.replace('.', '').str.replace(',', '.'))"
+    assert decimal_point_problem(euro, dots) is None

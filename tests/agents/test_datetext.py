@@ -353,3 +353,31 @@ async def test_a_long_cell_cut_off_at_its_last_line_is_told_to_be_short() -> Non
     for other in ("x = (", f"x = (\n{body}y = 1"):
         result = await run_one_cell({"d.csv": data.encode()}, other, question)
         assert "cut off" not in result.tool_output.content, other
+
+
+def test_a_column_named_in_another_columns_description_is_not_asked_for() -> None:
+    """fresh14 (blind): "The 'Loan Date ' column (its header ends with a space) is the day the
+    item was lent and RETURN DATE the day it came back" sent a right count of March loans
+    (91) back to use RETURN DATE, which it only converted; the model then counted 89."""
+    from codeact.agents._rules import column_problem
+    from codeact.agents.code import describe_files
+
+    rows = [f"{i},2024-0{1 + i % 4}-0{1 + i % 9},2024-0{1 + i % 4}-2{i % 9}" for i in range(30)]
+    note = describe_files({"l.csv": ("Ref,Loan Date ,RETURN DATE\n" + "\n".join(rows)).encode()})
+    text = (
+        "Question: How many items were lent in March 2024?\nConstraints: The 'Loan Date ' "
+        "column (its header ends with a space) is the day the item was lent and RETURN DATE the "
+        "day it came back; both are written as YYYY-MM-DD. Count the loans whose Loan Date is "
+        f"in March 2024.\nFormat: @n[v]\n\n{note}"
+    )
+    code = (
+        "df['Loan Date '] = pd.to_datetime(df['Loan Date '])\n"
+        "df['RETURN DATE'] = pd.to_datetime(df['RETURN DATE'])\n"
+        "print((df['Loan Date '].dt.month == 3).sum())"
+    )
+    assert column_problem(text, code) is None
+    # asked for in a sentence of its own, it must be used
+    asked = text.replace(
+        "Count the loans whose", "Count the loans whose RETURN DATE is in April and"
+    )
+    assert "'RETURN DATE'" in (column_problem(asked, code) or "")

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from codeact.agents._datarules import text_number_problem
-from codeact.agents._filters import extra_filter_problem, filter_problem
+from codeact.agents._extrafilters import extra_filter_problem
+from codeact.agents._filters import filter_problem
 from codeact.agents.code import describe_files
 
 SALES = (

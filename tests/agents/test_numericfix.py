@@ -55,3 +55,30 @@ async def test_the_row_means_of_a_wide_table_are_re_run_over_its_numbers() -> No
     assert not result.tool_output.is_error, said
     assert "numeric_only=True" in said
     assert said.rstrip().endswith("FIX 30.75")
+
+
+@pytest.mark.anyio
+@pytest.mark.filterwarnings("ignore::UserWarning")
+async def test_whole_numbers_asked_of_a_column_with_gaps_are_re_run_as_floats() -> None:
+    """fresh14 (blind): ``df['Pages'].str.replace(',', '').astype(int)`` on page counts empty
+    for DVDs failed ("cannot convert float NaN to integer"); the model then dropped the
+    missing rows in a cell of its own and answered about DVDs."""
+    from codeact.agents._numericfix import integer_fix
+
+    data = b'Ref,Format,Pages\n1,Book,"1,024"\n2,DVD,\n3,Book,200\n4,Book,376\n'
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('p.csv')\n"
+        "df['Pages'] = df['Pages'].str.replace(',', '').astype(int)\n"
+        "print(df[df['Format'] == 'Book']['Pages'].mean())"
+    )
+    result = await run_one_cell({"p.csv": data}, cell, "What is the mean of Pages of books?")
+    content = result.tool_output.content
+    assert ".astype(float) in place of .astype(int)" in content, content
+    assert content.rstrip().endswith("533.3333333333334"), content
+    # another failure, or a line without astype(int): left alone
+    line = "df['Pages'] = df['Pages'].fillna(0)"
+    nan = "cannot convert float NaN to integer"
+    assert integer_fix(failed(line, nan), f"{line}\nprint(1)") is None
+    assert integer_fix(failed("x = df['P'].astype(int)"), "x = df['P'].astype(int)") is None
+    fixed = integer_fix(failed("x = df['P'].astype('int64')", nan), "x = df['P'].astype('int64')")
+    assert fixed is not None and fixed.code == "x = df['P'].astype(float)"
