@@ -18,9 +18,6 @@ from codeact.agents._notecols import (
 from codeact.agents._problem import problem_of
 
 #: Values that are also plain English words: a filter only when quoted.
-#: An amount with its sign (``'£0.00'``, ``'15%'``): an example of a number column, not a
-#: category value to select rows by.
-_AMOUNT = re.compile(r"[£$€¥]\s*-?\d[\d,]*(?:\.\d+)?|-?\d[\d,]*(?:\.\d+)?\s*[%€£]")
 _PLAIN_WORDS = {"no", "yes", "none", "other", "all", "any", "true", "false"}
 
 
@@ -46,8 +43,6 @@ def category_problem(question: str, code: str) -> str | None:
     described |= listed_values(question, task, low)  # ("Status is A, B or C": what it holds)
     described |= explained_positions(task)  # ("('RIV-0042' is member 42 of RIV)")
     for value in category_values(question):
-        if _AMOUNT.fullmatch(value):
-            continue  # ('£0.00': an amount, read as a number)
         word = value.lower() in _PLAIN_WORDS  # ("no visit goes past midnight": not 'no')
         named = any(  # (the character before it, or its quote: "' YOGA'")
             not {m.start() - 1, len(task[: m.start()].rstrip(" ")) - 1} & described

@@ -50,13 +50,19 @@ def task_text(question: str) -> str:
 
 
 _NOTE_TEXT_COLUMN = re.compile(r"^  - '.*?': text, .*?e\.g\. (.*)$", re.M)
+_READ_AS_OTHER = re.compile(r": text, (?:[^:]*?, )?(?:numbers |dates |times |durations )")
 
 
 def category_values(question: str) -> list[str]:
-    """The example values of text columns that the files note lists (``'HR'``, ``'Porto'``)."""
+    """The example values of text columns that the files note lists (``'HR'``, ``'Porto'``),
+    not of text the note reads as numbers, dates or times (``'£0.00'``, ``'21 days'``)."""
     out: dict[str, None] = {}
-    for line in _NOTE_TEXT_COLUMN.findall(question.partition(NOTE_HEAD)[2]):
-        for value in re.findall(r"'([^'\n]{2,40})'", line):
+    for m in _NOTE_TEXT_COLUMN.finditer(question.partition(NOTE_HEAD)[2]):
+        if _READ_AS_OTHER.search(m.group(0)):
+            continue
+        for value in re.findall(r"'([^'\n]*)'", m.group(1)):  # (in pairs of quotes)
+            if not 2 <= len(value) <= 40:
+                continue
             out[value] = None
     return list(out)
 

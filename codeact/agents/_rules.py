@@ -118,15 +118,22 @@ def _first_time(rule: str, first_cell: object) -> bool:
 _ROW_SENTENCE = re.compile(r"\b(?:every|each) row\b", re.I)
 
 
+#: A column of identifiers (``int64, e.g. 39003895783``, ``text, e.g. 'LN70215'``).
+_IDENTIFIERS = re.compile(r"(?:int64|text), e\.g\. '?[A-Za-z]{0,4}[-_]?\d{5,}")
+
+
 def column_problem(question: str, code: str) -> str | None:
     """A column of the files note that the question names as a word (``units``, ``unit
     price`` for ``unit_price``) and that no code uses (counting rows instead of summing
     ``units``, one overall mean instead of one per ``department``)."""
     task = task_text(question)
     columns = note_columns(question)
+    kinds = dict(note_column_kinds(question))
     for name in columns:
         bare = name.strip()
         spoken = {bare, bare.replace("_", " ")}
+        if _IDENTIFIERS.match(kinds.get(name, "")) and bare not in task:
+            continue  # ("returned items" are rows, not the Item column of barcodes)
         named = any(  # (not only as the column of a row the question leaves out, or as an
             # end of a range of columns: "one column per month, Jan to Dec")
             not left_out(task, m.start(), m.end(), code)

@@ -224,3 +224,39 @@ def test_a_value_inside_a_column_name_the_question_says_is_not_a_filter() -> Non
     sold = q.replace("What is the mean asking price?", "What is the mean asking price when Sold?")
     problem = category_problem(sold, read + "print(df['Asking Price'].mean())")
     assert problem is not None and "'Sold'" in problem
+
+
+def test_examples_of_text_read_as_numbers_and_item_barcodes_ask_for_nothing() -> None:
+    """fresh14 (blind), right answers sent away: "returned more than 21 days after they were
+    lent" was taken for the Loan Period value '21 days' (a number with a unit, 104 became
+    19), and "how many days were returned items kept" for the Item column of barcodes
+    (15.26 became the mean count of an Item)."""
+    from codeact.agents._category import category_problem
+    from codeact.agents._notecols import category_values
+    from codeact.agents._rules import column_problem
+
+    periods = ["7 days", "3 weeks", "21 days"]
+    data = "Loan ID,Item,Loan Period,Format,Renewed\n" + "".join(
+        f"LN{70000 + i},{39000000000 + i * 7919},{periods[i % 3]},{['Book', 'DVD'][i % 2]},"
+        f"{['0', 'FALSE', 'Y'][i % 3]}\n"
+        for i in range(30)
+    )
+    note = describe_files({"l.csv": data.encode()})
+    values = category_values(f"Q\n\n{note}")
+    assert "21 days" not in values and "Book" in values
+    assert ", " not in values  # (quotes read in pairs: not the text between '0' and 'FALSE')
+    text = (
+        "Question: How many items were returned more than 21 days after they were lent?\n"
+        f"Format: @n[v]\n\n{note}"
+    )
+    code = "print(((df['Back'] - df['Lent']).dt.days > 21).sum())"
+    assert category_problem(text, code) is None
+    kept = text.replace(
+        "How many items were returned more than 21 days after they were lent?",
+        "On average, how many days were returned items kept? Count the days each item was kept.",
+    )
+    assert column_problem(kept, "print((df['Back'] - df['Lent']).dt.days.mean())") is None
+    # the column named as it is written is asked for; a category value still is
+    named = text.replace("How many items", "How many distinct Item values")
+    assert "'Item'" in (column_problem(named, code) or "")
+    assert "'DVD'" in (category_problem(text.replace("items", "DVD items"), code) or "")
