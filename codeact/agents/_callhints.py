@@ -178,9 +178,9 @@ def cut_off_hint(question: str, result: ExecutionResult, code: str) -> str:
     m = _LINE_OF.search(error.message)
     if m is None or int(m.group(1) or m.group(2)) < len(lines):
         return ""
-    task = task_text(question)
-    needed = [n for n, _kind in note_column_kinds(question) if named(task, n)]
-    only = f" (here: {', '.join(repr(n) for n in needed)})" if needed else ""
+    asked = task_text(question).split("\n")[0]  # (the question itself, not its constraints)
+    needed = [n for n, _kind in note_column_kinds(question) if named(asked, n)]
+    only = f" (here: {', '.join(repr(n) for n in needed)})" if 0 < len(needed) <= 3 else ""
     return (
         f"Your cell was cut off at line {len(lines)}: a reply has a length limit, and this "
         "one ran out before the cell printed anything. Write a much shorter cell: read the "

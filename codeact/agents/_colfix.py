@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 from codeact.agents._answerlines import answer_line_fix, final_answer_fix, print_placeholders
 from codeact.agents._datetext import date_test_fix
 from codeact.agents._imports import import_fix
-from codeact.agents._joinfix import join_key_fix
+from codeact.agents._joinfix import join_key_fix, number_key_fix
 from codeact.agents._mixedunits import units_cell_fix
 from codeact.agents._numericfix import integer_fix, numeric_fix
 from codeact.agents._placeholders import required_placeholders
@@ -359,6 +359,7 @@ async def recover_cell(
             unit_fix(run.user_msg if run is not None else "", result, code),
             load_fix(run.user_msg if run is not None else "", result, code),
             join_key_fix(run.user_msg if run is not None else "", result, code),
+            number_key_fix(run.user_msg if run is not None else "", result, code),
             alias_fix(result, code),
             units_cell_fix(run.user_msg if run is not None else "", result, code),
             date_test_fix(result, code),

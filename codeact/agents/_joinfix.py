@@ -133,3 +133,53 @@ def join_case_problem(question: str, code: str) -> Problem | None:
             "\n".join(lines) or None,
         )
     return None
+
+
+#: The files note's line for codes whose number is another file's key (``_joinkeys``).
+_WRITTEN_DIFFERENTLY = re.compile(
+    r"^- Keys written differently: ('[^'\n]*') of '([^'\n]+)' .*?Join on the number: "
+    r"(df\[.*?\]\.str\.extract\(r'\(\\d\+\)'\)\[0\]\.astype\(int\))",
+    re.M,
+)
+#: pandas refusing to merge text keys with number keys.
+_MIXED_KEYS = re.compile(
+    r"trying to merge on (?:object|str\w*) and int\d* columns|on int\d* and (?:object|str)"
+)
+
+
+@dataclass(frozen=True)
+class NumberKeyFix:
+    """A failed merge of codes with numbers re-run with the codes' number taken first."""
+
+    code: str
+    line: str
+
+    def note(self) -> str:
+        """What the model (and the transcript) is told about the re-run."""
+        return (
+            "Your cell failed: it merges codes written as text with numbers. I re-ran your "
+            f"cell with `{self.line}` right after the file is read, as the files note says "
+            "(join on the number); do so yourself from now on. Output of the re-run:"
+        )
+
+
+def number_key_fix(question: str, result: ExecutionResult, code: str) -> NumberKeyFix | None:
+    """The cell with the note's number line on the codes column, right after the frame is
+    read from its file, when a merge failed on text keys against number keys and what ran
+    before can run again (fresh14: 'M-0042' in one file, 42 in the other)."""
+    error = result.error
+    if error is None or not _MIXED_KEYS.search(error.message):
+        return None
+    if not safe_to_repeat(code, error.traceback):
+        return None
+    for quoted, file, made in _WRITTEN_DIFFERENTLY.findall(question):
+        column = ast.literal_eval(quoted)
+        read = re.compile(rf"^(\w+)\s*=\s*pd\.read_csv\(\s*['\"]{re.escape(file)}['\"][^\n]*$")
+        lines = code.splitlines()
+        found = [(i, m.group(1)) for i, ln in enumerate(lines) if (m := read.match(ln))]
+        if len(found) != 1 or re.search(r"\.str\.extract\(r?['\"]\(\\d\+\)", code):
+            continue  # (read twice, or the model takes a number out itself)
+        at, frame = found[0]
+        line = f"{frame}[{column!r}] = {made.replace('df[', f'{frame}[')}"
+        return NumberKeyFix(code="\n".join([*lines[: at + 1], line, *lines[at + 1 :]]), line=line)
+    return None

@@ -61,9 +61,10 @@ def _keys(tables: dict[str, dict[str, list[str]]]) -> dict[tuple[str, str], tupl
 
 def _numbers(values: list[str]) -> tuple[str, set[str]] | None:
     """The prefix's letters (lower case) and the numbers of a column of codes with one prefix
-    (``AG-019``), or None."""
+    (``AG-019``; its case and separator aside), or None."""
     found = [m for v in values if (m := _CODE.match(v))]
-    if len(found) < len(values) or len({m.group(1) for m in found}) != 1:
+    # (one prefix, in any case, with or without its separator: 'M-0042', 'm-0042', 'M0042')
+    if len(found) < len(values) or len({_word(m.group(1)) for m in found}) != 1:
         return None
     return _word(found[0].group(1)), {_digits(m.group(2)) for m in found}
 

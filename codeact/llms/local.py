@@ -215,17 +215,24 @@ def loaded_models() -> dict[str, int]:
 
 
 #: A reply stuck in a loop: this many finished lines in a row the same (a list's numbers
-#: aside), each this long. The 1.5B model sometimes repeats one line until its token limit
-#: ("12. Convert the 'Delivered' column ...", thirty times: a minute of generation per step).
-LOOP_LINES, LOOP_LINE_CHARS = 6, 10
+#: aside), or this many of one shape (texts and numbers aside), each this long. The 1.5B
+#: model sometimes repeats one line until its token limit ("12. Convert the 'Delivered'
+#: column ...", thirty times; ``.str.replace('s', 's')`` for every letter), a minute a step.
+LOOP_LINES, LOOP_SHAPES, LOOP_LINE_CHARS = 6, 12, 10
 _LIST_NUMBER = re.compile(r"^\s*\d+[.)]\s*")
+_TEXTS = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|\d+(?:\.\d+)?")
 
 
 def looping(text: str) -> bool:
-    """Whether the last ``LOOP_LINES`` finished lines of ``text`` are one line repeated."""
-    lines = text.split("\n")[:-1][-LOOP_LINES:]
-    tail = {_LIST_NUMBER.sub("", ln).strip() for ln in lines}
-    return len(lines) == LOOP_LINES and len(tail) == 1 and len(tail.pop()) >= LOOP_LINE_CHARS
+    """Whether the last finished lines of ``text`` are one line repeated (``LOOP_LINES``)
+    or one shape repeated (``LOOP_SHAPES``)."""
+    lines = text.split("\n")[:-1][-LOOP_SHAPES:]
+    same = {_LIST_NUMBER.sub("", ln).strip() for ln in lines[-LOOP_LINES:]}
+    shapes = {_TEXTS.sub("_", ln).strip() for ln in lines}
+    for tail, count in ((same, LOOP_LINES), (shapes, LOOP_SHAPES)):
+        if len(lines) >= count and len(tail) == 1 and len(next(iter(tail))) >= LOOP_LINE_CHARS:
+            return True
+    return False
 
 
 class LocalLLM(LLM):

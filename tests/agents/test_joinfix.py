@@ -170,3 +170,44 @@ async def test_a_merge_naming_a_column_with_its_spaces_wrong_is_re_run_with_the_
     content = result.tool_output.content
     assert "I re-ran your cell with that name (' Driver ')" in content, content
     assert content.rstrip().endswith(str(sum(1 for i in range(80) if i % 3 and i % 2))), content
+
+
+async def test_codes_in_any_case_merged_with_plain_numbers_are_re_run_on_the_number() -> None:
+    """fresh14 (blind): Member 'M-0042', 'm-0042' or 'M0042' is Member No 42 of the other
+    file; the note said nothing (one prefix was required, case and hyphen included), and
+    ``pd.merge(loans, members, on='Member No')`` after a rename failed on str and int64."""
+    members = "Member No,Branch\n" + "".join(
+        f"{n},{['Central', 'Oakwood'][n % 2]}\n" for n in range(1, 11)
+    )
+    loans = "Loan,Member\n" + "".join(
+        f"L{i},{['M-', 'm-', 'M'][i % 3]}{1 + i % 10:04d}\n" for i in range(40)
+    )
+    files = {"loans.csv": loans.encode(), "members.csv": members.encode()}
+    note = describe_files(files)
+    assert "- Keys written differently: 'Member' of 'loans.csv' (e.g. 'M-0001')" in note
+    question = f"Question: How many loans were by Central members?\n\n{note}"
+    cell = (
+        "import pandas as pd\nloans = pd.read_csv('loans.csv')\nmembers = pd.read_csv('members.csv')\n"
+        "loans = loans.rename(columns={'Member': 'Member No'})\n"
+        "df = pd.merge(loans, members, on='Member No')\nprint((df['Branch'] == 'Central').sum())"
+    )
+    result = await run_one_cell(files, cell, question)
+    content = result.tool_output.content
+    assert "loans['Member'] = loans['Member'].str.extract(r'(\\d+)')[0].astype(int)" in content
+    assert content.rstrip().endswith("20"), content
+    # the model taking the number out itself, or another failure: left alone
+    from codeact.agents._joinfix import number_key_fix
+
+    own = cell.replace(
+        "loans = loans.rename",
+        "loans['Member'] = loans['Member'].str.extract(r'(\\d+)')[0]\nloans = loans.rename",
+    )
+    mixed = ExecutionResult(
+        error=CellError(
+            type="ValueError",
+            message="You are trying to merge on str and int64 columns",
+            traceback='File "<cell-1>", line 6',
+        )
+    )
+    assert number_key_fix(question, mixed, own) is None
+    assert number_key_fix(question, _failed(5), cell) is None

@@ -173,17 +173,23 @@ async def test_closing_an_unused_local_llm_is_fine(
 
 async def test_a_reply_repeating_one_line_is_cut_off_and_its_block_closed(tmp_path: Path) -> None:
     """fresh13: the 1.5B model wrote "12. Convert the 'Delivered' column to a string ..." and
-    the like thirty times over, to its token limit, a minute per step. Six finished lines in
-    a row the same (a list's numbers aside) end the reply; its code block is closed."""
+    the like thirty times over, to its token limit, a minute per step (fresh14: a replace of
+    every letter by itself). Six finished lines in a row the same (a list's numbers aside),
+    or twelve of one shape (texts and numbers aside), end the reply; its block is closed."""
     same = "df['Signed'] = df['Signed'].str.strip()\n"
     looping = Reply(chunks=["<execute>\nimport pandas as pd\n", *[same] * 40], chunk_delay=0.001)
     listed = Reply(chunks=[f"{n}. Convert the 'Delivered' column to text.\n" for n in range(40)])
-    varied = Reply(chunks=[f"x{n} = df['c{n}'].str.strip()\n" for n in range(40)])
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    shaped = Reply(chunks=[f"df['Band'] = df['Band'].str.replace('{c}', '{c}')\n" for c in letters])
+    calls = ["strip()", "lower()", "upper()", "title()"]
+    varied = Reply(chunks=[f"x{n} = df['c{n}'].str.{calls[n % 4]}\n" for n in range(40)])
     model = tmp_path / "m.gguf"
     model.write_bytes(b"GGUF")
-    with stand_in(tmp_path, [looping, listed, varied]):
+    with stand_in(tmp_path, [looping, listed, shaped, varied]):
         async with LocalLLM(model) as llm:
             text = await ask(llm)
             assert text.count(same) == 6 and text.endswith("</execute>"), text
             assert (await ask(llm)).count("Convert the") == 6
-            assert (await ask(llm)).count("str.strip()") == 40  # (alike, not the same: kept)
+            # one shape, texts aside (every letter replaced by itself): cut at twelve
+            assert (await ask(llm)).count("str.replace(") == 12
+            assert (await ask(llm)).count(" = df['c") == 40  # (alike, not one shape: kept)
