@@ -109,6 +109,10 @@ def explained_positions(task: str) -> set[int]:
     return out
 
 
+#: After a quoted part of a value: what follows it in the value ("'M-' and four digits").
+_PATTERN = re.compile(r"\s+(?:and|then|followed by)\s+(?:\w+\s+)?(?:digits?|numbers?|letters?)\b")
+
+
 def described_values(task: str, low_code: str) -> set[int]:
     """Starts of quoted values listed as the ways a column's values are written (``holds
     'yes' or 'no'``, ``('Books', ' books', 'BOOKS')``) when the code uses one of them, or
@@ -132,9 +136,9 @@ def described_values(task: str, low_code: str) -> set[int]:
         values = [(g.group(1) or g.group(2)).strip().lower() for g in group]
         spellings = len(set(values)) == 1
         before = task[max(0, group[0].start() - 40) : group[0].start()]
-        if _FORMAT_EXAMPLE.search(before):  # ("such as '1h 25m' (85 minutes) or '40m'")
-            out |= {g.start() for g in group}
-            continue
+        if _FORMAT_EXAMPLE.search(before) or _PATTERN.match(task, group[-1].end()):
+            out |= {g.start() for g in group}  # ("such as '1h 25m' (85 minutes) or '40m'",
+            continue  # "written 'M-' and four digits": how values are written)
         said = _DESCRIBES.search(before)
         if len(group) > 1 and (spellings or said) and any(v in low_code for v in values):
             out |= {g.start() for g in group}

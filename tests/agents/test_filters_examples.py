@@ -260,3 +260,15 @@ def test_examples_of_text_read_as_numbers_and_item_barcodes_ask_for_nothing() ->
     named = text.replace("How many items", "How many distinct Item values")
     assert "'Item'" in (column_problem(named, code) or "")
     assert "'DVD'" in (category_problem(text.replace("items", "DVD items"), code) or "")
+
+
+def test_a_quoted_part_of_how_values_are_written_is_no_filter() -> None:
+    """fresh14 (blind): "Member is the borrower's member number, written 'M-' and four digits
+    in any case" sent a join back to filter on 'M-'."""
+    data = b"Loan,Member\n" + b"".join(b"L%d,M-%04d\n" % (i, i) for i in range(12))
+    said = "Member is the member number, written 'M-' and four digits in any case."
+    q = f"Question: How many loans?\nConstraints: {said}\n\n{describe_files({'l.csv': data})}"
+    assert filter_problem(q, "print(len(df))") is None
+    # a quoted value asked for as such still is a filter
+    asked = q.replace("written 'M-' and four digits in any case", "count those written 'M-'")
+    assert "'M-'" in (filter_problem(asked, "print(len(df))") or "")
