@@ -11,6 +11,7 @@ from codeact.agents._notecols import (
     TEXT_NUMBER_CONVERSION,
     THRESHOLD,
     coerced_marker,
+    column_of_value,
     note_column_kinds,
     task_text,
 )
@@ -62,7 +63,10 @@ _NOT_RECORDED = re.compile(
 _HANDLES_MISSING = re.compile(r"fillna|isna|notna|isnull|notnull|dropna|interpolate|na_values")
 #: After quoted values: what they stand for (``'1' and 'yes' mean an estimated reading``,
 #: ``Guest is 'yes' when the member brought a guest and 'no' when not``).
-_LEGEND = re.compile(r"\s*(?:means?|stands? for|denotes?|indicates?|marks?|when|if)\b", re.I)
+_LEGEND = re.compile(
+    r"\s*(?:means?|stands? for|denotes?|indicates?|marks?|when|if|for (?:yes|no|true|false))\b",
+    re.I,
+)
 
 
 def listed_values(question: str, task: str, low_code: str) -> set[int]:
@@ -75,13 +79,13 @@ def listed_values(question: str, task: str, low_code: str) -> set[int]:
     for _name, kind in note_column_kinds(question):
         if not CATEGORY.match(kind):
             continue
-        values = re.findall(r"'([^'\n]{2,40})'", kind)
+        values = [v for v in re.findall(r"'([^'\n]*)'", kind) if 2 <= len(v) <= 40]  # (pairs)
         if not any(v.lower() in low_code for v in values):
             continue  # (the code selects by none of the column's values)
         hits = sorted(
             (m.start(), m.end(), v)
             for v in values
-            for m in re.finditer(rf"(?<![\w'\"]){re.escape(v)}(?![\w'\"])", task)
+            for m in re.finditer(rf"(?<![\w'\"]){re.escape(v)}(?![\w'\"])", task, re.I)
         )
         groups: list[list[tuple[int, int, str]]] = []
         for hit in hits:
@@ -109,6 +113,11 @@ def explained_positions(task: str) -> set[int]:
     return out
 
 
+#: Before a quoted value: another spelling of a value named before it.
+_ALSO_WRITTEN = re.compile(
+    r"(?:\b[A-Z][\w-]*\s+(?:is|are)\s+)?\b(?:also|sometimes|or)\s+(?:written|spelled|spelt|typed)"
+    r"\s+(?:as\s+)?$"
+)
 #: After a quoted part of a value: what follows it in the value ("'M-' and four digits").
 _PATTERN = re.compile(r"\s+(?:and|then|followed by)\s+(?:\w+\s+)?(?:digits?|numbers?|letters?)\b")
 
@@ -139,6 +148,10 @@ def described_values(task: str, low_code: str) -> set[int]:
         if _FORMAT_EXAMPLE.search(before) or _PATTERN.match(task, group[-1].end()):
             out |= {g.start() for g in group}  # ("such as '1h 25m' (85 minutes) or '40m'",
             continue  # "written 'M-' and four digits": how values are written)
+        also = _ALSO_WRITTEN.search(before)
+        if len(group) == 1 and also:  # ("Non-Fiction is also written 'Nonfiction'": both)
+            out |= {group[0].start(), group[0].start() - len(before) + also.start() - 1}
+            continue
         said = _DESCRIBES.search(before)
         if len(group) > 1 and (spellings or said) and any(v in low_code for v in values):
             out |= {g.start() for g in group}
@@ -300,6 +313,8 @@ def filter_problem(question: str, code: str) -> str | None:
                 "filter (check the exact spelling in the data), print the result, then answer."
             )
     for m in THRESHOLD.finditer(task):
+        if column_of_value(question, m.group(0).strip(), fold=True):
+            continue  # ("Age Band is Under 18, 18-34 or 60+": a value, not a threshold)
         number = (m.group(1) or m.group(2)).replace(",", "")
         spellings = {number, number.replace(".0", ""), f"{number}.0", _underscored(number)}
         if not any(re.search(rf"(?<![\d.]){re.escape(s)}(?![\d])", code) for s in spellings if s):

@@ -272,3 +272,47 @@ def test_a_quoted_part_of_how_values_are_written_is_no_filter() -> None:
     # a quoted value asked for as such still is a filter
     asked = q.replace("written 'M-' and four digits in any case", "count those written 'M-'")
     assert "'M-'" in (filter_problem(asked, "print(len(df))") or "")
+
+
+def test_legends_other_spellings_lists_and_banded_values_are_no_filters() -> None:
+    """fresh13 and fresh14 (blind), right answers sent away: "written 'TRUE', 'true', '1' or
+    'Y' for yes and 'FALSE', ... for no" (a filter on 'FALSE'); "Non-Fiction is also written
+    'Nonfiction'" (on 'Nonfiction', then on 'Non-Fiction'); "Genre is Fiction, Non-Fiction,
+    Crime, Children or Biography" read with the note's values misread (on 'Children');
+    "Age Band is Under 18, 18-34, 35-59 or 60+" (the threshold 18)."""
+    from codeact.agents._category import category_problem
+
+    data = "Loan,Renewed,Genre,Age Band\n" + "".join(
+        f"L{i},{['TRUE', 'false', '1', 'N'][i % 4]},"
+        f"{['Children', 'children', 'Non-Fiction', 'Nonfiction', 'Crime', 'Fiction', 'Biography'][i % 7]},"
+        f"{['Under 18', '18-34', '35-59', '60+'][i % 4]}\n"
+        for i in range(56)
+    )
+    note = describe_files({"l.csv": data.encode()})
+
+    def ask(question: str, constraints: str) -> str:
+        return f"Question: {question}\nConstraints: {constraints}\nFormat: @n[v]\n\n{note}"
+
+    renewed = ask(
+        "How many loans were renewed?",
+        "Renewed is written 'TRUE', 'true', '1' or 'Y' for yes and 'FALSE', 'false', '0' or "
+        "'N' for no. Count the renewed loans.",
+    )
+    yes = "print(df['Renewed'].astype(str).str.strip().str.upper().isin(['TRUE', '1', 'Y']).sum())"
+    assert filter_problem(renewed, yes) is None
+    fiction = ask(
+        "How many loans were of Fiction?",
+        "Genre is Fiction, Non-Fiction, Crime, Children or Biography, typed in any case; "
+        "Non-Fiction is also written 'Nonfiction', and it is not Fiction. Count the Fiction loans.",
+    )
+    folded = "print((df['Genre'].str.strip().str.lower() == 'fiction').sum())"
+    assert filter_problem(fiction, folded) is None
+    assert category_problem(fiction, folded) is None
+    band = ask(
+        "How many members are in the 60+ age band?",
+        "Age Band is Under 18, 18-34, 35-59 or 60+. Count the members whose Age Band is 60+.",
+    )
+    assert filter_problem(band, "print((df['Age Band'] == '60+').sum())") is None
+    # a threshold that is no value of a column still counts
+    older = band.replace("in the 60+ age band", "born more than 18 years ago")
+    assert "threshold 18" in (filter_problem(older, "print((df['Age Band'] == '60+').sum())") or "")
