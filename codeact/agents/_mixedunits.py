@@ -119,20 +119,21 @@ class UnitsFix:
     def note(self) -> str:
         """What the model (and the transcript) is told about the re-run."""
         return (
-            f"Your cell failed: it looks at the unit of {self.column!r} after turning the "
-            "column into numbers (.str applies only to text). I re-ran your cell with the "
-            f"files note's reading in place of its conversions of {self.column!r}: value and "
-            f"unit read from the text, {self.factors}, then the column set to value. Output "
-            "of the re-run:"
+            f"Your cell failed on {self.column!r}, which is written in several units, after "
+            "converting it its own way. I re-ran your cell with the files note's reading in "
+            f"place of its conversions of {self.column!r}: value and unit read from the text, "
+            f"{self.factors}, then the column set to value. Output of the re-run:"
         )
 
 
 def units_cell_fix(question: str, result: ExecutionResult, code: str) -> UnitsFix | None:
     """The cell with ``_units_read``'s lines in place of its own conversions of a column the
-    note shows in several units, when it failed (``.str`` on numbers) on one of those lines,
-    the question gives the factors and what ran before can run again."""
+    note shows in several units, when it failed on text where numbers belong (``.str`` on
+    numbers, ``'>' not supported between 'str' and 'int'``) at one of those lines or at a
+    line using the column after them, the question gives the factors and what ran before
+    can run again."""
     error = result.error
-    if error is None or "Can only use .str accessor" not in error.message:
+    if error is None or not _GARBLED.search(error.message):
         return None
     number = failing_lineno(error.traceback)
     lines = code.splitlines()
@@ -140,8 +141,10 @@ def units_cell_fix(question: str, result: ExecutionResult, code: str) -> UnitsFi
         return None
     for name, kind in note_column_kinds(question):
         m = _SEVERAL_UNITS.search(kind)
-        own = rf"^\w+\s*\[\s*(['\"]){re.escape(name)}\1\s*\]\s*=[^=]"
-        if m is None or not re.match(own, lines[number - 1]):
+        own = re.compile(rf"^\w+\s*\[\s*(['\"]){re.escape(name)}\1\s*\]\s*=[^=]")
+        before = [ln for ln in lines[: number - 1] if own.match(ln) and _CONVERTS_LINE.search(ln)]
+        failing = lines[number - 1]
+        if m is None or not (own.match(failing) or (before and uses_column(failing, name))):
             continue
         apply = _factors(task_text(question), re.findall(r"'([^']+)'", m.group(1)))
         fixed = _units_read(code, name, m.group(2), apply)
@@ -149,6 +152,10 @@ def units_cell_fix(question: str, result: ExecutionResult, code: str) -> UnitsFi
             return None
         return UnitsFix(code=fixed, column=name, factors=apply.strip()[len("(here: ") : -1])
     return None
+
+
+#: A failure of text where numbers belong, after a garbled conversion.
+_GARBLED = re.compile(r"Can only use \.str accessor|not supported between instances of 'str'")
 
 
 def _units_read(code: str, name: str, reading: str, apply: str) -> str | None:

@@ -832,7 +832,26 @@ async def test_a_unit_looked_at_after_the_column_became_numbers_is_re_run_with_t
 
     assert units_cell_fix(question, failed(4), cell) is not None
     assert units_cell_fix(question.replace(" 5 kilograms", " 5"), failed(4), cell) is None
-    assert units_cell_fix(question, failed(5), cell) is None
+    assert units_cell_fix(question, failed(2), cell) is None  # (a line not using it)
+    # fresh14 (blind): periods in days and weeks converted to text again and compared with
+    # 14 ('>' not supported between 'str' and 'int'): the note's reading in days
+    periods = ["7 days", "3 weeks", "21 days", "2 weeks"]
+    rows = "Ref,Loan Period\n" + "".join(f"{i},{periods[i % 4]}\n" for i in range(20))
+    asked = (
+        "Question: How many loans had a loan period of more than two weeks?\nConstraints: "
+        "Count the loans whose Loan Period is longer than 14 days.\n\n"
+        f"{describe_files({'l.csv': rows.encode()})}"
+    )
+    garbled = (
+        "import pandas as pd\ndf = pd.read_csv('l.csv')\n"
+        "df['Loan Period'] = pd.to_numeric(df['Loan Period'].str.extract(r'(\\d+)')[0])\n"
+        "df['Loan Period'] = df['Loan Period'].astype(str)\n"
+        "print((df['Loan Period'] > 14).sum())"
+    )
+    result = await run_one_cell({"l.csv": rows.encode()}, garbled, asked)
+    content = result.tool_output.content
+    assert "after converting it its own way" in content, content
+    assert content.rstrip().endswith("10"), content  # (21 days and 3 weeks: half of them)
 
 
 def test_loan_periods_in_days_and_weeks_are_noted_and_brought_to_the_compared_unit() -> None:
