@@ -13,6 +13,7 @@ from codeact.agents._notecols import (
     coerced_marker,
     column_of_value,
     note_column_kinds,
+    quoted_values,
     task_text,
 )
 from codeact.agents._problem import problem_of
@@ -79,7 +80,7 @@ def listed_values(question: str, task: str, low_code: str) -> set[int]:
     for _name, kind in note_column_kinds(question):
         if not CATEGORY.match(kind):
             continue
-        values = [v for v in re.findall(r"'([^'\n]*)'", kind) if 2 <= len(v) <= 40]  # (pairs)
+        values = quoted_values(kind, 2, 40)
         if not any(v.lower() in low_code for v in values):
             continue  # (the code selects by none of the column's values)
         hits = sorted(

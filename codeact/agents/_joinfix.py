@@ -90,6 +90,14 @@ _OTHER_CASE = re.compile(
 )
 
 
+def _read_once(lines: list[str], file: str) -> tuple[int, str] | None:
+    """The line and frame of the one top-level ``frame = pd.read_csv('file' ...)`` of a cell,
+    or None when the file is not read there or read more than once."""
+    read = re.compile(rf"^(\w+)\s*=\s*pd\.read_csv\(\s*['\"]{re.escape(file)}['\"][^\n]*$")
+    found = [(i, m.group(1)) for i, ln in enumerate(lines) if (m := read.match(ln))]
+    return found[0] if len(found) == 1 else None
+
+
 def _quoted_as(code: str, name: str) -> list[str]:
     """The lines of ``code`` naming column ``name`` in a text, as written or stripped and in
     any case (``'Driver'`` after ``df.columns.str.strip()``)."""
@@ -117,12 +125,11 @@ def join_case_problem(question: str, code: str) -> Problem | None:
         fold = f".str.strip().str.{case}()"
         lines = code.splitlines()
         for file, col in ((file_a, col_a), (file_b, col_b)):
-            read = re.compile(rf"^(\w+)\s*=\s*pd\.read_csv\(\s*['\"]{re.escape(file)}['\"][^\n]*$")
-            found = [(i, m.group(1)) for i, ln in enumerate(lines) if (m := read.match(ln))]
-            if len(found) != 1:
+            found = _read_once(lines, file)
+            if found is None:
                 lines = []  # (a file not read here, or read twice: no code)
                 break
-            at, frame = found[0]
+            at, frame = found
             lines.insert(at + 1, f"{frame}[{col!r}] = {frame}[{col!r}]{fold}")
         return problem_of(
             f"The keys {col_a!r} of {file_a!r} are written in other case than {col_b!r} of "
@@ -174,12 +181,11 @@ def number_key_fix(question: str, result: ExecutionResult, code: str) -> NumberK
         return None
     for quoted, file, made in _WRITTEN_DIFFERENTLY.findall(question):
         column = ast.literal_eval(quoted)
-        read = re.compile(rf"^(\w+)\s*=\s*pd\.read_csv\(\s*['\"]{re.escape(file)}['\"][^\n]*$")
         lines = code.splitlines()
-        found = [(i, m.group(1)) for i, ln in enumerate(lines) if (m := read.match(ln))]
-        if len(found) != 1 or re.search(r"\.str\.extract\(r?['\"]\(\\d\+\)", code):
-            continue  # (read twice, or the model takes a number out itself)
-        at, frame = found[0]
+        found = _read_once(lines, file)
+        if found is None or re.search(r"\.str\.extract\(r?['\"]\(\\d\+\)", code):
+            continue  # (not read here, read twice, or the model takes a number out itself)
+        at, frame = found
         line = f"{frame}[{column!r}] = {made.replace('df[', f'{frame}[')}"
         return NumberKeyFix(code="\n".join([*lines[: at + 1], line, *lines[at + 1 :]]), line=line)
     return None

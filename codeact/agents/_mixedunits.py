@@ -81,29 +81,30 @@ def mixed_units_problem(question: str, code: str) -> Problem | None:
         units = re.findall(r"'([^']+)'", m.group(1))
         if re.search(r"\bunits?\b", live) or _names_a_unit(live, units):
             continue
-        apply = _factors(task_text(question), units)
+        factors = _factors(task_text(question), units)
+        apply = f" (here: {'; '.join(factors)})" if factors else ""
         return problem_of(
             f"The column {name!r} is written in several units ({m.group(1)}; see the files "
             "note), and your code turns it into numbers without looking at the unit: values "
             f"in different units are averaged or compared as one. Take the unit too: "
             f"{m.group(2)}; bring every value to the unit the question asks for{apply}; run "
             "your code again, print the result, then answer.",
-            _units_read(code, name, m.group(2), apply),
+            _units_read(code, name, m.group(2), factors),
         )
     return None
 
 
-def _factors(task: str, units: list[str]) -> str:
-    """`` (here: value = value.where(unit != 'g', value / 1000))``: the lines bringing every
-    unit to the one the question asks for, from the factor it gives right after a unit
-    ("divide by 10.7639 for square metres") or a known one; '' when there is neither."""
+def _factors(task: str, units: list[str]) -> list[str]:
+    """The lines bringing every unit to the one the question asks for (``value =
+    value.where(unit != 'g', value / 1000)``), from the factor it gives right after a unit
+    ("divide by 10.7639 for square metres") or known ones; none when there is neither."""
     for f in _FACTOR.finditer(task):
         before = task[max(0, f.start() - 40) : f.start()]
         unit = next((u for u in units if u.lower() in before.lower()), None)
         if unit is not None:
             op = "/" if f.group(1).lower() == "divide" else "*"
             number = f.group(2).replace(",", "")
-            return f" (here: value = value.where(unit != {unit!r}, value {op} {number}))"
+            return [f"value = value.where(unit != {unit!r}, value {op} {number})"]
     return _known_factors(task, units)
 
 
@@ -146,11 +147,11 @@ def units_cell_fix(question: str, result: ExecutionResult, code: str) -> UnitsFi
         failing = lines[number - 1]
         if m is None or not (own.match(failing) or (before and uses_column(failing, name))):
             continue
-        apply = _factors(task_text(question), re.findall(r"'([^']+)'", m.group(1)))
-        fixed = _units_read(code, name, m.group(2), apply)
+        factors = _factors(task_text(question), re.findall(r"'([^']+)'", m.group(1)))
+        fixed = _units_read(code, name, m.group(2), factors)
         if fixed is None or not safe_to_repeat(code, error.traceback):
             return None
-        return UnitsFix(code=fixed, column=name, factors=apply.strip()[len("(here: ") : -1])
+        return UnitsFix(code=fixed, column=name, factors="; ".join(factors))
     return None
 
 
@@ -158,12 +159,11 @@ def units_cell_fix(question: str, result: ExecutionResult, code: str) -> UnitsFi
 _GARBLED = re.compile(r"Can only use \.str accessor|not supported between instances of 'str'")
 
 
-def _units_read(code: str, name: str, reading: str, apply: str) -> str | None:
+def _units_read(code: str, name: str, reading: str, factors: list[str]) -> str | None:
     """``code`` with its own conversions of column ``name`` in place (``df['Weight'] =
-    ...``) replaced by the note's reading, the unit factors (``apply``) and ``df['Weight'] =
+    ...``) replaced by the note's reading, the unit ``factors`` and ``df['Weight'] =
     value``, where the first of them stood; None without factors, or when the column is
     converted other than by whole top-level lines of one frame the cell read."""
-    factors = re.findall(r"value = value\.where\(unit != '[^'\n]*', value [*/] [\d.e+-]+\)", apply)
     column = rf"(\w+)\s*\[\s*(['\"]){re.escape(name)}\2\s*\]"
     own = [
         (i, m)
@@ -202,21 +202,21 @@ def _asked_unit(task: str) -> str | None:
     return None
 
 
-def _known_factors(task: str, units: list[str]) -> str:
+def _known_factors(task: str, units: list[str]) -> list[str]:
     """The lines bringing every unit of the note to the one the question asks for, when the
     question names it ("in kilograms") and every unit is a known size of one kind
-    (``'g'`` and ``'kg'``: ``value = value.where(unit != 'g', value / 1000)``); else ''."""
+    (``'g'`` and ``'kg'``: ``value = value.where(unit != 'g', value / 1000)``); else none."""
     asked = _asked_unit(task)
     known = {u: _SIZES[u.lower().strip()] for u in units if u.lower().strip() in _SIZES}
     if asked is None or len(known) != len(units):
-        return ""
+        return []
     kind, size = _SIZES[asked]
     lines = []
     for unit, (its_kind, its_size) in known.items():
         if its_kind != kind:
-            return ""
+            return []
         ratio = its_size / size
         if ratio != 1:
             how = f"* {ratio:g}" if ratio > 1 else f"/ {1 / ratio:g}"
             lines.append(f"value = value.where(unit != {unit!r}, value {how})")
-    return f" (here: {'; '.join(lines)})" if lines else ""
+    return lines

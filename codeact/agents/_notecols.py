@@ -60,11 +60,15 @@ def category_values(question: str) -> list[str]:
     for m in _NOTE_TEXT_COLUMN.finditer(question.partition(NOTE_HEAD)[2]):
         if _READ_AS_OTHER.search(m.group(0)):
             continue
-        for value in re.findall(r"'([^'\n]*)'", m.group(1)):  # (in pairs of quotes)
-            if not 2 <= len(value) <= 40:
-                continue
-            out[value] = None
+        out |= dict.fromkeys(quoted_values(m.group(1), 2, 40))
     return list(out)
+
+
+def quoted_values(text: str, shortest: int, longest: int) -> list[str]:
+    """The texts in single quotes in ``text``, read in pairs of quotes (``'0', 'FALSE'`` is
+    ``0`` and ``FALSE``, not the ``, `` between them), of ``shortest`` to ``longest``
+    characters."""
+    return [v for v in re.findall(r"'([^'\n]*)'", text) if shortest <= len(v) <= longest]
 
 
 def column_of_value(question: str, value: str, *, fold: bool = False) -> str | None:

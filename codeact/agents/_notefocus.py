@@ -19,6 +19,7 @@ from codeact.agents._notecols import (
     NOTE_COLUMN,
     NOTE_HEAD,
     column_of_value,
+    quoted_values,
     spoken_forms,
     task_text,
 )
@@ -67,8 +68,8 @@ def _value_named(task: str, kind: str) -> bool:
     low = task.lower()
     return any(
         re.search(rf"(?<!\w){re.escape(v.strip().lower())}(?!\w)", low)
-        for v in re.findall(r"'([^'\n]*)'", kind)  # (each quoted value, in pairs of quotes:
-        if 3 <= len(v) <= 40 and re.search(r"[A-Za-z]{3}", v)  # not the " and " between two)
+        for v in quoted_values(kind, 3, 40)
+        if re.search(r"[A-Za-z]{3}", v)
     )
 
 
