@@ -55,6 +55,7 @@ from answer_data_fresh11 import build_fresh11_questions, generate_fresh11_files
 from answer_data_fresh12 import build_fresh12_questions, generate_fresh12_files
 from answer_data_fresh13 import build_fresh13_questions, generate_fresh13_files
 from answer_data_fresh14 import build_fresh14_questions, generate_fresh14_files
+from answer_data_fresh15 import build_fresh15_questions, generate_fresh15_files
 from answer_data_styled import build_styled_questions, generate_styled_files
 
 from codeact import CodeActAgent, Context, RestrictedExecutor
@@ -280,7 +281,7 @@ def every_question() -> tuple[dict[str, bytes], list[Question]]:
     files |= generate_fresh5_files() | generate_fresh6_files() | generate_fresh7_files()
     files |= generate_fresh8_files() | generate_fresh9_files() | generate_fresh10_files()
     files |= generate_fresh11_files() | generate_fresh12_files() | generate_fresh13_files()
-    files |= generate_fresh14_files()
+    files |= generate_fresh14_files() | generate_fresh15_files()
     questions = build_questions(files) + build_styled_questions(files)
     questions += build_fresh_questions(files) + build_fresh2_questions(files)
     questions += build_fresh3_questions(files) + build_fresh4_questions(files)
@@ -289,6 +290,7 @@ def every_question() -> tuple[dict[str, bytes], list[Question]]:
     questions += build_fresh9_questions(files) + build_fresh10_questions(files)
     questions += build_fresh11_questions(files) + build_fresh12_questions(files)
     questions += build_fresh13_questions(files) + build_fresh14_questions(files)
+    questions += build_fresh15_questions(files)
     return files, questions
 
 
@@ -335,7 +337,7 @@ def main() -> None:
     parser.add_argument("--model", default="local", help="model spec (codeact.llms.infer_llm)")
     parser.add_argument(
         "--split",
-        choices=["tune", "heldout", "fresh", *(f"fresh{n}" for n in range(2, 15)), "all"],
+        choices=["tune", "heldout", "fresh", *(f"fresh{n}" for n in range(2, 16)), "all"],
         default="heldout",
         help="fresh: twelve questions never used to tune (benchmarks/answer_data_fresh.py); "
         "fresh2: twenty more (benchmarks/answer_data_fresh2.py); fresh3: twenty more "
@@ -351,7 +353,8 @@ def main() -> None:
         "twenty more, written blind, three joining two files (benchmarks/answer_data_fresh12.py); "
         "fresh13: twenty more, written blind, three joining two files "
         "(benchmarks/answer_data_fresh13.py); fresh14: twenty more, written blind, three joining "
-        "two files (benchmarks/answer_data_fresh14.py)",
+        "two files (benchmarks/answer_data_fresh14.py); fresh15: twenty more, written blind, three "
+        "joining two files (benchmarks/answer_data_fresh15.py)",
     )
     parser.add_argument("--config", action="append", choices=list(CONFIGS))
     parser.add_argument("--skip", default="", help="questions whose id contains this are left out")
