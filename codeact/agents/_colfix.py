@@ -27,13 +27,14 @@ import io
 import json
 import re
 import tokenize
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from codeact.agents._answerlines import answer_line_fix, final_answer_fix, print_placeholders
 from codeact.agents._datetext import date_test_fix
 from codeact.agents._imports import import_fix
-from codeact.agents._joinfix import join_key_fix, number_key_fix
+from codeact.agents._joinfix import join_key_fix, number_key_fix, on_key_fix
 from codeact.agents._mixedunits import units_cell_fix
 from codeact.agents._numericfix import integer_fix, numeric_fix
 from codeact.agents._placeholders import required_placeholders
@@ -50,7 +51,8 @@ from codeact.agents._recover import (
 from codeact.agents._rules import repeat_problem
 from codeact.agents._style_state import CodeActRunState
 from codeact.agents._suggest import RULE_NOTE, SUGGESTION_NOTE, resent, run_suggestion
-from codeact.agents._unusedfix import drop_unused_lines, run_fix
+from codeact.agents._textnumfix import text_number_fix
+from codeact.agents._unusedfix import Fix, drop_unused_lines, run_fix
 from codeact.executors.base import CodeExecutor, ExecutionResult, OutputCallback
 
 if TYPE_CHECKING:
@@ -58,6 +60,8 @@ if TYPE_CHECKING:
 
 _NAME_BEFORE = re.compile(r"([A-Za-z_]\w*)\s*(?:\[|\.)")
 MAX_FRAMES = 4
+#: Fixes run one after another on one cell, each of another kind, while the cell still fails.
+MAX_FIXES = 3
 
 
 @dataclass(frozen=True)
@@ -353,33 +357,54 @@ async def recover_cell(
             notes += dropped_notes
             if result.ok:  # (the same cell again: told so, as a cell that ran at once is)
                 again = repeated_cell_note(run, code)
-        wanted = required_placeholders(run.user_msg) if run is not None else []
-        fixes = (
-            separator_fix(run.user_msg if run is not None else "", result, code),
-            unit_fix(run.user_msg if run is not None else "", result, code),
-            load_fix(run.user_msg if run is not None else "", result, code),
-            join_key_fix(run.user_msg if run is not None else "", result, code),
-            number_key_fix(run.user_msg if run is not None else "", result, code),
-            alias_fix(result, code),
-            units_cell_fix(run.user_msg if run is not None else "", result, code),
-            date_test_fix(result, code),
-            conversion_fix(result, code),
-            final_answer_fix(result, code, wanted),
-            answer_line_fix(result, code),
-            import_fix(result, code),
-            precedence_fix(result, code),
-            numeric_fix(result, code),
-            integer_fix(result, code),
-        )
-        for other in fixes:
+        question = run.user_msg if run is not None else ""
+        wanted = required_placeholders(question) if run is not None else []
+        used: set[type] = set()
+        for _ in range(MAX_FIXES):  # (one fix may uncover the next fault: a merge, then a sum)
+            other = next(
+                (f for f in _cell_fixes(question, result, code, wanted) if type(f) not in used),
+                None,
+            )
             if other is None:
-                continue
+                break
+            used.add(type(other))
             result = await run_fix(probe, other, timeout=timeout, on_output=on_output)
             code = other.code
             notes.append(other.note())
-            break
+            if result.ok:
+                break
     if notes:
         observation = "\n".join([*notes, result.to_observation(max_chars)]) + again
     if not result.ok:
         observation += await failure_hints(probe, run, result, code)
     return result, observation, code
+
+
+def _cell_fixes(
+    question: str, result: ExecutionResult, code: str, wanted: list[str]
+) -> Iterator[Fix]:
+    """The fixes that apply to a cell's result, in the order they are tried (each computed
+    only when the ones before it do not apply)."""
+    makers: tuple[Callable[[], Fix | None], ...] = (
+        lambda: separator_fix(question, result, code),
+        lambda: unit_fix(question, result, code),
+        lambda: load_fix(question, result, code),
+        lambda: join_key_fix(question, result, code),
+        lambda: on_key_fix(question, result, code),
+        lambda: number_key_fix(question, result, code),
+        lambda: alias_fix(result, code),
+        lambda: units_cell_fix(question, result, code),
+        lambda: date_test_fix(result, code),
+        lambda: conversion_fix(result, code),
+        lambda: final_answer_fix(result, code, wanted),
+        lambda: answer_line_fix(result, code),
+        lambda: import_fix(result, code),
+        lambda: precedence_fix(result, code),
+        lambda: numeric_fix(result, code),
+        lambda: integer_fix(result, code),
+        lambda: text_number_fix(question, result, code),
+    )
+    for make in makers:
+        fix = make()
+        if fix is not None:
+            yield fix

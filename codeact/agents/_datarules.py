@@ -24,6 +24,7 @@ from codeact.agents._notecols import (
     uses_column,
 )
 from codeact.agents._problem import Problem, problem_of
+from codeact.agents._textnumfix import converted_after_read, converts_column
 
 _MARKERS = "|".join(re.escape(s) for s in sorted(NA_STRINGS, key=len, reverse=True))
 #: ``df['Weight (kg)'] == 'n/a'`` (or ``!=``, or ``df.weight == ''``).
@@ -110,10 +111,9 @@ def case_problem(question: str, code: str) -> Problem | None:
 _SIGNED_CONVERT = re.compile(
     r"convert with (.*?\.astype\(float\)|pd\.to_numeric\(.*?errors='coerce'\))"
 )
-_CONVERTS = re.compile(r"thousands\s*=|to_numeric|\.str\.replace|astype\(|replace\(\s*['\"],")
 
 
-def text_number_problem(question: str, code: str) -> str | None:
+def text_number_problem(question: str, code: str) -> Problem | str | None:
     """A column the files note flags as numbers stored as text (``'2,907,163'``), used by
     code that never converts it: sorting, comparing or summing it works on text. A column
     written with signs (``'67.5%'``) converted as it is (``pd.to_numeric(df['score'],
@@ -129,17 +129,18 @@ def text_number_problem(question: str, code: str) -> str | None:
                 f"{raw} on that text gives NaN (or an error) for every value. Convert it with "
                 f"{convert.group(1)} and run your code again, print the result, then answer."
             )
-        if _CONVERTS.search(code) or not uses_column(_text_tests(code, name), name):
+        if converts_column(code, name) or not uses_column(_text_tests(code, name), name):
             continue  # (converted, or only tested as text: ``.str.startswith('-')``)
         how = (
             f"Convert it with {convert.group(1)}"
             if convert
             else "Read the file with pd.read_csv(..., thousands=',')"
         )
-        return (
+        return problem_of(
             f"The column {name!r} holds numbers stored as text (see the files note): "
             f"sorting, comparing or summing it works on text. {how} and run your code "
-            "again, print the result, then answer."
+            "again, print the result, then answer.",
+            (converted_after_read(question, code) or (None,))[0],
         )
     return None
 
@@ -196,9 +197,10 @@ def _raw_conversion(code: str, name: str) -> str | None:
 
 def _text_tests(code: str, name: str) -> str:
     """``code`` without the tests of ``name`` as text (``df['Subtotal'].str.startswith('-')``,
-    ``df['Bedrooms'] == 'Studio'``, the word the files note says stands for no number): they
-    work on the text as written."""
+    ``df['Bedrooms'] == 'Studio'``, the word the files note says stands for no number, a
+    count of the gaps): they work on the text as written."""
     test = r"\.str\.(?:startswith|endswith|contains|match|len)\([^()\n]*\)"
+    test += r"|\.(?:isna|notna|isnull|notnull)\(\)"
     word = r"(?:'[^'\"\d\n]*'|\"[^'\"\d\n]*\")"  # (a quoted word: no number compared as text)
     folded = r"(?:\s*\.str\.(?:strip|lower|upper|casefold)\(\))*"
     compared = rf"{folded}\s*(?:[=!]=\s*{word}|\.isin\(\s*\[\s*{word}(?:\s*,\s*{word})*\s*\]\s*\))"

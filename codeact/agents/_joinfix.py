@@ -13,6 +13,7 @@ import ast
 import re
 from dataclasses import dataclass
 
+from codeact.agents._notecols import read_once
 from codeact.agents._problem import Problem, problem_of
 from codeact.agents._unusedfix import failing_lineno, safe_to_repeat
 from codeact.executors.base import ExecutionResult
@@ -90,14 +91,6 @@ _OTHER_CASE = re.compile(
 )
 
 
-def _read_once(lines: list[str], file: str) -> tuple[int, str] | None:
-    """The line and frame of the one top-level ``frame = pd.read_csv('file' ...)`` of a cell,
-    or None when the file is not read there or read more than once."""
-    read = re.compile(rf"^(\w+)\s*=\s*pd\.read_csv\(\s*['\"]{re.escape(file)}['\"][^\n]*$")
-    found = [(i, m.group(1)) for i, ln in enumerate(lines) if (m := read.match(ln))]
-    return found[0] if len(found) == 1 else None
-
-
 def _quoted_as(code: str, name: str) -> list[str]:
     """The lines of ``code`` naming column ``name`` in a text, as written or stripped and in
     any case (``'Driver'`` after ``df.columns.str.strip()``)."""
@@ -125,7 +118,7 @@ def join_case_problem(question: str, code: str) -> Problem | None:
         fold = f".str.strip().str.{case}()"
         lines = code.splitlines()
         for file, col in ((file_a, col_a), (file_b, col_b)):
-            found = _read_once(lines, file)
+            found = read_once(lines, file)
             if found is None:
                 lines = []  # (a file not read here, or read twice: no code)
                 break
@@ -182,10 +175,116 @@ def number_key_fix(question: str, result: ExecutionResult, code: str) -> NumberK
     for quoted, file, made in _WRITTEN_DIFFERENTLY.findall(question):
         column = ast.literal_eval(quoted)
         lines = code.splitlines()
-        found = _read_once(lines, file)
+        found = read_once(lines, file)
         if found is None or re.search(r"\.str\.extract\(r?['\"]\(\\d\+\)", code):
             continue  # (not read here, read twice, or the model takes a number out itself)
         at, frame = found
         line = f"{frame}[{column!r}] = {made.replace('df[', f'{frame}[')}"
         return NumberKeyFix(code="\n".join([*lines[: at + 1], line, *lines[at + 1 :]]), line=line)
+    return None
+
+
+#: The parts of a "Keys written differently" line: the two columns and files, each side's
+#: number (the second only when both sides hold codes).
+_NUMBER = r"df\[[^\n]*?\]\.str\.extract\(r'\(\\d\+\)'\)\[0\]\.astype\(int\)"
+_DIFFERENT_PAIR = re.compile(
+    r"- Keys written differently: (?P<a>'[^'\n]*') of '(?P<file_a>[^'\n]+)' .*? is "
+    r"(?P<b>'[^'\n]*') of '(?P<file_b>[^'\n]+)' .*?Join on the number: "
+    rf"(?P<made>{_NUMBER})(?: in '[^'\n]+' and (?P<made_b>{_NUMBER}) in )?"
+)
+#: A merge call's two frames: ``a.merge(b, ...)`` or ``pd.merge(a, b, ...)``.
+_MERGE_FRAMES = re.compile(r"\bpd\.merge\(\s*(\w+)\s*,\s*(\w+)\b|\b(\w+)\s*\.\s*merge\(\s*(\w+)\b")
+#: ``on='X'`` or ``on=['X']`` in a merge call.
+_ON = re.compile(r"\bon\s*=\s*(\[\s*)?(['\"])([^'\"\n]+)\2(?(1)\s*\])")
+
+
+@dataclass(frozen=True)
+class OnKeyFix:
+    """A merge ``on=`` a name only one side has, re-run naming each side's key."""
+
+    code: str
+    lines: tuple[str, ...]
+
+    def note(self) -> str:
+        """What the model (and the transcript) is told about the re-run."""
+        return (
+            "Your cell failed: it merges on a name only one table has (the files note says "
+            "which columns hold the same keys). I re-ran your cell with "
+            + "; ".join(f"`{ln}`" for ln in self.lines)
+            + "; name each side's key yourself from now on. Output of the re-run:"
+        )
+
+
+def _key_pairs(question: str) -> list[tuple[str, str, str, str, list[str]]]:
+    """The files note's pairs of key columns named differently: (column, file, column, file,
+    lines that make the keys match, with ``df`` for the first file's frame and ``other`` for
+    the second's); keys in other case first (the fold keeps each code whole)."""
+    pairs: list[tuple[str, str, str, str, list[str]]] = []
+    for quoted_a, file_a, quoted_b, file_b, case in _OTHER_CASE.findall(question):
+        col_a, col_b = ast.literal_eval(quoted_a), ast.literal_eval(quoted_b)
+        fold = f".str.strip().str.{case}()"
+        folds = [
+            f"df[{col_a!r}] = df[{col_a!r}]{fold}",
+            f"other[{col_b!r}] = other[{col_b!r}]{fold}",
+        ]
+        pairs.append((col_a, file_a, col_b, file_b, folds))
+    for line in re.findall(r"^- Keys written differently: .*$", question, re.M):
+        found = _DIFFERENT_PAIR.match(line)
+        if found is None:
+            continue
+        col_a, col_b = ast.literal_eval(found["a"]), ast.literal_eval(found["b"])
+        made = [f"df[{col_a!r}] = {found['made']}"]
+        if found["made_b"]:  # (codes on both sides: each side's number)
+            made.append(f"other[{col_b!r}] = {found['made_b'].replace('df[', 'other[')}")
+        pairs.append((col_a, found["file_a"], col_b, found["file_b"], made))
+    return [p for p in pairs if p[0] != p[2]]
+
+
+def _on_frames(line: str, frame: str, other: str) -> str:
+    """A note's line with ``df`` made ``frame`` and ``other`` made ``other``."""
+    return re.sub(r"\b(df|other)\[", lambda m: f"{frame if m[1] == 'df' else other}[", line)
+
+
+def on_key_fix(question: str, result: ExecutionResult, code: str) -> OnKeyFix | None:
+    """The cell with the failing merge's ``on='X'`` made ``left_on=..., right_on=...`` (and
+    the note's line that makes the keys match, right after the file is read), when a merge
+    of the two frames read from the files the note pairs failed with ``KeyError`` on one of
+    the pair's names and what ran before can run again (fresh14: ``on='Member'`` with
+    ``Member No`` on the other side, three times in one run)."""
+    error = result.error
+    if error is None or error.type != "KeyError":
+        return None
+    number = failing_lineno(error.traceback)
+    lines = code.splitlines()
+    if number is None or not 0 < number <= len(lines):
+        return None
+    failing = lines[number - 1]
+    on, frames = _ON.search(failing), _MERGE_FRAMES.search(failing)
+    if on is None or frames is None or on.group(3) not in error.message:
+        return None
+    left, right = [f for f in frames.groups() if f is not None]
+    for col_a, file_a, col_b, file_b, made in _key_pairs(question):
+        if on.group(3).strip().casefold() not in (col_a.casefold(), col_b.casefold()):
+            continue
+        read_a, read_b = read_once(lines, file_a), read_once(lines, file_b)
+        if read_a is None or read_b is None or {left, right} != {read_a[1], read_b[1]}:
+            continue
+        if max(read_a[0], read_b[0]) >= number - 1 or not safe_to_repeat(code, error.traceback):
+            return None
+        before = "\n".join(lines[: number - 1])
+        if any(len(re.findall(rf"^{f}\s*=", before, re.M)) > 1 for f in (left, right)):
+            return None  # (a frame built again since its read: not the file's columns)
+        keys = (col_a, col_b) if left == read_a[1] else (col_b, col_a)
+        named = f"left_on={keys[0]!r}, right_on={keys[1]!r}"
+        fixed = [*lines]
+        fixed[number - 1] = failing[: on.start()] + named + failing[on.end() :]
+        added = [_on_frames(ln, read_a[1], read_b[1]) for ln in made]
+        if re.search(r"\.str\.(?:extract|upper|lower)\(", before):
+            added = []  # (the model makes the keys match its own way)
+        placed = [(read_a[0] if ln.startswith(f"{read_a[1]}[") else read_b[0], ln) for ln in added]
+        for at, ln in sorted(placed, key=lambda p: -p[0]):  # (each right after its read)
+            fixed.insert(at + 1, ln)
+        return OnKeyFix(
+            code="\n".join(fixed), lines=(*added, fixed[number - 1 + len(added)].strip())
+        )
     return None

@@ -370,3 +370,11 @@ def coerced_marker(question: str, value: str, code: str) -> bool:
         below = re.search(rf"{column}\s*(?:==|!=|<=?)", code)
         return coerced is not None and below is None
     return False
+
+
+def read_once(lines: list[str], file: str) -> tuple[int, str] | None:
+    """The line and frame of the one top-level ``frame = pd.read_csv('file' ...)`` of a cell,
+    or None when the file is not read there or read more than once."""
+    read = re.compile(rf"^(\w+)\s*=\s*pd\.read_csv\(\s*['\"]{re.escape(file)}['\"][^\n]*$")
+    found = [(i, m.group(1)) for i, ln in enumerate(lines) if (m := read.match(ln))]
+    return found[0] if len(found) == 1 else None

@@ -456,7 +456,8 @@ POS = (
 async def test_a_comparison_on_amounts_with_currency_codes_gets_the_notes_conversion() -> None:
     # (the generic hint suggested thousands=',' for '€14.20' and '22.00 EUR': the model
     # re-ran the same comparison with it four times)
-    cell = "import pandas as pd\ndf = pd.read_csv('p.csv')\nprint(len(df[df['Subtotal'] > 0]))"
+    # (a frame not read straight from the file: the cell is not re-run, the model is told)
+    cell = "import pandas as pd\ndf = pd.DataFrame(pd.read_csv('p.csv'))\nprint(len(df[df['Subtotal'] > 0]))"
     question = f"How many orders? Format: @n[value]\n\n{describe_files({'p.csv': POS})}"
     result = await run_one_cell({"p.csv": POS}, cell, question, "@n[3]")
     content: Any = result.tool_output.content
@@ -471,6 +472,13 @@ async def test_a_comparison_on_amounts_with_currency_codes_gets_the_notes_conver
     fixed = cell.replace("df['Subtotal'] > 0", f"{convert.group(1)} > 0")
     again = await run_one_cell({"p.csv": POS}, fixed, question, "@n[3]")
     assert not again.tool_output.is_error, again.tool_output.content
+    # read straight from the file: re-run with the note's conversion after the read
+    plain = cell.replace("pd.DataFrame(pd.read_csv('p.csv'))", "pd.read_csv('p.csv')")
+    fixed_run = await run_one_cell({"p.csv": POS}, plain, question, "@n[3]")
+    content = fixed_run.tool_output.content
+    assert not fixed_run.tool_output.is_error, content
+    assert f"I re-ran your cell with `df['Subtotal'] = {convert.group(1)}`" in content
+    assert content.rstrip().endswith(again.tool_output.content.rstrip().splitlines()[-1])
 
 
 async def test_the_generic_text_number_hint_follows_the_note() -> None:
@@ -511,7 +519,8 @@ async def test_arithmetic_on_a_column_of_labels_is_told_the_column_is_text() -> 
     keyed = "import pandas as pd\ndf = pd.read_csv('p.csv')\nprint(df.groupby('Code')['Subtotal'].mean())"
     result = await run_one_cell({"p.csv": data}, keyed, question, "@n[3]")
     content = result.tool_output.content
-    assert result.tool_output.is_error and "holds text such as" not in content
+    assert "holds text such as" not in content  # (the amounts converted as the note says)
+    assert "I re-ran your cell with `df['Subtotal'] = df['Subtotal'].str.replace(" in content
     # amounts the note did not recognise as numbers are not labels
     ledger = b"Ref,Amount\nA,(1,234.00)\nB,1.50\nC,2.50\n"
     asked = f"Total? Format: @n[value]\n\n{describe_files({'l.csv': ledger})}"

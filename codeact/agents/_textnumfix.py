@@ -1,0 +1,110 @@
+"""Numbers stored as text that a cell never converts (fresh14: ``'£1.40'`` fines summed as
+text, then ``'str' object has no attribute 'round'``): the 1.5B model is told how the files
+note converts the column and writes the same cell again. The cell is run again with the
+note's conversion right after the file is read (``text_number_fix``), and the rule that sends
+a successful cell back for it (``_datarules.text_number_problem``) carries the same code."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from codeact.agents._notecols import file_columns, note_column_kinds, read_once, uses_column
+from codeact.agents._unusedfix import failing_lineno, safe_to_repeat
+from codeact.executors.base import ExecutionResult
+
+#: Errors of arithmetic, comparison or rounding on text.
+_TEXT_FAILS = re.compile(
+    r"unsupported operand type\(s\)|can only concatenate str|not supported between instances "
+    r"of 'str'|could not convert string to float|Could not convert .* to numeric"
+    r"|'str' object has no attribute '(?:round|is_integer|item)'"
+    r"|dtype '(?:str|string|object)' does not support"
+)
+#: The note's conversion of a column written with signs.
+_CONVERT = re.compile(
+    r"convert with (pd\.to_numeric\(df\[.*?errors='coerce'\)|df\[.*?astype\(float\))"
+)
+#: What converts a column on one line: the note's ways and the model's own.
+_CONVERTS = re.compile(
+    r"to_numeric|\.astype\(|\.str\.replace|\.replace\(|\bfloat\(|\bint\(|\.apply\(|\.map\("
+)
+
+
+def converts_column(code: str, name: str) -> bool:
+    """Whether ``code`` converts column ``name`` its own way (a conversion on a line naming
+    it, or a read with ``thousands=``)."""
+    lines = [ln for ln in code.splitlines() if uses_column(ln, name)]
+    return any(_CONVERTS.search(ln) for ln in lines) or "thousands" in code
+
+
+def _conversion(kind: str, name: str, frame: str) -> str | None:
+    """The note's conversion of column ``name`` of ``frame``, or None."""
+    if "numbers stored as text" not in kind:
+        return None
+    written = _CONVERT.search(kind)
+    if written is not None:
+        return written.group(1).replace("df[", f"{frame}[")
+    if "',' separators" in kind:
+        return f"pd.to_numeric({frame}[{name!r}].str.replace(',', ''), errors='coerce')"
+    return None
+
+
+def converted_after_read(question: str, code: str) -> tuple[str, list[str]] | None:
+    """``code`` with the note's conversion of each column of numbers stored as text that it
+    uses and never converts, right after its file is read once (and the lines added); None
+    when there is no such column or its file is not read exactly once at the top level."""
+    lines = code.splitlines()
+    files = file_columns(question)
+    added: list[tuple[int, str]] = []
+    for name, kind in note_column_kinds(question):
+        if not uses_column(code, name):
+            continue
+        if converts_column(code, name):
+            continue  # (converted its own way: other rules judge that)
+        holders = [f for f, columns in files.items() if name in columns]
+        found = read_once(lines, holders[0]) if len(holders) == 1 else None
+        made = _conversion(kind, name, found[1]) if found is not None else None
+        if found is None or made is None:
+            continue
+        added.append((found[0], f"{found[1]}[{name!r}] = {made}"))
+    if not added:
+        return None
+    for at, line in sorted(added, key=lambda a: -a[0]):
+        lines.insert(at + 1, line)
+    return "\n".join(lines), [line for _, line in added]
+
+
+@dataclass(frozen=True)
+class TextNumberFix:
+    """A failed cell re-run with its numbers stored as text converted the note's way."""
+
+    code: str
+    lines: tuple[str, ...]
+
+    def note(self) -> str:
+        """What the model (and the transcript) is told about the re-run."""
+        return (
+            "Your cell failed: it computes with numbers stored as text. I re-ran your cell "
+            "with " + "; ".join(f"`{ln}`" for ln in self.lines) + " right after the file is "
+            "read, as the files note says; convert such columns yourself from now on. Output "
+            "of the re-run:"
+        )
+
+
+def text_number_fix(question: str, result: ExecutionResult, code: str) -> TextNumberFix | None:
+    """The cell with the note's conversions after the reads, when it failed on text in
+    arithmetic, a comparison or a rounding, the failing line's column (or the cell, when
+    the line names none) was never converted, and what ran before can run again."""
+    error = result.error
+    if error is None or not _TEXT_FAILS.search(error.message):
+        return None
+    converted = converted_after_read(question, code)
+    if converted is None or not safe_to_repeat(code, error.traceback):
+        return None
+    number = failing_lineno(error.traceback)
+    lines = code.splitlines()
+    line = lines[number - 1] if number is not None and 0 < number <= len(lines) else ""
+    named = [n for n, _ in note_column_kinds(question) if uses_column(line, n)]
+    if named and not any(f"[{n!r}]" in ln for n in named for ln in converted[1]):
+        return None  # (the failing line's column is not one the note converts)
+    return TextNumberFix(code=converted[0], lines=tuple(converted[1]))

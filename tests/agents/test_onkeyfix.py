@@ -1,0 +1,192 @@
+"""A merge ``on=`` a name only one table has, when the files note pairs the two key columns
+(``_joinfix.on_key_fix``), and numbers stored as text a cell never converts
+(``_textnumfix``): fresh14 (blind) merged ``loans.merge(library_members, on='Member')``
+against ``Member No`` three times over, then summed ``'£1.40'`` fines as text. The cell is
+re-run naming each side's key with the note's key line, then with the note's conversion:
+one fix uncovering the next, each run once."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import tempfile
+
+import pandas as pd
+import pytest
+
+from codeact._execution import CellError, ExecutionResult
+from codeact.agents._datarules import text_number_problem
+from codeact.agents._joinfix import on_key_fix
+from codeact.agents._textnumfix import text_number_fix
+from codeact.agents.code import describe_files
+from tests.helpers import run_one_cell
+
+pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings("ignore::UserWarning")]
+
+MEMBERS = "Member No,Branch\n" + "".join(
+    f"{n},{['Central', 'Oakwood', 'Hillcrest'][n % 3]}\n" for n in range(1, 13)
+)
+FINES = ["£1.40", "£0", "none", "", "£2.75", "£0.50", "£12.00"]
+LOANS = "Loan,Member,Fine\n" + "".join(
+    f"L{i},{['M-', 'm-', 'M'][i % 3]}{1 + i % 12:04d},{FINES[i % 7]}\n" for i in range(90)
+)
+FILES = {"loans.csv": LOANS.encode(), "library_members.csv": MEMBERS.encode()}
+QUESTION = (
+    "Question: Members of which branch were charged the most in fines, and how much?\n"
+    f"Format: @branch[b] @fines[f]\n\n{describe_files(FILES)}"
+)
+CELL = (
+    "import pandas as pd\nloans = pd.read_csv('loans.csv')\n"
+    "members = pd.read_csv('library_members.csv')\n"
+    "loans = loans.merge(members, on='Member', how='left')\n"
+    "totals = loans.groupby('Branch')['Fine'].sum()\n"
+    "print(totals.idxmax(), totals.max().round(2))"
+)
+
+
+def _expected() -> str:
+    fine = [float(f.strip("£")) if f.startswith("£") else 0.0 for f in FINES]
+    totals: dict[str, float] = {}
+    for i in range(90):
+        branch = ["Central", "Oakwood", "Hillcrest"][(1 + i % 12) % 3]
+        totals[branch] = totals.get(branch, 0.0) + fine[i % 7]
+    best = max(totals, key=lambda b: totals[b])
+    return f"{best} {round(totals[best], 2)}"
+
+
+def _key_error(name: str, line: int) -> ExecutionResult:
+    trace = f'File "<cell-1>", line {line}, in <module>\nKeyError: {name!r}'
+    return ExecutionResult(error=CellError(type="KeyError", message=repr(name), traceback=trace))
+
+
+async def test_a_merge_on_one_sides_name_is_re_run_with_both_keys_then_the_fines_converted() -> (
+    None
+):
+    assert "- Keys written differently: 'Member' of 'loans.csv'" in QUESTION
+    result = await run_one_cell(FILES, CELL, QUESTION)
+    content = str(result.tool_output.content)
+    assert not result.tool_output.is_error, content
+    assert "loans['Member'] = loans['Member'].str.extract(r'(\\d+)')[0].astype(int)" in content
+    assert "left_on='Member', right_on='Member No'" in content
+    assert "loans['Fine'] = pd.to_numeric(loans['Fine'].str.replace(" in content, content
+    assert content.rstrip().endswith(_expected()), content
+
+
+async def test_the_members_side_first_gets_the_keys_the_other_way_round() -> None:
+    cell = CELL.replace(
+        "loans = loans.merge(members, on='Member', how='left')",
+        "loans = pd.merge(members, loans, on=['Member No'])",
+    ).replace("print(totals.idxmax(), totals.max().round(2))", "print(len(loans))")
+    fix = on_key_fix(QUESTION, _key_error("Member No", 4), cell)
+    assert fix is not None
+    assert "pd.merge(members, loans, left_on='Member No', right_on='Member')" in fix.code
+    result = await run_one_cell(FILES, cell, QUESTION)
+    assert str(result.tool_output.content).rstrip().endswith("90"), result.tool_output.content
+
+
+def test_merges_the_fix_cannot_vouch_for_are_left_to_the_model() -> None:
+    assert on_key_fix(QUESTION, _key_error("Member", 4), CELL) is not None
+    twice = CELL.replace("print(", "members = pd.read_csv('library_members.csv')\nprint(")
+    rebuilt = CELL.replace(
+        "loans = loans.merge", "loans = loans[loans['Fine'] != 'none']\nloans = loans.merge"
+    )
+    own = CELL.replace(
+        "loans = loans.merge",
+        "loans['Member'] = loans['Member'].str.extract(r'(\\d+)')[0]\nloans = loans.merge",
+    )
+    assert on_key_fix(QUESTION, _key_error("Member", 5), rebuilt) is None  # (rows dropped)
+    assert on_key_fix(QUESTION, _key_error("Loan", 4), CELL.replace("'Member'", "'Loan'")) is None
+    assert on_key_fix(QUESTION, _key_error("Member", 5), CELL) is None  # (not the merge line)
+    other = ExecutionResult(error=CellError(type="ValueError", message="'Member'", traceback=""))
+    assert on_key_fix(QUESTION, other, CELL) is None
+    fix = on_key_fix(QUESTION, _key_error("Member", 4), twice)  # (read again after the merge)
+    assert fix is None
+    made = on_key_fix(QUESTION, _key_error("Member", 5), own)
+    assert made is not None and len(made.lines) == 1  # (the model made the keys its way)
+    assert made.code.count(".str.extract") == 1
+
+
+DRIVERS = [f"D{i:02d}" for i in range(1, 9)]
+PARCELS = "Parcel, Driver ,Status\n" + "".join(
+    f"P{i},{[str.lower, str.upper][i % 2](DRIVERS[i % 8])}{' ' * (i % 3 == 0)},"
+    f"{['Delivered', 'Failed'][i % 5 == 0]}\n"
+    for i in range(80)
+)
+CREW = "Driver ID,Depot\n" + "".join(
+    f"{d},{['North', 'East'][n % 2]}\n" for n, d in enumerate(DRIVERS)
+)
+
+
+async def test_keys_in_other_case_under_another_name_are_folded_on_both_sides() -> None:
+    files = {"parcels.csv": PARCELS.encode(), "drivers.csv": CREW.encode()}
+    question = f"Question: Which depot delivered the most?\n\n{describe_files(files)}"
+    assert "- Keys written in other case: ' Driver ' of 'parcels.csv'" in question
+    cell = (
+        "import pandas as pd\ncrew = pd.read_csv('drivers.csv')\n"
+        "parcels = pd.read_csv('parcels.csv')\n"
+        "df = parcels.merge(crew, on='Driver ID')\n"
+        "counts = df[df['Status'] == 'Delivered'].groupby('Depot').size()\n"
+        "print(counts.idxmax(), counts.max())"
+    )
+    fix = on_key_fix(question, _key_error("Driver ID", 4), cell)
+    assert fix is not None
+    lines = fix.code.splitlines()
+    assert lines[2] == "crew['Driver ID'] = crew['Driver ID'].str.strip().str.upper()", lines
+    assert lines[4] == "parcels[' Driver '] = parcels[' Driver '].str.strip().str.upper()", lines
+    assert "parcels.merge(crew, left_on=' Driver ', right_on='Driver ID')" in fix.code
+    result = await run_one_cell(files, cell, question)
+    east = sum(1 for i in range(80) if i % 5 and (i % 8) % 2)
+    assert str(result.tool_output.content).rstrip().endswith(f"East {east}")
+
+
+def _run(code: str) -> str:
+    out, cwd = io.StringIO(), os.getcwd()
+    with tempfile.TemporaryDirectory() as d:
+        for name, data in FILES.items():
+            with open(os.path.join(d, name), "wb") as f:
+                f.write(data)
+        os.chdir(d)
+        try:
+            with contextlib.redirect_stdout(out):
+                exec(code, {"pd": pd})
+        finally:
+            os.chdir(cwd)
+    return out.getvalue().strip()
+
+
+def test_text_numbers_never_converted_are_converted_after_the_read() -> None:
+    joined = CELL.replace(
+        "loans = loans.merge(members, on='Member', how='left')",
+        "loans['Member'] = loans['Member'].str.extract(r'(\\d+)')[0].astype(int)\n"
+        "loans = loans.merge(members, left_on='Member', right_on='Member No')",
+    )
+    trace = "File \"<cell-1>\", line 7, in <module>\nAttributeError: 'str' object has no attribute 'round'"
+    failed = ExecutionResult(
+        error=CellError(
+            type="AttributeError", message="'str' object has no attribute 'round'", traceback=trace
+        )
+    )
+    fix = text_number_fix(QUESTION, failed, joined)
+    assert fix is not None and fix.code.splitlines()[2].startswith("loans['Fine'] = pd.to_numeric(")
+    assert _run(fix.code) == _expected()
+    # a successful cell that sums the text: the rule carries the same code
+    summed = joined.replace("totals.max().round(2)", "totals.max()")
+    problem = text_number_problem(QUESTION, summed)
+    assert problem is not None and getattr(problem, "code", None) is not None
+    branch, total = _run(problem.code).split()
+    assert f"{branch} {round(float(total), 2)}" == _expected()
+    # converted its own way, another error, or a failing line on a column the note keeps
+    own = joined.replace(
+        "totals =", "loans['Fine'] = loans['Fine'].str.strip('£').astype(float)\ntotals ="
+    )
+    assert text_number_fix(QUESTION, failed, own) is None
+    key = ExecutionResult(error=CellError(type="KeyError", message="'Fine'", traceback=trace))
+    assert text_number_fix(QUESTION, key, joined) is None
+    member_line = 'File "<cell-1>", line 5\nTypeError: unsupported operand type(s)'
+    on_member = ExecutionResult(
+        error=CellError(
+            type="TypeError", message="unsupported operand type(s)", traceback=member_line
+        )
+    )
+    assert text_number_fix(QUESTION, on_member, joined) is None
