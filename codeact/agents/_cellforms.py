@@ -208,3 +208,39 @@ def scaled_amounts(values: list[str], name: str) -> str:
         f"extract(r'([\\d.,]+)')[0].str.replace(',', ''), errors='coerce') * {column}.str.lower()"
         f".str.extract(r'\\d\\s*({'|'.join(letters)})\\s*$')[0].map({{{scale}}}).fillna(1)"
     )
+
+
+#: A code of letters and a number (``M-0042``, ``m0042``, ``M 42``).
+_ONE_CODE = re.compile(r"^([A-Za-z]{1,4})[-_ /]?(\d+)$")
+
+
+def code_forms(values: list[str], name: str) -> str:
+    """The hint for a column of codes with one prefix, some written several ways
+    (``'M-0042'``, ``'m-0042'`` and ``'M0042'`` are one code), or ``""``: how many there are
+    as written and as codes, and the number to count, group and compare on."""
+    found = [m for v in values if (m := _ONE_CODE.match(v))]
+    if not found or len(found) < len(values) or len({m.group(1).lower() for m in found}) != 1:
+        return ""
+    forms: dict[int, list[str]] = {}
+    for m in found:
+        written = forms.setdefault(int(m.group(2)), [])
+        if m.group(0) not in written:
+            written.append(m.group(0))
+    several = [w for w in forms.values() if len(w) > 1]
+    if not several or len({v.lower() for v in values}) == len(forms):
+        return ""  # (one way of writing each, or only its case: the spelling hint says so)
+    shown = " and ".join(repr(w) for w in max(several, key=len)[:3])
+    return (
+        f"codes written several ways ({shown} are one), {len(set(values))} as written, "
+        f"{len(forms)} codes: take the number, df[{name!r}].str.extract(r'(\\d+)')[0]"
+        ".astype(int), before counting, grouping or comparing"
+    )
+
+
+def other_forms(present: list[str], name: str) -> str:
+    """The hint for a column of dates with month names, of several values per cell or of
+    codes written several ways (``present``: its values as written), or ``""``."""
+    stripped = [v.strip() for v in present]
+    return (
+        month_name_dates(present, name) or list_cells(stripped, name) or code_forms(stripped, name)
+    )

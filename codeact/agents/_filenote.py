@@ -12,8 +12,7 @@ from __future__ import annotations
 import re
 
 from codeact.agents._cellforms import (
-    list_cells,
-    month_name_dates,
+    other_forms,
     scaled_amounts,
     spelling_hint,
     squeeze,
@@ -220,7 +219,7 @@ def _kind(present: list[str], missing: int, name: str) -> tuple[str, str]:
     clock = "" if _DURATION_NAME.search(name) else time_of_day_hint(stripped, name)
     if clock:
         return "text", clock
-    named = month_name_dates(present, name) or list_cells(stripped, name)
+    named = other_forms(present, name)
     if named:
         return "text", named
     distinct = len(set(stripped))

@@ -13,7 +13,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from codeact.agents._notecols import read_once
+from codeact.agents._notecols import file_columns, note_column_kinds, read_once, uses_column
 from codeact.agents._problem import Problem, problem_of
 from codeact.agents._unusedfix import failing_lineno, safe_to_repeat
 from codeact.executors.base import ExecutionResult
@@ -245,6 +245,50 @@ def _on_frames(line: str, frame: str, other: str) -> str:
     return re.sub(r"\b(df|other)\[", lambda m: f"{frame if m[1] == 'df' else other}[", line)
 
 
+@dataclass(frozen=True)
+class _Paired:
+    """Two frames a cell read from the files a note's key line pairs, before line ``number``."""
+
+    key_a: str
+    key_b: str
+    frame_a: str
+    frame_b: str
+    added: list[str]  # (the note's lines that make the keys match, for these frames)
+    fixed: list[str]  # (the cell's lines with them, each right after its frame's read)
+
+
+def _paired(
+    question: str, code: str, traceback: str, frames: set[str], named: str
+) -> _Paired | None:
+    """The note's pair of keys whose files the cell read, once each, into ``frames`` before
+    its failing line, neither frame built again since, what ran before safe to repeat, and
+    ``named`` one of the pair's names (any name when empty); None otherwise."""
+    number = failing_lineno(traceback)
+    lines = code.splitlines()
+    if number is None or not 0 < number <= len(lines):
+        return None
+    for col_a, file_a, col_b, file_b, made in _key_pairs(question):
+        if named and named.strip().casefold() not in (col_a.casefold(), col_b.casefold()):
+            continue
+        read_a, read_b = read_once(lines, file_a), read_once(lines, file_b)
+        if read_a is None or read_b is None or frames != {read_a[1], read_b[1]}:
+            continue
+        if max(read_a[0], read_b[0]) >= number - 1 or not safe_to_repeat(code, traceback):
+            return None
+        before = "\n".join(lines[: number - 1])
+        if any(len(re.findall(rf"^{f}\s*=", before, re.M)) > 1 for f in frames):
+            return None  # (a frame built again since its read: not the file's columns)
+        added = [_on_frames(ln, read_a[1], read_b[1]) for ln in made]
+        if re.search(r"\.str\.(?:extract|upper|lower)\(", before):
+            added = []  # (the model makes the keys match its own way)
+        fixed = [*lines]
+        placed = [(read_a[0] if ln.startswith(f"{read_a[1]}[") else read_b[0], ln) for ln in added]
+        for at, ln in sorted(placed, key=lambda p: -p[0]):  # (each right after its read)
+            fixed.insert(at + 1, ln)
+        return _Paired(col_a, col_b, read_a[1], read_b[1], added, fixed)
+    return None
+
+
 def on_key_fix(question: str, result: ExecutionResult, code: str) -> OnKeyFix | None:
     """The cell with the failing merge's ``on='X'`` made ``left_on=..., right_on=...`` (and
     the note's line that makes the keys match, right after the file is read), when a merge
@@ -254,37 +298,116 @@ def on_key_fix(question: str, result: ExecutionResult, code: str) -> OnKeyFix | 
     error = result.error
     if error is None or error.type != "KeyError":
         return None
-    number = failing_lineno(error.traceback)
+    number = failing_lineno(error.traceback) or 0
     lines = code.splitlines()
-    if number is None or not 0 < number <= len(lines):
-        return None
-    failing = lines[number - 1]
+    failing = lines[number - 1] if 0 < number <= len(lines) else ""
     on, frames = _ON.search(failing), _MERGE_FRAMES.search(failing)
     if on is None or frames is None or on.group(3) not in error.message:
         return None
     left, right = [f for f in frames.groups() if f is not None]
-    for col_a, file_a, col_b, file_b, made in _key_pairs(question):
-        if on.group(3).strip().casefold() not in (col_a.casefold(), col_b.casefold()):
+    pair = _paired(question, code, error.traceback, {left, right}, on.group(3))
+    if pair is None:
+        return None
+    keys = (pair.key_a, pair.key_b) if left == pair.frame_a else (pair.key_b, pair.key_a)
+    named = f"left_on={keys[0]!r}, right_on={keys[1]!r}"
+    at = number - 1 + len(pair.added)
+    pair.fixed[at] = failing[: on.start()] + named + failing[on.end() :]
+    return OnKeyFix(code="\n".join(pair.fixed), lines=(*pair.added, pair.fixed[at].strip()))
+
+
+#: ``a[b['col'] ...]``: rows of one frame picked by a test on another frame's column.
+_OTHER_MASK = re.compile(r"\b(\w+)\s*\[\s*\(?\s*(\w+)\s*\[\s*['\"]")
+
+
+@dataclass(frozen=True)
+class MaskJoinFix:
+    """A failed pick of one table's rows by another table's column, re-run on the join."""
+
+    code: str
+    lines: tuple[str, ...]
+
+    def note(self) -> str:
+        """What the model (and the transcript) is told about the re-run."""
+        return (
+            "Your cell failed: it picks rows of one table by a test on another table's "
+            "column, and the two tables' rows do not line up. I re-ran your cell with the "
+            "tables joined first on the keys the files note gives: "
+            + "; ".join(f"`{ln}`" for ln in self.lines)
+            + "; join before you filter from now on. Output of the re-run:"
+        )
+
+
+def mask_join_fix(question: str, result: ExecutionResult, code: str) -> MaskJoinFix | None:
+    """The cell with the two frames joined (the note's keys) right after both are read, and
+    the failing line's test on the other frame's column made on the joined one, when picking
+    one frame's rows by a test on another frame failed (``Unalignable boolean Series``;
+    fresh14: ``loans[members['Age Band'] == '60+']``, three times in one run), the two are
+    the files the note pairs and share no other column."""
+    error = result.error
+    if error is None or "Unalignable boolean Series" not in error.message:
+        return None
+    number = failing_lineno(error.traceback) or 0
+    lines = code.splitlines()
+    failing = lines[number - 1] if 0 < number <= len(lines) else ""
+    found = _OTHER_MASK.search(failing)
+    if found is None or found.group(1) == found.group(2):
+        return None
+    rows, other = found.group(1), found.group(2)
+    pair = _paired(question, code, error.traceback, {rows, other}, "")
+    if pair is None:
+        return None
+    columns = file_columns(question)
+    shared = [c for cs in columns.values() for c in cs if c not in (pair.key_a, pair.key_b)]
+    if len(shared) != len(set(shared)):
+        return None  # (a column in both files: the join would rename it)
+    keys = (pair.key_a, pair.key_b) if rows == pair.frame_a else (pair.key_b, pair.key_a)
+    join = f"{rows} = {rows}.merge({other}, left_on={keys[0]!r}, right_on={keys[1]!r}, how='left')"
+    at = number - 1 + len(pair.added)
+    pair.fixed[at] = re.sub(rf"\b{other}\s*\[", f"{rows}[", failing)
+    reads = [i for i, ln in enumerate(pair.fixed[:at]) if re.match(rf"({rows}|{other})\s*=", ln)]
+    keyed = [i for i, ln in enumerate(pair.fixed[:at]) if ln in pair.added]
+    pair.fixed.insert(max(reads + keyed) + 1, join)
+    return MaskJoinFix(
+        code="\n".join(pair.fixed), lines=(*pair.added, join, pair.fixed[at + 1].strip())
+    )
+
+
+#: What counts, groups or compares a column's values as written.
+_AS_WRITTEN = re.compile(
+    r"value_counts\(|groupby\(|nunique\(|\.unique\(|\.mode\(|==|!=|\.isin\(|merge\(|pivot"
+)
+
+
+def code_forms_problem(question: str, code: str) -> Problem | None:
+    """A column of codes the files note says are written several ways for one code
+    (``'M-0042'``, ``'m-0042'``, ``'M0042'``), counted, grouped or compared as written by
+    code that never takes the number out: one member's loans split three ways (fresh14:
+    'M-0230' with 23 loans for member 230's 37). As code, the note's number right after
+    the file is read."""
+    for name, kind in note_column_kinds(question):
+        if "codes written several ways" not in kind:
             continue
-        read_a, read_b = read_once(lines, file_a), read_once(lines, file_b)
-        if read_a is None or read_b is None or {left, right} != {read_a[1], read_b[1]}:
+        lines = [ln for ln in code.splitlines() if uses_column(ln, name)]
+        if not any(_AS_WRITTEN.search(ln) for ln in lines):
             continue
-        if max(read_a[0], read_b[0]) >= number - 1 or not safe_to_repeat(code, error.traceback):
-            return None
-        before = "\n".join(lines[: number - 1])
-        if any(len(re.findall(rf"^{f}\s*=", before, re.M)) > 1 for f in (left, right)):
-            return None  # (a frame built again since its read: not the file's columns)
-        keys = (col_a, col_b) if left == read_a[1] else (col_b, col_a)
-        named = f"left_on={keys[0]!r}, right_on={keys[1]!r}"
-        fixed = [*lines]
-        fixed[number - 1] = failing[: on.start()] + named + failing[on.end() :]
-        added = [_on_frames(ln, read_a[1], read_b[1]) for ln in made]
-        if re.search(r"\.str\.(?:extract|upper|lower)\(", before):
-            added = []  # (the model makes the keys match its own way)
-        placed = [(read_a[0] if ln.startswith(f"{read_a[1]}[") else read_b[0], ln) for ln in added]
-        for at, ln in sorted(placed, key=lambda p: -p[0]):  # (each right after its read)
-            fixed.insert(at + 1, ln)
-        return OnKeyFix(
-            code="\n".join(fixed), lines=(*added, fixed[number - 1 + len(added)].strip())
+        if any(
+            re.search(r"\.str\.(?:extract|replace|upper|lower|findall|slice)\(|\[\s*\d*\s*:", ln)
+            for ln in lines
+        ):
+            continue  # (the model takes the codes apart its own way)
+        number = f"df[{name!r}].str.extract(r'(\\d+)')[0].astype(int)"
+        holders = [f for f, columns in file_columns(question).items() if name in columns]
+        found = read_once(code.splitlines(), holders[0]) if len(holders) == 1 else None
+        fixed = None
+        if found is not None:
+            at, frame = found
+            made = f"{frame}[{name!r}] = {number.replace('df[', f'{frame}[')}"
+            fixed = "\n".join([*code.splitlines()[: at + 1], made, *code.splitlines()[at + 1 :]])
+        return problem_of(
+            f"The column {name!r} holds codes written several ways for one code (see the "
+            "files note), and your code counts, groups or compares them as written, so one "
+            f"code's rows are split among its spellings. Take the number first ({number}), "
+            "then count, group or compare; run your code again, print the result, then answer.",
+            fixed,
         )
     return None

@@ -35,6 +35,7 @@ import re
 from collections import OrderedDict
 from collections.abc import Sequence
 
+from codeact.agents._booltext import bool_text_problem
 from codeact.agents._candidate import AnswerCandidate, CellRun
 from codeact.agents._category import category_problem
 from codeact.agents._checks import (
@@ -76,7 +77,7 @@ from codeact.agents._groups import (
     product_problem,
     row_key,
 )
-from codeact.agents._joinfix import join_case_problem
+from codeact.agents._joinfix import code_forms_problem, join_case_problem
 from codeact.agents._mixedunits import mixed_units_problem
 from codeact.agents._notecols import (
     column_of_value,
@@ -320,8 +321,10 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("day", day_problem(question, code)),
         ("marker", marker_problem(question, code)),
         ("join case", join_case_problem(question, code)),
+        ("code forms", code_forms_problem(question, code)),
         ("case", case_problem(question, code)),
         ("yes no", yes_no_problem(question, code)),
+        ("bool text", bool_text_problem(question, code)),
         ("empty zero", empty_zero_problem(question, code)),
         ("duration", duration_problem(question, code)),
         ("subset", subset_problem(question, code)),
@@ -378,6 +381,8 @@ def passes_rules(question: str, code: str) -> bool:
         unit_problem,
         mixed_units_problem,
         join_case_problem,
+        code_forms_problem,
+        bool_text_problem,
         title_problem,
         fill_problem,
         *DATA_RULES,

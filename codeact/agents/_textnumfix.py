@@ -74,6 +74,23 @@ def converted_after_read(question: str, code: str) -> tuple[str, list[str]] | No
     return "\n".join(lines), [line for _, line in added]
 
 
+def _raw_converted(question: str, code: str, line: str) -> tuple[str, list[str]] | None:
+    """``code`` with the failing ``line``'s conversion of a column as it is written
+    (``loans['Fine'].astype(float)`` on ``'£0.00'``) made the note's, or None."""
+    for name, kind in note_column_kinds(question):
+        raw = re.search(
+            rf"\b(\w+)\[{re.escape(repr(name))}\]\.astype\(\s*['\"]?float\w*['\"]?\s*\)"
+            rf"|\bpd\.to_numeric\(\s*(\w+)\[{re.escape(repr(name))}\]\s*(?:,[^()\n]*)?\)",
+            line,
+        )
+        made = _conversion(kind, name, (raw.group(1) or raw.group(2))) if raw else None
+        if raw is None or made is None or code.count(line) != 1:
+            continue
+        fixed = line[: raw.start()] + made + line[raw.end() :]
+        return code.replace(line, fixed), [fixed.strip()]
+    return None
+
+
 @dataclass(frozen=True)
 class TextNumberFix:
     """A failed cell re-run with its numbers stored as text converted the note's way."""
@@ -85,9 +102,9 @@ class TextNumberFix:
         """What the model (and the transcript) is told about the re-run."""
         return (
             "Your cell failed: it computes with numbers stored as text. I re-ran your cell "
-            "with " + "; ".join(f"`{ln}`" for ln in self.lines) + " right after the file is "
-            "read, as the files note says; convert such columns yourself from now on. Output "
-            "of the re-run:"
+            "with " + "; ".join(f"`{ln}`" for ln in self.lines) + ", the files note's "
+            "conversion; convert such columns that way yourself from now on. Output of the "
+            "re-run:"
         )
 
 
@@ -98,12 +115,12 @@ def text_number_fix(question: str, result: ExecutionResult, code: str) -> TextNu
     error = result.error
     if error is None or not _TEXT_FAILS.search(error.message):
         return None
-    converted = converted_after_read(question, code)
-    if converted is None or not safe_to_repeat(code, error.traceback):
-        return None
     number = failing_lineno(error.traceback)
     lines = code.splitlines()
     line = lines[number - 1] if number is not None and 0 < number <= len(lines) else ""
+    converted = converted_after_read(question, code) or _raw_converted(question, code, line)
+    if converted is None or not safe_to_repeat(code, error.traceback):
+        return None
     named = [n for n, _ in note_column_kinds(question) if uses_column(line, n)]
     if named and not any(f"[{n!r}]" in ln for n in named for ln in converted[1]):
         return None  # (the failing line's column is not one the note converts)

@@ -17,7 +17,7 @@ import pytest
 
 from codeact._execution import CellError, ExecutionResult
 from codeact.agents._datarules import text_number_problem
-from codeact.agents._joinfix import on_key_fix
+from codeact.agents._joinfix import code_forms_problem, on_key_fix
 from codeact.agents._textnumfix import text_number_fix
 from codeact.agents.code import describe_files
 from tests.helpers import run_one_cell
@@ -29,7 +29,7 @@ MEMBERS = "Member No,Branch\n" + "".join(
 )
 FINES = ["£1.40", "£0", "none", "", "£2.75", "£0.50", "£12.00"]
 LOANS = "Loan,Member,Fine\n" + "".join(
-    f"L{i},{['M-', 'm-', 'M'][i % 3]}{1 + i % 12:04d},{FINES[i % 7]}\n" for i in range(90)
+    f"L{i},{['M-', 'm-', 'M'][i // 12 % 3]}{1 + i % 12:04d},{FINES[i % 7]}\n" for i in range(90)
 )
 FILES = {"loans.csv": LOANS.encode(), "library_members.csv": MEMBERS.encode()}
 QUESTION = (
@@ -190,3 +190,79 @@ def test_text_numbers_never_converted_are_converted_after_the_read() -> None:
         )
     )
     assert text_number_fix(QUESTION, on_member, joined) is None
+
+
+def test_codes_written_several_ways_are_counted_on_their_number() -> None:
+    """fresh14 (blind): 'Which member borrowed the most?' counted 'M-0230' (23 loans) apart
+    from 'm-0230' and 'M0230' (37 in all); the note showed three examples and nothing else."""
+    note = describe_files({"loans.csv": LOANS.encode()})
+    assert "codes written several ways ('M-0001' and 'm-0001' and 'M0001' are one)" in note
+    assert "36 as written, 12 codes" in note  # (the loans' 90 rows: 12 members, 3 ways)
+    same = describe_files({"l.csv": b"Loan\n" + b"".join(b"LN%03d\n" % i for i in range(40))})
+    cased = describe_files(
+        {
+            "l.csv": b"Code\n"
+            + b"".join(b"%s%02d\n" % ([b"D", b"d"][i % 2], i % 30) for i in range(60))
+        }
+    )
+    assert "written several ways" not in same and "written several ways" not in cased
+    question = f"Question: Which member borrowed the most, and how many?\n\n{note}"
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('loans.csv')\ncounts = df['Member'].value_counts()\n"
+        "print(counts.idxmax(), counts.max())"
+    )
+    problem = code_forms_problem(question, cell)
+    assert problem is not None and "written several ways for one code" in problem
+    assert problem.code is not None
+    counts: dict[int, int] = {}
+    for i in range(90):
+        counts[1 + i % 12] = counts.get(1 + i % 12, 0) + 1
+    top = max(counts, key=lambda n: (counts[n], -n))
+    assert _run(cell).split()[1] != str(counts[top])  # (as written: a third of the loans)
+    assert _run(problem.code) == f"{top} {counts[top]}"
+    # the number taken out, or the column only shown: nothing to say
+    own = cell.replace("counts = df['Member']", "counts = df['Member'].str.extract(r'(\\d+)')[0]")
+    shown = "import pandas as pd\ndf = pd.read_csv('loans.csv')\nprint(df['Member'].head())"
+    assert code_forms_problem(question, own) is None
+    assert code_forms_problem(question, shown) is None
+
+
+MASKED = (
+    "import pandas as pd\nloans = pd.read_csv('loans.csv')\n"
+    "members = pd.read_csv('library_members.csv')\n"
+    "central = loans[members['Branch'] == 'Central']\n"
+    "print(len(central), central['Fine'].astype(float).sum().round(2))"
+)
+
+
+async def test_rows_picked_by_another_tables_column_are_re_run_on_the_join() -> None:
+    """fresh14 (blind): ``df_loans[df_members['Age Band'] == '60+']`` failed three times
+    (Unalignable boolean Series), then its raw ``.astype(float)`` of '£0.00' fines."""
+    result = await run_one_cell(FILES, MASKED, QUESTION)
+    content = str(result.tool_output.content)
+    assert not result.tool_output.is_error, content
+    join = "loans = loans.merge(members, left_on='Member', right_on='Member No', how='left')"
+    assert join in content and "central = loans[loans['Branch'] == 'Central']" in content
+    assert "pd.to_numeric(central['Fine'].str.replace(" in content, content
+    fine = [float(f.strip("£")) if f.startswith("£") else 0.0 for f in FINES]
+    rows = [i for i in range(90) if (1 + i % 12) % 3 == 0]  # (Central: members 3, 6, 9, 12)
+    total = round(sum(fine[i % 7] for i in rows), 2)
+    assert content.rstrip().endswith(f"{len(rows)} {total}"), content
+
+
+def test_masks_the_join_cannot_vouch_for_are_left_to_the_model() -> None:
+    trace = 'File "<cell-1>", line 4, in <module>\nIndexingError: Unalignable boolean Series'
+    failed = ExecutionResult(
+        error=CellError(
+            type="IndexingError", message="Unalignable boolean Series provided", traceback=trace
+        )
+    )
+    from codeact.agents._joinfix import mask_join_fix
+
+    assert mask_join_fix(QUESTION, failed, MASKED) is not None
+    same = MASKED.replace("loans[members['Branch']", "loans[loans['Branch']")
+    other = ExecutionResult(error=CellError(type="KeyError", message="'x'", traceback=trace))
+    shared = QUESTION.replace("Member No,Branch", "Member No,Fine")  # (a column in both files)
+    assert mask_join_fix(QUESTION, failed, same) is None
+    assert mask_join_fix(QUESTION, other, MASKED) is None
+    assert mask_join_fix(shared.replace("'Branch'", "'Fine'"), failed, MASKED) is None

@@ -1,0 +1,54 @@
+"""A column the cell made True/False (``df['Renewed'] = df['Renewed']...isin(['TRUE', 'Y'])``)
+and then compared with text (``df['Renewed'] == 'TRUE'``): no row is equal to a text any
+more, so the count is 0 (fresh14: renewed loans returned in May, 0 for 19). The rule sends the
+cell back with the comparison made on the truth value."""
+
+from __future__ import annotations
+
+import re
+
+from codeact.agents._problem import Problem, problem_of
+
+#: ``frame['col'] = ... .isin([...])`` or ``.astype(bool)``: a column made True/False.
+_MADE_BOOL = re.compile(
+    r"^\s*(\w+)\s*\[\s*(['\"])([^'\"\n]+)\2\s*\]\s*=[^=\n].*(?:\.isin\([^\n]*\)|\.astype\(bool\))\s*$",
+    re.M,
+)
+_TRUE_WORDS = {"true", "t", "yes", "y", "1"}
+_FALSE_WORDS = {"false", "f", "no", "n", "0"}
+
+
+def bool_text_problem(question: str, code: str) -> Problem | None:
+    """A column made True/False by the cell, compared afterwards with a yes or no written as
+    text; as code, the comparison with True or False. ``question`` is unused (the rule reads
+    the code alone) but kept for the rules' common call."""
+    del question
+    for made in _MADE_BOOL.finditer(code):
+        frame, name = made.group(1), made.group(3)
+        compare = re.compile(
+            rf"\b{re.escape(frame)}\s*\[\s*(['\"]){re.escape(name)}\1\s*\]\s*(==|!=)\s*"
+            r"(['\"])(\w+)\3"
+        )
+        after = code[made.end() :]
+        found = [
+            c for c in compare.finditer(after) if c.group(4).lower() in _TRUE_WORDS | _FALSE_WORDS
+        ]
+        if not found:
+            continue
+
+        def truth(c: re.Match[str], frame: str = frame, name: str = name) -> str:
+            word = c.group(4).lower()
+            if word not in _TRUE_WORDS | _FALSE_WORDS:
+                return c.group(0)
+            value = (word in _TRUE_WORDS) == (c.group(2) == "==")
+            return f"{frame}[{name!r}] == {value}"
+
+        fixed = code[: made.end()] + compare.sub(truth, after)
+        return problem_of(
+            f"Your code made {frame}[{name!r}] True/False, then compares it with the text "
+            f"{found[0].group(3)}{found[0].group(4)}{found[0].group(3)}: no row equals a text any "
+            f"more. Compare with the truth value ({truth(found[0])}); run your code again, "
+            "print the result, then answer.",
+            fixed,
+        )
+    return None
