@@ -1,8 +1,9 @@
-"""Numbers stored as text that a cell never converts (fresh14: ``'£1.40'`` fines summed as
-text, then ``'str' object has no attribute 'round'``): the 1.5B model is told how the files
-note converts the column and writes the same cell again. The cell is run again with the
-note's conversion right after the file is read (``text_number_fix``), and the rule that sends
-a successful cell back for it (``_datarules.text_number_problem``) carries the same code."""
+"""Numbers (or dates) stored as text that a cell never converts (fresh14: ``'£1.40'`` fines
+summed as text, then ``'str' object has no attribute 'round'``; return dates subtracted as
+text): the 1.5B model is told how the files note converts the column and writes the same cell
+again. The cell is run again with the note's conversion right after the file is read
+(``text_number_fix``), and the rule that sends a successful cell back for numbers stored as
+text (``_datarules.text_number_problem``) carries the same code."""
 
 from __future__ import annotations
 
@@ -19,14 +20,17 @@ _TEXT_FAILS = re.compile(
     r"of 'str'|could not convert string to float|Could not convert .* to numeric"
     r"|'str' object has no attribute '(?:round|is_integer|item)'"
     r"|dtype '(?:str|string|object)' does not support"
+    r"|cannot subtract DatetimeArray|Can only use \.dt accessor|between instances of 'Timestamp'"
 )
 #: The note's conversion of a column written with signs.
 _CONVERT = re.compile(
     r"convert with (pd\.to_numeric\(df\[.*?errors='coerce'\)|df\[.*?astype\(float\))"
 )
+#: The note's reading of dates stored as text.
+_DATE_READ = re.compile(r": (pd\.to_datetime\(df\[[^\n]*?)(?:, e\.g\. |$)")
 #: What converts a column on one line: the note's ways and the model's own.
 _CONVERTS = re.compile(
-    r"to_numeric|\.astype\(|\.str\.replace|\.replace\(|\bfloat\(|\bint\(|\.apply\(|\.map\("
+    r"to_numeric|to_datetime|\.astype\(|\.str\.replace|\.replace\(|\bfloat\(|\bint\(|\.apply\(|\.map\("
 )
 
 
@@ -38,7 +42,11 @@ def converts_column(code: str, name: str) -> bool:
 
 
 def _conversion(kind: str, name: str, frame: str) -> str | None:
-    """The note's conversion of column ``name`` of ``frame``, or None."""
+    """The note's conversion of column ``name`` of ``frame`` (numbers or dates stored as
+    text), or None."""
+    dated = _DATE_READ.search(kind) if "dates" in kind else None
+    if dated is not None and dated.group(1).count("(") == dated.group(1).count(")"):
+        return dated.group(1).replace("df[", f"{frame}[")
     if "numbers stored as text" not in kind:
         return None
     written = _CONVERT.search(kind)
@@ -101,7 +109,7 @@ class TextNumberFix:
     def note(self) -> str:
         """What the model (and the transcript) is told about the re-run."""
         return (
-            "Your cell failed: it computes with numbers stored as text. I re-ran your cell "
+            "Your cell failed: it computes with numbers or dates stored as text. I re-ran your cell "
             "with " + "; ".join(f"`{ln}`" for ln in self.lines) + ", the files note's "
             "conversion; convert such columns that way yourself from now on. Output of the "
             "re-run:"

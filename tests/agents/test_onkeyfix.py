@@ -266,3 +266,33 @@ def test_masks_the_join_cannot_vouch_for_are_left_to_the_model() -> None:
     assert mask_join_fix(QUESTION, failed, same) is None
     assert mask_join_fix(QUESTION, other, MASKED) is None
     assert mask_join_fix(shared.replace("'Branch'", "'Fine'"), failed, MASKED) is None
+
+
+async def test_dates_written_two_ways_never_read_are_re_run_with_the_notes_reading() -> None:
+    """fresh14 (blind): ``late_dates['RETURN DATE'] - df['Loan Date ']`` on the text of
+    dates written '2024-03-05' and '05/03/2024' failed four times (str minus str, then
+    DatetimeArray minus object once the model had read one of the two)."""
+
+    def written(day: int, iso: bool) -> str:
+        return f"2024-03-{day:02d}" if iso else f"{day:02d}/03/2024"
+
+    rows = "".join(
+        f"{i},{written(1 + i % 9, i % 2 == 1)},{written(20 + i % 10, i % 3 > 0)}\n"
+        for i in range(30)
+    )
+    files = {"l.csv": f"Loan,Loan Date ,RETURN DATE\n{rows}".encode()}
+    question = f"Question: How many days were loans kept in all?\n\n{describe_files(files)}"
+    assert "dates as text written two ways" in question
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('l.csv')\n"
+        "df['Loan Date '] = pd.to_datetime(df['Loan Date '], format='ISO8601', errors='coerce')"
+        ".fillna(pd.to_datetime(df['Loan Date '], format='mixed', dayfirst=True, errors='coerce'))\n"
+        "kept = (df['RETURN DATE'] - df['Loan Date ']).dt.days\nprint(kept.sum())"
+    )
+    result = await run_one_cell(files, cell, question)
+    content = str(result.tool_output.content)
+    assert not result.tool_output.is_error, content
+    assert "`df['RETURN DATE'] = pd.to_datetime(df['RETURN DATE'], format='ISO8601'" in content
+    assert "`df['Loan Date '] = " not in content  # (read by the cell already)
+    kept = sum(20 + i % 10 - (1 + i % 9) for i in range(30))
+    assert content.rstrip().endswith(str(kept)), content
