@@ -16,6 +16,7 @@ and asked again the same way."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from codeact.agents._style_state import CodeActRunState
@@ -77,11 +78,25 @@ def _laps(block: list[str]) -> int:
     return 2 if len(code) >= LONG_LOOP_LINES else 3
 
 
+#: A line that replaces a text by itself (``.str.replace('children', 'children')``): it does
+#: nothing. The 1.5B model writes one per value it has seen, to its token limit (fresh14:
+#: every genre, then every weekday, twice over), a degenerate mode like a loop.
+_SELF_REPLACE = re.compile(r"\.replace\(\s*(['\"])([^'\"\n]*)\1\s*,\s*['\"]\2['\"]\s*[,)]")
+SELF_REPLACES = 3
+
+
 def loop_start(text: str) -> int | None:
     """Where the loop a reply ends in starts (the end of its first lap), or None: the last
     complete lines (not blank) are one block of 1 to ``LOOP_LINES`` lines repeated (see
-    ``_laps`` for how many times)."""
+    ``_laps`` for how many times), or ``SELF_REPLACES`` lines in a row that replace a text by
+    itself (kept up to the first of them)."""
     lines = text.split("\n")[:-1]  # (complete lines)
+    run = 0
+    while run < len(lines) and _SELF_REPLACE.search(lines[len(lines) - 1 - run]):
+        run += 1
+    if run >= SELF_REPLACES:
+        written = lines[: len(lines) - run]
+        return len("\n".join(written)) + 1 if written else 0
     for period in range(1, LOOP_LINES + 1):
         if len(lines) < period * 2:
             break

@@ -283,6 +283,22 @@ def test_a_loop_is_found_where_its_first_lap_ends() -> None:
     assert loop_start(head + talk * 2) is None
 
 
+def test_lines_replacing_a_text_by_itself_are_cut_where_they_start() -> None:
+    """fresh14 (blind): ``df['Genre'].str.replace('children', 'children')`` for every genre,
+    then every weekday, twice over, to the token limit (no lap repeated four times)."""
+    head = "<execute>\nimport pandas as pd\ndf['Genre'] = df['Genre'].str.lower()\n"
+    same = [f"df['Genre'] = df['Genre'].str.replace('{g}', '{g}')\n" for g in ("a", "b", "c")]
+    assert loop_start(head + "".join(same[:2])) is None  # (two: not yet)
+    cut = loop_start(head + "".join(same))
+    assert cut is not None and (head + "".join(same))[:cut] == head
+    assert loop_start("".join(same)) == 0  # (nothing before them: nothing kept)
+    # a replace of one text by another, or by itself with other arguments between: not cut
+    other = [f"df['G'] = df['G'].str.replace('{g}', '{g.upper()}')\n" for g in "abcd"]
+    assert loop_start(head + "".join(other)) is None
+    apart = same[0] + "print(1)\n" + same[1] + "print(2)\n" + same[2]
+    assert loop_start(head + apart) is None
+
+
 async def test_a_reply_looping_on_the_same_lines_is_cut_and_asked_again_sampled() -> None:
     lap = "df['x'] = df[' WINDSPEED'].astype(float)\ndf['x'] = df['x'].round(2)\n"
     looping_reply = Reply(
