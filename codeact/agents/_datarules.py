@@ -18,13 +18,12 @@ from codeact.agents._notecols import (
     column_ref,
     file_columns,
     note_column_kinds,
-    note_columns,
     task_text,
     unlisted,
     uses_column,
 )
 from codeact.agents._problem import Problem, problem_of
-from codeact.agents._textnumfix import converted_after_read, converts_column
+from codeact.agents._textnumfix import converted_after_read, converts_column, empty_zero_problem
 
 _MARKERS = "|".join(re.escape(s) for s in sorted(NA_STRINGS, key=len, reverse=True))
 #: ``df['Weight (kg)'] == 'n/a'`` (or ``!=``, or ``df.weight == ''``).
@@ -205,39 +204,6 @@ def _text_tests(code: str, name: str) -> str:
     folded = r"(?:\s*\.str\.(?:strip|lower|upper|casefold)\(\))*"
     compared = rf"{folded}\s*(?:[=!]=\s*{word}|\.isin\(\s*\[\s*{word}(?:\s*,\s*{word})*\s*\]\s*\))"
     return re.sub(rf"{column_ref(name)}\s*(?:{test}|{compared})", "", code)
-
-
-#: "an empty discount means no discount", "a missing bonus counts as 0".
-_EMPTY_MEANS = re.compile(
-    r"\b(?:empty|missing|blank)\s+(\w[\w ]{0,30}?)\s+(?:means|counts as|is)\s+(?:no\b|0\b|zero\b)",
-    re.I,
-)
-
-
-def empty_zero_problem(question: str, code: str) -> Problem | None:
-    """The question says an empty value stands for zero (``an empty discount means no
-    discount``) and code uses that column without filling it: the NaN rows drop out of sums
-    and means, or make the arithmetic NaN. The fix fills it with 0 right after the read."""
-    task = task_text(question)
-    for m in _EMPTY_MEANS.finditer(task):
-        said = m.group(1).strip().lower()
-        name = next((n for n in note_columns(question) if n.strip().lower() == said), None)
-        if name is None or not uses_column(code, name) or "fillna" in code:
-            continue
-        read = re.search(r"^([ \t]*)(\w+)\s*=\s*pd\.read_\w+\(.*$", code, re.M)
-        fill = f"df[{name!r}] = df[{name!r}].fillna(0)"
-        fixed = None
-        if read is not None:
-            frame = read.group(2)
-            fill = f"{frame}[{name!r}] = {frame}[{name!r}].fillna(0)"
-            fixed = code[: read.end()] + f"\n{read.group(1)}{fill}" + code[read.end() :]
-        return problem_of(
-            f"The question says {m.group(0)!r}, but your code leaves those values missing "
-            "(NaN): they drop out of sums and means and make arithmetic NaN. Fill them first: "
-            f"{fill}; run your code again, print the result, then answer.",
-            fixed,
-        )
-    return None
 
 
 _DURATION_NOTE = re.compile(

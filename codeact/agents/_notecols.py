@@ -263,18 +263,20 @@ def file_columns(question: str) -> dict[str, list[str]]:
 
 
 #: Words that introduce a list of a file's columns (``with its Area, Zone and Flood Risk``).
-_LIST_HEAD = r"(?:with (?:its|their)|(?:the )?columns?|fields?)\s+"
+_LIST_HEAD = r"(?:with (?:its|their)|(?:the )?columns?|fields?|:)\s+"
 
 
 def in_column_list(task: str, start: int, end: int, columns: list[str]) -> bool:
     """``task[start:end]`` is one of three or more column names listed after "with its" or
-    "columns" (``areas.csv has ... with its Area, Zone and Flood Risk``): the question says
-    what a file holds there, it does not ask for each of them."""
+    "columns" or a colon, each perhaps with what it holds in brackets (``areas.csv has ...
+    with its Area, Zone and Flood Risk``, ``one row per member: Member No (the plain
+    number), Branch (their home branch) and Joined``): the question says what a file holds
+    there, it does not ask for each of them."""
     names = "|".join(re.escape(c.strip()) for c in sorted(columns, key=len, reverse=True))
     if not names:
         return False
-    item = rf"(?:{names})"
-    listed = rf"{_LIST_HEAD}({item}(?:\s*,\s*{item})+\s*,?\s+(?:and|or)\s+{item})\b"
+    item = rf"(?:{names})(?:\s*\([^()\n]*\))?"  # (each perhaps with what it holds)
+    listed = rf"{_LIST_HEAD}({item}(?:\s*,\s*{item})+\s*,?\s+(?:and|or)\s+{item})(?!\w)"
     for m in re.finditer(listed, task, re.I):
         if not (m.start(1) <= start and end <= m.end(1)):
             continue

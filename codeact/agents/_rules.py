@@ -51,7 +51,6 @@ from codeact.agents._datarules import (
     case_problem,
     decimal_point_problem,
     duration_problem,
-    empty_zero_problem,
     marker_problem,
     subset_problem,
     text_number_problem,
@@ -93,6 +92,7 @@ from codeact.agents._placeholders import TOKEN
 from codeact.agents._problem import Problem, problem_of
 from codeact.agents._readfix import title_problem, unit_problem
 from codeact.agents._stale import settled_answer, stale_problem, stale_values_note
+from codeact.agents._textnumfix import empty_zero_problem
 
 _FILL = re.compile(r"\bfill(?:ing|ed)?\b.{0,60}\bmissing\b|\bmissing\b.{0,60}\bfill", re.I)
 _SKIP = re.compile(r"\b(?:skip|ignore|drop|exclude)\w*\b.{0,40}\bmissing\b|\bknown\b", re.I)

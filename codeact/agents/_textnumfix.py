@@ -3,14 +3,23 @@ summed as text, then ``'str' object has no attribute 'round'``; return dates sub
 text): the 1.5B model is told how the files note converts the column and writes the same cell
 again. The cell is run again with the note's conversion right after the file is read
 (``text_number_fix``), and the rule that sends a successful cell back for numbers stored as
-text (``_datarules.text_number_problem``) carries the same code."""
+text (``_datarules.text_number_problem``) carries the same code. And the rule for gaps the
+question says mean none (``empty_zero_problem``): filled after the conversion."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-from codeact.agents._notecols import file_columns, note_column_kinds, read_once, uses_column
+from codeact.agents._notecols import (
+    file_columns,
+    note_column_kinds,
+    note_columns,
+    read_once,
+    task_text,
+    uses_column,
+)
+from codeact.agents._problem import Problem, problem_of
 from codeact.agents._unusedfix import failing_lineno, safe_to_repeat
 from codeact.executors.base import ExecutionResult
 
@@ -109,7 +118,8 @@ class TextNumberFix:
     def note(self) -> str:
         """What the model (and the transcript) is told about the re-run."""
         return (
-            "Your cell failed: it computes with numbers or dates stored as text. I re-ran your cell "
+            "Your cell failed: it computes with numbers or dates stored as text. I re-ran your "
+            "cell "
             "with " + "; ".join(f"`{ln}`" for ln in self.lines) + ", the files note's "
             "conversion; convert such columns that way yourself from now on. Output of the "
             "re-run:"
@@ -133,3 +143,63 @@ def text_number_fix(question: str, result: ExecutionResult, code: str) -> TextNu
     if named and not any(f"[{n!r}]" in ln for n in named for ln in converted[1]):
         return None  # (the failing line's column is not one the note converts)
     return TextNumberFix(code=converted[0], lines=tuple(converted[1]))
+
+
+def filled_conversions(code: str, name: str) -> str | None:
+    """``code`` with ``.fillna(0)`` after each ``pd.to_numeric(...)`` of column ``name``
+    (its words for none and its gaps become 0 where the question says they mean none), or
+    None when it converts the column no such way."""
+    out, at, found = [], 0, False
+    for m in re.finditer(r"pd\.to_numeric\(", code):
+        depth, end = 0, m.end() - 1
+        for end in range(m.end() - 1, len(code)):  # (the call's closing bracket)
+            depth += {"(": 1, ")": -1}.get(code[end], 0)
+            if depth == 0:
+                break
+        call = code[m.start() : end + 1]
+        if depth or not uses_column(call, name) or m.start() < at:
+            continue
+        out += [code[at : end + 1], ".fillna(0)"]
+        at, found = end + 1, True
+    return "".join([*out, code[at:]]) if found else None
+
+
+#: "an empty discount means no discount", "a missing bonus counts as 0".
+_EMPTY_MEANS = re.compile(
+    r"\b(?:empty|missing|blank)\s+(\w[\w ]{0,30}?)\s+(?:all\s+)?(?:means?|counts? as|is|are)\s+"
+    r"(?:no\b|0\b|zero\b)",
+    re.I,
+)
+
+
+def empty_zero_problem(question: str, code: str) -> Problem | None:
+    """The question says an empty value stands for zero (``an empty discount means no
+    discount``) and code uses that column without filling it: the NaN rows drop out of sums
+    and means, or make the arithmetic NaN. The fix fills it with 0 right after the read, or
+    for numbers stored as text right after their conversion (there only a mean, median or
+    count is told: the words for none become gaps too, and a sum or a test skips them)."""
+    task = task_text(question)
+    for m in _EMPTY_MEANS.finditer(task):
+        said = m.group(1).strip().lower()
+        name = next((n for n in note_columns(question) if n.strip().lower() == said), None)
+        if name is None or not uses_column(code, name) or "fillna" in code:
+            continue
+        read = re.search(r"^([ \t]*)(\w+)\s*=\s*pd\.read_\w+\(.*$", code, re.M)
+        fill = f"df[{name!r}] = df[{name!r}].fillna(0)"
+        fixed = filled_conversions(code, name)  # (numbers as text: filled once converted)
+        listed = fixed is not None or re.search(r"\ball\s+mean\b|\bare\b", m.group(0))
+        if listed and not re.search(r"\.(?:mean|median|std|count)\(", code):
+            continue  # (words for none and gaps, summed or compared: they change nothing)
+        if fixed is not None:
+            fill = f"pd.to_numeric(...).fillna(0) for {name!r}"
+        elif read is not None:
+            frame = read.group(2)
+            fill = f"{frame}[{name!r}] = {frame}[{name!r}].fillna(0)"
+            fixed = code[: read.end()] + f"\n{read.group(1)}{fill}" + code[read.end() :]
+        return problem_of(
+            f"The question says {m.group(0)!r}, but your code leaves those values missing "
+            "(NaN): they drop out of sums and means and make arithmetic NaN. Fill them first: "
+            f"{fill}; run your code again, print the result, then answer.",
+            fixed,
+        )
+    return None

@@ -18,12 +18,12 @@ from codeact.agents._datarules import (
     case_problem,
     conversion_hint,
     duration_problem,
-    empty_zero_problem,
     marker_problem,
     text_number_problem,
 )
 from codeact.agents._filters import filter_problem
 from codeact.agents._rules import text_date_problem
+from codeact.agents._textnumfix import empty_zero_problem
 from codeact.agents.code import describe_files
 from tests.agents.test_rules import candidate
 from tests.agents.test_rules import check as check_candidate

@@ -18,7 +18,7 @@ import pytest
 from codeact._execution import CellError, ExecutionResult
 from codeact.agents._datarules import text_number_problem
 from codeact.agents._joinfix import code_forms_problem, on_key_fix
-from codeact.agents._textnumfix import text_number_fix
+from codeact.agents._textnumfix import empty_zero_problem, text_number_fix
 from codeact.agents.code import describe_files
 from tests.helpers import run_one_cell
 
@@ -296,3 +296,25 @@ async def test_dates_written_two_ways_never_read_are_re_run_with_the_notes_readi
     assert "`df['Loan Date '] = " not in content  # (read by the cell already)
     kept = sum(20 + i % 10 - (1 + i % 9) for i in range(30))
     assert content.rstrip().endswith(str(kept)), content
+
+
+def test_a_mean_of_fines_whose_words_for_none_the_question_counts_as_zero_is_filled() -> None:
+    """fresh14 (blind): "'£0', 'none' and an empty Fine all mean no fine (count them as 0)";
+    the mean of the converted fines skipped the gaps (1.03 for 0.46), and nothing said so."""
+    question = QUESTION.replace(
+        "Format:",
+        "Constraints: 'none' and an empty Fine all mean no fine (count them as 0).\nFormat:",
+    )
+    conversion = (
+        "pd.to_numeric(loans['Fine'].str.replace(r'[£,\\s]', '', regex=True), errors='coerce')"
+    )
+    mean = f"import pandas as pd\nloans = pd.read_csv('loans.csv')\nprint(round({conversion}.mean(), 2))"
+    problem = empty_zero_problem(question, mean)
+    assert problem is not None and problem.code is not None
+    assert f"{conversion}.fillna(0).mean()" in problem.code
+    fine = [float(f.strip("£")) if f.startswith("£") else 0.0 for f in FINES]
+    assert _run(problem.code) == str(round(sum(fine[i % 7] for i in range(90)) / 90, 2))
+    assert _run(mean) != _run(problem.code)
+    # a sum, or a test, skips the gaps as 0 would count: nothing to say
+    assert empty_zero_problem(question, mean.replace(".mean()", ".sum()")) is None
+    assert empty_zero_problem(question, mean.replace(".mean()", ".gt(0).sum()")) is None

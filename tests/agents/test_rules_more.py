@@ -369,6 +369,16 @@ def test_columns_listed_as_what_a_file_holds_are_not_each_asked_for() -> None:
         "Name the district with the most sales, with its Area, Zone and Flood Risk.",
     )
     assert "'Area'" in (check(report, code) or "")
+    # fresh14 (blind): listed after a colon, each with what it holds in brackets
+    colon = q.replace(
+        "with its Area, Zone and Flood Risk;",
+        ": District, Area (the town it is in), Zone (1, 2 or 3) and Flood Risk "
+        "(Low or High);",
+    )
+    assert check(colon, code) is None
+    assert "'Area'" in (
+        check(colon.replace("Count the sold listings", "Give the Area of"), code) or ""
+    )
 
 
 def test_a_file_of_one_row_per_named_thing_counts_them_by_its_rows() -> None:
