@@ -101,3 +101,27 @@ def read_until_started(stream: IO[str], *names: str, stderr: Path | None = None)
         f"the host process ended before {sorted(waiting)} started\n"
         f"its stdout:\n{''.join(seen)[-2000:]}\nits stderr:\n{said}"
     )
+
+
+def exec_with_files(files: dict[str, bytes], *codes: str) -> list[str]:
+    """What each of ``codes`` prints, run in turn with plain ``exec`` (no sandbox: for a
+    rule's runnable example) in a fresh directory holding ``files``."""
+    import contextlib
+    import io
+    import os
+    import tempfile
+
+    printed, cwd = [], os.getcwd()
+    with tempfile.TemporaryDirectory() as d:
+        for name, data in files.items():
+            Path(d, name).write_bytes(data)
+        os.chdir(d)
+        try:
+            for code in codes:
+                out = io.StringIO()
+                with contextlib.redirect_stdout(out):
+                    exec(code, {})
+                printed.append(out.getvalue().strip())
+        finally:
+            os.chdir(cwd)
+    return printed

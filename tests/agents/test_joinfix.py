@@ -5,17 +5,14 @@ line on the frame read from the file holding the codes, just before the merge.""
 
 from __future__ import annotations
 
-import contextlib
 import io
-import os
-import tempfile
 
 import pytest
 
 from codeact._execution import CellError, ExecutionResult
 from codeact.agents._joinfix import join_case_problem, join_key_fix
 from codeact.agents.code import describe_files
-from tests.helpers import run_one_cell
+from tests.helpers import exec_with_files, run_one_cell
 
 pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings("ignore::UserWarning")]
 
@@ -54,7 +51,6 @@ async def test_the_merge_is_re_run_with_the_key_the_note_cuts_out() -> None:
     content = str(result.tool_output.content)
     assert not result.tool_output.is_error, content
     assert "with `listings['District'] = listings['Postcode']" in content
-    import io
 
     import pandas as pd
 
@@ -124,19 +120,7 @@ def test_keys_in_other_case_merged_as_written_are_sent_back_with_the_fold() -> N
     assert "df[' Driver '].str.strip().str.upper()" in problem
     assert problem.code is not None
     assert "parcels[' Driver '] = parcels[' Driver '].str.strip().str.upper()" in problem.code
-    out, cwd = io.StringIO(), os.getcwd()
-    with tempfile.TemporaryDirectory() as d:
-        for name, data in CASES.items():
-            with open(os.path.join(d, name), "wb") as f:
-                f.write(data)
-        os.chdir(d)
-        try:
-            with contextlib.redirect_stdout(out):
-                exec(MERGED, {})
-                exec(problem.code, {})
-        finally:
-            os.chdir(cwd)
-    as_written, folded = out.getvalue().splitlines()
+    as_written, folded = exec_with_files(CASES, MERGED, problem.code)
     delivered = [i for i in range(80) if i % 5]
     east = sum(1 for i in delivered if (i % 8) % 2)
     assert folded == f"East {east}" and as_written != folded

@@ -7,12 +7,6 @@ one fix uncovering the next, each run once."""
 
 from __future__ import annotations
 
-import contextlib
-import io
-import os
-import tempfile
-
-import pandas as pd
 import pytest
 
 from codeact._execution import CellError, ExecutionResult
@@ -20,7 +14,7 @@ from codeact.agents._datarules import text_number_problem
 from codeact.agents._joinfix import code_forms_problem, on_key_fix
 from codeact.agents._textnumfix import empty_zero_problem, text_number_fix
 from codeact.agents.code import describe_files
-from tests.helpers import run_one_cell
+from tests.helpers import exec_with_files, run_one_cell
 
 pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings("ignore::UserWarning")]
 
@@ -141,18 +135,8 @@ async def test_keys_in_other_case_under_another_name_are_folded_on_both_sides() 
 
 
 def _run(code: str) -> str:
-    out, cwd = io.StringIO(), os.getcwd()
-    with tempfile.TemporaryDirectory() as d:
-        for name, data in FILES.items():
-            with open(os.path.join(d, name), "wb") as f:
-                f.write(data)
-        os.chdir(d)
-        try:
-            with contextlib.redirect_stdout(out):
-                exec(code, {"pd": pd})
-        finally:
-            os.chdir(cwd)
-    return out.getvalue().strip()
+    (printed,) = exec_with_files(FILES, code)
+    return printed
 
 
 def test_text_numbers_never_converted_are_converted_after_the_read() -> None:

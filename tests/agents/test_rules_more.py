@@ -372,8 +372,7 @@ def test_columns_listed_as_what_a_file_holds_are_not_each_asked_for() -> None:
     # fresh14 (blind): listed after a colon, each with what it holds in brackets
     colon = q.replace(
         "with its Area, Zone and Flood Risk;",
-        ": District, Area (the town it is in), Zone (1, 2 or 3) and Flood Risk "
-        "(Low or High);",
+        ": District, Area (the town it is in), Zone (1, 2 or 3) and Flood Risk (Low or High);",
     )
     assert check(colon, code) is None
     assert "'Area'" in (
