@@ -48,7 +48,7 @@ def category_problem(question: str, code: str) -> str | None:
             not {m.start() - 1, len(task[: m.start()].rstrip(" ")) - 1} & described
             and (not word or _plain_named(question, task, m.start(), value))
             and not in_column_name(question, task, m.start(), m.end())  # ('Sold Price')
-            for m in re.finditer(rf"(?<!\w){re.escape(value)}(?!\w)", task)
+            for m in re.finditer(rf"(?<![\w-]){re.escape(value)}(?!\w|-\w)", task)
         )
         if named and value.lower() not in low:
             column = column_of_value(question, value)

@@ -43,6 +43,10 @@ _MEAN_NONE = re.compile(
 )
 _ALTERNATIVE = re.compile(r"\s*(?:\([^()\n]{0,40}\))?\s*(?:,|/|or|and|, or|, and)\s*")
 _SAME = re.compile(r"\s*(?:are|mean)\s+(?:both|the same|one and the same|all)\b", re.I)
+#: After quoted values: the value they are other spellings of ("are Cancelled", "is No-show").
+_SPELLINGS_OF = re.compile(
+    r"\s+(?:is|are)\s+(?:all\s+|both\s+)?([A-Z][\w.+-]*(?:[ -][A-Za-z][\w-]*)?)(?=[\s,.;)])"
+)
 _DESCRIBES = re.compile(r"\b(?:holds|has|contains|values?|written|either|spelled|typed)\b", re.I)
 
 
@@ -139,6 +143,10 @@ def described_values(task: str, low_code: str) -> set[int]:
     out: set[int] = {m.start() for m in quoted if re.match(_READS_AS, task[m.end() :])}
     for group in groups:
         same = _SAME.match(task, group[-1].end())
+        spelt = _SPELLINGS_OF.match(task, group[-1].end())
+        if spelt:  # ("'Canceled' and 'CANCELLED' are Cancelled": spellings, and what they are)
+            out |= {g.start() for g in group} | {spelt.start(1) - 1}
+            continue
         if same and len(group) > 1:
             out |= {g.start() for g in group}  # ("'€12.50' and '12.50 EUR' are both 12.50")
             out.add(same.end())  # (and what they all are: "... are all Yoga")

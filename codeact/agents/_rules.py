@@ -35,6 +35,7 @@ import re
 from collections import OrderedDict
 from collections.abc import Sequence
 
+from codeact.agents._aliases import alias_problem
 from codeact.agents._booltext import bool_text_problem
 from codeact.agents._candidate import AnswerCandidate, CellRun
 from codeact.agents._category import category_problem
@@ -322,6 +323,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("marker", marker_problem(question, code)),
         ("join case", join_case_problem(question, code)),
         ("code forms", code_forms_problem(question, code)),
+        ("aliases", alias_problem(question, code)),
         ("case", case_problem(question, code)),
         ("yes no", yes_no_problem(question, code)),
         ("bool text", bool_text_problem(question, code)),
@@ -382,6 +384,7 @@ def passes_rules(question: str, code: str) -> bool:
         mixed_units_problem,
         join_case_problem,
         code_forms_problem,
+        alias_problem,
         bool_text_problem,
         title_problem,
         fill_problem,

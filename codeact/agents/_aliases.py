@@ -1,0 +1,96 @@
+"""Values the question says are written other ways that no folding of case and spaces joins:
+"'Canceled' and 'CANCELLED' are Cancelled", "Phone is also written 'Telephone'", "written both
+'GB' and 'UK' (count them together as GB)". The 1.5B model compares or groups the folded
+text and counts 'Canceled' (13 bookings) and 'Telephone' as values of their own (fresh15:
+50 cancellations for 63). The rule sends such a cell back; as code, each other spelling made
+the question's value right after the file is read (``alias_problem``)."""
+
+from __future__ import annotations
+
+import re
+
+from codeact.agents._cellforms import squeeze
+from codeact.agents._notecols import (
+    column_of_value,
+    file_columns,
+    note_columns,
+    read_once,
+    task_text,
+    uses_column,
+)
+from codeact.agents._problem import Problem, problem_of
+
+_QUOTE = r"'([^'\n]{1,30})'"
+#: A value as the question writes it: a word or two ("Cancelled", "Checked out", "No-show").
+_VALUE = (
+    r"((?!The\b)[A-Z][\w+-]*(?:\.\w+)*(?:[ -](?!and\b|or\b|but\b|the\b|is\b|are\b)[A-Za-z][\w-]*)?)"
+)
+#: "'A' and 'B' are (all|both) C", "'A' is C".
+_ARE = re.compile(
+    rf"((?:{_QUOTE},?\s+)*?{_QUOTE}(?:,?\s+(?:and|or)\s+{_QUOTE})?)\s+(?:is|are)\s+(?:all\s+|both\s+)?{_VALUE}"
+)
+#: "C is also written 'W'".
+_ALSO = re.compile(
+    rf"{_VALUE}\s+is\s+(?:also|sometimes)\s+(?:written|spelt|spelled|typed)\s+(?:as\s+)?{_QUOTE}"
+)
+#: "both 'A' and 'B' (count them together as C)".
+_TOGETHER = re.compile(
+    rf"{_QUOTE}\s+and\s+{_QUOTE}\s*\((?:count|treat|take)\w* them (?:together )?as {_VALUE}\)"
+)
+
+
+def stated_aliases(task: str) -> list[tuple[str, str, int]]:
+    """(other spelling, the value, where it is said) for each spelling the question says is
+    another value, when no folding of case, spaces and hyphens makes them one."""
+    found: list[tuple[str, str, int]] = []
+    for m in _ARE.finditer(task):
+        found += [(a, m.group(m.lastindex or 0), m.start()) for a in re.findall(_QUOTE, m.group(1))]
+    found += [(m.group(2), m.group(1), m.start()) for m in _ALSO.finditer(task)]
+    for m in _TOGETHER.finditer(task):
+        found += [(m.group(1), m.group(3), m.start()), (m.group(2), m.group(3), m.start())]
+    return [
+        (a, v, at) for a, v, at in found if squeeze(a) != squeeze(v) and not re.search(r"\d", a)
+    ]
+
+
+def _column_said(task: str, at: int, columns: list[str]) -> str | None:
+    """The first column of the files note named in the sentence around ``at``."""
+    start = max(task.rfind(". ", 0, at), task.rfind("\n", 0, at)) + 1
+    sentence = task[start:at]
+    named = [(sentence.find(c.strip()), c) for c in columns if c.strip() and c.strip() in sentence]
+    return min(named)[1] if named else None
+
+
+def alias_problem(question: str, code: str) -> Problem | None:
+    """A column whose values the question says are also written another way (no folding
+    joins them), used by code that never names that spelling: its rows count apart."""
+    task = task_text(question)
+    low = code.lower()
+    for alias, value, at in stated_aliases(task):
+        name = (
+            _column_said(task, at, note_columns(question))
+            or column_of_value(question, alias, fold=True)
+            or column_of_value(question, value, fold=True)
+        )
+        if name is None or not uses_column(code, name) or alias.strip().lower() in low:
+            continue
+        if squeeze(alias) in re.sub(r"[\s_-]+", "", low):
+            continue
+        holders = [f for f, columns in file_columns(question).items() if name in columns]
+        found = read_once(code.splitlines(), holders[0]) if len(holders) == 1 else None
+        fixed = None
+        if found is not None:
+            at_line, frame = found
+            column = f"{frame}[{name!r}]"
+            folded = f"{column}.str.strip().str.lower().str.replace(r'[\\s_-]+', '', regex=True)"
+            made = f"{column} = {column}.mask({folded} == {squeeze(alias)!r}, {value!r})"
+            lines = code.splitlines()
+            fixed = "\n".join([*lines[: at_line + 1], made, *lines[at_line + 1 :]])
+        return problem_of(
+            f"The question says {alias!r} is {value} too, and your code never names "
+            f"{alias!r}: its rows count apart from {value}. Make them one first, e.g. "
+            f"df[{name!r}] = df[{name!r}].mask(<the folded text> == {squeeze(alias)!r}, "
+            f"{value!r}); run your code again, print the result, then answer.",
+            fixed,
+        )
+    return None

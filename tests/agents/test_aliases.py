@@ -1,0 +1,89 @@
+"""Values the question says are written other ways that no folding joins (``_aliases``):
+fresh15 (blind) counted 'Canceled' bookings apart from 'Cancelled' (50 for 63) and
+'Telephone' apart from 'Phone' (57 for 70), comparing the folded text the note gives."""
+
+from __future__ import annotations
+
+from codeact.agents._aliases import alias_problem, stated_aliases
+from codeact.agents.code import describe_files
+from tests.helpers import exec_with_files
+
+STATUSES = ["Checked out", "checked out", "Cancelled", "Canceled", "CANCELLED", "No show"]
+ROWS = "Ref,Status,Channel\n" + "".join(
+    f"B{i},{STATUSES[i % 6]},{['Phone', 'Telephone', ' phone', 'Expedia'][i % 4]}\n"
+    for i in range(48)
+)
+FILES = {"b.csv": ROWS.encode()}
+SAID = (
+    "Status is Checked out, Cancelled or No-show, spelt several ways: 'checked out' is Checked "
+    "out, 'Canceled' and 'CANCELLED' are Cancelled, 'No show' is No-show. Phone is also "
+    "written 'Telephone'."
+)
+QUESTION = (
+    f"Question: How many bookings were cancelled?\nConstraints: {SAID}\n\n{describe_files(FILES)}"
+)
+FOLDED = "df['Status'].str.strip().str.lower()"
+
+
+def test_the_spellings_no_folding_joins_are_read_from_the_question() -> None:
+    assert [(a, v) for a, v, _ in stated_aliases(SAID)] == [
+        ("Canceled", "Cancelled"),
+        ("Telephone", "Phone"),
+    ]
+    together = "the UK is written both 'GB' and 'UK' (count them together as GB)."
+    assert [(a, v) for a, v, _ in stated_aliases(together)] == [("UK", "GB")]
+    # examples of how a value is written, codes and phrases: not other spellings
+    for said in (
+        "'Uber Eats', 'UberEats' and 'uber eats ' are the same",
+        "'Rm 204' and 'room 204' are all room 204",
+        "'€12.50' and '12.50 EUR' are both 12.50",
+        "'M-0042' is member 42",
+    ):
+        assert stated_aliases(said) == [], said
+
+
+def test_a_count_of_one_spelling_is_sent_back_with_the_others_made_that_value() -> None:
+    cell = f"import pandas as pd\ndf = pd.read_csv('b.csv')\nprint(({FOLDED} == 'cancelled').sum())"
+    problem = alias_problem(QUESTION, cell)
+    assert problem is not None and "'Canceled' is Cancelled too" in problem
+    assert problem.code is not None
+    as_written, fixed = exec_with_files(FILES, cell, problem.code)
+    cancelled = sum(1 for i in range(48) if i % 6 in (2, 3, 4))
+    assert (as_written, fixed) == (str(cancelled - 8), str(cancelled))
+    # a grouping is made right the same way ('Telephone' with Phone)
+    grouped = (
+        "import pandas as pd\ndf = pd.read_csv('b.csv')\n"
+        "print(df['Channel'].str.strip().str.lower().value_counts()['phone'])"
+    )
+    phone = alias_problem(QUESTION.replace("were cancelled", "came by phone"), grouped)
+    assert phone is not None and phone.code is not None and "'Telephone'" in phone
+    assert exec_with_files(FILES, phone.code) == [str(sum(1 for i in range(48) if i % 4 < 3))]
+
+
+def test_code_naming_the_other_spelling_or_not_using_the_column_is_left_alone() -> None:
+    named = f"import pandas as pd\ndf = pd.read_csv('b.csv')\nprint({FOLDED}.isin(['cancelled', 'canceled']).sum())"
+    other = "import pandas as pd\ndf = pd.read_csv('b.csv')\nprint(len(df))"
+    assert alias_problem(QUESTION.replace(" Phone is also written 'Telephone'.", ""), named) is None
+    assert alias_problem(QUESTION.replace(" Phone is also written 'Telephone'.", ""), other) is None
+
+
+def test_the_made_one_cell_passes_the_other_rules() -> None:
+    """After the fix the cell was sent back again: "The question names 'checked out'" (a
+    spelling the question explains) and "about 'No'" (the No of No-show, a value of a
+    Breakfast column of Yes and No)."""
+    from tests.agents.test_rules import candidate, check
+
+    rows = "Ref,Status,Breakfast\n" + "".join(
+        f"B{i},{STATUSES[i % 6]},{['Yes', 'No'][i % 2]}\n" for i in range(48)
+    )
+    files = {"b.csv": rows.encode()}
+    said = (
+        "Status is Checked out (the guest came and stayed), Cancelled or No-show, spelt several "
+        "ways: 'checked out' and 'Checked-Out' are Checked out, 'Canceled' and 'CANCELLED' are "
+        "Cancelled, 'No show' is No-show. Count the bookings whose Status is Cancelled."
+    )
+    question = f"Question: How many were cancelled?\nConstraints: {said}\n\n{describe_files(files)}"
+    cell = f"import pandas as pd\ndf = pd.read_csv('b.csv')\nprint(({FOLDED} == 'cancelled').sum())"
+    problem = alias_problem(question, cell)
+    assert problem is not None and problem.code is not None
+    assert check(candidate(question, problem.code)) is None
