@@ -206,7 +206,8 @@ def best_traced_values(question: str, cells: Sequence[CellRun]) -> dict[str, str
         printed = given_values(shown, templates(question))
         for name in wanted:
             if name not in found:
-                value = printed.get(name) or _labelled(name, shown)
+                label = bool(_LABEL_TEMPLATE.search(templates(question).get(name, "")))
+                value = printed.get(name) or _labelled(name, shown, label=label)
                 if value is not None and garbled(value) is None:
                     found[name] = value
     if len(wanted) == 1 and not found and ok:
@@ -226,7 +227,10 @@ def best_traced_values(question: str, cells: Sequence[CellRun]) -> dict[str, str
     return {n: round_as_asked(v, places[n], texts) if n in places else v for n, v in found.items()}
 
 
-def _labelled(name: str, shown: str) -> str | None:
+def _labelled(name: str, shown: str, *, label: bool = False) -> str | None:
+    """The value on the last printed line that names ``name``'s words: its last number (for
+    a ``label``, asked as a name, only the text after ``:`` or ``=``: "the booking.com
+    channel, with 174 bookings" gives no channel)."""
     words = [w for w in name.lower().split("_") if w]
     for line in reversed(shown.splitlines()):
         if TOKEN.search(line):  # (placeholders are read by their names: ``renamed_values``)
@@ -237,7 +241,7 @@ def _labelled(name: str, shown: str) -> str | None:
         tail = re.split(r"[:=]", line, maxsplit=1)
         rest = tail[1] if len(tail) > 1 else line
         numbers = NUMBER.findall(rest)
-        if numbers:
+        if numbers and not label:
             return str(numbers[-1])
         if len(tail) > 1 and rest.strip():
             return rest.strip().strip("'\"")

@@ -189,3 +189,24 @@ def test_joined_text_digits_and_pieces_of_a_printed_series_are_not_answers() -> 
     # the answer made of printed values skips them for an earlier, readable one
     earlier = CellRun(code="print(1)", stdout="@item[Margherita]\n@quantity[301]")
     assert best_traced_answer(q, [earlier, *cells]) == "@item[Diavola] @quantity[301]"
+
+
+def test_a_sentence_naming_a_label_placeholder_gives_no_number_for_it() -> None:
+    """fresh15 (blind): "The most bookings were made through the booking.com channel, with
+    174 bookings." was made ``@channel[174] @bookings[174]`` when the model kept re-running
+    the cell; a name asked for (``channel_name``) is not the sentence's number."""
+    q = (
+        "Question: Which channel had the most bookings, and how many?\nFormat: "
+        '@channel[channel_name] where "channel_name" is written like Phone. '
+        '@bookings[bookings_value] where "bookings_value" is an integer.'
+    )
+    said = "The most bookings were made through the booking.com channel, with 174 bookings."
+    assert best_traced_answer(q, [CellRun(code="print(...)", stdout=said)]) == "@bookings[174]"
+    # a value asked as a number still comes from its labelled line
+    counted = q.replace("@channel[channel_name]", "@channel[channel_count]")
+    found = best_traced_answer(counted, [CellRun(code="print(...)", stdout=said)])
+    assert found == "@channel[174] @bookings[174]"
+    # a label printed after its name and a colon is taken as printed
+    named = "channel: booking.com\nbookings: 174"
+    found = best_traced_answer(q, [CellRun(code="print(...)", stdout=named)])
+    assert found == "@channel[booking.com] @bookings[174]"
