@@ -93,7 +93,7 @@ from codeact.agents._placeholders import TOKEN
 from codeact.agents._problem import Problem, problem_of
 from codeact.agents._readfix import title_problem, unit_problem
 from codeact.agents._stale import settled_answer, stale_problem, stale_values_note
-from codeact.agents._textnumfix import empty_zero_problem
+from codeact.agents._textnumfix import empty_zero_problem, gaps_filled_problem
 
 _FILL = re.compile(r"\bfill(?:ing|ed)?\b.{0,60}\bmissing\b|\bmissing\b.{0,60}\bfill", re.I)
 _SKIP = re.compile(r"\b(?:skip|ignore|drop|exclude)\w*\b.{0,40}\bmissing\b|\bknown\b", re.I)
@@ -328,6 +328,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("yes no", yes_no_problem(question, code)),
         ("bool text", bool_text_problem(question, code)),
         ("empty zero", empty_zero_problem(question, code)),
+        ("gaps filled", gaps_filled_problem(question, code)),
         ("duration", duration_problem(question, code)),
         ("subset", subset_problem(question, code)),
         ("filter", filter_problem(question, code)),

@@ -203,3 +203,44 @@ def empty_zero_problem(question: str, code: str) -> Problem | None:
             fixed,
         )
     return None
+
+
+#: A sentence leaving the rows without a value out ("leave the bookings without a score out",
+#: "skip missing values"): the gaps are not zeros.
+_LEAVE_OUT = re.compile(r"\b(?:leave|leaving|skip\w*|ignor\w*|exclud\w*|drop\w*)\b", re.I)
+_GAPS = re.compile(r"\b(?:without|missing|empty|blank|none|no value)\b", re.I)
+_FILLED_ZERO = re.compile(r"\.fillna\(\s*0(?:\.0)?\s*\)")
+
+
+def gaps_filled_problem(question: str, code: str) -> Problem | None:
+    """The question leaves the rows without a value out of a mean, and the code fills the
+    gaps of that column with 0 first (fresh15: the mean review 3.67 for 8.24, the bookings
+    without a score counted as 0). As code, the cell without those ``.fillna(0)``."""
+    if not _FILLED_ZERO.search(code) or not re.search(r"\.(?:mean|median)\(", code):
+        return None
+    task = task_text(question)
+    for sentence in re.split(r"[.;]\s", task):
+        if not (_LEAVE_OUT.search(sentence) and _GAPS.search(sentence)):
+            continue
+        named = [
+            n for n in note_columns(question) if re.search(rf"\b{re.escape(n.strip())}\b", sentence)
+        ]
+        lines = code.splitlines()
+        filled = [
+            i
+            for i, ln in enumerate(lines)
+            if _FILLED_ZERO.search(ln) and any(uses_column(ln, n) for n in named)
+        ]
+        if not filled:
+            continue
+        for i in filled:
+            lines[i] = _FILLED_ZERO.sub("", lines[i])
+        return problem_of(
+            "The question says to leave the rows without a value out "
+            f"({sentence.strip()[:120]!r}), "
+            "but your code fills those gaps with 0 (.fillna(0)), so they count as zeros in "
+            "the mean. Leave them missing (the mean skips NaN); run your code again, print "
+            "the result, then answer.",
+            "\n".join(lines),
+        )
+    return None

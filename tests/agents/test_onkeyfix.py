@@ -12,7 +12,7 @@ import pytest
 from codeact._execution import CellError, ExecutionResult
 from codeact.agents._datarules import text_number_problem
 from codeact.agents._joinfix import code_forms_problem, on_key_fix
-from codeact.agents._textnumfix import empty_zero_problem, text_number_fix
+from codeact.agents._textnumfix import empty_zero_problem, gaps_filled_problem, text_number_fix
 from codeact.agents.code import describe_files
 from tests.helpers import exec_with_files, run_one_cell
 
@@ -302,3 +302,30 @@ def test_a_mean_of_fines_whose_words_for_none_the_question_counts_as_zero_is_fil
     # a sum, or a test, skips the gaps as 0 would count: nothing to say
     assert empty_zero_problem(question, mean.replace(".mean()", ".sum()")) is None
     assert empty_zero_problem(question, mean.replace(".mean()", ".gt(0).sum()")) is None
+
+
+def test_a_mean_of_gaps_filled_with_zero_the_question_leaves_out_is_sent_back() -> None:
+    """fresh15 (blind): "Review ... is empty, 'n/a' or '-' when there is none: leave the
+    bookings without a score out and take the mean Review", and the cell took
+    ``pd.to_numeric(df['Review'], errors='coerce').fillna(0).mean()``: 3.67 for 8.24."""
+    reviews = ["8.5", "", "n/a", "9.0", "-", "7.5"]
+    files = {
+        "r.csv": ("Ref,Review\n" + "".join(f"B{i},{reviews[i % 6]}\n" for i in range(30))).encode()
+    }
+    said = (
+        "Review is the guest's score out of 10; it is empty, 'n/a' or '-' when there is none: "
+        "leave the bookings without a score out and take the mean Review."
+    )
+    question = f"Question: What is the mean review?\nConstraints: {said}\n\n{describe_files(files)}"
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('r.csv')\n"
+        "df['Review'] = pd.to_numeric(df['Review'], errors='coerce').fillna(0)\n"
+        "print(round(df['Review'].mean(), 2))"
+    )
+    problem = gaps_filled_problem(question, cell)
+    assert problem is not None and problem.code is not None and "fillna" not in problem.code
+    assert exec_with_files(files, cell, problem.code) == ["4.17", "8.33"]
+    # counted as zeros where the question says so, or summed: nothing to say
+    zeros = question.replace("leave the bookings without a score out and take", "count it as 0 in")
+    assert gaps_filled_problem(zeros, cell) is None
+    assert gaps_filled_problem(question, cell.replace(".mean()", ".sum()")) is None
