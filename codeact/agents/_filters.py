@@ -38,7 +38,8 @@ _EXPLAINED = re.compile(
 #: "'£0', '£0.00', 'none' and an empty Fine all mean no fine": values read as none or zero.
 _MEAN_NONE = re.compile(
     r"(?:\s*(?:,|and|or)\s*(?:'[^'\n]*'|an? empty [\w ]{1,20}?|empty))*\s+(?:all\s+|both\s+)?"
-    r"(?:mean|means|stands? for)\s+(?:no|none|zero|0|nothing)\b",
+    r"(?:(?:mean|means|stands? for)\s+(?:no|none|zero|0|nothing)\b"
+    r"|(?:is|are)?\s*(?:when|if) there (?:is|are|was|were) (?:none|no \w+)\b)",
     re.I,
 )
 _ALTERNATIVE = re.compile(r"\s*(?:\([^()\n]{0,40}\))?\s*(?:,|/|or|and|, or|, and)\s*")

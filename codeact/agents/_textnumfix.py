@@ -83,12 +83,35 @@ def converted_after_read(question: str, code: str) -> tuple[str, list[str]] | No
         made = _conversion(kind, name, found[1]) if found is not None else None
         if found is None or made is None:
             continue
+        if "numbers" in kind and _none_is_zero(question, name):
+            made += ".fillna(0)"  # ("Children is '0', '-' or empty when there were none")
         added.append((found[0], f"{found[1]}[{name!r}] = {made}"))
+        if "numbers" in kind:  # (compared with a number as text: '0' is 0 once converted)
+            column = rf"\b\w+\s*\[\s*(?P<q>['\"]){re.escape(name)}(?P=q)\s*\]\s*(?:[=!<>]=|[<>])\s*"
+            number = rf"(?P<c>{column})(?P<n>['\"])(?P<v>-?\d+(?:\.\d+)?)(?P=n)"
+            lines = [re.sub(number, r"\g<c>\g<v>", ln) for ln in lines]
     if not added:
         return None
     for at, line in sorted(added, key=lambda a: -a[0]):
         lines.insert(at + 1, line)
     return "\n".join(lines), [line for _, line in added]
+
+
+#: A sentence saying a column's markers or gaps are zero ("... when there were none").
+_NONE_IS_ZERO = re.compile(
+    r"when there (?:is|are|was|were) (?:none|no \w+)|\bmeans? (?:no|none|0|zero)\b"
+    r"|count(?:ed)? (?:them |it )?as (?:0|zero)",
+    re.I,
+)
+
+
+def _none_is_zero(question: str, name: str) -> bool:
+    """Whether a sentence of the question naming column ``name`` says its markers or gaps
+    stand for zero."""
+    return any(
+        name.strip() in sentence and _NONE_IS_ZERO.search(sentence)
+        for sentence in re.split(r"[.;]\s", task_text(question))
+    )
 
 
 def _raw_converted(question: str, code: str, line: str) -> tuple[str, list[str]] | None:

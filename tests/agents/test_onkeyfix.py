@@ -329,3 +329,28 @@ def test_a_mean_of_gaps_filled_with_zero_the_question_leaves_out_is_sent_back() 
     zeros = question.replace("leave the bookings without a score out and take", "count it as 0 in")
     assert gaps_filled_problem(zeros, cell) is None
     assert gaps_filled_problem(question, cell.replace(".mean()", ".sum()")) is None
+
+
+def test_numbers_as_text_compared_with_a_quoted_number_are_converted_and_compared() -> None:
+    """fresh15 (blind): "Children is '0', '-' or empty when there were none. Count the
+    bookings with at least one child" ran ``df[df['Children'] != '0']``: 277 for 151 (the
+    '-' and empty rows kept); the note's conversion, the gaps as none and ``!= 0``."""
+    kids = ["0", "-", "", "1", "2", "0"]
+    files = {
+        "k.csv": ("Ref,Children\n" + "".join(f"B{i},{kids[i % 6]}\n" for i in range(30))).encode()
+    }
+    said = "Children is '0', '-' or empty when there were none. Count the bookings with a child."
+    question = f"Question: How many had children?\nConstraints: {said}\n\n{describe_files(files)}"
+    cell = "import pandas as pd\ndf = pd.read_csv('k.csv')\nprint(len(df[df['Children'] != '0']))"
+    from tests.agents.test_rules import candidate, check
+
+    # ("'0', '-' or empty when there were none" says what '-' is: not a filter to apply)
+    assert "holds numbers stored as text" in (check(candidate(question, cell)) or "")
+    problem = text_number_problem(question, cell)
+    assert problem is not None and getattr(problem, "code", None) is not None
+    assert "df[df['Children'] != 0]" in problem.code and ".fillna(0)" in problem.code
+    assert exec_with_files(files, cell, problem.code) == ["20", "10"]
+    # no sentence saying the markers are none: converted, the gaps left as they are
+    plain = question.replace(" when there were none", "")
+    kept = text_number_problem(plain, cell)
+    assert kept is not None and ".fillna(0)" not in (getattr(kept, "code", "") or "")
