@@ -56,6 +56,8 @@ def _conversion(kind: str, name: str, frame: str) -> str | None:
     dated = _DATE_READ.search(kind) if "dates" in kind else None
     if dated is not None and dated.group(1).count("(") == dated.group(1).count(")"):
         return dated.group(1).replace("df[", f"{frame}[")
+    if "dates as text: pd.to_datetime() them" in kind:  # (one way of writing them all)
+        return f"pd.to_datetime({frame}[{name!r}], errors='coerce')"
     if "numbers stored as text" not in kind:
         return None
     written = _CONVERT.search(kind)

@@ -7,6 +7,9 @@ one fix uncovering the next, each run once."""
 
 from __future__ import annotations
 
+import io
+
+import pandas as pd
 import pytest
 
 from codeact._execution import CellError, ExecutionResult
@@ -354,3 +357,22 @@ def test_numbers_as_text_compared_with_a_quoted_number_are_converted_and_compare
     plain = question.replace(" when there were none", "")
     kept = text_number_problem(plain, cell)
     assert kept is not None and ".fillna(0)" not in (getattr(kept, "code", "") or "")
+
+
+async def test_dates_written_one_way_never_read_are_re_run_read() -> None:
+    """fresh15 (blind): ``df['Check-Out '] - df['booked_on']`` with booked_on never read
+    ('Timestamp' and 'str', three times); the note says only "pd.to_datetime() them"."""
+    rows = "".join(f"{i},2024-0{1 + i % 3}-1{i % 10} 09:30,2024-05-2{i % 10}\n" for i in range(20))
+    files = {"b.csv": f"Ref,booked_on,Check-In\n{rows}".encode()}
+    question = f"Question: How many days ahead were rooms booked?\n\n{describe_files(files)}"
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('b.csv')\n"
+        "df['Check-In'] = pd.to_datetime(df['Check-In'])\n"
+        "print((df['Check-In'] - df['booked_on']).dt.days.sum())"
+    )
+    result = await run_one_cell(files, cell, question)
+    content = str(result.tool_output.content)
+    assert "`df['booked_on'] = pd.to_datetime(df['booked_on'], errors='coerce')`" in content
+    frame = pd.read_csv(io.BytesIO(files["b.csv"]))
+    days = (pd.to_datetime(frame["Check-In"]) - pd.to_datetime(frame["booked_on"])).dt.days.sum()
+    assert content.rstrip().endswith(str(days)), content
