@@ -64,9 +64,13 @@ def _numbers(values: list[str]) -> tuple[str, set[str]] | None:
     (``AG-019``; its case and separator aside), or None."""
     found = [m for v in values if (m := _CODE.match(v))]
     # (one prefix, in any case, with or without its separator: 'M-0042', 'm-0042', 'M0042')
-    if len(found) < len(values) or len({_word(m.group(1)) for m in found}) != 1:
-        return None
-    return _word(found[0].group(1)), {_digits(m.group(2)) for m in found}
+    if len(found) == len(values) and len({_word(m.group(1)) for m in found}) == 1:
+        return _word(found[0].group(1)), {_digits(m.group(2)) for m in found}
+    plain = [v for v in values if _WHOLE.match(v)]
+    if found and plain and len(found) + len(plain) == len(values):
+        # (a number written plain or after a word: '204', 'Rm 204', 'room 204': prefix '*')
+        return "*", {_digits(m.group(2)) for m in found} | {_digits(v) for v in plain}
+    return None
 
 
 def key_hints(parsed: dict[str, Table]) -> list[str]:
@@ -85,13 +89,15 @@ def key_hints(parsed: dict[str, Table]) -> list[str]:
             prefix, numbers = coded
             for (b, key), (letters, wholes) in keys.items():
                 pair = frozenset({(a, col), (b, key)})
+                if prefix == "*" and letters:
+                    continue  # (numbers after several words match plain numbers only)
                 if b == a or not _linked(col, key) or letters not in ("", prefix) or pair in seen:
                     continue  # (codes of other letters, E001 and D01, are other things)
                 small = min(len(numbers), len(wholes))
                 if small < 3 or len(numbers & wholes) < 0.8 * small:
                     continue
                 written = tables[b][key]
-                if len(set(values) & set(written)) >= 0.8 * small:
+                if prefix != "*" and len(set(values) & set(written)) >= 0.8 * small:
                     continue  # (the same codes in both: a plain merge works)
                 seen.add(pair)
                 number = "df[{!r}].str.extract(r'(\\d+)')[0].astype(int)"

@@ -376,3 +376,30 @@ async def test_dates_written_one_way_never_read_are_re_run_read() -> None:
     frame = pd.read_csv(io.BytesIO(files["b.csv"]))
     days = (pd.to_datetime(frame["Check-In"]) - pd.to_datetime(frame["booked_on"])).dt.days.sum()
     assert content.rstrip().endswith(str(days)), content
+
+
+async def test_numbers_written_plain_or_after_a_word_are_the_other_files_plain_keys() -> None:
+    """fresh15 (blind): ROOM is '204', 'Rm 204' or 'room 204' and rooms.csv's Room No is 204;
+    the note said nothing (the plain ones matched as text), and ``pd.merge(bookings, rooms,
+    on='ROOM')`` failed, then on str and int64 after a rename."""
+    rooms = "Room No,View\n" + "".join(f"{n},{['Sea', 'Garden'][n % 2]}\n" for n in range(101, 109))
+    written = ["{}", "Rm {}", "room {}"]
+    bookings = "Ref,ROOM\n" + "".join(
+        f"B{i},{written[i % 3].format(101 + i % 8)}\n" for i in range(48)
+    )
+    files = {"b.csv": bookings.encode(), "rooms.csv": rooms.encode()}
+    note = describe_files(files)
+    assert "- Keys written differently: 'ROOM' of 'b.csv' (e.g. '101') is 'Room No'" in note
+    assert "Join on the number: df['ROOM'].str.extract(r'(\\d+)')[0].astype(int)" in note
+    cell = (
+        "import pandas as pd\nbookings = pd.read_csv('b.csv')\nrooms = pd.read_csv('rooms.csv')\n"
+        "m = pd.merge(bookings, rooms, on='ROOM')\nprint((m['View'] == 'Sea').sum())"
+    )
+    result = await run_one_cell(files, cell, f"Question: How many sea views?\n\n{note}")
+    sea = sum(1 for i in range(48) if (101 + i % 8) % 2 == 0)
+    assert str(result.tool_output.content).rstrip().endswith(str(sea))
+    # the numbers all written plain: a plain merge works, nothing to say
+    plain = "Ref,ROOM\n" + "".join(f"B{i},{101 + i % 8}\n" for i in range(48))
+    assert "Keys written" not in describe_files(
+        {"b.csv": plain.encode(), "rooms.csv": rooms.encode()}
+    )
