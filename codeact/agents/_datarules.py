@@ -89,9 +89,10 @@ def case_problem(question: str, code: str) -> Problem | None:
             rf"(\w+\s*\[\s*(['\"])\s*(?:{quoted})\s*\2\s*\])(?:{_FOLD_CALLS})?\s*(==|!=)\s*"
             rf"(['\"])([^'\"\n]*)\4"
         )
-        if _FOLDS.search(code):
+        own = re.search(rf"{column_ref(name)}(?:\.str\.\w+\([^()\n]*\))*(?:{_FOLDS.pattern})", code)
+        if own if compare.search(code) else _FOLDS.search(code):  # (this column folded)
             if not inner:
-                return None
+                continue
             if not compare.search(code):  # (contains, isin, split and join: left alone)
                 continue
         fixed = compare.sub(partial(_folded_compare, fold=fold, inner=inner), code)

@@ -32,7 +32,6 @@ model whose code is right can answer again unchanged.
 from __future__ import annotations
 
 import re
-from collections import OrderedDict
 from collections.abc import Sequence
 
 from codeact.agents._aliases import alias_problem
@@ -90,29 +89,13 @@ from codeact.agents._notecols import (
     uses_column,
 )
 from codeact.agents._placeholders import TOKEN
-from codeact.agents._problem import Problem, problem_of
+from codeact.agents._problem import Problem, first_time, problem_of
 from codeact.agents._readfix import title_problem, unit_problem
 from codeact.agents._stale import settled_answer, stale_problem, stale_values_note
 from codeact.agents._textnumfix import empty_zero_problem, gaps_filled_problem
 
 _FILL = re.compile(r"\bfill(?:ing|ed)?\b.{0,60}\bmissing\b|\bmissing\b.{0,60}\bfill", re.I)
 _SKIP = re.compile(r"\b(?:skip|ignore|drop|exclude)\w*\b.{0,40}\bmissing\b|\bknown\b", re.I)
-
-
-#: Rules already applied, by (rule, the run's first cell): the cell objects are the run's own,
-#: so each run is told at most once per rule (bounded; oldest forgotten first).
-_TOLD: OrderedDict[tuple[str, int], object] = OrderedDict()
-_TOLD_MAX = 512
-
-
-def _first_time(rule: str, first_cell: object) -> bool:
-    key = (rule, id(first_cell))
-    if key in _TOLD and _TOLD[key] is first_cell:
-        return False
-    _TOLD[key] = first_cell
-    while len(_TOLD) > _TOLD_MAX:
-        _TOLD.popitem(last=False)
-    return True
 
 
 #: The start of a sentence saying what a row is ("Every row of deliveries.csv is one parcel
@@ -359,7 +342,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("garbled", garbled_problem(candidate.text)),
     )
     for rule, problem in problems:
-        if problem is not None and _first_time(rule, candidate.cells[0]):
+        if problem is not None and first_time(rule, candidate.cells[0], problem):
             return problem
     return None
 

@@ -87,3 +87,31 @@ def test_the_made_one_cell_passes_the_other_rules() -> None:
     problem = alias_problem(question, cell)
     assert problem is not None and problem.code is not None
     assert check(candidate(question, problem.code)) is None
+
+
+def test_a_rule_speaks_once_per_subject_and_at_most_twice_a_run() -> None:
+    """fresh15 (blind): the case rule sent the Expedia cell back for Channel, and the next
+    cell, Channel folded, still compared Status as written ('Cancelled': 11.32 for 15.09);
+    the rule had spoken once for the run, so nothing said so."""
+    from codeact.agents.validators import AnswerCandidate, CellRun
+    from tests.agents.test_rules import check
+
+    rows = "Ref,Status,Channel,Breakfast\n" + "".join(
+        f"B{i},{['Cancelled', 'cancelled ', 'Done'][i % 3]},{['Expedia', 'expedia '][i % 2]},"
+        f"{['Yes', 'yes ', 'No'][i % 3]}\n"
+        for i in range(30)
+    )
+    question = f"Question: How many Expedia bookings were cancelled?\n\n{describe_files({'b.csv': rows.encode()})}"
+    first = CellRun(code="import pandas as pd\ndf = pd.read_csv('b.csv')", stdout="")
+
+    def told(code: str) -> str:
+        cell = CellRun(code=code, stdout="3")
+        return check(AnswerCandidate(text="@n[3]", question=question, cells=(first, cell))) or ""
+
+    unfolded = "print(len(df[(df['Channel'] == 'Expedia') & (df['Status'] == 'Cancelled')]))"
+    status = "print(len(df[(df['Channel'] == 'Expedia') & (df['Status'].str.strip().str.lower() == 'cancelled')]))"
+    assert "'Status' holds one value written in several cases" in told(unfolded)
+    assert "'Channel' holds one value written in several cases" in told(status)
+    assert told(status) == ""  # (once per subject)
+    third = status + "\nprint(df['Breakfast'] == 'Yes')"
+    assert "several cases" not in told(third)  # (twice a run at most)
