@@ -35,6 +35,7 @@ from codeact.agents._answerlines import answer_line_fix, final_answer_fix, print
 from codeact.agents._datetext import date_test_fix
 from codeact.agents._imports import import_fix
 from codeact.agents._joinfix import join_key_fix, mask_join_fix, number_key_fix, on_key_fix
+from codeact.agents._joinmissing import join_missing_fix
 from codeact.agents._mixedunits import units_cell_fix
 from codeact.agents._numericfix import integer_fix, numeric_fix
 from codeact.agents._placeholders import required_placeholders
@@ -392,6 +393,7 @@ def _cell_fixes(
         lambda: join_key_fix(question, result, code),
         lambda: on_key_fix(question, result, code),
         lambda: mask_join_fix(question, result, code),
+        lambda: join_missing_fix(question, result, code),
         lambda: number_key_fix(question, result, code),
         lambda: alias_fix(result, code),
         lambda: units_cell_fix(question, result, code),

@@ -215,7 +215,7 @@ class OnKeyFix:
         )
 
 
-def _key_pairs(question: str) -> list[tuple[str, str, str, str, list[str]]]:
+def key_pairs(question: str) -> list[tuple[str, str, str, str, list[str]]]:
     """The files note's pairs of key columns named differently: (column, file, column, file,
     lines that make the keys match, with ``df`` for the first file's frame and ``other`` for
     the second's); keys in other case first (the fold keeps each code whole)."""
@@ -240,7 +240,7 @@ def _key_pairs(question: str) -> list[tuple[str, str, str, str, list[str]]]:
     return [p for p in pairs if p[0] != p[2]]
 
 
-def _on_frames(line: str, frame: str, other: str) -> str:
+def on_frames(line: str, frame: str, other: str) -> str:
     """A note's line with ``df`` made ``frame`` and ``other`` made ``other``."""
     return re.sub(r"\b(df|other)\[", lambda m: f"{frame if m[1] == 'df' else other}[", line)
 
@@ -267,7 +267,7 @@ def _paired(
     lines = code.splitlines()
     if number is None or not 0 < number <= len(lines):
         return None
-    for col_a, file_a, col_b, file_b, made in _key_pairs(question):
+    for col_a, file_a, col_b, file_b, made in key_pairs(question):
         if named and named.strip().casefold() not in (col_a.casefold(), col_b.casefold()):
             continue
         read_a, read_b = read_once(lines, file_a), read_once(lines, file_b)
@@ -278,7 +278,7 @@ def _paired(
         before = "\n".join(lines[: number - 1])
         if any(len(re.findall(rf"^{f}\s*=", before, re.M)) > 1 for f in frames):
             return None  # (a frame built again since its read: not the file's columns)
-        added = [_on_frames(ln, read_a[1], read_b[1]) for ln in made]
+        added = [on_frames(ln, read_a[1], read_b[1]) for ln in made]
         if re.search(r"\.str\.(?:extract|upper|lower)\(", before):
             added = []  # (the model makes the keys match its own way)
         fixed = [*lines]
