@@ -35,8 +35,8 @@ class JoinMissingFix:
 def join_missing_fix(question: str, result: ExecutionResult, code: str) -> JoinMissingFix | None:
     """The cell with the other file joined after its own file's read, when it failed with
     ``KeyError`` on a column only that other file has, the note pairs the two files' keys,
-    the cell reads its own file once (and never the other), no column but the keys is in
-    both files, and what ran before can run again."""
+    the cell reads its own file once (and the other once or never, and joins nothing), no
+    column but the keys is in both files, and what ran before can run again."""
     error = result.error
     if error is None or error.type != "KeyError":
         return None
@@ -47,8 +47,11 @@ def join_missing_fix(question: str, result: ExecutionResult, code: str) -> JoinM
         return None
     lines = code.splitlines()
     other = holders[0]
-    if re.search(rf"['\"]{re.escape(other)}['\"]", code):
-        return None  # (the cell reads it: another fix, or the model's join, is at fault)
+    read_other = read_once(lines, other)
+    if read_other is None and re.search(rf"['\"]{re.escape(other)}['\"]", code):
+        return None  # (read some other way: the model's join is at fault)
+    if read_other is not None and re.search(r"merge\(|\.join\(|concat\(", code):
+        return None  # (read and joined: another fix sees to the join)
     for col_a, file_a, col_b, file_b, made in key_pairs(question):
         if other not in (file_a, file_b):
             continue
@@ -62,12 +65,16 @@ def join_missing_fix(question: str, result: ExecutionResult, code: str) -> JoinM
             return None  # (a column in both: the join would rename it)
         at, frame = read
         joined = "_" + re.sub(r"\W", "_", other.rsplit(".", 1)[0])
+        if read_other is not None:  # (read by the cell, never joined: joined after both)
+            if read_other[0] >= number - 1:
+                return None
+            at, joined = max(at, read_other[0]), read_other[1]
         keys = (col_a, col_b) if own == file_a else (col_b, col_a)
         frames = (frame, joined) if own == file_a else (joined, frame)
         before = "\n".join(lines[: number - 1])
         own_way = re.search(r"\.str\.(?:extract|upper|lower)\(", before)
         added = [
-            f"{joined} = pd.read_csv({other!r})",
+            *([f"{joined} = pd.read_csv({other!r})"] if read_other is None else []),
             *([] if own_way else (on_frames(ln, *frames) for ln in made)),
             f"{frame} = {frame}.merge({joined}, left_on={keys[0]!r}, right_on={keys[1]!r}, "
             "how='left')",

@@ -57,6 +57,10 @@ def test_cells_the_join_cannot_vouch_for_are_left_to_the_model() -> None:
         f"Question: ?\n\n{describe_files({'b.csv': BOOKINGS.encode(), 'rooms.csv': both.encode()})}"
     )
     assert "'Type'" in shared and "Keys written differently" in shared
-    assert join_missing_fix(QUESTION, failed, reads) is None  # (the cell reads the other file)
+    read = join_missing_fix(QUESTION, failed, reads)  # (read, never joined: joined after both)
+    assert read is not None and "_rooms" not in read.code
+    assert "df = df.merge(rooms, left_on='ROOM', right_on='Room No', how='left')" in read.code
+    joins = reads.replace("print(", "m = df.merge(rooms, on='ROOM')\nprint(")
+    assert join_missing_fix(QUESTION, failed, joins) is None  # (its own join is at fault)
     assert join_missing_fix(QUESTION, own, CELL) is None  # (a column of its own file)
     assert join_missing_fix(shared, failed, CELL) is None  # (Review in both: renamed)
