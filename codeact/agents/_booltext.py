@@ -52,3 +52,54 @@ def bool_text_problem(question: str, code: str) -> Problem | None:
             fixed,
         )
     return None
+
+
+#: ``frame['col'] = frame['col']...str.lower()...``: a column the cell folded in place.
+_MADE_FOLDED = re.compile(
+    r"^\s*(\w+)\s*\[\s*(['\"])([^'\"\n]+)\2\s*\]\s*=\s*\1\s*\[\s*\2\3\2\s*\]"
+    r"(?P<calls>(?:\.str\.\w+\([^\n]*?\))+)\s*$",
+    re.M,
+)
+
+
+def _fold(text: str, calls: str) -> str:
+    """``text`` as the cell's ``.str`` calls fold it: strip, case, and the spaces and hyphens
+    between letters taken out."""
+    out = text.strip() if ".str.strip(" in calls else text
+    if ".str.lower(" in calls or ".str.casefold(" in calls:
+        out = out.lower()
+    elif ".str.upper(" in calls:
+        out = out.upper()
+    if re.search(r"\.str\.replace\(\s*r?['\"][^'\"]*\[\\s_-\]\+", calls):
+        out = re.sub(r"(?<=[A-Za-z])[\s_-]+(?=[A-Za-z])", "", out)
+    return out
+
+
+def folded_text_problem(question: str, code: str) -> Problem | None:
+    """A column the cell folded (``df['Status'] = df['Status'].str.strip().str.lower()...``)
+    then compared with text it did not fold (``== 'Checked out'``): no row equals it (fresh15:
+    0 guests for 221). As code, the comparison with the text folded the same way."""
+    del question
+    for made in _MADE_FOLDED.finditer(code):
+        frame, name, calls = made.group(1), made.group(3), made.group("calls")
+        compare = re.compile(
+            rf"\b{re.escape(frame)}\s*\[\s*(['\"]){re.escape(name)}\1\s*\]\s*(==|!=)\s*"
+            r"(['\"])([^'\"\n]+)\3"
+        )
+        after = code[made.end() :]
+        found = [c for c in compare.finditer(after) if _fold(c.group(4), calls) != c.group(4)]
+        if not found:
+            continue
+
+        def folded(c: re.Match[str], calls: str = calls) -> str:
+            return c.group(0)[: c.start(3) - c.start(0)] + repr(_fold(c.group(4), calls))
+
+        first = found[0]
+        return problem_of(
+            f"Your code folded {frame}[{name!r}] (case and spaces), then compares it with "
+            f"{first.group(4)!r} as written: no folded value equals it. Compare with the text "
+            f"folded the same way ({_fold(first.group(4), calls)!r}); run your code again, "
+            "print the result, then answer.",
+            code[: made.end()] + compare.sub(folded, after),
+        )
+    return None

@@ -35,7 +35,7 @@ import re
 from collections.abc import Sequence
 
 from codeact.agents._aliases import alias_problem
-from codeact.agents._booltext import bool_text_problem
+from codeact.agents._booltext import bool_text_problem, folded_text_problem
 from codeact.agents._candidate import AnswerCandidate, CellRun
 from codeact.agents._category import category_problem
 from codeact.agents._checks import (
@@ -310,6 +310,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("case", case_problem(question, code)),
         ("yes no", yes_no_problem(question, code)),
         ("bool text", bool_text_problem(question, code)),
+        ("folded text", folded_text_problem(question, code)),
         ("empty zero", empty_zero_problem(question, code)),
         ("gaps filled", gaps_filled_problem(question, code)),
         ("duration", duration_problem(question, code)),
@@ -370,6 +371,7 @@ def passes_rules(question: str, code: str) -> bool:
         code_forms_problem,
         alias_problem,
         bool_text_problem,
+        folded_text_problem,
         title_problem,
         fill_problem,
         *DATA_RULES,

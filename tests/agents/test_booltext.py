@@ -42,3 +42,37 @@ def test_text_compared_before_the_conversion_or_on_another_column_is_left_alone(
     kept_text = "df['Renewed'] = df['Renewed'].str.upper()\nprint((df['Renewed'] == 'TRUE').sum())"
     for code in (before, other, word, kept_text):
         assert bool_text_problem("", code) is None, code
+
+
+def test_a_folded_column_compared_with_unfolded_text_is_sent_back_folded() -> None:
+    """fresh15 (blind): ``df['Status'] = df['Status'].str.strip().str.lower().str.replace(
+    r'(?<=[a-z])[\\s_-]+(?=[a-z])', '', regex=True)`` then ``df['Status'] == 'Checked out'``:
+    0 guests for 184."""
+    from codeact.agents._booltext import folded_text_problem
+
+    fold = ".str.strip().str.lower().str.replace(r'(?<=[a-z])[\\s_-]+(?=[a-z])', '', regex=True)"
+    cell = f"df['S'] = df['S']{fold}\nprint((df['S'] == 'Checked out').sum(), (df['S'] != 'No-show').sum())"
+    frame = pd.DataFrame(
+        {"S": ["Checked out", "checked-out", " CHECKED OUT", "No show", "Cancelled"]}
+    )
+
+    def run(code: str) -> str:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(code, {"df": frame.copy()})
+        return out.getvalue().strip()
+
+    assert run(cell) == "0 5"
+    problem = folded_text_problem("", cell)
+    assert problem is not None and "'checkedout'" in problem and problem.code is not None
+    assert "== 'checkedout'" in problem.code and "!= 'noshow'" in problem.code
+    assert run(problem.code) == "3 4"
+    # compared folded already, or a column folded only in case with a lower-case text
+    assert (
+        folded_text_problem(
+            "", cell.replace("'Checked out'", "'checkedout'").replace("'No-show'", "'noshow'")
+        )
+        is None
+    )
+    lowered = "df['S'] = df['S'].str.lower()\nprint((df['S'] == 'no show').sum())"
+    assert folded_text_problem("", lowered) is None
