@@ -37,6 +37,8 @@ _CONVERT = re.compile(
 )
 #: The note's reading of dates stored as text.
 _DATE_READ = re.compile(r": (pd\.to_datetime\(df\[[^\n]*?)(?:, e\.g\. |$)")
+#: What makes numbers (or dates) of a column on one line.
+_NUMERIC = re.compile(r"to_numeric|to_datetime|\.astype\(\s*['\"]?(?:float|int)|\bfloat\(|\bint\(")
 #: What converts a column on one line: the note's ways and the model's own.
 _CONVERTS = re.compile(
     r"to_numeric|to_datetime|\.astype\(|\.str\.replace|\.replace\(|\bfloat\(|\bint\(|\.apply\(|\.map\("
@@ -68,17 +70,24 @@ def _conversion(kind: str, name: str, frame: str) -> str | None:
     return None
 
 
-def converted_after_read(question: str, code: str) -> tuple[str, list[str]] | None:
+def converted_after_read(
+    question: str, code: str, *, numeric: bool = False
+) -> tuple[str, list[str]] | None:
     """``code`` with the note's conversion of each column of numbers stored as text that it
     uses and never converts, right after its file is read once (and the lines added); None
-    when there is no such column or its file is not read exactly once at the top level."""
+    when there is no such column or its file is not read exactly once at the top level.
+    With ``numeric``, a clean-up of the text that never makes numbers of it (``.str.replace``
+    alone, the cell failing on text in arithmetic) is no conversion."""
     lines = code.splitlines()
     files = file_columns(question)
     added: list[tuple[int, str]] = []
     for name, kind in note_column_kinds(question):
         if not uses_column(code, name):
             continue
-        if converts_column(code, name):
+        own = [ln for ln in lines if uses_column(ln, name)]
+        if numeric and not any(_NUMERIC.search(ln) for ln in own) and "thousands" not in code:
+            pass  # (cleaned as text only: converted below, the clean-up re-run after it)
+        elif converts_column(code, name):
             continue  # (converted its own way: other rules judge that)
         holders = [f for f, columns in files.items() if name in columns]
         found = read_once(lines, holders[0]) if len(holders) == 1 else None
@@ -117,11 +126,13 @@ def _none_is_zero(question: str, name: str) -> bool:
 
 
 def _raw_converted(question: str, code: str, line: str) -> tuple[str, list[str]] | None:
-    """``code`` with the failing ``line``'s conversion of a column as it is written
-    (``loans['Fine'].astype(float)`` on ``'£0.00'``) made the note's, or None."""
+    """``code`` with the failing ``line``'s conversion of a column as it is written, or
+    cleaned its own way (``loans['Fine'].astype(float)`` on ``'£0.00'``,
+    ``.str.replace(...).astype(float)`` on ``'none'``) made the note's, or None."""
     for name, kind in note_column_kinds(question):
         raw = re.search(
-            rf"\b(\w+)\[{re.escape(repr(name))}\]\.astype\(\s*['\"]?float\w*['\"]?\s*\)"
+            rf"\b(\w+)\[{re.escape(repr(name))}\](?:\.str\.\w+\([^()\n]*\))*"
+            r"\.astype\(\s*['\"]?float\w*['\"]?\s*\)"
             rf"|\bpd\.to_numeric\(\s*(\w+)\[{re.escape(repr(name))}\]\s*(?:,[^()\n]*)?\)",
             line,
         )
@@ -161,7 +172,9 @@ def text_number_fix(question: str, result: ExecutionResult, code: str) -> TextNu
     number = failing_lineno(error.traceback)
     lines = code.splitlines()
     line = lines[number - 1] if number is not None and 0 < number <= len(lines) else ""
-    converted = converted_after_read(question, code) or _raw_converted(question, code, line)
+    converted = _raw_converted(question, code, line) or converted_after_read(
+        question, code, numeric=True
+    )
     if converted is None or not safe_to_repeat(code, error.traceback):
         return None
     named = [n for n, _ in note_column_kinds(question) if uses_column(line, n)]

@@ -403,3 +403,28 @@ async def test_numbers_written_plain_or_after_a_word_are_the_other_files_plain_k
     assert "Keys written" not in describe_files(
         {"b.csv": plain.encode(), "rooms.csv": rooms.encode()}
     )
+
+
+@pytest.mark.parametrize(
+    "conversion",
+    [
+        # cleaned, then made numbers with .astype(float): fails on 'none'
+        "loans['Fine'] = loans['Fine'].str.replace(r'[£,\\s]', '', regex=True).astype(float)",
+        # cleaned as text only: then compared with a number
+        "loans['Fine'] = loans['Fine'].str.replace(r'[£,\\s]', '', regex=True)",
+    ],
+)
+async def test_fines_cleaned_the_cells_own_way_are_re_run_with_the_notes_conversion(
+    conversion: str,
+) -> None:
+    """fresh14 (blind, after this pass's first fixes): 'How many loans were fined?' failed
+    four times on the cell's own clean-up of '£1.40', 'none' and empty fines."""
+    cell = (
+        f"import pandas as pd\nloans = pd.read_csv('loans.csv')\n{conversion}\n"
+        "print((loans['Fine'] > 0).sum())"
+    )
+    result = await run_one_cell(FILES, cell, QUESTION)
+    content = str(result.tool_output.content)
+    assert "pd.to_numeric(" in content and "the files note's conversion" in content, content
+    fined = sum(1 for i in range(90) if FINES[i % 7].startswith("£") and FINES[i % 7] != "£0")
+    assert content.rstrip().endswith(str(fined)), content
