@@ -36,6 +36,7 @@ from codeact.agents._datetext import date_test_fix
 from codeact.agents._imports import import_fix
 from codeact.agents._joinfix import join_key_fix, mask_join_fix, number_key_fix, on_key_fix
 from codeact.agents._joinmissing import join_missing_fix
+from codeact.agents._keywordfix import keyword_fix
 from codeact.agents._mixedunits import units_cell_fix
 from codeact.agents._numericfix import integer_fix, numeric_fix
 from codeact.agents._placeholders import required_placeholders
@@ -406,6 +407,7 @@ def _cell_fixes(
         lambda: numeric_fix(result, code),
         lambda: integer_fix(result, code),
         lambda: text_number_fix(question, result, code),
+        lambda: keyword_fix(result, code),
     )
     for make in makers:
         fix = make()

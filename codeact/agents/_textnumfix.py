@@ -131,7 +131,7 @@ def _raw_converted(question: str, code: str, line: str) -> tuple[str, list[str]]
     ``.str.replace(...).astype(float)`` on ``'none'``) made the note's, or None."""
     for name, kind in note_column_kinds(question):
         raw = re.search(
-            rf"\b(\w+)\[{re.escape(repr(name))}\](?:\.str\.\w+\([^()\n]*\))*"
+            rf"\b(\w+)\[{re.escape(repr(name))}\](?:\.(?:str\.\w+|fillna)\([^()\n]*\))*"
             r"\.astype\(\s*['\"]?float\w*['\"]?\s*\)"
             rf"|\bpd\.to_numeric\(\s*(\w+)\[{re.escape(repr(name))}\]\s*(?:,[^()\n]*)?\)",
             line,
@@ -139,6 +139,7 @@ def _raw_converted(question: str, code: str, line: str) -> tuple[str, list[str]]
         made = _conversion(kind, name, (raw.group(1) or raw.group(2))) if raw else None
         if raw is None or made is None or code.count(line) != 1:
             continue
+        made += "".join(re.findall(r"\.fillna\([^()\n]*\)", raw.group(0)))  # (kept)
         fixed = line[: raw.start()] + made + line[raw.end() :]
         return code.replace(line, fixed), [fixed.strip()]
     return None

@@ -1,0 +1,51 @@
+"""A call given a keyword argument it does not take (fresh14: ``.str.extract(r'£(\\d+)',
+regex=True)``, ``.str.replace`` 's keyword carried over): the 1.5B model reads the error as
+a problem with the data and rewrites everything else. The cell is run again with that one
+keyword argument left out of the failing line's calls of that name (``keyword_fix``)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from codeact.agents._unusedfix import failing_lineno, safe_to_repeat
+from codeact.executors.base import ExecutionResult
+
+_UNEXPECTED = re.compile(r"(\w+)\(\) got an unexpected keyword argument '(\w+)'")
+
+
+@dataclass(frozen=True)
+class KeywordFix:
+    """A failed cell re-run without the keyword argument its call does not take."""
+
+    code: str
+    call: str
+    keyword: str
+
+    def note(self) -> str:
+        """What the model (and the transcript) is told about the re-run."""
+        return (
+            f"Your cell failed: {self.call}() takes no {self.keyword}= argument. I re-ran your "
+            f"cell without it on that line. Output of the re-run:"
+        )
+
+
+def keyword_fix(result: ExecutionResult, code: str) -> KeywordFix | None:
+    """The cell without ``keyword=...`` in the failing line's calls of the function the error
+    names, when that is the only change and what ran before can run again."""
+    error = result.error
+    found = _UNEXPECTED.search(error.message) if error is not None else None
+    if error is None or found is None:
+        return None
+    call, keyword = found.group(1), found.group(2)
+    number = failing_lineno(error.traceback)
+    lines = code.splitlines()
+    if number is None or not 0 < number <= len(lines) or not safe_to_repeat(code, error.traceback):
+        return None
+    argument = rf"\s*,\s*{re.escape(keyword)}\s*=\s*(?:'[^'\n]*'|\"[^\"\n]*\"|[\w.]+)(?=\s*[,)])"
+    pattern = re.compile(rf"(\b{re.escape(call)}\((?:[^()\n]|\([^()\n]*\))*?){argument}")
+    fixed = pattern.sub(r"\1", lines[number - 1])
+    if fixed == lines[number - 1]:
+        return None
+    lines[number - 1] = fixed
+    return KeywordFix(code="\n".join(lines), call=call, keyword=keyword)

@@ -1,0 +1,39 @@
+"""A call given a keyword argument it does not take (``_keywordfix``): fresh14 (blind)
+wrote ``df['Fine'].str.extract(r'£(\\d+\\.\\d+)', regex=True)`` and rewrote everything else
+instead of dropping ``regex=True``."""
+
+from __future__ import annotations
+
+import pytest
+
+from codeact._execution import CellError, ExecutionResult
+from codeact.agents._keywordfix import keyword_fix
+from tests.helpers import run_one_cell
+
+pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings("ignore::UserWarning")]
+
+FILES = {"f.csv": b"Ref,Fine\nA,\xc2\xa31.40\nB,none\nC,\xc2\xa32.10\n"}
+
+
+async def test_the_keyword_a_call_does_not_take_is_left_out_and_the_cell_re_run() -> None:
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('f.csv')\n"
+        "print(df['Fine'].str.extract(r'£(\\d+\\.\\d+)', regex=True)[0].astype(float).sum())"
+    )
+    result = await run_one_cell(FILES, cell, "Question: Total fines?")
+    content = str(result.tool_output.content)
+    assert "extract() takes no regex= argument" in content
+    assert content.rstrip().endswith("3.5"), content
+
+
+def test_only_the_named_calls_keyword_on_the_failing_line_goes() -> None:
+    trace = 'File "<cell-1>", line 2, in <module>\nTypeError: ...'
+    message = "StringMethods.extract() got an unexpected keyword argument 'regex'"
+    failed = ExecutionResult(error=CellError(type="TypeError", message=message, traceback=trace))
+    code = "x = s.str.replace('a', 'b', regex=True)\ny = s.str.extract(r'(\\d)', regex=True)"
+    fix = keyword_fix(failed, code)
+    assert fix is not None
+    assert fix.code == "x = s.str.replace('a', 'b', regex=True)\ny = s.str.extract(r'(\\d)')"
+    other = ExecutionResult(error=CellError(type="TypeError", message="bad", traceback=trace))
+    assert keyword_fix(other, code) is None
+    assert keyword_fix(failed, "x = 1\ny = s.str.extract(r'(\\d)')") is None  # (nothing to drop)
