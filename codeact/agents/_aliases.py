@@ -12,6 +12,7 @@ import re
 from codeact.agents._cellforms import squeeze
 from codeact.agents._notecols import (
     column_of_value,
+    column_ref,
     file_columns,
     note_columns,
     read_once,
@@ -29,6 +30,8 @@ _VALUE = (
 _ARE = re.compile(
     rf"((?:{_QUOTE},?\s+)*?{_QUOTE}(?:,?\s+(?:and|or)\s+{_QUOTE})?)\s+(?:is|are)\s+(?:all\s+|both\s+)?{_VALUE}"
 )
+#: Words of a sentence saying how values are written ("spelt several ways: ...").
+_SPELLING = re.compile(r"\b(?:spelt|spelled|spellings?|written|typed|entered|also)\b", re.I)
 #: "C is also written 'W'".
 _ALSO = re.compile(
     rf"{_VALUE}\s+is\s+(?:also|sometimes)\s+(?:written|spelt|spelled|typed)\s+(?:as\s+)?{_QUOTE}"
@@ -44,6 +47,9 @@ def stated_aliases(task: str) -> list[tuple[str, str, int]]:
     another value, when no folding of case, spaces and hyphens makes them one."""
     found: list[tuple[str, str, int]] = []
     for m in _ARE.finditer(task):
+        start = max(task.rfind(". ", 0, m.start()), task.rfind("\n", 0, m.start())) + 1
+        if not _SPELLING.search(task[start : m.start()]):
+            continue  # (no sentence about how values are written: "... 'Cancelled' are Expedia")
         found += [(a, m.group(m.lastindex or 0), m.start()) for a in re.findall(_QUOTE, m.group(1))]
     found += [(m.group(2), m.group(1), m.start()) for m in _ALSO.finditer(task)]
     for m in _TOGETHER.finditer(task):
@@ -61,6 +67,14 @@ def _column_said(task: str, at: int, columns: list[str]) -> str | None:
     return min(named)[1] if named else None
 
 
+def _asks_for(code: str, name: str, value: str) -> bool:
+    """Whether ``code`` compares column ``name`` with ``value`` (in any case or spacing) or
+    counts or groups the column (every value counts there)."""
+    if re.search(r"value_counts\(|groupby\(|pivot|crosstab|\.mode\(|idxmax\(|idxmin\(", code):
+        return True
+    return squeeze(value) in re.sub(r"[\s_-]+", "", code.lower())
+
+
 def alias_problem(question: str, code: str) -> Problem | None:
     """A column whose values the question says are also written another way (no folding
     joins them), used by code that never names that spelling: its rows count apart."""
@@ -76,6 +90,9 @@ def alias_problem(question: str, code: str) -> Problem | None:
             continue
         if squeeze(alias) in re.sub(r"[\s_-]+", "", low):
             continue
+        column = rf"{column_ref(name)}[^\n]*?\.str\.(?:startswith|endswith|contains|match)\("
+        if re.search(column, code) or not _asks_for(code, name, value):
+            continue  # (matched its own way, or the value is not what the code asks for)
         holders = [f for f, columns in file_columns(question).items() if name in columns]
         found = read_once(code.splitlines(), holders[0]) if len(holders) == 1 else None
         fixed = None

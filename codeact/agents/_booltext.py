@@ -11,7 +11,8 @@ from codeact.agents._problem import Problem, problem_of
 
 #: ``frame['col'] = ... .isin([...])`` or ``.astype(bool)``: a column made True/False.
 _MADE_BOOL = re.compile(
-    r"^\s*(\w+)\s*\[\s*(['\"])([^'\"\n]+)\2\s*\]\s*=[^=\n].*(?:\.isin\([^\n]*\)|\.astype\(bool\))\s*$",
+    r"^\s*(\w+)\s*\[\s*(['\"])([^'\"\n]+)\2\s*\]\s*=\s*(?!np\.where|pd\.Series\()[^=\n][^\n]*?"
+    r"(?:\.isin\(\s*\[[^\]\n]*\]\s*\)|\.astype\(bool\))\s*$",
     re.M,
 )
 _TRUE_WORDS = {"true", "t", "yes", "y", "1"}
@@ -57,7 +58,7 @@ def bool_text_problem(question: str, code: str) -> Problem | None:
 #: ``frame['col'] = frame['col']...str.lower()...``: a column the cell folded in place.
 _MADE_FOLDED = re.compile(
     r"^\s*(\w+)\s*\[\s*(['\"])([^'\"\n]+)\2\s*\]\s*=\s*\1\s*\[\s*\2\3\2\s*\]"
-    r"(?P<calls>(?:\.str\.\w+\([^\n]*?\))+)\s*$",
+    r"(?P<calls>(?:\.str\.\w+\((?:[^()\n]|\([^()\n]*\))*\))+)\s*$",
     re.M,
 )
 
@@ -70,7 +71,9 @@ def _fold(text: str, calls: str) -> str:
         out = out.lower()
     elif ".str.upper(" in calls:
         out = out.upper()
-    if re.search(r"\.str\.replace\(\s*r?['\"][^'\"]*\[\\s_-\]\+", calls):
+    if re.search(
+        r"\.str\.replace\(\s*r?['\"][^'\"]*\[\\s_-\]\+[^'\"]*['\"]\s*,\s*(['\"])\1", calls
+    ):
         out = re.sub(r"(?<=[A-Za-z])[\s_-]+(?=[A-Za-z])", "", out)
     return out
 

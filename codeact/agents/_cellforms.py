@@ -232,8 +232,8 @@ def code_forms(values: list[str], name: str) -> str:
     shown = " and ".join(repr(w) for w in max(several, key=len)[:3])
     return (
         f"codes written several ways ({shown} are one), {len(set(values))} as written, "
-        f"{len(forms)} codes: take the number, df[{name!r}].str.extract(r'(\\d+)')[0]"
-        ".astype(int), before counting, grouping or comparing"
+        f"{len(forms)} codes: take the number, pd.to_numeric(df[{name!r}].str.extract("
+        "r'(\\d+)')[0]), before counting, grouping or comparing"
     )
 
 

@@ -54,7 +54,7 @@ from codeact.agents._rules import repeat_problem
 from codeact.agents._style_state import CodeActRunState
 from codeact.agents._suggest import RULE_NOTE, SUGGESTION_NOTE, resent, run_suggestion
 from codeact.agents._textnumfix import text_number_fix
-from codeact.agents._unusedfix import Fix, drop_unused_lines, run_fix
+from codeact.agents._unusedfix import Fix, drop_unused_lines, run_fix, safe_to_repeat
 from codeact.executors.base import CodeExecutor, ExecutionResult, OutputCallback
 
 if TYPE_CHECKING:
@@ -369,6 +369,11 @@ async def recover_cell(
             )
             if other is None:
                 break
+            error = result.error
+            if used and (error is None or not safe_to_repeat(code, error.traceback)):
+                break  # (what the last re-run ran before failing may not run a third time)
+            if used and error is not None:
+                notes.append(f"That re-run failed: {error.type}: {error.message[:200]}")
             used.add(type(other))
             result = await run_fix(probe, other, timeout=timeout, on_output=on_output)
             code = other.code

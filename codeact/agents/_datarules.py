@@ -89,7 +89,11 @@ def case_problem(question: str, code: str) -> Problem | None:
             rf"(\w+\s*\[\s*(['\"])\s*(?:{quoted})\s*\2\s*\])(?:{_FOLD_CALLS})?\s*(==|!=)\s*"
             rf"(['\"])([^'\"\n]*)\4"
         )
-        own = re.search(rf"{column_ref(name)}(?:\.str\.\w+\([^()\n]*\))*(?:{_FOLDS.pattern})", code)
+        chain = r"(?:\.(?:str\.)?\w+\((?:[^()\n]|\([^()\n]*\))*\))*?"
+        own = re.search(rf"{column_ref(name)}{chain}(?:{_FOLDS.pattern})", code) or re.search(
+            rf"\w+\s*\[\s*[A-Za-z_]\w*\s*\]{chain}\.str\.(?:lower|upper|casefold)\(|\.apply(?:map)?\(",
+            code,
+        )  # (or folded through a name: a loop over the columns, an apply)
         if own if compare.search(code) else _FOLDS.search(code):  # (this column folded)
             if not inner:
                 continue

@@ -13,7 +13,11 @@ import ast
 import re
 from dataclasses import dataclass
 
-from codeact.agents._notecols import file_columns, note_column_kinds, read_once, uses_column
+from codeact.agents._notecols import (
+    file_columns,
+    read_once,
+    uses_column,
+)
 from codeact.agents._problem import Problem, problem_of
 from codeact.agents._unusedfix import failing_lineno, safe_to_repeat
 from codeact.executors.base import ExecutionResult
@@ -279,7 +283,7 @@ def _paired(
         if any(len(re.findall(rf"^{f}\s*=", before, re.M)) > 1 for f in frames):
             return None  # (a frame built again since its read: not the file's columns)
         added = [on_frames(ln, read_a[1], read_b[1]) for ln in made]
-        if re.search(r"\.str\.(?:extract|upper|lower)\(", before):
+        if keys_made(before, col_a, col_b):
             added = []  # (the model makes the keys match its own way)
         fixed = [*lines]
         placed = [(read_a[0] if ln.startswith(f"{read_a[1]}[") else read_b[0], ln) for ln in added]
@@ -372,42 +376,11 @@ def mask_join_fix(question: str, result: ExecutionResult, code: str) -> MaskJoin
     )
 
 
-#: What counts, groups or compares a column's values as written.
-_AS_WRITTEN = re.compile(
-    r"value_counts\(|groupby\(|nunique\(|\.unique\(|\.mode\(|==|!=|\.isin\(|merge\(|pivot"
-)
-
-
-def code_forms_problem(question: str, code: str) -> Problem | None:
-    """A column of codes the files note says are written several ways for one code
-    (``'M-0042'``, ``'m-0042'``, ``'M0042'``), counted, grouped or compared as written by
-    code that never takes the number out: one member's loans split three ways (fresh14:
-    'M-0230' with 23 loans for member 230's 37). As code, the note's number right after
-    the file is read."""
-    for name, kind in note_column_kinds(question):
-        if "codes written several ways" not in kind:
-            continue
-        lines = [ln for ln in code.splitlines() if uses_column(ln, name)]
-        if not any(_AS_WRITTEN.search(ln) for ln in lines):
-            continue
-        if any(
-            re.search(r"\.str\.(?:extract|replace|upper|lower|findall|slice)\(|\[\s*\d*\s*:", ln)
-            for ln in lines
-        ):
-            continue  # (the model takes the codes apart its own way)
-        number = f"df[{name!r}].str.extract(r'(\\d+)')[0].astype(int)"
-        holders = [f for f, columns in file_columns(question).items() if name in columns]
-        found = read_once(code.splitlines(), holders[0]) if len(holders) == 1 else None
-        fixed = None
-        if found is not None:
-            at, frame = found
-            made = f"{frame}[{name!r}] = {number.replace('df[', f'{frame}[')}"
-            fixed = "\n".join([*code.splitlines()[: at + 1], made, *code.splitlines()[at + 1 :]])
-        return problem_of(
-            f"The column {name!r} holds codes written several ways for one code (see the "
-            "files note), and your code counts, groups or compares them as written, so one "
-            f"code's rows are split among its spellings. Take the number first ({number}), "
-            "then count, group or compare; run your code again, print the result, then answer.",
-            fixed,
-        )
-    return None
+def keys_made(code: str, *keys: str) -> bool:
+    """Whether ``code`` makes one of the key columns ``keys`` match its own way (a number
+    taken out, the case folded) on a line naming it."""
+    return any(
+        uses_column(ln, key) and re.search(r"\.str\.(?:extract|upper|lower)\(", ln)
+        for ln in code.splitlines()
+        for key in keys
+    )

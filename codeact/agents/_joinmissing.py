@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from codeact.agents._joinfix import key_pairs, on_frames
+from codeact.agents._joinfix import key_pairs, keys_made, on_frames
 from codeact.agents._notecols import file_columns, read_once
 from codeact.agents._unusedfix import failing_lineno, safe_to_repeat
 from codeact.executors.base import ExecutionResult
@@ -72,7 +72,7 @@ def join_missing_fix(question: str, result: ExecutionResult, code: str) -> JoinM
         keys = (col_a, col_b) if own == file_a else (col_b, col_a)
         frames = (frame, joined) if own == file_a else (joined, frame)
         before = "\n".join(lines[: number - 1])
-        own_way = re.search(r"\.str\.(?:extract|upper|lower)\(", before)
+        own_way = keys_made(before, col_a, col_b)
         added = [
             *([f"{joined} = pd.read_csv({other!r})"] if read_other is None else []),
             *([] if own_way else (on_frames(ln, *frames) for ln in made)),

@@ -46,6 +46,7 @@ from codeact.agents._checks import (
     share_problem,
     value_problem,
 )
+from codeact.agents._codeforms import code_forms_problem
 from codeact.agents._datarules import (
     DATA_RULES,
     case_problem,
@@ -76,7 +77,7 @@ from codeact.agents._groups import (
     product_problem,
     row_key,
 )
-from codeact.agents._joinfix import code_forms_problem, join_case_problem
+from codeact.agents._joinfix import join_case_problem
 from codeact.agents._mixedunits import mixed_units_problem
 from codeact.agents._notecols import (
     column_of_value,

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from codeact.agents._notecols import (
+    column_ref,
     file_columns,
     note_column_kinds,
     note_columns,
@@ -37,6 +38,8 @@ _CONVERT = re.compile(
 )
 #: The note's reading of dates stored as text.
 _DATE_READ = re.compile(r": (pd\.to_datetime\(df\[[^\n]*?)(?:, e\.g\. |$)")
+#: Text tests on a column (numbers there would break them).
+_TEXT_TESTS = r"(?:startswith|endswith|contains|match|len|split|slice|extract)"
 #: What makes numbers (or dates) of a column on one line.
 _NUMERIC = re.compile(r"to_numeric|to_datetime|\.astype\(\s*['\"]?(?:float|int)|\bfloat\(|\bint\(")
 #: What converts a column on one line: the note's ways and the model's own.
@@ -85,6 +88,8 @@ def converted_after_read(
         if not uses_column(code, name):
             continue
         own = [ln for ln in lines if uses_column(ln, name)]
+        if re.search(rf"{column_ref(name)}\s*\.str\s*(?:\.\s*{_TEXT_TESTS}\b|\[)", code):
+            continue  # (tested as text too: numbers there would break those tests)
         if numeric and not any(_NUMERIC.search(ln) for ln in own) and "thousands" not in code:
             pass  # (cleaned as text only: converted below, the clean-up re-run after it)
         elif converts_column(code, name):
@@ -227,7 +232,7 @@ def empty_zero_problem(question: str, code: str) -> Problem | None:
         fill = f"df[{name!r}] = df[{name!r}].fillna(0)"
         fixed = filled_conversions(code, name)  # (numbers as text: filled once converted)
         listed = fixed is not None or re.search(r"\ball\s+mean\b|\bare\b", m.group(0))
-        if listed and not re.search(r"\.(?:mean|median|std|count)\(", code):
+        if listed and not re.search(r"\.(?:mean|median|std)\(", code):
             continue  # (words for none and gaps, summed or compared: they change nothing)
         if fixed is not None:
             fill = f"pd.to_numeric(...).fillna(0) for {name!r}"
@@ -254,32 +259,39 @@ _FILLED_ZERO = re.compile(r"\.fillna\(\s*0(?:\.0)?\s*\)")
 def gaps_filled_problem(question: str, code: str) -> Problem | None:
     """The question leaves the rows without a value out of a mean, and the code fills the
     gaps of that column with 0 first (fresh15: the mean review 3.67 for 8.24, the bookings
-    without a score counted as 0). As code, the cell without those ``.fillna(0)``."""
+    without a score counted as 0). As code, the cell without the ``.fillna(0)`` that follow
+    that column (others' fills stay)."""
     if not _FILLED_ZERO.search(code) or not re.search(r"\.(?:mean|median)\(", code):
         return None
     task = task_text(question)
-    for sentence in re.split(r"[.;]\s", task):
+    for sentence in re.split(r"[.;]\s|\n", task):
         if not (_LEAVE_OUT.search(sentence) and _GAPS.search(sentence)):
             continue
+        if re.search(r"\bas (?:0|zero)\b|\bmeans? (?:no|none|0|zero)\b", sentence, re.I):
+            continue  # ("count a missing Discount as 0": filled as asked)
         named = [
             n for n in note_columns(question) if re.search(rf"\b{re.escape(n.strip())}\b", sentence)
         ]
-        lines = code.splitlines()
-        filled = [
-            i
-            for i, ln in enumerate(lines)
-            if _FILLED_ZERO.search(ln) and any(uses_column(ln, n) for n in named)
-        ]
-        if not filled:
+        fixed = "\n".join(_unfilled(line, named) for line in code.splitlines())
+        if not named or fixed == code:
             continue
-        for i in filled:
-            lines[i] = _FILLED_ZERO.sub("", lines[i])
         return problem_of(
             "The question says to leave the rows without a value out "
-            f"({sentence.strip()[:120]!r}), "
-            "but your code fills those gaps with 0 (.fillna(0)), so they count as zeros in "
-            "the mean. Leave them missing (the mean skips NaN); run your code again, print "
-            "the result, then answer.",
-            "\n".join(lines),
+            f"({sentence.strip()[:120]!r}), but your code fills those gaps with 0 "
+            "(.fillna(0)), so they count as zeros in the mean. Leave them missing (the mean "
+            "skips NaN); run your code again, print the result, then answer.",
+            fixed,
         )
     return None
+
+
+def _unfilled(line: str, names: list[str]) -> str:
+    """``line`` without each ``.fillna(0)`` whose nearest column before it is one of
+    ``names`` (``pd.to_numeric(df['Review'], ...).fillna(0)``, ``df['Review'].fillna(0)``)."""
+    out, at = [], 0
+    for m in _FILLED_ZERO.finditer(line):
+        columns = re.findall(r"\[\s*['\"]([^'\"\n]+)['\"]\s*\]", line[: m.start()])
+        if columns and columns[-1] in names:
+            out.append(line[at : m.start()])
+            at = m.end()
+    return "".join([*out, line[at:]])

@@ -161,6 +161,8 @@ def trace_answer(question: str, answer: str, cells: Sequence[CellRun]) -> dict[s
 
 #: A template asking for a label, not a number (``@tariff[tariff_code]``, ``@city[name]``).
 _LABEL_TEMPLATE = re.compile(r"(?:^|_)(?:name|code|label|id|title|category)(?:_|$)", re.I)
+#: A template asking for a name (an id or a code may be a number: ``member_id``).
+_NAMED = re.compile(r"(?:^|_)(?:name|label|title|category)(?:_|$)", re.I)
 #: A label and its value on one line, as ``print(s.idxmin(), s.min())`` shows them.
 _LABEL_AND_NUMBER = re.compile(
     r"([^\s\d@\[\]][^\s@\[\]]*)\s+[-+]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?"
@@ -206,7 +208,7 @@ def best_traced_values(question: str, cells: Sequence[CellRun]) -> dict[str, str
         printed = given_values(shown, templates(question))
         for name in wanted:
             if name not in found:
-                label = bool(_LABEL_TEMPLATE.search(templates(question).get(name, "")))
+                label = bool(_NAMED.search(templates(question).get(name, "")))
                 value = printed.get(name) or _labelled(name, shown, label=label)
                 if value is not None and garbled(value) is None:
                     found[name] = value

@@ -4,6 +4,8 @@ fresh15 (blind) counted 'Canceled' bookings apart from 'Cancelled' (50 for 63) a
 
 from __future__ import annotations
 
+import pytest
+
 from codeact.agents._aliases import alias_problem, stated_aliases
 from codeact.agents.code import describe_files
 from tests.helpers import exec_with_files
@@ -115,3 +117,41 @@ def test_a_rule_speaks_once_per_subject_and_at_most_twice_a_run() -> None:
     assert told(status) == ""  # (once per subject)
     third = status + "\nprint(df['Breakfast'] == 'Yes')"
     assert "several cases" not in told(third)  # (twice a run at most)
+
+
+def test_cells_matching_their_own_way_or_asking_another_value_are_left_alone() -> None:
+    """Review: a cell matching with .str.startswith / .str.contains(case=False), a cell
+    asking for Checked out (the question's other spellings are of Cancelled), and "Status is
+    'Cancelled' are Expedia bookings" read as a spelling, were all sent back."""
+    read = "import pandas as pd\ndf = pd.read_csv('b.csv')\n"
+    own = [
+        f"{read}print(df['Status'].str.lower().str.startswith('cancel').sum())",
+        f"{read}print(df['Status'].str.contains('cancel', case=False).sum())",
+    ]
+    for code in own:
+        assert alias_problem(QUESTION, code) is None, code
+    checked = QUESTION.replace("How many bookings were cancelled?", "How many checked out?")
+    assert alias_problem(checked, f"{read}print(({FOLDED} == 'checked out').sum())") is None
+    sentence = "How many bookings whose Status is 'Cancelled' are Expedia bookings?"
+    assert stated_aliases(sentence) == []
+
+
+@pytest.mark.parametrize(
+    "fold",
+    [
+        "df['Status'] = df['Status'].astype(str).str.strip().str.lower()",
+        "df['Status'] = df['Status'].fillna('').str.strip().str.lower()",
+        "for c in ['Status', 'Channel']:\n    df[c] = df[c].str.strip().str.lower()",
+    ],
+)
+def test_a_column_folded_through_other_calls_or_a_loop_is_folded(fold: str) -> None:
+    """Review: the per-column case rule saw only folds chained straight onto df['Status']."""
+    from codeact.agents._datarules import case_problem
+
+    rows = "Ref,Status,Channel\n" + "".join(
+        f"B{i},{['Cancelled', 'cancelled ', 'Done'][i % 3]},{['Expedia', 'expedia '][i % 2]}\n"
+        for i in range(30)
+    )
+    question = f"Question: How many were cancelled?\n\n{describe_files({'b.csv': rows.encode()})}"
+    code = f"import pandas as pd\ndf = pd.read_csv('b.csv')\n{fold}\nprint((df['Status'] == 'cancelled').sum())"
+    assert case_problem(question, code) is None

@@ -76,3 +76,24 @@ def test_a_folded_column_compared_with_unfolded_text_is_sent_back_folded() -> No
     )
     lowered = "df['S'] = df['S'].str.lower()\nprint((df['S'] == 'no show').sum())"
     assert folded_text_problem("", lowered) is None
+
+
+def test_yes_no_made_by_np_where_and_a_fold_keeping_spaces_are_left_alone() -> None:
+    """Review: ``np.where(...isin([...]), 'Yes', 'No')`` then ``== 'Yes'`` was read as a
+    column made True/False; a fold replacing spaces and hyphens by one space (``'checked
+    out'`` stays right) was read as taking them out; a line of forty replaces ending in a
+    comment took the fold's pattern exponential time."""
+    from codeact.agents._booltext import folded_text_problem
+
+    made = (
+        "df['Renewed'] = np.where(df['Renewed'].str.upper().isin(['TRUE', 'Y']), 'Yes', 'No')\n"
+        "print((df['Renewed'] == 'Yes').sum())"
+    )
+    assert bool_text_problem("", made) is None
+    spaced = (
+        "df['S'] = df['S'].str.strip().str.lower().str.replace(r'[\\s_-]+', ' ', regex=True)\n"
+        "print((df['S'] == 'checked out').sum())"
+    )
+    assert folded_text_problem("", spaced) is None
+    long = "df['S'] = df['S']" + "".join(f".str.replace('a{i}', 'b{i}')" for i in range(40))
+    assert folded_text_problem("", long + "  # the letters\nprint(df['S'] == 'A')") is None

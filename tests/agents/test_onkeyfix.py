@@ -13,8 +13,9 @@ import pandas as pd
 import pytest
 
 from codeact._execution import CellError, ExecutionResult
+from codeact.agents._codeforms import code_forms_problem
 from codeact.agents._datarules import text_number_problem
-from codeact.agents._joinfix import code_forms_problem, on_key_fix
+from codeact.agents._joinfix import on_key_fix
 from codeact.agents._textnumfix import empty_zero_problem, gaps_filled_problem, text_number_fix
 from codeact.agents.code import describe_files
 from tests.helpers import exec_with_files, run_one_cell
@@ -428,3 +429,57 @@ async def test_fines_cleaned_the_cells_own_way_are_re_run_with_the_notes_convers
     assert "pd.to_numeric(" in content and "the files note's conversion" in content, content
     fined = sum(1 for i in range(90) if FINES[i % 7].startswith("£") and FINES[i % 7] != "£0")
     assert content.rstrip().endswith(str(fined)), content
+
+
+def test_fills_the_question_asks_for_and_counts_of_positives_are_left_alone() -> None:
+    """Review: "count a missing Discount as 0" with ``.fillna(0).mean()``, "an empty Tip
+    means no tip" with ``df['Price'] + df['Tip'].fillna(0)``, and a count of ``> 0`` rows of
+    a column "an empty Children means no children" were sent back."""
+    rows = "Ref,Discount,Price,Tip,Children\n" + "".join(
+        f"B{i},{['', 5, 10][i % 3]},{10 + i},{['', 1, 2][i % 3]},{['0', '-', '', 2][i % 4]}\n"
+        for i in range(30)
+    )
+    note = describe_files({"b.csv": rows.encode()})
+
+    def asked(constraints: str) -> str:
+        return f"Question: ?\nConstraints: {constraints}\n\n{note}"
+
+    read = "import pandas as pd\ndf = pd.read_csv('b.csv')\n"
+    zero = asked("Exclude cancelled bookings and count a missing Discount as 0.")
+    assert gaps_filled_problem(zero, f"{read}print(df['Discount'].fillna(0).mean())") is None
+    tip = asked("Leave out the orders without a Price, and an empty Tip means no tip.")
+    paid = f"{read}print((df['Price'] + df['Tip'].fillna(0)).mean())"
+    assert gaps_filled_problem(tip, paid) is None
+    kids = asked("An empty Children means no children.")
+    count = (
+        f"{read}df['Children'] = pd.to_numeric(df['Children'], errors='coerce')\n"
+        "print(df[df['Children'] > 0]['Ref'].count())"
+    )
+    assert empty_zero_problem(kids, count) is None
+    # the fill of another column on the line stays when the left-out column's goes
+    both = asked("Leave the orders without a Discount out.")
+    mixed = f"{read}print((df['Discount'].fillna(0) + df['Tip'].fillna(0)).mean())"
+    problem = gaps_filled_problem(both, mixed)
+    assert problem is not None and problem.code is not None
+    assert "df['Discount'] + df['Tip'].fillna(0)" in problem.code
+
+
+async def test_a_second_fix_waits_when_the_first_re_run_wrote_something_before_failing() -> None:
+    """Review: chaining fixes re-ran lines past the first failure that no one had checked
+    (a file written, a list appended to) a third time; the .astype(int) fix checks nothing
+    itself, so the chain must."""
+    cell = (
+        "import pandas as pd\nloans = pd.read_csv('loans.csv')\n"
+        "members = pd.read_csv('library_members.csv')\n"
+        "loans = loans.merge(members, on='Member', how='left')\n"
+        "loans.to_csv('joined.csv')\n"
+        "print(loans['Branch'].map({'Central': 1}).astype(int).sum())"
+    )
+    result = await run_one_cell(FILES, cell, QUESTION)
+    content = str(result.tool_output.content)
+    assert "left_on='Member', right_on='Member No'" in content  # (the first fix ran)
+    assert ".astype(float)" not in content  # (the second did not: to_csv ran before)
+    assert result.tool_output.is_error
+    # without the write, the second fix runs after the first
+    result = await run_one_cell(FILES, cell.replace("loans.to_csv('joined.csv')\n", ""), QUESTION)
+    assert ".astype(float)" in str(result.tool_output.content)

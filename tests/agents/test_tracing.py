@@ -210,3 +210,7 @@ def test_a_sentence_naming_a_label_placeholder_gives_no_number_for_it() -> None:
     named = "channel: booking.com\nbookings: 174"
     found = best_traced_answer(q, [CellRun(code="print(...)", stdout=named)])
     assert found == "@channel[booking.com] @bookings[174]"
+    # an id asked for may be a number: "Busiest member 230" gives it
+    ids = q.replace("@channel[channel_name]", "@member[member_id]").replace("channel", "member")
+    busiest = [CellRun(code="print(...)", stdout="Busiest member 230")]
+    assert best_traced_answer(ids.split("@bookings")[0], busiest) == "@member[230]"
