@@ -53,7 +53,7 @@ from codeact.agents._recover import (
 from codeact.agents._rules import repeat_problem
 from codeact.agents._style_state import CodeActRunState
 from codeact.agents._suggest import RULE_NOTE, SUGGESTION_NOTE, resent, run_suggestion
-from codeact.agents._textnumfix import text_number_fix
+from codeact.agents._textnumfix import conversion_fix, text_number_fix
 from codeact.agents._unusedfix import Fix, drop_unused_lines, run_fix, safe_to_repeat
 from codeact.executors.base import CodeExecutor, ExecutionResult, OutputCallback
 
@@ -252,42 +252,6 @@ async def rerun_with_columns(
     if on_output is not None:
         on_output("stderr", f"\n[{fix.note()}]\n")
     return fix, await session.execute(fix.code, timeout=timeout, on_output=on_output)
-
-
-#: pandas' error for ``.str`` on a column that already holds numbers.
-_STR_ON_NUMBERS = "Can only use .str accessor with string values"
-_STR_CALL = re.compile(r"\.str\.(?:replace|strip|lstrip|rstrip)\((?:[^()]|\([^()]*\))*\)")
-
-
-@dataclass(frozen=True)
-class ConversionFix:
-    """A failed cell's code without the text clean-up (``.str.replace(',', '')``) that its
-    failing line applies to a column already holding numbers."""
-
-    code: str
-    removed: tuple[str, ...]
-
-    def note(self) -> str:
-        """What the model (and the transcript) is told about the re-run."""
-        return (
-            "Your cell failed: .str applies only to text, and that column already holds "
-            f"numbers. I re-ran your cell without {', '.join(dict.fromkeys(self.removed))} on "
-            "that line; the column needs no conversion. Output of the re-run:"
-        )
-
-
-def conversion_fix(result: ExecutionResult, code: str) -> ConversionFix | None:
-    """The cell without the ``.str`` text clean-up of its failing line, when that line failed
-    because the column already holds numbers (the model converting numbers stored as text
-    where there are none)."""
-    error = result.error
-    if error is None or _STR_ON_NUMBERS not in f"{error.message}\n{error.traceback}":
-        return None
-    line = failing_line(error.traceback)
-    removed = tuple(_STR_CALL.findall(line))
-    if not line or not removed or code.count(line) != 1:
-        return None
-    return ConversionFix(code=code.replace(line, _STR_CALL.sub("", line)), removed=removed)
 
 
 async def recover_cell(

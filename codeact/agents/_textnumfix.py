@@ -295,3 +295,56 @@ def _unfilled(line: str, names: list[str]) -> str:
             out.append(line[at : m.start()])
             at = m.end()
     return "".join([*out, line[at:]])
+
+
+#: pandas' error for ``.str`` on a column that already holds numbers.
+_STR_ON_NUMBERS = "Can only use .str accessor with string values"
+#: ``df['c'] = df['c'].str...``: a column made again from its own text.
+_SELF_CONVERTED = re.compile(
+    r"^\s*(\w+)\s*\[\s*(['\"])([^'\"\n]+)\2\s*\]\s*=\s*\1\s*\[\s*\2\3\2\s*\]\s*\.str\b"
+)
+_STR_CALL = re.compile(r"\.str\.(?:replace|strip|lstrip|rstrip)\((?:[^()]|\([^()]*\))*\)")
+
+
+@dataclass(frozen=True)
+class ConversionFix:
+    """A failed cell's code without the text clean-up (``.str.replace(',', '')``) that its
+    failing line applies to a column already holding numbers."""
+
+    code: str
+    removed: tuple[str, ...]
+    whole: bool = False  # (the line itself left out)
+
+    def note(self) -> str:
+        """What the model (and the transcript) is told about the re-run."""
+        if self.whole:
+            return (
+                "Your cell failed: .str applies only to text, and that column already holds "
+                f"numbers (your cell converted it before). I re-ran your cell without the line "
+                f"`{self.removed[0]}`. Output of the re-run:"
+            )
+        return (
+            "Your cell failed: .str applies only to text, and that column already holds "
+            f"numbers. I re-ran your cell without {', '.join(dict.fromkeys(self.removed))} on "
+            "that line; the column needs no conversion. Output of the re-run:"
+        )
+
+
+def conversion_fix(result: ExecutionResult, code: str) -> ConversionFix | None:
+    """The cell without the ``.str`` text clean-up of its failing line, when that line failed
+    because the column already holds numbers (the model converting numbers stored as text
+    where there are none)."""
+    error = result.error
+    if error is None or _STR_ON_NUMBERS not in f"{error.message}\n{error.traceback}":
+        return None
+    number = failing_lineno(error.traceback)
+    lines = code.splitlines()
+    line = lines[number - 1] if number is not None and 0 < number <= len(lines) else ""
+    removed = tuple(_STR_CALL.findall(line))
+    if not line or code.count(line) != 1 or not (removed or _SELF_CONVERTED.match(line)):
+        return None
+    if not removed and _SELF_CONVERTED.match(line) and code.count(line) == 1:
+        # (the column converted again from itself: it already holds numbers, the line goes)
+        kept = [ln for ln in code.splitlines() if ln != line]
+        return ConversionFix(code="\n".join(kept), removed=(line.strip(),), whole=True)
+    return ConversionFix(code=code.replace(line, _STR_CALL.sub("", line)), removed=removed)

@@ -483,3 +483,23 @@ async def test_a_second_fix_waits_when_the_first_re_run_wrote_something_before_f
     # without the write, the second fix runs after the first
     result = await run_one_cell(FILES, cell.replace("loans.to_csv('joined.csv')\n", ""), QUESTION)
     assert ".astype(float)" in str(result.tool_output.content)
+
+
+async def test_a_column_converted_twice_loses_the_second_conversion() -> None:
+    """fresh14 (blind): ``df['Pages'] = df['Pages'].str.replace(',', '').astype(float)``
+    then ``df['Pages'] = df['Pages'].str.extract(r'([\\d.,]+)')[0].astype(int)``: .str on
+    floats, five times over."""
+    pages = ["1,024", "350", "", "2,100"]
+    files = {
+        "p.csv": ("Ref,Pages\n" + "".join(f'B{i},"{pages[i % 4]}"\n' for i in range(20))).encode()
+    }
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('p.csv')\n"
+        "df['Pages'] = df['Pages'].str.replace(',', '').astype(float)\n"
+        "df['Pages'] = df['Pages'].str.extract(r'([\\d.,]+)')[0].astype(int)\n"
+        "print(df['Pages'].sum())"
+    )
+    result = await run_one_cell(files, cell, f"Question: Pages?\n\n{describe_files(files)}")
+    content = str(result.tool_output.content)
+    assert "I re-ran your cell without the line `df['Pages'] = df['Pages'].str.extract(" in content
+    assert content.rstrip().endswith(str(5 * (1024 + 350 + 2100)) + ".0"), content
