@@ -253,3 +253,31 @@ def rate_problem(question: str, answer: str, code: str) -> Problem | None:
         f"example {how}; print the result, then answer.",
         example,
     )
+
+
+#: A duration as pandas prints it (``15 days 06:11:36.774193``).
+_PRINTED_DURATION = re.compile(r"(-?\d+) days?,? (\d{1,2}):(\d{2}):(\d{2}(?:\.\d+)?)")
+
+
+def duration_problem_answer(answer: str, outputs: str) -> str | None:
+    """An answer giving the whole days of a duration a cell printed with hours in it
+    (``@mean_days[15.00]`` for ``15 days 06:11:36``, 15.26 days): the hours were dropped."""
+    durations: list[tuple[str, float]] = []
+    for m in _PRINTED_DURATION.finditer(outputs):
+        whole = int(m.group(1))
+        extra = (int(m.group(2)) * 3600 + int(m.group(3)) * 60 + float(m.group(4))) / 86400
+        durations.append((m.group(0), whole + (extra if whole >= 0 else -extra)))
+    for name, value in TOKEN.findall(answer):
+        try:
+            given = float(value.strip())
+        except ValueError:
+            continue
+        for shown, days in durations:
+            if abs(days - round(days)) >= 0.01 and given == int(days) and abs(given - days) > 0.005:
+                return (
+                    f"Your code printed the duration {shown}, which is {days:.4f} days, and "
+                    f"@{name}[{value.strip()}] keeps only its whole days. Print it in days "
+                    "(duration / pd.Timedelta(days=1), or .dt.total_seconds() / 86400 per row), "
+                    "round as asked, then answer."
+                )
+    return None

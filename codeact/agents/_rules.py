@@ -40,6 +40,7 @@ from codeact.agents._candidate import AnswerCandidate, CellRun
 from codeact.agents._category import category_problem
 from codeact.agents._checks import (
     deviation_problem,
+    duration_problem_answer,
     fill_problem,
     garbled_problem,
     rate_problem,
@@ -300,6 +301,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         return passes_rules(question, cell_code)
 
     stale = stale_values_note(question, candidate.text, candidate.ok_cells, passes)
+    outputs = "\n".join(c.stdout for c in candidate.ok_cells)
     problems = (
         ("titles", title_problem(question, code)),
         ("period", period_problem(question, code)),
@@ -339,9 +341,10 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("share", share_problem(question, candidate.text, code)),
         ("rate", rate_problem(question, candidate.text, code)),
         ("stale", stale_problem(stale)),
-        ("series", series_problem(question, "\n".join(c.stdout for c in candidate.ok_cells))),
+        ("series", series_problem(question, outputs)),
         ("value", value_problem(question, candidate.text)),
         ("garbled", garbled_problem(candidate.text)),
+        ("whole days", duration_problem_answer(candidate.text, outputs)),
     )
     for rule, problem in problems:
         if problem is not None and first_time(rule, candidate.cells[0], problem):

@@ -214,3 +214,16 @@ def test_a_sentence_naming_a_label_placeholder_gives_no_number_for_it() -> None:
     ids = q.replace("@channel[channel_name]", "@member[member_id]").replace("channel", "member")
     busiest = [CellRun(code="print(...)", stdout="Busiest member 230")]
     assert best_traced_answer(ids.split("@bookings")[0], busiest) == "@member[230]"
+
+
+def test_the_whole_days_of_a_printed_duration_with_hours_are_sent_back() -> None:
+    """fresh14 (blind): a cell printed ``15 days 06:11:36.774193`` (15.26 days) and the
+    model answered ``@mean_days[15.00]``."""
+    from codeact.agents._checks import duration_problem_answer
+
+    shown = "15 days 06:11:36.774193"
+    said = duration_problem_answer("@mean_days[15.00]", shown)
+    assert said is not None and "15.2581 days" in said
+    assert duration_problem_answer("@mean_days[15.26]", shown) is None
+    assert duration_problem_answer("@mean_days[15]", "15 days 00:00:00") is None  # (whole)
+    assert duration_problem_answer("@n[15]", "15 rows") is None
