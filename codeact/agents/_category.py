@@ -13,6 +13,7 @@ from codeact.agents._notecols import (
     column_of_value,
     compute_on,
     in_column_name,
+    note_columns,
     task_text,
 )
 from codeact.agents._problem import problem_of
@@ -33,6 +34,16 @@ def _plain_named(question: str, task: str, start: int, value: str) -> bool:
     return value[0].isupper() and not re.search(r"(?:^|[.?!:;(]\s*)$", task[:start])
 
 
+def _legend_positions(question: str, task: str) -> set[int]:
+    """Positions (just before) of every word inside brackets right after a column's name
+    (``Age Band (Under 18, 18-34, 35-59 or 60+)``): what the column holds, not a filter."""
+    out: set[int] = set()
+    for name in note_columns(question):
+        for m in re.finditer(rf"\b{re.escape(name.strip())}\s*\(([^()\n]*)\)", task):
+            out |= set(range(m.start(1) - 1, m.end(1)))
+    return out
+
+
 def category_problem(question: str, code: str) -> str | None:
     """A value of a text column (from the files note) named in the question, never used; the
     note shows the rows to select and, when the question names a number column and an
@@ -42,6 +53,7 @@ def category_problem(question: str, code: str) -> str | None:
     described = described_values(task, low)  # (quoted as how values are written: not asked)
     described |= listed_values(question, task, low)  # ("Status is A, B or C": what it holds)
     described |= explained_positions(task)  # ("('RIV-0042' is member 42 of RIV)")
+    described |= _legend_positions(question, task)  # ("Age Band (Under 18, 18-34 or 60+)")
     for value in category_values(question):
         word = value.lower() in _PLAIN_WORDS  # ("no visit goes past midnight": not 'no')
         named = any(  # (the character before it, or its quote: "' YOGA'")

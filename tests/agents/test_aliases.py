@@ -155,3 +155,25 @@ def test_a_column_folded_through_other_calls_or_a_loop_is_folded(fold: str) -> N
     question = f"Question: How many were cancelled?\n\n{describe_files({'b.csv': rows.encode()})}"
     code = f"import pandas as pd\ndf = pd.read_csv('b.csv')\n{fold}\nprint((df['Status'] == 'cancelled').sum())"
     assert case_problem(question, code) is None
+
+
+def test_values_in_brackets_after_their_column_say_what_it_holds() -> None:
+    """fresh14 (blind): "Age Band (Under 18, 18-34, 35-59 or 60+)" sent a right total of
+    fines by branch back for never filtering on 'Under 18'."""
+    from tests.agents.test_rules import candidate, check
+
+    rows = "Member No,Branch,Age Band\n" + "".join(
+        f"{n},{['Central', 'Oakwood'][n % 2]},{['Under 18', '18-34', '60+'][n % 3]}\n"
+        for n in range(1, 31)
+    )
+    said = (
+        "members.csv has one row per member: Member No, Branch and Age Band (Under 18, 18-34 "
+        "or 60+). Count the members of each branch."
+    )
+    question = f"Question: Which branch has most members?\nConstraints: {said}\n\n{describe_files({'members.csv': rows.encode()})}"
+    code = "import pandas as pd\ndf = pd.read_csv('members.csv')\nprint(df['Branch'].value_counts().idxmax())"
+    assert check(candidate(question, code)) is None
+    asked = question.replace(
+        "Count the members of each branch.", "Count the Under 18 members of each branch."
+    )
+    assert "'Under 18'" in (check(candidate(asked, code)) or "")
