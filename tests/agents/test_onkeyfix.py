@@ -466,22 +466,22 @@ def test_fills_the_question_asks_for_and_counts_of_positives_are_left_alone() ->
 
 async def test_a_second_fix_waits_when_the_first_re_run_wrote_something_before_failing() -> None:
     """Review: chaining fixes re-ran lines past the first failure that no one had checked
-    (a file written, a list appended to) a third time; the .astype(int) fix checks nothing
+    (a column popped, a file written) a third time; the .astype(int) fix checks nothing
     itself, so the chain must."""
     cell = (
         "import pandas as pd\nloans = pd.read_csv('loans.csv')\n"
         "members = pd.read_csv('library_members.csv')\n"
         "loans = loans.merge(members, on='Member', how='left')\n"
-        "loans.to_csv('joined.csv')\n"
+        "loans.pop('Loan')\n"
         "print(loans['Branch'].map({'Central': 1}).astype(int).sum())"
     )
     result = await run_one_cell(FILES, cell, QUESTION)
     content = str(result.tool_output.content)
     assert "left_on='Member', right_on='Member No'" in content  # (the first fix ran)
-    assert ".astype(float)" not in content  # (the second did not: to_csv ran before)
+    assert ".astype(float)" not in content  # (the second did not: .pop ran before)
     assert result.tool_output.is_error
     # without the write, the second fix runs after the first
-    result = await run_one_cell(FILES, cell.replace("loans.to_csv('joined.csv')\n", ""), QUESTION)
+    result = await run_one_cell(FILES, cell.replace("loans.pop('Loan')\n", ""), QUESTION)
     assert ".astype(float)" in str(result.tool_output.content)
 
 
