@@ -109,6 +109,12 @@ _ROW_SENTENCE = re.compile(r"\b(?:every|each) row\b", re.I)
 _IDENTIFIERS = re.compile(r"(?:int64|text), e\.g\. '?[A-Za-z]{0,4}[-_]?\d{5,}")
 
 
+#: Words before a column's name that do not ask for it ("a unit", "whatever their Status").
+_NOT_ASKED = (
+    r"(?:\b(?:an?|one)|\bwhatever (?:their|its|the)|\bregardless of (?:their |its |the )?)\s*$"
+)
+
+
 def column_problem(question: str, code: str) -> str | None:
     """A column of the files note that the question names as a word (``units``, ``unit
     price`` for ``unit_price``) and that no code uses (counting rows instead of summing
@@ -132,7 +138,7 @@ def column_problem(question: str, code: str) -> str | None:
             and column_of_value(question, task[m.start() : m.end()], fold=True) in (None, name)
             for w in spoken
             for m in re.finditer(rf"(?<![\w'\"]){re.escape(w)}(?![\w'\"])", task, re.I)
-            if not re.search(r"\b(?:an?|one)\s+$", task[max(0, m.start() - 5) : m.start()], re.I)
+            if not re.search(_NOT_ASKED, task[max(0, m.start() - 30) : m.start()], re.I)
         )
         used = uses_column(past_conversions(code, name), name)
         if named and not used and not row_key(task, name):

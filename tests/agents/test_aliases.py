@@ -177,3 +177,20 @@ def test_values_in_brackets_after_their_column_say_what_it_holds() -> None:
         "Count the members of each branch.", "Count the Under 18 members of each branch."
     )
     assert "'Under 18'" in (check(candidate(asked, code)) or "")
+
+
+def test_a_column_named_as_whatever_its_value_is_not_asked_for() -> None:
+    """fresh15 (blind): "Count the bookings (whatever their Status) whose Check-In is in July
+    2024" sent a right count back for never using Status."""
+    from tests.agents.test_rules import candidate, check
+
+    rows = "Ref,Status,Month\n" + "".join(
+        f"B{i},{['Done', 'Cancelled'][i % 2]},{1 + i % 12}\n" for i in range(30)
+    )
+    note = describe_files({"b.csv": rows.encode()})
+    said = "Count the bookings (whatever their Status) whose Month is 7."
+    question = f"Question: How many in July?\nConstraints: {said}\n\n{note}"
+    code = "import pandas as pd\ndf = pd.read_csv('b.csv')\nprint((df['Month'] == 7).sum())"
+    assert check(candidate(question, code)) is None
+    asked = question.replace("(whatever their Status)", "by Status")
+    assert "'Status'" in (check(candidate(asked, code)) or "")
