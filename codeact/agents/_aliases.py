@@ -100,7 +100,8 @@ def alias_problem(question: str, code: str) -> Problem | None:
             at_line, frame = found
             column = f"{frame}[{name!r}]"
             folded = f"{column}.str.strip().str.lower().str.replace(r'[\\s_-]+', '', regex=True)"
-            made = f"{column} = {column}.mask({folded} == {squeeze(alias)!r}, {value!r})"
+            spellings = [squeeze(alias), squeeze(value)]  # (its case and spacings too)
+            made = f"{column} = {column}.mask({folded}.isin({spellings!r}), {value!r})"
             lines = code.splitlines()
             fixed = "\n".join([*lines[: at_line + 1], made, *lines[at_line + 1 :]])
         return problem_of(

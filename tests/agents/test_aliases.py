@@ -194,3 +194,16 @@ def test_a_column_named_as_whatever_its_value_is_not_asked_for() -> None:
     assert check(candidate(question, code)) is None
     asked = question.replace("(whatever their Status)", "by Status")
     assert "'Status'" in (check(candidate(asked, code)) or "")
+
+
+def test_the_made_one_value_takes_its_case_and_spacings_too() -> None:
+    """fresh15 (after this pass's first tuning): the cell compared ``== 'Cancelled'`` as
+    written; the rule's code made 'Canceled' Cancelled but left 'CANCELLED' (55 for 63)."""
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('b.csv')\nprint((df['Status'] == 'Cancelled').sum())"
+    )
+    problem = alias_problem(QUESTION, cell)
+    assert problem is not None and problem.code is not None
+    assert exec_with_files(FILES, problem.code) == [
+        str(sum(1 for i in range(48) if i % 6 in (2, 3, 4)))
+    ]
