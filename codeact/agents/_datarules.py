@@ -90,9 +90,17 @@ def case_problem(question: str, code: str) -> Problem | None:
             rf"(['\"])([^'\"\n]*)\4"
         )
         chain = r"(?:\.(?:str\.)?\w+\((?:[^()\n]|\([^()\n]*\))*\))*?"
-        own = re.search(rf"{column_ref(name)}{chain}(?:{_FOLDS.pattern})", code) or re.search(
-            rf"\w+\s*\[\s*[A-Za-z_]\w*\s*\]{chain}\.str\.(?:lower|upper|casefold)\(|\.apply(?:map)?\(",
-            code,
+        own = (
+            any(  # (a fold inside a .mask()/.where() test leaves the column as it was)
+                not re.search(
+                    r"(?:mask|where)\(", code[code.rfind("\n", 0, m.start()) + 1 : m.start()]
+                )
+                for m in re.finditer(rf"{column_ref(name)}{chain}(?:{_FOLDS.pattern})", code)
+            )
+            or re.search(
+                rf"\w+\s*\[\s*[A-Za-z_]\w*\s*\]{chain}\.str\.(?:lower|upper|casefold)\(|\.apply(?:map)?\(",
+                code,
+            )
         )  # (or folded through a name: a loop over the columns, an apply)
         if own if compare.search(code) else _FOLDS.search(code):  # (this column folded)
             if not inner:

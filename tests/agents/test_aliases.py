@@ -207,3 +207,18 @@ def test_the_made_one_value_takes_its_case_and_spacings_too() -> None:
     assert exec_with_files(FILES, problem.code) == [
         str(sum(1 for i in range(48) if i % 6 in (2, 3, 4)))
     ]
+
+
+def test_a_fold_inside_a_mask_test_leaves_the_column_as_written() -> None:
+    """fresh15 (after this pass's first tuning): ``df['Channel'] = df['Channel'].mask(
+    df['Channel'].str.strip().str.lower() == 'telephone', 'Phone')`` then ``== 'Phone'``
+    missed ' phone' and 'phone ' (51 for 70); the fold in the mask's test counted as the
+    column's own, so the case rule said nothing."""
+    from codeact.agents._datarules import case_problem
+
+    masked = (
+        "import pandas as pd\ndf = pd.read_csv('b.csv')\n"
+        "df['Channel'] = df['Channel'].mask(df['Channel'].str.strip().str.lower() == 'telephone', 'Phone')\n"
+        "print((df['Channel'] == 'Phone').sum())"
+    )
+    assert case_problem(QUESTION, masked) is not None
