@@ -19,7 +19,7 @@ from codeact.agents._notecols import (
     uses_column,
 )
 from codeact.agents._problem import Problem, problem_of
-from codeact.agents._unusedfix import failing_lineno, safe_to_repeat
+from codeact.agents._unusedfix import failing_lineno, safe_to_repeat, shown_lines
 from codeact.executors.base import ExecutionResult
 
 #: The files note's line for a key inside another file's codes (``_prefixkeys``).
@@ -214,7 +214,7 @@ class OnKeyFix:
         return (
             "Your cell failed: it merges on a name only one table has (the files note says "
             "which columns hold the same keys). I re-ran your cell with "
-            + "; ".join(f"`{ln}`" for ln in self.lines)
+            + shown_lines(self.lines)
             + "; name each side's key yourself from now on. Output of the re-run:"
         )
 
@@ -336,7 +336,7 @@ class MaskJoinFix:
             "Your cell failed: it picks rows of one table by a test on another table's "
             "column, and the two tables' rows do not line up. I re-ran your cell with the "
             "tables joined first on the keys the files note gives: "
-            + "; ".join(f"`{ln}`" for ln in self.lines)
+            + shown_lines(self.lines)
             + "; join before you filter from now on. Output of the re-run:"
         )
 

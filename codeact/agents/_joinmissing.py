@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from codeact.agents._joinfix import key_pairs, keys_made, on_frames
 from codeact.agents._notecols import file_columns, read_once
-from codeact.agents._unusedfix import failing_lineno, safe_to_repeat
+from codeact.agents._unusedfix import failing_lineno, safe_to_repeat, shown_lines
 from codeact.executors.base import ExecutionResult
 
 
@@ -26,7 +26,7 @@ class JoinMissingFix:
         """What the model (and the transcript) is told about the re-run."""
         return (
             "Your cell failed: it uses a column of another file without joining that file. I "
-            "re-ran your cell with " + "; ".join(f"`{ln}`" for ln in self.lines) + " right "
+            "re-ran your cell with " + shown_lines(self.lines) + " right "
             "after your file is read (the files note says how the keys match); join the "
             "files yourself from now on. Output of the re-run:"
         )

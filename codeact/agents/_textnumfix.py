@@ -21,7 +21,7 @@ from codeact.agents._notecols import (
     uses_column,
 )
 from codeact.agents._problem import Problem, problem_of
-from codeact.agents._unusedfix import failing_lineno, safe_to_repeat
+from codeact.agents._unusedfix import failing_lineno, safe_to_repeat, shown_lines
 from codeact.executors.base import ExecutionResult
 
 #: Errors of arithmetic, comparison or rounding on text.
@@ -162,7 +162,7 @@ class TextNumberFix:
         return (
             "Your cell failed: it computes with numbers or dates stored as text. I re-ran your "
             "cell "
-            "with " + "; ".join(f"`{ln}`" for ln in self.lines) + ", the files note's "
+            "with " + shown_lines(self.lines) + ", the files note's "
             "conversion; convert such columns that way yourself from now on. Output of the "
             "re-run:"
         )

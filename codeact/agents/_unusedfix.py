@@ -321,3 +321,8 @@ async def run_fix(
     if on_output is not None:
         on_output("stderr", f"\n[{fix.note()}]\n")
     return await probe.execute(fix.code, timeout=timeout, on_output=on_output)
+
+
+def shown_lines(lines: tuple[str, ...]) -> str:
+    """The lines a fix added or changed, as a note shows them (```a`; `b```)."""
+    return "; ".join(f"`{ln}`" for ln in lines)
