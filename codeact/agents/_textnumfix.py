@@ -90,9 +90,9 @@ def converted_after_read(
         own = [ln for ln in lines if uses_column(ln, name)]
         if re.search(rf"{column_ref(name)}\s*\.str\s*(?:\.\s*{_TEXT_TESTS}\b|\[)", code):
             continue  # (tested as text too: numbers there would break those tests)
-        if numeric and not any(_NUMERIC.search(ln) for ln in own) and "thousands" not in code:
-            pass  # (cleaned as text only: converted below, the clean-up re-run after it)
-        elif converts_column(code, name):
+        # (cleaned as text only, with ``numeric``: converted below, the clean-up dropped after)
+        text_only = not any(_NUMERIC.search(ln) for ln in own) and "thousands" not in code
+        if converts_column(code, name) and not (numeric and text_only):
             continue  # (converted its own way: other rules judge that)
         holders = [f for f, columns in files.items() if name in columns]
         found = read_once(lines, holders[0]) if len(holders) == 1 else None
