@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from codeact.agents._answerlines import answer_line_fix, final_answer_fix, print_placeholders
 from codeact.agents._datetext import date_test_fix
+from codeact.agents._durationfix import timedelta_round_fix
 from codeact.agents._imports import import_fix
 from codeact.agents._joinfix import join_key_fix, mask_join_fix, number_key_fix, on_key_fix
 from codeact.agents._joinmissing import join_missing_fix
@@ -377,6 +378,7 @@ def _cell_fixes(
         lambda: integer_fix(result, code),
         lambda: text_number_fix(question, result, code),
         lambda: keyword_fix(result, code),
+        lambda: timedelta_round_fix(question, result, code),
     )
     for make in makers:
         fix = make()

@@ -64,6 +64,7 @@ from codeact.agents._datetext import (
     strftime_problem,
     year_problem,
 )
+from codeact.agents._durationfix import date_of_problem
 from codeact.agents._extrafilters import extra_filter_problem
 from codeact.agents._filters import filter_problem, left_out
 from codeact.agents._groups import (
@@ -323,6 +324,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("empty zero", empty_zero_problem(question, code)),
         ("gaps filled", gaps_filled_problem(question, code)),
         ("duration", duration_problem(question, code)),
+        ("date of", date_of_problem(question, code)),
         ("subset", subset_problem(question, code)),
         ("filter", filter_problem(question, code)),
         ("extra filter", extra_filter_problem(question, code, note_columns(question))),
@@ -384,6 +386,7 @@ def passes_rules(question: str, code: str) -> bool:
         folded_text_problem,
         title_problem,
         fill_problem,
+        date_of_problem,
         *DATA_RULES,
     )
     return all(rule(question, code) is None for rule in rules)

@@ -1,0 +1,188 @@
+"""Durations between dates, where the 1.5B model slips (fresh15: "a booking's lead time is the
+number of days from the date of its booked_on to its Check-In", booked_on a date and a time of
+day):
+
+- ``df['lead'].mean().round(2)`` on durations fails ("Argument 'freq' has incorrect type"):
+  a Timedelta's ``round`` takes a frequency, and the model then drops the duration altogether.
+  The cell is re-run with the duration in days (hours, minutes as the question asks) before
+  the rounding (``timedelta_round_fix``).
+- Subtracting the timestamp as it is counts from its time of day: ``.dt.days`` floors, so a
+  booking made at 21:45 is a day short. When the question counts from the *date* of such a
+  column and the code never takes its date, the cell is sent back with that column's date
+  made right after the read (``date_of_problem``)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from codeact.agents._notecols import (
+    file_columns,
+    note_column_kinds,
+    read_once,
+    task_text,
+    uses_column,
+)
+from codeact.agents._problem import Problem, problem_of
+from codeact.agents._unusedfix import failing_lineno, safe_to_repeat
+from codeact.executors.base import ExecutionResult
+
+#: What pandas says when a duration is rounded to decimals (``Timedelta.round(2)``,
+#: ``round(timedelta, 2)``).
+_ROUND_ERROR = re.compile(
+    r"Argument 'freq' has incorrect type \(expected str, got int\)|"
+    r"type Timedelta doesn't define __round__ method"
+)
+_METHOD_ROUND = re.compile(r"\.round\(\s*(\d+)\s*\)")
+_BUILTIN_ROUND = re.compile(r"(?<![\w.])round\(")
+_UNITS = (("hour", "hours"), ("minute", "minutes"), ("second", "seconds"), ("week", "weeks"))
+
+
+def _unit(question: str) -> str:
+    """The unit the question asks a duration in (its format line first): days unless it
+    says hours, minutes, seconds or weeks."""
+    asked = re.search(r"^Format:.*$", question, re.M)
+    for text in (asked.group(0) if asked else "", task_text(question)):
+        for word, unit in _UNITS:
+            if re.search(rf"\b{word}s?\b", text, re.I) and not re.search(r"\bdays?\b", text, re.I):
+                return unit
+        if re.search(r"\bdays?\b", text, re.I):
+            return "days"
+    return "days"
+
+
+def _start_of(line: str, end: int) -> int:
+    """Where the expression ending at ``end`` starts (names, dots, calls and subscripts)."""
+    i = end
+    while i > 0:
+        c = line[i - 1]
+        if c in ")]":
+            depth, i = 0, i - 1
+            while i >= 0:
+                depth += {")": 1, "]": 1, "(": -1, "[": -1}.get(line[i], 0)
+                if depth == 0:
+                    break
+                i -= 1
+            if i < 0:
+                return end
+        elif not (c.isalnum() or c in "_."):
+            break
+        else:
+            i -= 1
+    return i
+
+
+def _closing(line: str, start: int) -> int | None:
+    """The index of the bracket closing the one opened just before ``start``."""
+    depth = 1
+    for i in range(start, len(line)):
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(line[i], 0)
+        if depth == 0:
+            return i
+    return None
+
+
+def in_unit(line: str, unit: str) -> str:
+    """``line`` with each duration rounded to decimals made a number of ``unit`` first:
+    ``x.mean().round(2)`` and ``round(x.mean(), 2)`` → ``round(x.mean() / pd.Timedelta(days=1),
+    2)`` (a duration divided by one is a float, which has no ``.round``)."""
+    per = f" / pd.Timedelta({unit}=1)"
+    for m in reversed(list(_BUILTIN_ROUND.finditer(line))):
+        close = _closing(line, m.end())
+        comma = line.rfind(",", m.end(), close) if close is not None else -1
+        inside = line[m.end() : comma]
+        if close is None or comma < 0 or inside.count("(") != inside.count(")"):
+            continue
+        line = f"{line[:comma]}{per}{line[comma:]}"
+    out, last = [], 0
+    for m in _METHOD_ROUND.finditer(line):
+        start = _start_of(line, m.start())
+        if start >= m.start() or start < last:
+            continue
+        out += [line[last:start], f"round({line[start : m.start()]}{per}, {m.group(1)})"]
+        last = m.end()
+    line = "".join([*out, line[last:]])
+    return line
+
+
+@dataclass(frozen=True)
+class TimedeltaRoundFix:
+    """A failed cell re-run with its duration made a number of ``unit`` before rounding."""
+
+    code: str
+    unit: str
+
+    def note(self) -> str:
+        """What the model (and the transcript) is told about the re-run."""
+        return (
+            "Your cell failed: a duration (Timedelta) cannot be rounded to decimals. I re-ran "
+            f"your cell with the duration in {self.unit} first (duration / "
+            f"pd.Timedelta({self.unit}=1)). Output of the re-run:"
+        )
+
+
+def timedelta_round_fix(
+    question: str, result: ExecutionResult, code: str
+) -> TimedeltaRoundFix | None:
+    """The cell with the failing line's rounded durations made numbers of the asked unit,
+    when that line is what failed and what ran before can run again."""
+    error = result.error
+    if error is None or not _ROUND_ERROR.search(error.message) or "as pd" not in code:
+        return None
+    number = failing_lineno(error.traceback)
+    lines = code.splitlines()
+    if number is None or not 0 < number <= len(lines) or not safe_to_repeat(code, error.traceback):
+        return None
+    unit = _unit(question)
+    fixed = in_unit(lines[number - 1], unit)
+    if fixed == lines[number - 1]:
+        return None
+    lines[number - 1] = fixed
+    return TimedeltaRoundFix(code="\n".join(lines), unit=unit)
+
+
+#: A date with a time of day as the files note shows the column's values.
+_WITH_TIME = re.compile(r"'\d{1,4}[-./]\d{1,2}[-./]\d{1,4}[ T]\d{1,2}:\d{2}")
+#: Code that takes the date of a timestamp.
+_DATE_TAKEN = re.compile(
+    r"\.normalize\(\)|\.dt\.date\b|\.floor\(\s*['\"]D|\.str\[\s*:\s*10\s*\]|\.str\.slice\(\s*"
+    r"(?:0\s*)?,\s*10|\.str\.split\(|\.dt\.to_period\(\s*['\"]D|format\s*=\s*['\"]%Y-%m-%d['\"]",
+    re.I,
+)
+#: Code working with durations between dates.
+_DURATION = re.compile(r"\.dt\.days\b|\.days\b|Timedelta|total_seconds|timedelta64")
+
+
+def date_of_problem(question: str, code: str) -> Problem | None:
+    """A duration the question counts from the date of a column that holds a date and a time
+    of day ("the number of days from the date of its booked_on"), computed by code that never
+    takes that date: ``.dt.days`` of the difference is a day short for late times."""
+    task = task_text(question)
+    if not _DURATION.search(code) or _DATE_TAKEN.search(code):
+        return None
+    for name, kind in note_column_kinds(question):
+        said = re.escape(name.strip())
+        if not _WITH_TIME.search(kind) or not uses_column(code, name):
+            continue
+        if not re.search(
+            rf"\b(?:date|day)\s+of\s+(?:(?:its|the|each|their|a)\s+)?'?{said}\b", task
+        ):
+            continue
+        holders = [f for f, columns in file_columns(question).items() if name in columns]
+        found = read_once(code.splitlines(), holders[0]) if len(holders) == 1 else None
+        fixed = None
+        if found is not None:
+            at, frame = found
+            column = f"{frame}[{name!r}]"
+            lines = code.splitlines()
+            made = f"{column} = pd.to_datetime({column}).dt.normalize()"
+            fixed = "\n".join([*lines[: at + 1], made, *lines[at + 1 :]])
+        return problem_of(
+            f"The question counts from the date of {name.strip()!r}, and {name!r} holds a date "
+            "and a time of day: subtracting it as it is counts from that time, so .dt.days is a "
+            "day short whenever the time is later in the day. Take its date first, e.g. "
+            f"df[{name!r}] = pd.to_datetime(df[{name!r}]).dt.normalize(); run your code again, "
+            "print the result, then answer.",
+            fixed,
+        )
+    return None
