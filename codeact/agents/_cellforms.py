@@ -7,6 +7,7 @@ as written, or parses it by hand."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 _MONTHS = "january february march april may june july august september october november december"
 _NAMES = "|".join(
@@ -131,6 +132,28 @@ def _folded(values: list[str]) -> str:
 def _first(values: list[str]) -> str:
     """The example value of a comparison: the first with a letter in it."""
     return next((v for v in values if any(c.isalpha() for c in v)), values[0])
+
+
+#: Words written for "no value" (besides signs such as '-' and '?').
+NO_VALUE = {"unknown", "none", "null", "missing", "nan", "na", "n/a", "n.a.", "tbd", "pending"}
+
+
+def date_marks(values: list[str], is_date: Callable[[str], bool]) -> tuple[list[str], str]:
+    """A column of dates with a sign or a word or two standing for no date (fresh16: '-'
+    beside empty and 'n/a'): the dates, and what the note says of the others (pandas reads
+    '-' as text, so a count of the dates given would count them), or ``(values, "")``."""
+    stripped = [v.strip() for v in values]
+    dates = [v for v in stripped if is_date(v)]
+    words = sorted({v for v in stripped if not is_date(v)})
+    if len(dates) < 5 or not 0 < len(words) <= 2:
+        return values, ""
+    if any(any(c.isalnum() for c in w) and w.lower() not in NO_VALUE for w in words):
+        return values, ""
+    shown = " and ".join(repr(w) for w in words)
+    return dates, (
+        f"{len(stripped) - len(dates)} values {shown} standing for no date (not missing to "
+        "pandas: pd.to_datetime(..., errors='coerce') makes them NaT, then .isna() finds them)"
+    )
 
 
 _TIME_OF_DAY = re.compile(r"^(?:[01]?\d|2[0-3]):[0-5]\d(:[0-5]\d)?$")

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 
 from codeact.agents._cellforms import (
+    NO_VALUE,
+    date_marks,
     other_forms,
     scaled_amounts,
     spelling_hint,
@@ -19,6 +21,7 @@ from codeact.agents._cellforms import (
     time_of_day_hint,
 )
 from codeact.agents._csvtable import SCAN_ROWS, Table
+from codeact.agents._money import SIGNED_NUMBER, signed_conversion, signed_hint, signs_of
 
 MAX_COLUMNS = 40
 MAX_EXAMPLE_CHARS = 24
@@ -51,15 +54,6 @@ _FLOAT = re.compile(r"^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$|^[-+]?(?:inf|I
 #: A number written with ',' thousands separators (``5,350,380``).
 SEPARATED_NUMBER = r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?"
 _SEPARATED = re.compile(f"^{SEPARATED_NUMBER}$")
-#: Currency codes written after or before an amount (``12.50 EUR``, ``USD 3``).
-_CODES = "EUR|USD|GBP|CHF|JPY|CAD|AUD|SEK|NOK|DKK|PLN|INR|CNY"
-_AMOUNT = r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
-#: A number with a currency sign or code or a percent sign (``$1,234.50``, ``-€3``, ``7.5%``,
-#: ``12.50 EUR``).
-SIGNED_NUMBER = (
-    rf"[-+]?[$€£¥]\s?{_AMOUNT}|{_AMOUNT}\s?(?:[%€]|(?:{_CODES})(?![A-Za-z]))"
-    rf"|[-+]?(?<![A-Za-z])(?:{_CODES})\s?{_AMOUNT}"
-)
 _SIGNED = re.compile(f"^(?:{SIGNED_NUMBER})$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?$")
 #: A duration written with units (``3h 13m``, ``45 min``, ``2 days``), as pd.to_timedelta reads.
@@ -139,13 +133,17 @@ def _column(name: str, values: list[str]) -> str:
         label += " (mind the spaces in the name)"
     present = [v for v in values if v.strip() not in NA_STRINGS]
     missing = len(values) - len(present)
-    kind, hint = _kind(present, missing, name)
+    dates, marks = date_marks(present, lambda v: bool(_DATE.match(v) or _NUMERIC_DATE.match(v)))
+    kind, hint = _kind(dates if marks else present, missing, name)
+    if marks and "errors=" not in hint:  # (the signs would stop the conversion)
+        hint = hint.replace(f"(df[{name!r}]", f"(df[{name!r}], errors='coerce'")
     distinct = list(dict.fromkeys(v.strip() for v in present))
     shown = distinct if len(distinct) <= 6 else distinct[:3]
     examples = ", ".join(_example(v, kind) for v in shown)
     parts = [f"{label}: {kind}"]
     if missing:
         parts.append(f"{missing} missing{_markers(values)}")
+    parts += [marks] * bool(marks)
     if hint:
         parts.append(hint)
     if examples:
@@ -180,7 +178,7 @@ def _kind(present: list[str], missing: int, name: str) -> tuple[str, str]:
     if all(_SEPARATED.match(v) or _INT.match(v) for v in stripped):
         return "text", "numbers stored as text with ',' separators: read with thousands=','"
     if all(_SIGNED.match(v) or _FLOAT.match(v) or _SEPARATED.match(v) for v in stripped):
-        return "text", _signed_hint(stripped, name)
+        return "text", signed_hint(stripped, name)
     if all(_DATE.match(v) for v in stripped):
         return "text", "dates as text: pd.to_datetime() them"
     if all(_DATE_12H.match(v) for v in stripped):
@@ -302,7 +300,6 @@ def _written_kind(values: list[str], name: str) -> str:
 
 
 #: Words a column of numbers writes for "no value".
-_NO_VALUE = {"unknown", "none", "null", "missing", "nan", "na", "n/a", "n.a.", "tbd", "pending"}
 
 
 def _marked_numbers(values: list[str], name: str) -> str:
@@ -316,12 +313,12 @@ def _marked_numbers(values: list[str], name: str) -> str:
         return ""
     # a sign or a word for "no value" may stand in for many values (half the ratings '?');
     # another word only for a few, or it is a text column with some numbers in it
-    markers = all(not any(c.isalnum() for c in w) or w.lower() in _NO_VALUE for w in words)
+    markers = all(not any(c.isalnum() for c in w) or w.lower() in NO_VALUE for w in words)
     few = len(others) * 10 <= len(values) and len(words) <= 2
     if not (few or (markers and len(values) - len(others) >= 5)):
         return ""
     shown, numbers = " and ".join(repr(w) for w in words), [v for v in values if v not in others]
-    signs = _signs(numbers) if any(_SIGNED.match(v) for v in numbers) else []  # ('£1.40')
+    signs = signs_of(numbers) if any(_SIGNED.match(v) for v in numbers) else []  # ('£1.40')
     column = f"df[{name!r}]"
     clean = signed_conversion(numbers, column).removesuffix(".astype(float)") if signs else column
     return (
@@ -378,37 +375,6 @@ def _offset_hint(values: list[str], name: str) -> str:
         f"gives UTC times (without it pandas cannot give them one time zone: they stay "
         f"text when read by read_csv, and .dt fails); the local date "
         f"and hour as written are {column}.str[:10] and {column}.str[11:13].astype(int)"
-    )
-
-
-_CODE = re.compile(rf"(?<![A-Za-z])(?:{_CODES})(?![A-Za-z])")
-
-
-def _signs(values: list[str]) -> list[str]:
-    return sorted({c for v in values for c in v if c in "$€£¥%"})
-
-
-def _codes(values: list[str]) -> list[str]:
-    return sorted({m.group(0) for v in values for m in _CODE.finditer(v)})
-
-
-def signed_conversion(values: list[str], column: str) -> str:
-    """Pandas code turning ``column`` (an expression), whose ``values`` carry currency signs
-    or codes or percent signs, into floats."""
-    signs = re.escape("".join(_signs(values)))
-    codes = "".join(f"|{c}" for c in _codes(values))
-    return f"{column}.str.replace(r'[{signs},\\s]{codes}', '', regex=True).astype(float)"
-
-
-def _signed_hint(values: list[str], name: str) -> str:
-    signs, codes = (" and ".join(repr(c) for c in f(values)) for f in (_signs, _codes))
-    shown = " and ".join([f"{signs} signs"] * bool(signs) + [f"{codes} codes"] * bool(codes))
-    money = {c for c in _signs(values) if c != "%"} | set(_codes(values))
-    mixed = len(money - {"€", "EUR"}) + bool(money & {"€", "EUR"}) > 1
-    warn = " (amounts in more than one currency: do not add them up as one)" if mixed else ""
-    return (
-        f"numbers stored as text with {shown}{warn}: "
-        f"convert with {signed_conversion(values, f'df[{name!r}]')}"
     )
 
 

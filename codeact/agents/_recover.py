@@ -32,8 +32,9 @@ from codeact.agents._callhints import (
     wide_hint,
 )
 from codeact.agents._datarules import conversion_hint
-from codeact.agents._filenote import SEPARATED_NUMBER, SIGNED_NUMBER, signed_conversion
+from codeact.agents._filenote import SEPARATED_NUMBER
 from codeact.agents._imports import import_hint
+from codeact.agents._money import SIGNED_NUMBER, signed_conversion
 from codeact.agents._notecols import (
     compute_example,
     file_columns,

@@ -62,6 +62,7 @@ from codeact.agents._datetext import (
     clock_text_problem,
     date_text_problem,
     strftime_problem,
+    text_date_problem,
     year_problem,
 )
 from codeact.agents._durationfix import date_of_problem
@@ -81,6 +82,7 @@ from codeact.agents._groups import (
 )
 from codeact.agents._joinfix import join_case_problem
 from codeact.agents._mixedunits import mixed_units_problem
+from codeact.agents._nomarks import marked_missing_problem
 from codeact.agents._notecols import (
     column_of_value,
     in_column_list,
@@ -88,7 +90,6 @@ from codeact.agents._notecols import (
     note_columns,
     past_conversions,
     task_text,
-    unlisted,
     uses_column,
 )
 from codeact.agents._placeholders import TOKEN
@@ -233,69 +234,6 @@ def inplace_problem(cells_code: list[str]) -> str | None:
     return None
 
 
-_DATE_ORDER = re.compile(
-    r"dates as text(?: written two ways \([^)]*\))?, (day|month) first: "
-    r"(pd\.to_datetime\(.*?\))(?:, e\.g\.|$)"
-)
-_NAMED_DATES = re.compile(r"dates with month names as text: (pd\.to_datetime\(.*?\))(?:, e\.g\.|$)")
-
-
-def _ordered(code: str, name: str) -> bool:
-    """Whether ``code`` orders the text of column ``name``: compares it with ``<``/``>``,
-    takes its min or max, sorts by it."""
-    quoted = re.escape(name)
-    column = rf"\[\s*(['\"]){quoted}\1\s*\]"
-    uses = (
-        rf"{column}\s*(?:[<>]|\.\s*(?:min|max|idxmin|idxmax|sort_values|rank|nsmallest"
-        rf"|nlargest)\b)|sort_values\(\s*(?:by\s*=\s*)?\[?\s*(['\"]){quoted}\2"
-    )
-    return re.search(uses, code) is not None
-
-
-def text_date_problem(question: str, code: str) -> str | None:
-    """A column the files note flags as dates written day or month first (``15/03/2019``) or
-    with month names (``17 Sep 2017``), used by code that never reads it as dates (or, day
-    first, without ``dayfirst=True``): comparing, matching or taking the min of such text
-    (``< '2018-01-01'``, ``.str.contains('03/')``, ``.min()``) is wrong."""
-    listed = unlisted(code)  # (a column listed with others is not compared)
-    for name, kind in note_column_kinds(question):
-        m = _DATE_ORDER.search(kind)
-        named = _NAMED_DATES.search(kind)
-        empty = rf"\[\s*(['\"]){re.escape(name)}\1\s*\]\s*\.\s*(?:isna|notna|isnull|notnull)\(\)"
-        if (m is None and named is None) or not uses_column(re.sub(empty, "", listed), name):
-            continue  # (nor one whose only use is finding its empty values)
-        converted = re.search(r"to_datetime|parse_dates", code)
-        if named is not None:
-            if converted or re.search(r"strptime|dateutil|\bparse\(", code):
-                continue
-            if not _ordered(code, name):
-                continue  # (printed, counted or matched whole: the text is fine)
-            written, read = "with month names", named.group(1)
-        else:
-            assert m is not None
-            # (one format for both forms: the others become NaT or fail; day first, the
-            # ISO dates need their own format: dayfirst=True reads '2024-01-02' as 1 February)
-            iso = m.group(1) == "month" or re.search(r"ISO8601|%Y-%m-%d", code)
-            if "written two ways" in kind and not (
-                re.search(r"format\s*=\s*['\"]mixed", code) and iso
-            ):
-                converted = None
-            if converted and (
-                m.group(1) == "month"
-                or re.search(r"dayfirst\s*=\s*True|format\s*=\s*['\"]%d", code)
-            ):
-                continue
-            written, read = f"{m.group(1)} first", m.group(2)
-        return (
-            f"The column {name!r} holds dates written {written} (see the files note): "
-            f"compared, sorted or matched as text they give wrong results. Read them as dates "
-            f"with {read}, then filter or group on the dates (.dt.year, .dt.month, or a "
-            "comparison with pd.Timestamp('2018-01-01')); run your code again, print the "
-            "result, then answer."
-        )
-    return None
-
-
 def check_rules(candidate: AnswerCandidate) -> str | None:
     """The first rule the computation breaks (each at most once per run), or None; a
     ``Problem`` carries the runnable example its note gives, if any."""
@@ -326,6 +264,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("duration", duration_problem(question, code)),
         ("date of", date_of_problem(question, code)),
         ("subset", subset_problem(question, code)),
+        ("no marks", marked_missing_problem(question, code)),
         ("filter", filter_problem(question, code)),
         ("extra filter", extra_filter_problem(question, code, note_columns(question))),
         ("category", category_problem(question, code)),
@@ -387,6 +326,7 @@ def passes_rules(question: str, code: str) -> bool:
         title_problem,
         fill_problem,
         date_of_problem,
+        marked_missing_problem,
         *DATA_RULES,
     )
     return all(rule(question, code) is None for rule in rules)

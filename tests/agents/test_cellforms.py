@@ -11,7 +11,7 @@ import io
 import pandas as pd
 
 from codeact.agents._datarules import case_problem
-from codeact.agents._rules import text_date_problem
+from codeact.agents._datetext import text_date_problem
 from codeact.agents.code import describe_files
 
 
@@ -40,6 +40,12 @@ def test_amounts_with_currency_codes_and_signs_convert_to_their_numbers() -> Non
     assert "more than one currency" not in line
     two = describe_files({"m.csv": b"a,b\n1,12.50 EUR\n2,3 USD\n3,\xe2\x82\xac4\n"})
     assert "(amounts in more than one currency: do not add them up as one)" in two
+    # a sign and the code of its own currency are one currency (fresh16: '£52.74', 'GBP 47.94')
+    for one in ("\u00a352.74\nGBP 47.94\n", "$3.50\nUSD 4\n"):
+        note = describe_files({"o.csv": f"b\n{one}".encode()})
+        assert "codes: convert with" in note and "more than one currency" not in note, one
+    pounds_euros = describe_files({"p.csv": "b\n\u00a352.74\nEUR 47.94\n".encode()})
+    assert "more than one currency" in pounds_euros
 
 
 def _run(code: str, df: pd.DataFrame) -> object:

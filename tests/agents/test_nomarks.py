@@ -1,0 +1,79 @@
+"""Signs standing for no value that pandas keeps as text (``_cellforms.date_marks``,
+``_nomarks``): fresh16 (blind) counted ``df[' Delivered On'].notna()`` with 72 '-' among the
+dates (210 for 138): the note did not even call the column dates."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pandas as pd
+import pytest
+
+from codeact.agents._nomarks import marked_missing_problem
+from codeact.agents._rules import passes_rules
+from codeact.agents.code import describe_files
+from tests.helpers import exec_with_files
+
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+
+DAYS = ["2024-03-09", "05.03.2024", "", "n/a", "-", "2024-04-01", "-", "11.04.2024", ""]
+ROWS = "Sale,Qty, Delivered On\n" + "".join(f"S{i},{i % 5},{DAYS[i % 9]}\n" for i in range(36))
+FILES = {"s.csv": ROWS.encode()}
+NOTE = describe_files(FILES)
+QUESTION = (
+    "Question: How many sales were delivered?\nConstraints: ' Delivered On' is empty, 'n/a' "
+    f"or '-' when nothing was delivered. Count the sales that were delivered.\n\n{NOTE}"
+)
+DELIVERED = str(sum(1 for i in range(36) if DAYS[i % 9] not in ("", "n/a", "-")))
+
+
+def test_signs_for_no_date_are_counted_and_the_dates_still_read_as_dates() -> None:
+    line = next(ln for ln in NOTE.splitlines() if "Delivered On" in ln and ln.startswith("  -"))
+    assert "8 values '-' standing for no date" in line, line
+    assert "dates as text written two ways" in line
+    # the note's conversion runs on the file: the signs become NaT, the dates dates
+    read = re.search(r": (pd\.to_datetime\(df.*?\)), e\.g\.", line)
+    assert read is not None and "errors='coerce'" in read.group(1)
+    dates = eval(read.group(1), {"pd": pd, "df": pd.read_csv(io.BytesIO(FILES["s.csv"]))})
+    assert str(int(dates.notna().sum())) == DELIVERED
+    # a sign among numbers is still told the numbers' way; words that are values are not signs
+    words = [("2024-03-09", "pending"), ("2024-03-09", "collected")]
+    assert "standing for no date" in describe_files({"a.csv": _rows(*words[0])})
+    assert "standing for no date" not in describe_files({"b.csv": _rows(*words[1])})
+
+
+def _rows(day: str, other: str) -> bytes:
+    return ("id,d\n" + "".join(f"{i},{day if i % 3 else other}\n" for i in range(12))).encode()
+
+
+CELL = "import pandas as pd\ndf = pd.read_csv('s.csv')\nprint(df[' Delivered On'].notna().sum())"
+
+
+def test_a_test_for_missing_values_with_the_signs_left_as_text_is_sent_back() -> None:
+    problem = marked_missing_problem(QUESTION, CELL)
+    assert problem is not None and "'-' in ' Delivered On' stands for no date" in problem
+    assert problem.code is not None
+    as_written, fixed = exec_with_files(FILES, CELL, problem.code)
+    assert fixed == DELIVERED and int(as_written) == int(DELIVERED) + 8
+    assert not passes_rules(QUESTION, CELL) and passes_rules(QUESTION, problem.code)
+    counted = CELL.replace(".notna().sum()", ".count()")
+    assert marked_missing_problem(QUESTION, counted) is not None
+
+
+def test_code_that_converts_names_or_reads_the_sign_as_missing_is_left_alone() -> None:
+    for cell in (
+        CELL.replace(
+            "df[' Delivered On'].notna()",
+            "pd.to_datetime(df[' Delivered On'], errors='coerce').notna()",
+        ),
+        CELL.replace(".notna().sum()", ".ne('-').sum()"),
+        CELL.replace("pd.read_csv('s.csv')", "pd.read_csv('s.csv', na_values=['-'])"),
+        CELL.replace(".notna().sum()", ".nunique()"),  # (no test for missing values)
+    ):
+        assert marked_missing_problem(QUESTION, cell) is None, cell
+    # the question gives the sign a meaning of its own: a value to filter on, not "none"
+    courier = QUESTION.replace("when nothing was delivered", "when a courier took them")
+    courier = courier.replace("empty, 'n/a' or '-' when", "'-' when")
+    assert marked_missing_problem(courier, CELL) is None
+    assert marked_missing_problem(QUESTION, CELL) is not None
