@@ -83,8 +83,8 @@ class AnswerLineFix:
             said.append(f"left out {', '.join(self.dropped)} (no value your cell computes)")
         return (
             "Your cell failed: an answer line such as @name[...] is not Python. I re-ran your "
-            f"cell and {' and '.join(said)}; give the answer after the output, outside "
-            "<execute>. Output of the re-run:"
+            f"cell and {' and '.join(said)}; give the answer after the output, in a reply "
+            "without code. Output of the re-run:"
         )
 
 
@@ -100,6 +100,13 @@ def _expression(inside: str, bound: set[str]) -> str | None:
         return None
     read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
     return text if read and read <= bound else None
+
+
+def _placeholder(name: str, inside: str) -> bool:
+    """Whether an answer token holds the format's placeholder word (``big_sales_value``, or
+    its own name), not a written value (``Porto``)."""
+    word = inside.strip()
+    return word == name or re.fullmatch(r"\w*value", word, re.I) is not None
 
 
 def answer_line_fix(result: ExecutionResult, code: str) -> AnswerLineFix | None:
@@ -123,6 +130,11 @@ def answer_line_fix(result: ExecutionResult, code: str) -> AnswerLineFix | None:
         shown = []
         for name, inside in tokens:
             expr = _expression(inside, bound)
+            if expr is None and name in bound - set(dir(builtins)) and _placeholder(name, inside):
+                # (the format's placeholder word, and a value the cell named after the answer:
+                # ``big_sales = df[df['Qty'] > 40]`` then ``@big_sales[big_sales_value]``; a
+                # table's rows are the count)
+                expr = f"len({name}) if hasattr({name}, 'columns') else {name}"
             if expr is None:
                 dropped.append(f"@{name}[{inside}]")
             else:

@@ -30,6 +30,7 @@ from codeact.agents._selfcheck import RECHECK_NOTE, SelfCheck
 from codeact.agents._state import RunState, StepContext
 from codeact.agents._style_state import CodeActRunState
 from codeact.agents._trace import (
+    bare_values,
     best_traced_answer,
     best_traced_values,
     computed_texts,
@@ -224,6 +225,9 @@ def traced_fallback(candidate: AnswerCandidate) -> AnswerCandidate:
     given = given_values(candidate.text, templates(candidate.question))
     wanted = required_placeholders(candidate.question)
     text = _drop_untraced_extras(candidate.text, wanted, texts)
+    unnamed = [n for n in wanted if n not in given]
+    if unnamed:  # ("@payment[Card] 311": the second value written without its name)
+        best = {**best, **bare_values(TOKEN.sub(" ", candidate.text), unnamed, texts)}
     dropped = []
     for name in wanted:
         if name in given and traces(given[name], texts):

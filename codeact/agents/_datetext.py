@@ -18,7 +18,6 @@ from codeact.agents._notecols import (
     column_ref,
     note_column_kinds,
     task_text,
-    unlisted,
     uses_column,
     without_comments,
 )
@@ -32,7 +31,7 @@ _STRFTIME = re.compile(
     r"(?P=col)\4\s*\]\s*\.dt\.strftime\(\s*(['\"])(?P<fmt>[^'\"\n]+)\5\s*\)[ \t]*$",
     re.M,
 )
-_TEST = (
+DATE_TEST = (
     r"(?P<frame>\w+)\s*\[\s*(?P<q0>['\"]){col}(?P=q0)\s*\]\s*(?:\.str\.(?P<how>contains|"
     r"startswith|endswith)\(\s*(?P<q1>['\"])(?P<text>[^'\"\n]+)(?P=q1)(?P<args>\s*,[^()\n]*)?\s*\)"
     r"|==\s*(?P<q2>['\"])(?P<same>[^'\"\n]+)(?P=q2))"
@@ -96,7 +95,7 @@ def strftime_problem(question: str, code: str) -> Problem | None:
     del question
     for m in _STRFTIME.finditer(code):
         column, fmt = m.group("col"), m.group("fmt")
-        test = re.compile(_TEST.format(col=re.escape(column)))
+        test = re.compile(DATE_TEST.format(col=re.escape(column)))
         for t in test.finditer(code, m.end()):
             how, text = t.group("how") or "==", t.group("text") or t.group("same")
             if _holds(fmt, how, text, t.group("args") or ""):
@@ -235,7 +234,7 @@ _WRITTEN_DATES = re.compile(
 )
 
 
-def _formats_of(examples: list[str]) -> list[str]:
+def formats_of(examples: list[str]) -> list[str]:
     """The formats of ``_FORMATS`` that write every example exactly as it is written."""
     out = []
     for fmt in _FORMATS:
@@ -259,8 +258,8 @@ def date_text_problem(question: str, code: str) -> str | None:
         if m is None or not m.group(3):
             continue
         examples = re.findall(r"'([^'\n]+)'", m.group(3))
-        formats = _formats_of(examples)
-        test = re.compile(_TEST.format(col=re.escape(name)))
+        formats = formats_of(examples)
+        test = re.compile(DATE_TEST.format(col=re.escape(name)))
         for t in test.finditer(code):
             how, text = t.group("how") or "==", t.group("text") or t.group("same")
             if not formats or any(_holds(f, how, text, t.group("args") or "") for f in formats):
@@ -306,7 +305,7 @@ def date_test_fix(result: ExecutionResult, code: str) -> DateTestFix | None:
     if number is None or not 0 < number <= len(lines) or not safe_to_repeat(code, error.traceback):
         return None
     line = lines[number - 1]
-    for t in re.finditer(_TEST.format(col=r"(?P<col>[^'\"\n]+)"), line):
+    for t in re.finditer(DATE_TEST.format(col=r"(?P<col>[^'\"\n]+)"), line):
         frame, column, how = t.group("frame"), t.group("col"), t.group("how")
         converted = (
             rf"^[ \t]*{frame}\s*\[\s*(['\"]){re.escape(column)}\1\s*\]\s*=\s*pd\.to_datetime\("
@@ -318,67 +317,4 @@ def date_test_fix(result: ExecutionResult, code: str) -> DateTestFix | None:
             continue
         lines[number - 1] = line.replace(t.group(0), mask)
         return DateTestFix(code="\n".join(lines), test=t.group(0), mask=mask)
-    return None
-
-
-_DATE_ORDER = re.compile(
-    r"dates as text(?: written two ways \([^)]*\))?, (day|month) first: "
-    r"(pd\.to_datetime\(.*?\))(?:, e\.g\.|$)"
-)
-_NAMED_DATES = re.compile(r"dates with month names as text: (pd\.to_datetime\(.*?\))(?:, e\.g\.|$)")
-
-
-def _ordered(code: str, name: str) -> bool:
-    """Whether ``code`` orders the text of column ``name``: compares it with ``<``/``>``,
-    takes its min or max, sorts by it."""
-    quoted = re.escape(name)
-    column = rf"\[\s*(['\"]){quoted}\1\s*\]"
-    uses = (
-        rf"{column}\s*(?:[<>]|\.\s*(?:min|max|idxmin|idxmax|sort_values|rank|nsmallest"
-        rf"|nlargest)\b)|sort_values\(\s*(?:by\s*=\s*)?\[?\s*(['\"]){quoted}\2"
-    )
-    return re.search(uses, code) is not None
-
-
-def text_date_problem(question: str, code: str) -> str | None:
-    """A column the files note flags as dates written day or month first (``15/03/2019``) or
-    with month names (``17 Sep 2017``), used by code that never reads it as dates (or, day
-    first, without ``dayfirst=True``): comparing, matching or taking the min of such text
-    (``< '2018-01-01'``, ``.str.contains('03/')``, ``.min()``) is wrong."""
-    listed = unlisted(code)  # (a column listed with others is not compared)
-    for name, kind in note_column_kinds(question):
-        m = _DATE_ORDER.search(kind)
-        named = _NAMED_DATES.search(kind)
-        empty = rf"\[\s*(['\"]){re.escape(name)}\1\s*\]\s*\.\s*(?:isna|notna|isnull|notnull)\(\)"
-        if (m is None and named is None) or not uses_column(re.sub(empty, "", listed), name):
-            continue  # (nor one whose only use is finding its empty values)
-        converted = re.search(r"to_datetime|parse_dates", code)
-        if named is not None:
-            if converted or re.search(r"strptime|dateutil|\bparse\(", code):
-                continue
-            if not _ordered(code, name):
-                continue  # (printed, counted or matched whole: the text is fine)
-            written, read = "with month names", named.group(1)
-        else:
-            assert m is not None
-            # (one format for both forms: the others become NaT or fail; day first, the
-            # ISO dates need their own format: dayfirst=True reads '2024-01-02' as 1 February)
-            iso = m.group(1) == "month" or re.search(r"ISO8601|%Y-%m-%d", code)
-            if "written two ways" in kind and not (
-                re.search(r"format\s*=\s*['\"]mixed", code) and iso
-            ):
-                converted = None
-            if converted and (
-                m.group(1) == "month"
-                or re.search(r"dayfirst\s*=\s*True|format\s*=\s*['\"]%d", code)
-            ):
-                continue
-            written, read = f"{m.group(1)} first", m.group(2)
-        return (
-            f"The column {name!r} holds dates written {written} (see the files note): "
-            f"compared, sorted or matched as text they give wrong results. Read them as dates "
-            f"with {read}, then filter or group on the dates (.dt.year, .dt.month, or a "
-            "comparison with pd.Timestamp('2018-01-01')); run your code again, print the "
-            "result, then answer."
-        )
     return None

@@ -62,7 +62,6 @@ from codeact.agents._datetext import (
     clock_text_problem,
     date_text_problem,
     strftime_problem,
-    text_date_problem,
     year_problem,
 )
 from codeact.agents._durationfix import date_of_problem
@@ -96,6 +95,7 @@ from codeact.agents._placeholders import TOKEN
 from codeact.agents._problem import Problem, first_time, problem_of
 from codeact.agents._readfix import title_problem, unit_problem
 from codeact.agents._stale import settled_answer, stale_problem, stale_values_note
+from codeact.agents._textdates import text_date_problem
 from codeact.agents._textnumfix import empty_zero_problem, gaps_filled_problem
 
 _FILL = re.compile(r"\bfill(?:ing|ed)?\b.{0,60}\bmissing\b|\bmissing\b.{0,60}\bfill", re.I)

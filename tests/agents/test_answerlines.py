@@ -49,6 +49,25 @@ def test_written_values_are_left_out_and_other_failures_left_alone() -> None:
     assert answer_line_fix(FAILED, "x = (\n@a[x]") is None
 
 
+async def test_a_placeholder_word_after_a_value_named_like_the_answer_prints_that_value() -> None:
+    """fresh16 (blind): ``big_sales = df[df['Qty'] > 40]`` then ``@big_sales[big_sales_value]``:
+    the line was left out, nothing printed, and the model echoed the note (which quoted the
+    code tag) four times."""
+    question = "How many readings had a wind speed over 4? Answer as @windy[windy_value]."
+    cell = f"{READ}windy = df[df[' WINDSPEED'] > 4]\n@windy[windy_value]"
+    result = await run_one_cell({"w.csv": CSV}, cell, question, "@windy[1]")
+    content = str(result.tool_output.content)
+    assert "<execute>" not in content
+    expected = sum(1 for v in CSV.decode().splitlines()[1:] if float(v.split(",")[1]) > 4)
+    assert content.rstrip().endswith(f"@windy[{expected}]"), content
+    # a number named like the answer is printed as it is; a written value is still left out
+    fix = answer_line_fix(FAILED, "n = 3\n@n[n_value] @city[Porto]")
+    assert (
+        fix is not None
+        and fix.code == "n = 3\nprint(f\"@n[{len(n) if hasattr(n, 'columns') else n}]\")"
+    )
+
+
 def test_a_long_line_of_unclosed_tokens_is_read_in_one_pass() -> None:
     """review: a nested regex took exponential time on a line of tokens left unclosed (22
     tokens: 1 s, doubling with each); the scanner reads it once."""

@@ -129,6 +129,25 @@ async def test_the_fallback_drops_placeholders_not_asked_whose_value_no_cell_pri
     assert "No cell printed a value for @product" in text
 
 
+async def test_the_fallback_reads_a_value_written_after_the_tokens_without_its_name() -> None:
+    """fresh16 (blind): "@payment[Card] 311" after a cell printed "Card 311": @sales had been
+    left out as if nothing had printed it."""
+    q = (
+        "Which payment method was used most, and how many times?\n"
+        '@payment[payment_method] where "payment_method" is written like Cash. @sales[sales_value]'
+        ' where "sales_value" is an integer.\n' + BOILERPLATE
+    )
+    cell = "<execute>\nprint('Card', 311)\nprint('Cash', 67)\n</execute>"
+    a, _ = agent([cell, "@payment[Card] 311", "@payment[Card] 311"], max_answer_retries=1)
+    events = await collect(a.run(q))
+    text = answer(events)
+    assert "@payment[Card]" in text and "@sales[311]" in text, text
+    # a value no cell printed is still not taken (the last printed line fills it, as before)
+    a, _ = agent([cell, "@payment[Card] 400", "@payment[Card] 400"], max_answer_retries=1)
+    events = await collect(a.run(q))
+    assert "@sales[400]" not in answer(events) and "@sales[67]" in answer(events)
+
+
 async def test_the_rules_speak_before_the_format() -> None:
     q = "How many orders have a discount greater than 0.1? Answer as @n[value]."
     a, _ = agent(

@@ -11,7 +11,7 @@ import io
 import pandas as pd
 
 from codeact.agents._datarules import case_problem
-from codeact.agents._datetext import text_date_problem
+from codeact.agents._textdates import text_date_problem
 from codeact.agents.code import describe_files
 
 

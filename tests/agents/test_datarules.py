@@ -21,8 +21,8 @@ from codeact.agents._datarules import (
     marker_problem,
     text_number_problem,
 )
-from codeact.agents._datetext import text_date_problem
 from codeact.agents._filters import filter_problem
+from codeact.agents._textdates import text_date_problem
 from codeact.agents._textnumfix import empty_zero_problem
 from codeact.agents.code import describe_files
 from tests.agents.test_rules import candidate

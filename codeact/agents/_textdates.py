@@ -1,0 +1,127 @@
+"""Dates written day or month first (``15/03/2019``) or with month names (``17 Sep 2017``)
+used as text by code that never reads them as dates (``text_date_problem``, split from
+``_rules``): compared, sorted or matched such text gives wrong results, unless every use is
+a text test that keeps exactly one month or one year of dates all written one way
+(``.str.contains('05/2024')`` on ``'01/05/2024 08:09'``: May 2024, right as it is)."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+
+from codeact.agents._datetext import DATE_TEST, formats_of
+from codeact.agents._notecols import column_ref, note_column_kinds, unlisted, uses_column
+
+_DATE_ORDER = re.compile(
+    r"dates as text(?: written two ways \([^)]*\))?, (day|month) first: "
+    r"(pd\.to_datetime\(.*?\))(?:, e\.g\.|$)"
+)
+_NAMED_DATES = re.compile(r"dates with month names as text: (pd\.to_datetime\(.*?\))(?:, e\.g\.|$)")
+
+
+def _ordered(code: str, name: str) -> bool:
+    """Whether ``code`` orders the text of column ``name``: compares it with ``<``/``>``,
+    takes its min or max, sorts by it."""
+    quoted = re.escape(name)
+    column = rf"\[\s*(['\"]){quoted}\1\s*\]"
+    uses = (
+        rf"{column}\s*(?:[<>]|\.\s*(?:min|max|idxmin|idxmax|sort_values|rank|nsmallest"
+        rf"|nlargest)\b)|sort_values\(\s*(?:by\s*=\s*)?\[?\s*(['\"]){quoted}\2"
+    )
+    return re.search(uses, code) is not None
+
+
+def text_date_problem(question: str, code: str) -> str | None:
+    """A column the files note flags as dates written day or month first (``15/03/2019``) or
+    with month names (``17 Sep 2017``), used by code that never reads it as dates (or, day
+    first, without ``dayfirst=True``): comparing, matching or taking the min of such text
+    (``< '2018-01-01'``, ``.str.contains('03/')``, ``.min()``) is wrong."""
+    listed = unlisted(code)  # (a column listed with others is not compared)
+    for name, kind in note_column_kinds(question):
+        m = _DATE_ORDER.search(kind)
+        named = _NAMED_DATES.search(kind)
+        empty = rf"\[\s*(['\"]){re.escape(name)}\1\s*\]\s*\.\s*(?:isna|notna|isnull|notnull)\(\)"
+        if (m is None and named is None) or not uses_column(re.sub(empty, "", listed), name):
+            continue  # (nor one whose only use is finding its empty values)
+        converted = re.search(r"to_datetime|parse_dates", code)
+        if named is not None:
+            if converted or re.search(r"strptime|dateutil|\bparse\(", code):
+                continue
+            if not _ordered(code, name):
+                continue  # (printed, counted or matched whole: the text is fine)
+            written, read = "with month names", named.group(1)
+        else:
+            assert m is not None
+            # (one format for both forms: the others become NaT or fail; day first, the
+            # ISO dates need their own format: dayfirst=True reads '2024-01-02' as 1 February)
+            iso = m.group(1) == "month" or re.search(r"ISO8601|%Y-%m-%d", code)
+            if "written two ways" in kind and not (
+                re.search(r"format\s*=\s*['\"]mixed", code) and iso
+            ):
+                converted = None
+            if converted and (
+                m.group(1) == "month"
+                or re.search(r"dayfirst\s*=\s*True|format\s*=\s*['\"]%d", code)
+            ):
+                continue
+            if "written two ways" not in kind and _period_tests_only(code, name, kind):
+                continue  # ("05/2024" in dates all written '01/05/2024 08:09': May 2024)
+            written, read = f"{m.group(1)} first", m.group(2)
+        return (
+            f"The column {name!r} holds dates written {written} (see the files note): "
+            f"compared, sorted or matched as text they give wrong results. Read them as dates "
+            f"with {read}, then filter or group on the dates (.dt.year, .dt.month, or a "
+            "comparison with pd.Timestamp('2018-01-01')); run your code again, print the "
+            "result, then answer."
+        )
+    return None
+
+
+def _period_tests_only(code: str, name: str, kind: str) -> bool:
+    """Whether every use of column ``name`` is a text test (``.str.contains('05/2024')``)
+    that keeps exactly the days of one month or one year of dates written one way (the
+    note's examples, their time of day aside)."""
+    examples = [e.split(" ")[0] for e in re.findall(r"'([^'\n]+)'", kind.split("e.g.")[-1])]
+    first = "d" if "day first" in kind else "m"
+    formats = [  # (the examples may fit both orders: the note says which comes first)
+        f for f in (formats_of(examples) if examples else []) if f.replace("-", "")[1] == first
+    ]
+    tests = list(re.finditer(DATE_TEST.format(col=re.escape(name)), code))
+    if len(formats) != 1 or not tests or len(tests) != len(re.findall(column_ref(name), code)):
+        return False
+    for t in tests:
+        how, text = t.group("how") or "==", t.group("text") or t.group("same")
+        years = {int(y) for y in re.findall(r"(?<!\d)(?:19|20)\d\d(?!\d)", text)}
+        if len(years) != 1 or not _whole_period(formats[0], how, text, years.pop()):
+            return False
+    return True
+
+
+def _whole_period(fmt: str, how: str, text: str, year: int) -> bool:
+    """Whether the days of ``year`` written with ``fmt`` that pass the test are exactly one
+    month or the whole year."""
+    kept, day = [], date(year, 1, 1)
+    while day.year == year:
+        if _holds_day(fmt, how, text, day):
+            kept.append(day)
+        day += timedelta(days=1)
+    if not kept:
+        return False
+    months = {d.month for d in kept}
+    whole_month = len(months) == 1 and len(kept) == _days_in(year, kept[0].month)
+    return whole_month or len(kept) == (date(year + 1, 1, 1) - date(year, 1, 1)).days
+
+
+def _holds_day(fmt: str, how: str, text: str, day: date) -> bool:
+    shown = day.strftime(fmt)
+    if how == "contains":
+        try:
+            return re.search(text, shown) is not None
+        except re.error:
+            return False
+    return {"startswith": shown.startswith, "endswith": shown.endswith}.get(how, shown.__eq__)(text)
+
+
+def _days_in(year: int, month: int) -> int:
+    after = date(year + (month == 12), month % 12 + 1, 1)
+    return (after - date(year, month, 1)).days

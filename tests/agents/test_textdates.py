@@ -1,0 +1,54 @@
+"""Day-first dates tested as text (``_textdates``): fresh16 (blind) counted May's sales with
+``df['ordered_at'].str.contains('05/2024')`` on dates all written '01/05/2024 08:09' (140,
+right) and was sent back; it then counted the whole year (540)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import pytest
+
+from codeact.agents._textdates import text_date_problem
+from codeact.agents.code import describe_files
+
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+
+ROWS = "Sale,ordered_at\n" + "".join(
+    f"S{i},{i % 28 + 1:02d}/{i % 5 + 3:02d}/2024 {8 + i % 9:02d}:{i % 60:02d}\n" for i in range(60)
+)
+NOTE = describe_files({"s.csv": ROWS.encode()})
+QUESTION = f"Question: How many sales were made in May 2024?\n\n{NOTE}"
+READ = "import pandas as pd\ndf = pd.read_csv('s.csv')\n"
+
+
+def _printed(code: str) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(code.replace("'s.csv'", "io.BytesIO(DATA)"), {"io": io, "DATA": ROWS.encode()})
+    return out.getvalue().strip()
+
+
+def test_a_text_test_keeping_exactly_one_month_or_year_is_left_alone() -> None:
+    assert "day first" in NOTE
+    month = READ + "print(df['ordered_at'].str.contains('05/2024').sum())"
+    assert _printed(month) == str(sum(1 for i in range(60) if i % 5 + 3 == 5))
+    assert text_date_problem(QUESTION, month) is None
+    year = READ + "print(df[df['ordered_at'].str.contains('2024')]['Sale'].count())"
+    assert text_date_problem(QUESTION, year) is None
+
+
+def test_text_tests_that_keep_other_days_or_order_the_text_are_sent_back() -> None:
+    for code in (
+        "print(df['ordered_at'].str.contains('05/').sum())",  # (the 5th of every month too)
+        "print(df['ordered_at'].str.startswith('05').sum())",  # (a day, in every month)
+        "print((df['ordered_at'] > '15/05/2024').sum())",  # (ordered as text)
+        "print(df['ordered_at'].str.contains('05/2024').sum(), df['ordered_at'].min())",
+    ):
+        assert "dates written day first" in (text_date_problem(QUESTION, READ + code) or ""), code
+    # dates written two ways: a text test misses the other form, whatever it keeps
+    both = ROWS.replace("01/03/2024", "2024-03-01").replace("02/04/2024", "2024-04-02")
+    two = f"Question: How many sales were made in May 2024?\n\n{describe_files({'s.csv': both.encode()})}"
+    assert "written two ways" in two
+    month = READ + "print(df['ordered_at'].str.contains('05/2024').sum())"
+    assert text_date_problem(two, month) is not None
