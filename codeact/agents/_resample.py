@@ -17,7 +17,7 @@ and asked again the same way."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from codeact.agents._style_state import CodeActRunState
 from codeact.agents.validators import CellRun
@@ -85,11 +85,39 @@ _SELF_REPLACE = re.compile(r"\.replace\(\s*(['\"])([^'\"\n]*)\1\s*,\s*['\"]\2['\
 SELF_REPLACES = 3
 
 
+#: A line setting a column from itself (``df['P'] = df['P'].replace('cash', 'card')``,
+#: ``df['C'] = df['C'] / df['Adults']``): the 1.5B model writes one per value or column it has
+#: seen, each undoing the last (fresh15, fresh16: twelve and eighteen in a row).
+_SELF_UPDATE = re.compile(r"^\s*(\w+\s*\[\s*(['\"])[^'\"\n]+\2\s*\])\s*=\s*(.+)$")
+SAME_TARGET = 7
+
+
+def _self_update(line: str) -> str | None:
+    """The column a line sets from itself, or None (a table filtered in steps, ``df =
+    df[...]`` nine times, can be right: fresh12)."""
+    m = _SELF_UPDATE.match(line)
+    if m is None:
+        return None
+    target = re.sub(r"\s+", "", m.group(1)).replace('"', "'")
+    value = re.sub(r"\s+", "", m.group(3)).replace('"', "'")
+    rest = value[len(target) :] if value.startswith(target) else ""
+    return target if rest and not (rest[0].isalnum() or rest[0] == "_") else None
+
+
+def _run_from_end(lines: list[str], same: Callable[[str], object]) -> int:
+    """How many of the last lines in a row give the same (not None) ``same``."""
+    run, first = 0, same(lines[-1]) if lines else None
+    while first is not None and run < len(lines) and same(lines[len(lines) - 1 - run]) == first:
+        run += 1
+    return run
+
+
 def loop_start(text: str) -> int | None:
     """Where the loop a reply ends in starts (the end of its first lap), or None: the last
     complete lines (not blank) are one block of 1 to ``LOOP_LINES`` lines repeated (see
     ``_laps`` for how many times), or ``SELF_REPLACES`` lines in a row that replace a text by
-    itself (kept up to the first of them)."""
+    itself, or ``SAME_TARGET`` lines in a row setting one column from itself (kept
+    up to the first of them)."""
     lines = text.split("\n")[:-1]  # (complete lines)
     run = 0
     while run < len(lines) and _SELF_REPLACE.search(lines[len(lines) - 1 - run]):
@@ -111,6 +139,10 @@ def loop_start(text: str) -> int | None:
         if all(tail[k * period : (k + 1) * period] == block for k in range(laps - 1)):
             kept = len(lines) - span + period  # (the lines before the loop, and one lap)
             return len("\n".join(lines[:kept])) + 1
+    run = _run_from_end(lines, _self_update)
+    if run >= SAME_TARGET:
+        written = lines[: len(lines) - run]
+        return len("\n".join(written)) + 1 if written else 0
     return None
 
 

@@ -299,6 +299,32 @@ def test_lines_replacing_a_text_by_itself_are_cut_where_they_start() -> None:
     assert loop_start(head + apart) is None
 
 
+def test_lines_setting_one_column_from_itself_over_and_over_are_cut_where_they_start() -> None:
+    """fresh16 (blind): ``df['Payment'] = df['Payment'].replace('cash', 'card')`` for every
+    payment method and then for yes/no words, twelve lines in a row, each undoing the last;
+    fresh15: ``df['Check-Out '] = df['Check-Out '] / df[...]`` for every column."""
+    head = "<execute>\nimport pandas as pd\ndf = pd.read_csv('s.csv')\n"
+    words = ["cash", "credit card", "invoice", "voucher", "on account", "TRUE", "YES", "Y"]
+    same = [f"df['Payment'] = df['Payment'].replace({w!r}, 'card')\n" for w in words]
+    assert loop_start(head + "".join(same[:6])) is None  # (six: not yet)
+    cut = loop_start(head + "".join(same[:7]))
+    assert cut is not None and (head + "".join(same[:7]))[:cut] == head
+    divided = [f'df["C "] = df["C "] / df[{c!r}]\n' for c in "ABCDEFG"]
+    assert loop_start(head + "".join(divided)) is not None
+    # a column cleaned in a few steps, other targets between, or names merely alike: not cut
+    clean = [
+        "df['T'] = df['T'].str.strip()\n",
+        "df['T'] = df['T'].str.replace('£', '')\n",
+        "df['T'] = df['T'].str.replace(',', '')\n",
+        "df['T'] = df['T'].astype(float)\n",
+    ]
+    assert loop_start(head + "".join(clean)) is None
+    mixed = "".join(same[:4]) + "x = 1\n" + "".join(same[4:8])
+    assert loop_start(head + mixed) is None
+    alike = "".join(f"total{i} = total + {i}\n" for i in range(8))
+    assert loop_start(head + alike) is None
+
+
 async def test_a_reply_looping_on_the_same_lines_is_cut_and_asked_again_sampled() -> None:
     lap = "df['x'] = df[' WINDSPEED'].astype(float)\ndf['x'] = df['x'].round(2)\n"
     looping_reply = Reply(
