@@ -343,7 +343,7 @@ async def test_a_long_cell_cut_off_at_its_last_line_is_told_to_be_short() -> Non
     data = "Ref,Date,Signed\n" + "".join(f"{i},2024-03-0{1 + i % 9},Y\n" for i in range(20))
     note = describe_files({"d.csv": data.encode()})
     question = f"Question: On which day of the week were the most rows dated by Date?\n\n{note}"
-    body = "".join(f"df['Signed'] = df['Signed'].replace('y{i}', 'yes')\n" for i in range(30))
+    body = "".join(f"df['s{i}'] = df['Signed'].replace('y', 'yes')\n" for i in range(30))
     cell = f"import pandas as pd\ndf = pd.read_csv('d.csv')\n{body}df['Signed'] = df['Sig"
     result = await run_one_cell({"d.csv": data.encode()}, cell, question)
     content = result.tool_output.content
