@@ -40,7 +40,11 @@ def marker_problem(question: str, code: str) -> Problem | None:
     del question
     if _NO_DEFAULT_NA.search(code):
         return None
-    found = list(_NA_COMPARE.finditer(code))
+    found = [  # (not a word the code itself fills the gaps with: ``.fillna('n/a')``)
+        m
+        for m in _NA_COMPARE.finditer(code)
+        if not re.search(rf"fillna\(\s*(?:value\s*=\s*)?(['\"]){re.escape(m.group(5))}\1", code)
+    ]
     if not found:
         return None
     fixed = code

@@ -149,6 +149,8 @@ _DATE_TAKEN = re.compile(
     r"(?:0\s*)?,\s*10|\.str\.split\(|\.dt\.to_period\(\s*['\"]D|format\s*=\s*['\"]%Y-%m-%d['\"]",
     re.I,
 )
+#: The files note's conversion of a column of dates.
+_READ_AS = re.compile(r"(pd\.to_datetime\(df\[.*?\))(?:, e\.g\.|$)")
 #: Code working with durations between dates.
 _DURATION = re.compile(r"\.dt\.days\b|\.days\b|Timedelta|total_seconds|timedelta64")
 
@@ -170,18 +172,29 @@ def date_of_problem(question: str, code: str) -> Problem | None:
             continue
         holders = [f for f, columns in file_columns(question).items() if name in columns]
         found = read_once(code.splitlines(), holders[0]) if len(holders) == 1 else None
+        read = _READ_AS.search(kind)
+        example = f"{read.group(1) if read else f'pd.to_datetime(df[{name!r}])'}.dt.normalize()"
         fixed = None
         if found is not None:
             at, frame = found
             column = f"{frame}[{name!r}]"
             lines = code.splitlines()
-            made = f"{column} = pd.to_datetime({column}).dt.normalize()"
+            # after the cell's own reading of the column (its day and month order), else
+            # after the read with the note's
+            own = re.compile(
+                rf"^{re.escape(frame)}\s*\[\s*(['\"]){re.escape(name)}\1\s*\]\s*=.*to_datetime\("
+            )
+            converted = [i for i, ln in enumerate(lines) if own.match(ln)]
+            if converted:
+                at, made = converted[-1], f"{column} = {column}.dt.normalize()"
+            else:
+                made = f"{column} = {example.replace('df[', f'{frame}[')}"
             fixed = "\n".join([*lines[: at + 1], made, *lines[at + 1 :]])
         return problem_of(
             f"The question counts from the date of {name.strip()!r}, and {name!r} holds a date "
             "and a time of day: subtracting it as it is counts from that time, so .dt.days is a "
             "day short whenever the time is later in the day. Take its date first, e.g. "
-            f"df[{name!r}] = pd.to_datetime(df[{name!r}]).dt.normalize(); run your code again, "
+            f"df[{name!r}] = {example}; run your code again, "
             "print the result, then answer.",
             fixed,
         )

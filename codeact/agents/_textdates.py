@@ -11,6 +11,7 @@ from datetime import date, timedelta
 
 from codeact.agents._datetext import DATE_TEST, formats_of
 from codeact.agents._notecols import column_ref, note_column_kinds, unlisted, uses_column
+from codeact.agents._problem import Problem, problem_of
 
 _DATE_ORDER = re.compile(
     r"dates as text(?: written two ways \([^)]*\))?, (day|month) first: "
@@ -31,7 +32,7 @@ def _ordered(code: str, name: str) -> bool:
     return re.search(uses, code) is not None
 
 
-def text_date_problem(question: str, code: str) -> str | None:
+def text_date_problem(question: str, code: str) -> Problem | None:
     """A column the files note flags as dates written day or month first (``15/03/2019``) or
     with month names (``17 Sep 2017``), used by code that never reads it as dates (or, day
     first, without ``dayfirst=True``): comparing, matching or taking the min of such text
@@ -67,14 +68,33 @@ def text_date_problem(question: str, code: str) -> str | None:
             if "written two ways" not in kind and _period_tests_only(code, name, kind):
                 continue  # ("05/2024" in dates all written '01/05/2024 08:09': May 2024)
             written, read = f"{m.group(1)} first", m.group(2)
-        return (
+        return problem_of(
             f"The column {name!r} holds dates written {written} (see the files note): "
             f"compared, sorted or matched as text they give wrong results. Read them as dates "
             f"with {read}, then filter or group on the dates (.dt.year, .dt.month, or a "
             "comparison with pd.Timestamp('2018-01-01')); run your code again, print the "
-            "result, then answer."
+            "result, then answer.",
+            _reread(code, name, read),
         )
     return None
+
+
+def _reread(code: str, name: str, read: str) -> str | None:
+    """``code`` with its lines reading column ``name`` as dates the wrong way (``df['d'] =
+    pd.to_datetime(df['d'], errors='coerce')`` for dates written two ways, day first) made
+    the note's reading ``read``, or None when it has no such line."""
+    quoted = rf"\s*\[\s*(['\"]){re.escape(name)}\2\s*\]"
+    line = re.compile(
+        rf"^(\w+){quoted}\s*=\s*pd\.to_datetime\(\s*\1\s*\[\s*(['\"])"
+        rf"{re.escape(name)}\3\s*\][^()\n]*\)\s*$",
+        re.M,
+    )
+    found = list(line.finditer(code))
+    for m in reversed(found):
+        frame = m.group(1)
+        made = f"{frame}[{name!r}] = {read.replace('df[', f'{frame}[')}"
+        code = code[: m.start()] + made + code[m.end() :]
+    return code if found else None
 
 
 def _period_tests_only(code: str, name: str, kind: str) -> bool:

@@ -102,6 +102,11 @@ def test_comparing_with_a_word_pandas_reads_as_missing_is_fixed_with_isna() -> N
     assert marker_problem("", f"{READ}print(df[df['weight'].isna()].shape[0])") is None
     raw = "df = pd.read_csv('shop.csv', keep_default_na=False)\nprint((df.weight == 'n/a').sum())"
     assert marker_problem("", raw) is None  # read as written: the comparison is right
+    # fresh16 (blind): the gaps filled with the word first, then compared with it: right
+    filled = (
+        f"{READ}df['weight'] = df['weight'].fillna('n/a')\nprint((df['weight'] == 'n/a').sum())"
+    )
+    assert run(filled) == "2" and marker_problem("", filled) is None
 
 
 def test_one_value_in_several_cases_is_compared_folded() -> None:

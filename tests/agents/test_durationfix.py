@@ -114,3 +114,30 @@ def test_a_date_taken_or_a_question_counting_from_the_time_is_left_alone() -> No
         )
         is None
     )
+
+
+def test_the_date_is_taken_after_the_cells_own_reading_or_with_the_notes() -> None:
+    """fresh16 (blind): ordered_at is day first ('01/03/2024 08:09'): the date taken with a
+    plain pd.to_datetime would read 1 March as 3 January."""
+    booked = [f"{int(b[8:10]):02d}/{b[5:7]}/{b[:4]} {b[11:]}" for b in BOOKED]
+    rows = ROWS
+    for iso, day_first in zip(BOOKED, booked, strict=True):
+        rows = rows.replace(iso, day_first)
+    files = {"h.csv": rows.encode()}
+    question = QUESTION.split("\n\n")[0] + "\n\n" + describe_files(files)
+    assert "day first: pd.to_datetime(df['booked_on'], dayfirst=True)" in question
+    read = "import pandas as pd\ndf = pd.read_csv('h.csv')\n"
+    lead = "(pd.to_datetime(df['Check-In']) - {booked}).dt.days"
+    inline = (
+        read
+        + "df['lead'] = "
+        + lead.format(booked="pd.to_datetime(df['booked_on'], dayfirst=True)")
+    )
+    own = read + "df['booked_on'] = pd.to_datetime(df['booked_on'], dayfirst=True)\n"
+    own += "df['lead'] = " + lead.format(booked="df['booked_on']")
+    for cell in (inline, own):
+        cell += "\nprint(round(df['lead'].mean(), 2))"
+        problem = date_of_problem(question, cell)
+        assert problem is not None and problem.code is not None
+        assert "pd.to_datetime(df['booked_on'], dayfirst=True).dt.normalize()" in problem
+        assert exec_with_files(files, problem.code) == [MEAN_DAYS], problem.code

@@ -52,3 +52,22 @@ def test_text_tests_that_keep_other_days_or_order_the_text_are_sent_back() -> No
     assert "written two ways" in two
     month = READ + "print(df['ordered_at'].str.contains('05/2024').sum())"
     assert text_date_problem(two, month) is not None
+
+
+def test_a_reading_of_dates_written_two_ways_that_misses_one_is_made_the_notes() -> None:
+    """fresh16 (blind): ``pd.to_datetime(df[' Delivered On'], errors='coerce')`` on dates
+    written '2024-03-09' and '05.03.2024' read the day-first ones month first."""
+    both = ROWS.replace("01/03/2024", "2024-03-01").replace("/", ".")
+    files = {"s.csv": both.encode()}
+    question = f"Question: How many sales were made in May 2024?\n\n{describe_files(files)}"
+    cell = (
+        READ + "df['ordered_at'] = pd.to_datetime(df['ordered_at'], errors='coerce')\n"
+        "print((df['ordered_at'].dt.month == 5).sum())"
+    )
+    problem = text_date_problem(question, cell)
+    assert problem is not None and problem.code is not None
+    assert "format='mixed', dayfirst=True" in problem.code
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(problem.code.replace("'s.csv'", "io.BytesIO(DATA)"), {"io": io, "DATA": both.encode()})
+    assert out.getvalue().strip() == str(sum(1 for i in range(60) if i % 5 + 3 == 5))
