@@ -326,7 +326,7 @@ async def recover_cell(
                 again = repeated_cell_note(run, code)
         question = run.user_msg if run is not None else ""
         wanted = required_placeholders(question) if run is not None else []
-        used: set[type] = set()
+        used: set[type] = {ColumnFix} if fixed is not None else set()
         for _ in range(MAX_FIXES):  # (one fix may uncover the next fault: a merge, then a sum)
             other = next(
                 (f for f in _cell_fixes(question, result, code, wanted) if type(f) not in used),
@@ -343,6 +343,21 @@ async def recover_cell(
             result = await run_fix(probe, other, timeout=timeout, on_output=on_output)
             code = other.code
             notes.append(other.note())
+            error = result.error
+            if (
+                error is not None
+                and ColumnFix not in used
+                and safe_to_repeat(code, error.traceback)
+            ):
+                # (the fixed merge then fails on a name's spaces: fresh16 ' Delivered On')
+                renamed = await rerun_with_columns(
+                    probe, run, result, code, timeout=timeout, on_output=on_output
+                )
+                if renamed is not None:
+                    notes.append(f"That re-run failed: {error.type}: {error.message[:200]}")
+                    (column, result), code = renamed, renamed[0].code
+                    notes.append(column.note())
+                    used.add(ColumnFix)
             if result.ok:
                 break
     if notes:

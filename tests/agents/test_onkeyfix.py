@@ -71,6 +71,26 @@ async def test_a_merge_on_one_sides_name_is_re_run_with_both_keys_then_the_fines
     assert content.rstrip().endswith(_expected()), content
 
 
+async def test_a_fixed_merge_failing_on_a_names_spaces_is_re_run_with_the_name() -> None:
+    """fresh16 (blind): the merge's keys fixed, the re-run failed on 'Delivered On' (the
+    header is ' Delivered On') and the model was left with the KeyError."""
+    spaced = {"loans.csv": LOANS.replace("Loan,Member,Fine", "Loan,Member, Fine").encode()}
+    files = {**FILES, **spaced}
+    question = QUESTION.split("\n\n")[0] + "\n\n" + describe_files(files)
+    cell = CELL.replace("['Fine'].sum()", "['Fine'].count()").replace(".round(2)", "")
+    result = await run_one_cell(files, cell, question)
+    content = str(result.tool_output.content)
+    assert "left_on='Member', right_on='Member No'" in content
+    assert "That re-run failed: KeyError" in content and "' Fine'" in content, content
+    counts: dict[str, int] = {}
+    for i in range(90):
+        if FINES[i % 7]:  # (count() leaves the empty ones out)
+            branch = ["Central", "Oakwood", "Hillcrest"][(1 + i % 12) % 3]
+            counts[branch] = counts.get(branch, 0) + 1
+    branch, count = content.rstrip().splitlines()[-1].split()
+    assert int(count) == counts[branch] == max(counts.values()), content
+
+
 async def test_the_members_side_first_gets_the_keys_the_other_way_round() -> None:
     cell = CELL.replace(
         "loans = loans.merge(members, on='Member', how='left')",
