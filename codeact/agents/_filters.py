@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from codeact.agents._nomarks import noted_sign
 from codeact.agents._notecols import (
     CATEGORY,
     TEXT_NUMBER_CONVERSION,
@@ -42,7 +43,12 @@ _MEAN_NONE = re.compile(
     r"|(?:is|are)?\s*(?:when|if) there (?:is|are|was|were) (?:none|no \w+)\b)",
     re.I,
 )
-_ALTERNATIVE = re.compile(r"\s*(?:\([^()\n]{0,40}\))?\s*(?:,|/|or|and|, or|, and)\s*")
+_ALTERNATIVE = re.compile(
+    r"\s*(?:\([^()\n]{0,40}\))?\s*(?:,|/|or|and|, or|, and)\s*(?:(?:plain|bare|just)\s+)?"
+)
+#: After quoted spellings: what they all are, in brackets ("'P-017', 'p017' or plain '17' (all
+#: plant 17)").
+_ALL_ONE = re.compile(r"\s*\((?:all|both)\s", re.I)
 _SAME = re.compile(r"\s*(?:are|mean)\s+(?:both|the same|one and the same|all)\b", re.I)
 #: After quoted values: the value they are other spellings of ("are Cancelled", "is No-show").
 _SPELLINGS_OF = re.compile(
@@ -163,6 +169,9 @@ def described_values(task: str, low_code: str) -> set[int]:
             out |= {group[0].start(), group[0].start() - len(before) + also.start() - 1}
             continue
         said = _DESCRIBES.search(before)
+        if len(group) > 1 and said and _ALL_ONE.match(task, group[-1].end()):
+            out |= {g.start() for g in group}
+            continue
         if len(group) > 1 and (spellings or said) and any(v in low_code for v in values):
             out |= {g.start() for g in group}
     # a legend ("'yes', 'TRUE' and '1' mean estimated; 'no', 'FALSE' and '0' mean actual"):
@@ -300,6 +309,8 @@ def filter_problem(question: str, code: str) -> str | None:
         if left_out(task, m.start(), m.end(), code) or coerced_marker(question, value, code):
             continue  # (the code drops the row the question leaves out, or made it NaN)
         read_as_nan = f"(written {value!r} in the file: pandas reads them as NaN" in question
+        if value.lower() not in low and noted_sign(question, task, value):
+            continue  # (a sign for no date or number, said so twice: its own rule, _nomarks)
         if read_as_nan and not _MEANS_MISSING.match(task, m.end()):
             continue  # (read as NaN already: comparisons leave those rows out)
         before = task[max(0, m.start() - 20) : m.start()]

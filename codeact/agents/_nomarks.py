@@ -44,6 +44,14 @@ def _said_none(task: str, sign: str) -> bool:
     return True
 
 
+def noted_sign(question: str, task: str, sign: str) -> bool:
+    """Whether the files note calls ``sign`` a sign for no date or number in some column and
+    the question says so too (the filter rule leaves such a quoted value to this one)."""
+    other = r"'[^'\n]*'"
+    noted = rf"values (?:{other} and )*{re.escape(repr(sign))}(?: and {other})* standing for no"
+    return re.search(rf"{noted} (?:date|number)\b", question) is not None and _said_none(task, sign)
+
+
 def marked_missing_problem(question: str, code: str) -> Problem | None:
     """A column with signs standing for no value whose missing values the code tests
     (``.notna()``, ``.isna()``, ``.count()``, ``dropna(subset=...)``) with the signs still

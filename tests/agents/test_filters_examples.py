@@ -316,3 +316,15 @@ def test_legends_other_spellings_lists_and_banded_values_are_no_filters() -> Non
     # a threshold that is no value of a column still counts
     older = band.replace("in the 60+ age band", "born more than 18 years ago")
     assert "threshold 18" in (filter_problem(older, "print((df['Age Band'] == '60+').sum())") or "")
+
+
+def test_spellings_of_one_key_said_to_be_all_one_are_not_filters() -> None:
+    """fresh16 (blind): "PLANT is the plant's catalogue number, written 'P-017', 'p017' or
+    plain '17' (all plant 17)" sent a cell joining on the extracted number back to filter
+    on 'P-017'."""
+    said = "Ref is written 'P-017', 'p017' or plain '17' (all plant 17). Count the rows."
+    code = READ + "df['n'] = df['Ref'].astype(str).str.extract(r'(\\d+)')[0]\nprint(len(df))"
+    assert filter_problem(ask("How many rows?", said), code) is None
+    # without "(all ...)", a quoted value the code never uses is still a filter
+    asked = "Count the rows whose Ref is 'P-017' or 'p017'."
+    assert "'P-017'" in (filter_problem(ask("How many rows?", asked), code) or "")

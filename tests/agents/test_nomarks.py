@@ -13,6 +13,8 @@ import pytest
 from codeact.agents._nomarks import marked_missing_problem
 from codeact.agents._rules import passes_rules
 from codeact.agents.code import describe_files
+from tests.agents.test_rules import candidate
+from tests.agents.test_rules import check as check_candidate
 from tests.helpers import exec_with_files
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
@@ -47,6 +49,11 @@ def _rows(day: str, other: str) -> bytes:
     return ("id,d\n" + "".join(f"{i},{day if i % 3 else other}\n" for i in range(12))).encode()
 
 
+READ_TWO_WAYS = (
+    "import pandas as pd\ndf = pd.read_csv('s.csv')\nd = pd.to_datetime(df[' Delivered On'], "
+    "format='ISO8601', errors='coerce').fillna(pd.to_datetime(df[' Delivered On'], "
+    "format='mixed', dayfirst=True, errors='coerce'))\n"
+)
 CELL = "import pandas as pd\ndf = pd.read_csv('s.csv')\nprint(df[' Delivered On'].notna().sum())"
 
 
@@ -77,3 +84,16 @@ def test_code_that_converts_names_or_reads_the_sign_as_missing_is_left_alone() -
     courier = courier.replace("empty, 'n/a' or '-' when", "'-' when")
     assert marked_missing_problem(courier, CELL) is None
     assert marked_missing_problem(QUESTION, CELL) is not None
+
+
+def test_the_filter_rule_leaves_a_sign_the_note_and_the_question_call_none_to_this_one() -> None:
+    """fresh16 (blind): "it is empty, 'n/a' or '-' when the customer took the plants away (no
+    delivery)" made "The question names '-'" a filter the code should apply."""
+    said = QUESTION.replace(
+        "when nothing was delivered", "when the customer took the plants away (no delivery)"
+    )
+    converted = READ_TWO_WAYS + "print(d.notna().sum())"
+    assert check_candidate(candidate(said, converted)) is None
+    # a sign the question gives another meaning stays a filter
+    other = said.replace("(no delivery)", "(a collection)").replace("took", "collected")
+    assert "names '-'" in (check_candidate(candidate(other, converted)) or "")
