@@ -54,6 +54,7 @@ from codeact.agents._recover import (
 from codeact.agents._rules import repeat_problem
 from codeact.agents._style_state import CodeActRunState
 from codeact.agents._suggest import RULE_NOTE, SUGGESTION_NOTE, resent, run_suggestion
+from codeact.agents._textdates import reread_fix
 from codeact.agents._textnumfix import conversion_fix, text_number_fix
 from codeact.agents._unusedfix import Fix, drop_unused_lines, run_fix, safe_to_repeat
 from codeact.executors.base import CodeExecutor, ExecutionResult, OutputCallback
@@ -394,6 +395,7 @@ def _cell_fixes(
         lambda: text_number_fix(question, result, code),
         lambda: keyword_fix(result, code),
         lambda: timedelta_round_fix(question, result, code),
+        lambda: reread_fix(question, result, code),
     )
     for make in makers:
         fix = make()

@@ -7,11 +7,14 @@ a text test that keeps exactly one month or one year of dates all written one wa
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import date, timedelta
 
 from codeact.agents._datetext import DATE_TEST, formats_of
 from codeact.agents._notecols import column_ref, note_column_kinds, unlisted, uses_column
 from codeact.agents._problem import Problem, problem_of
+from codeact.agents._unusedfix import failing_lineno, safe_to_repeat
+from codeact.executors.base import ExecutionResult
 
 _DATE_ORDER = re.compile(
     r"dates as text(?: written two ways \([^)]*\))?, (day|month) first: "
@@ -145,3 +148,48 @@ def _holds_day(fmt: str, how: str, text: str, day: date) -> bool:
 def _days_in(year: int, month: int) -> int:
     after = date(year + (month == 12), month % 12 + 1, 1)
     return (after - date(year, month, 1)).days
+
+
+#: What pandas says when one reading of dates meets a date written another way.
+_MISREAD = re.compile(
+    r"doesn't match format|Unknown datetime string format|unconverted data remains|"
+    r"day is out of range for month|month must be in 1\.\.12"
+)
+
+
+@dataclass(frozen=True)
+class RereadFix:
+    """A failed cell re-run with its reading of a column of dates made the note's."""
+
+    code: str
+    name: str
+    read: str
+
+    def note(self) -> str:
+        """What the model (and the transcript) is told about the re-run."""
+        return (
+            f"Your cell failed: {self.name!r} holds dates written more than one way, and one "
+            f"reading cannot read them all. I re-ran your cell reading it with {self.read} (the "
+            "files note's reading); read it that way yourself from now on. Output of the re-run:"
+        )
+
+
+def reread_fix(question: str, result: ExecutionResult, code: str) -> RereadFix | None:
+    """The cell with its failing ``df['d'] = pd.to_datetime(df['d'], ...)`` line made the
+    files note's reading of that column, when it failed reading a date written another way
+    and what ran before can run again (fresh16: ``dayfirst=True`` on '2024-03-09' and
+    '05.03.2024')."""
+    error = result.error
+    if error is None or not _MISREAD.search(error.message):
+        return None
+    number = failing_lineno(error.traceback)
+    lines = code.splitlines()
+    if number is None or not 0 < number <= len(lines) or not safe_to_repeat(code, error.traceback):
+        return None
+    for name, kind in note_column_kinds(question):
+        m = _DATE_ORDER.search(kind)
+        fixed = _reread(lines[number - 1], name, m.group(2)) if m else None
+        if m is not None and fixed is not None:
+            lines[number - 1] = fixed
+            return RereadFix(code="\n".join(lines), name=name, read=m.group(2))
+    return None

@@ -71,3 +71,22 @@ def test_a_reading_of_dates_written_two_ways_that_misses_one_is_made_the_notes()
     with contextlib.redirect_stdout(out):
         exec(problem.code.replace("'s.csv'", "io.BytesIO(DATA)"), {"io": io, "DATA": both.encode()})
     assert out.getvalue().strip() == str(sum(1 for i in range(60) if i % 5 + 3 == 5))
+
+
+@pytest.mark.anyio
+async def test_a_reading_that_fails_on_the_other_form_is_re_run_with_the_notes() -> None:
+    """fresh16 (blind): ``pd.to_datetime(df[' Delivered On'], dayfirst=True)`` failed on
+    '2024-03-09' among '05.03.2024' dates, and the model never got past it."""
+    from tests.helpers import run_one_cell
+
+    both = ROWS.replace("01/03/2024", "2024-03-01").replace("/", ".")
+    files = {"s.csv": both.encode()}
+    question = f"Question: How many sales were made in May 2024?\n\n{describe_files(files)}"
+    cell = (
+        READ + "df['ordered_at'] = pd.to_datetime(df['ordered_at'], dayfirst=True)\n"
+        "print((df['ordered_at'].dt.month == 5).sum())"
+    )
+    result = await run_one_cell(files, cell, question)
+    content = str(result.tool_output.content)
+    assert "holds dates written more than one way" in content, content
+    assert content.rstrip().endswith(str(sum(1 for i in range(60) if i % 5 + 3 == 5)))
