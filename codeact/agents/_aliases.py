@@ -69,8 +69,12 @@ def _column_said(task: str, at: int, columns: list[str]) -> str | None:
 
 def _asks_for(code: str, name: str, value: str) -> bool:
     """Whether ``code`` compares column ``name`` with ``value`` (in any case or spacing) or
-    counts or groups the column (every value counts there)."""
-    if re.search(r"value_counts\(|groupby\(|pivot|crosstab|\.mode\(|idxmax\(|idxmin\(", code):
+    counts or groups that column (every value counts there; fresh16: a grouping by Category
+    of the Retail rows is not one of Customer Type, whose 'Wholesale' is Trade)."""
+    quoted = rf"(['\"])\s*{re.escape(name.strip())}\s*\1"
+    grouped = rf"(?:groupby|pivot_table|pivot|crosstab)\([^()\n]*{quoted}"
+    counted = rf"{quoted}\s*\][^\n]*?\.(?:value_counts|mode|unique|nunique)\("
+    if re.search(grouped, code) or re.search(counted, code):
         return True
     return squeeze(value) in re.sub(r"[\s_-]+", "", code.lower())
 

@@ -311,6 +311,8 @@ def filter_problem(question: str, code: str) -> str | None:
         read_as_nan = f"(written {value!r} in the file: pandas reads them as NaN" in question
         if value.lower() not in low and noted_sign(question, task, value):
             continue  # (a sign for no date or number, said so twice: its own rule, _nomarks)
+        if re.search(rf"{re.escape(repr(value))} (?:codes|signs)\b", question):
+            continue  # (a currency code or sign the note converts: "after 'GBP'", fresh16)
         if read_as_nan and not _MEANS_MISSING.match(task, m.end()):
             continue  # (read as NaN already: comparisons leave those rows out)
         before = task[max(0, m.start() - 20) : m.start()]

@@ -222,3 +222,25 @@ def test_a_fold_inside_a_mask_test_leaves_the_column_as_written() -> None:
         "print((df['Channel'] == 'Phone').sum())"
     )
     assert case_problem(QUESTION, masked) is not None
+
+
+def test_a_grouping_of_another_column_does_not_ask_for_the_other_spelling() -> None:
+    """fresh16 (blind): the Retail rows grouped by Category were sent back because Trade is
+    also written 'Wholesale' (a spelling of Customer Type, which the code only compares with
+    'Retail')."""
+    said = "Type is Retail or Trade; Trade is also written 'Wholesale'."
+    rows = "Ref,Type,Category\n" + "".join(
+        f"{i},{['Retail', 'Trade', 'Wholesale'][i % 3]},{'AB'[i % 2]}\n" for i in range(12)
+    )
+    files = {"t.csv": rows.encode()}
+    question = f"Question: Which category sold most to retail?\nConstraints: {said}\n\n"
+    question += describe_files(files)
+    by_category = (
+        "import pandas as pd\ndf = pd.read_csv('t.csv')\n"
+        "print(df[df['Type'] == 'Retail'].groupby('Category').size().idxmax())"
+    )
+    assert alias_problem(question, by_category) is None
+    # grouping or counting the column itself still asks for every spelling
+    for grouped in ("df.groupby('Type').size()", "df['Type'].str.lower().value_counts()"):
+        code = f"import pandas as pd\ndf = pd.read_csv('t.csv')\nprint({grouped})"
+        assert alias_problem(question, code) is not None, grouped

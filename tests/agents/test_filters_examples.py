@@ -328,3 +328,12 @@ def test_spellings_of_one_key_said_to_be_all_one_are_not_filters() -> None:
     # without "(all ...)", a quoted value the code never uses is still a filter
     asked = "Count the rows whose Ref is 'P-017' or 'p017'."
     assert "'P-017'" in (filter_problem(ask("How many rows?", asked), code) or "")
+
+
+def test_a_currency_code_the_note_converts_is_not_a_filter() -> None:
+    """fresh16 (blind): "Total is written with a pound sign ('£1,234.50') or after 'GBP'
+    ('GBP 1234.50')" made 'GBP' a filter the code never applied."""
+    said = "Amount is written with a sign or after 'USD' ('USD 7.25'). Add up the Amounts."
+    code = READ + "print(df['Amount'].str.replace(r'[$,\\s]|USD', '', regex=True).count())"
+    assert "'USD' codes" in NOTE
+    assert filter_problem(ask("What is the total?", said), code.replace("|USD", "")) is None
