@@ -72,8 +72,9 @@ def _asks_for(code: str, name: str, value: str) -> bool:
     counts or groups that column (every value counts there; fresh16: a grouping by Category
     of the Retail rows is not one of Customer Type, whose 'Wholesale' is Trade)."""
     quoted = rf"(['\"])\s*{re.escape(name.strip())}\s*\1"
-    grouped = rf"(?:groupby|pivot_table|pivot|crosstab)\([^()\n]*{quoted}"
-    counted = rf"{quoted}\s*\][^\n]*?\.(?:value_counts|mode|unique|nunique)\("
+    grouped = rf"(?:groupby|pivot_table|pivot|crosstab|value_counts)\(\s*[^()]*?{quoted}"
+    calls = r"(?:\s*\.\s*(?:str\s*\.\s*)?\w+\([^()\n]*\))*"  # (.str.lower().str.strip())
+    counted = rf"{quoted}\s*\]{calls}\s*\.\s*(?:value_counts|mode|unique|nunique)\("
     if re.search(grouped, code) or re.search(counted, code):
         return True
     return squeeze(value) in re.sub(r"[\s_-]+", "", code.lower())

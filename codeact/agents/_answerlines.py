@@ -109,7 +109,11 @@ def _placeholder(name: str, inside: str) -> bool:
     return word == name or re.fullmatch(r"\w*value", word, re.I) is not None
 
 
-def answer_line_fix(result: ExecutionResult, code: str) -> AnswerLineFix | None:
+#: A question asking for a count.
+_COUNT_ASKED = re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b", re.I)
+
+
+def answer_line_fix(result: ExecutionResult, code: str, question: str = "") -> AnswerLineFix | None:
     """The cell with its ``@name[...]`` lines printed (an expression of the cell's names) or
     left out (a written value), when it failed to compile and compiles so; None otherwise."""
     error = result.error
@@ -132,9 +136,13 @@ def answer_line_fix(result: ExecutionResult, code: str) -> AnswerLineFix | None:
             expr = _expression(inside, bound)
             if expr is None and name in bound - set(dir(builtins)) and _placeholder(name, inside):
                 # (the format's placeholder word, and a value the cell named after the answer:
-                # ``big_sales = df[df['Qty'] > 40]`` then ``@big_sales[big_sales_value]``; a
-                # table's rows are the count)
-                expr = f"len({name}) if hasattr({name}, 'columns') else {name}"
+                # ``big_sales = df[df['Qty'] > 40]`` then ``@big_sales[big_sales_value]``; when
+                # a count is asked, a table's rows are the count)
+                expr = name
+                if _COUNT_ASKED.search(question):
+                    out.append(
+                        f"{indent}{name} = len({name}) if hasattr({name}, 'columns') else {name}"
+                    )
             if expr is None:
                 dropped.append(f"@{name}[{inside}]")
             else:

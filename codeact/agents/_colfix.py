@@ -387,7 +387,7 @@ def _cell_fixes(
         lambda: date_test_fix(result, code),
         lambda: conversion_fix(result, code),
         lambda: final_answer_fix(result, code, wanted),
-        lambda: answer_line_fix(result, code),
+        lambda: answer_line_fix(result, code, question),
         lambda: import_fix(result, code),
         lambda: precedence_fix(result, code),
         lambda: numeric_fix(result, code),

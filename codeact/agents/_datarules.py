@@ -33,6 +33,20 @@ _NA_COMPARE = re.compile(
 _NO_DEFAULT_NA = re.compile(r"keep_default_na\s*=\s*False|na_filter\s*=\s*False")
 
 
+def _filled_with(code: str, column: str, word: str) -> bool:
+    """Whether the code fills the gaps of ``column`` (or of its whole table) with ``word``
+    before comparing: ``df['d'] = df['d'].fillna('n/a')`` (fresh16), ``df = df.fillna('')``."""
+    fill = rf"\.fillna\(\s*(?:value\s*=\s*)?(['\"]){re.escape(word)}\1"
+    frame = re.escape(column.split("[")[0].split(".")[0])
+    col = re.escape(column)
+    ways = (
+        rf"^\s*{col}\s*=\s*{col}{fill}",  # (the column's own gaps)
+        rf"^\s*{frame}\s*=\s*{frame}{fill}",  # (the whole table's)
+        rf"^\s*(?:{col}|{frame}){fill}[^\n]*inplace\s*=\s*True",
+    )
+    return any(re.search(way, ln) for ln in code.splitlines() for way in ways)
+
+
 def marker_problem(question: str, code: str) -> Problem | None:
     """Code comparing a column with a word pandas reads as missing (``== 'n/a'``, ``== ''``):
     after ``read_csv`` those cells are NaN, so the comparison finds nothing. The fix uses
@@ -40,10 +54,8 @@ def marker_problem(question: str, code: str) -> Problem | None:
     del question
     if _NO_DEFAULT_NA.search(code):
         return None
-    found = [  # (not a word the code itself fills the gaps with: ``.fillna('n/a')``)
-        m
-        for m in _NA_COMPARE.finditer(code)
-        if not re.search(rf"fillna\(\s*(?:value\s*=\s*)?(['\"]){re.escape(m.group(5))}\1", code)
+    found = [
+        m for m in _NA_COMPARE.finditer(code) if not _filled_with(code, m.group(1), m.group(5))
     ]
     if not found:
         return None

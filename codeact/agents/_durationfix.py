@@ -21,7 +21,6 @@ from codeact.agents._notecols import (
     note_column_kinds,
     read_once,
     task_text,
-    uses_column,
 )
 from codeact.agents._problem import Problem, problem_of
 from codeact.agents._unusedfix import failing_lineno, safe_to_repeat
@@ -40,11 +39,12 @@ _UNITS = (("hour", "hours"), ("minute", "minutes"), ("second", "seconds"), ("wee
 
 def _unit(question: str) -> str:
     """The unit the question asks a duration in (its format line first): days unless it
-    says hours, minutes, seconds or weeks."""
+    says hours, minutes, seconds or weeks (plural: "the second decimal place" is no unit)."""
     asked = re.search(r"^Format:.*$", question, re.M)
     for text in (asked.group(0) if asked else "", task_text(question)):
+        text = re.sub(r"\b(?:first|second|third)\s+decimal\b", "", text, flags=re.I)
         for word, unit in _UNITS:
-            if re.search(rf"\b{word}s?\b", text, re.I) and not re.search(r"\bdays?\b", text, re.I):
+            if re.search(rf"\b{word}s\b", text, re.I) and not re.search(r"\bdays\b", text, re.I):
                 return unit
         if re.search(r"\bdays?\b", text, re.I):
             return "days"
@@ -134,6 +134,9 @@ def timedelta_round_fix(
     if number is None or not 0 < number <= len(lines) or not safe_to_repeat(code, error.traceback):
         return None
     unit = _unit(question)
+    rounds = _METHOD_ROUND.findall(lines[number - 1]) + _BUILTIN_ROUND.findall(lines[number - 1])
+    if len(rounds) != 1:
+        return None  # (which of several roundings holds the duration is not known here)
     fixed = in_unit(lines[number - 1], unit)
     if fixed == lines[number - 1]:
         return None
@@ -145,14 +148,29 @@ def timedelta_round_fix(
 _WITH_TIME = re.compile(r"'\d{1,4}[-./]\d{1,2}[-./]\d{1,4}[ T]\d{1,2}:\d{2}")
 #: Code that takes the date of a timestamp.
 _DATE_TAKEN = re.compile(
-    r"\.normalize\(\)|\.dt\.date\b|\.floor\(\s*['\"]D|\.str\[\s*:\s*10\s*\]|\.str\.slice\(\s*"
-    r"(?:0\s*)?,\s*10|\.str\.split\(|\.dt\.to_period\(\s*['\"]D|format\s*=\s*['\"]%Y-%m-%d['\"]",
+    r"\.normalize\(\)|\.dt\.date\b|\.date\(\)|\.floor\(\s*(?:freq\s*=\s*)?['\"]1?D|"
+    r"\.str\[\s*0?\s*:\s*10\s*\]|\.str\.slice\(\s*(?:0\s*)?,\s*10|\.str\.split\(|"
+    r"\.dt\.to_period\(\s*['\"]D|format\s*=\s*['\"]%Y-%m-%d['\"]|strftime\(\s*['\"]%Y-%m-%d['\"]",
     re.I,
 )
 #: The files note's conversion of a column of dates.
 _READ_AS = re.compile(r"(pd\.to_datetime\(df\[.*?\))(?:, e\.g\.|$)")
 #: Code working with durations between dates.
 _DURATION = re.compile(r"\.dt\.days\b|\.days\b|Timedelta|total_seconds|timedelta64")
+
+
+def _subtracted(code: str, name: str) -> bool:
+    """Whether column ``name`` (or a name set from it) is on a line that subtracts: the
+    duration counts from it, rather than the column only picking rows."""
+    refs = [re.escape(name), re.escape(name.strip())]
+    read = rf"^\s*(\w+)\s*=\s*pd\.to_datetime\(\s*\w+\s*\[\s*['\"](?:{'|'.join(refs)})['\"]"
+    names = {m.group(1) for m in re.finditer(read, code, re.M)}  # (booked = pd.to_datetime(..))
+    used = [
+        rf"['\"](?:{'|'.join(refs)})['\"]",
+        *(rf"\b{re.escape(n)}\b" for n in names if n != "df"),
+    ]
+    subtracting = [ln for ln in code.splitlines() if re.search(r"[\w\])]\s*-\s*[\w(]", ln)]
+    return any(re.search(u, ln) for u in used for ln in subtracting)
 
 
 def date_of_problem(question: str, code: str) -> Problem | None:
@@ -164,7 +182,7 @@ def date_of_problem(question: str, code: str) -> Problem | None:
         return None
     for name, kind in note_column_kinds(question):
         said = re.escape(name.strip())
-        if not _WITH_TIME.search(kind) or not uses_column(code, name):
+        if not _WITH_TIME.search(kind) or not _subtracted(code, name):
             continue
         if not re.search(
             rf"\b(?:date|day)\s+of\s+(?:(?:its|the|each|their|a)\s+)?'?{said}\b", task

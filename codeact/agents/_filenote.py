@@ -136,7 +136,9 @@ def _column(name: str, values: list[str]) -> str:
     dates, marks = date_marks(present, lambda v: bool(_DATE.match(v) or _NUMERIC_DATE.match(v)))
     kind, hint = _kind(dates if marks else present, missing, name)
     if marks and "errors=" not in hint:  # (the signs would stop the conversion)
-        hint = hint.replace(f"(df[{name!r}]", f"(df[{name!r}], errors='coerce'")
+        hint = hint.replace(f"(df[{name!r}]", f"(df[{name!r}], errors='coerce'").replace(
+            "pd.to_datetime() them", f"pd.to_datetime(df[{name!r}], errors='coerce')"
+        )
     distinct = list(dict.fromkeys(v.strip() for v in present))
     shown = distinct if len(distinct) <= 6 else distinct[:3]
     examples = ", ".join(_example(v, kind) for v in shown)

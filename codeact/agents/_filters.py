@@ -134,6 +134,15 @@ _ALSO_WRITTEN = re.compile(
 _PATTERN = re.compile(r"\s+(?:and|then|followed by)\s+(?:\w+\s+)?(?:digits?|numbers?|letters?)\b")
 
 
+def _converted_code(question: str, value: str) -> bool:
+    """Whether the files note lists ``value`` among a column's currency codes or signs that
+    its conversion strips, for amounts in one currency (in several, a code is a filter)."""
+    for m in re.finditer(r"((?:'[^'\n]*'(?: and )?)+) (?:codes|signs)\b(?=([^\n]*))", question):
+        if repr(value) in m.group(1) and "more than one currency" not in m.group(2)[:60]:
+            return True
+    return False
+
+
 def described_values(task: str, low_code: str) -> set[int]:
     """Starts of quoted values listed as the ways a column's values are written (``holds
     'yes' or 'no'``, ``('Books', ' books', 'BOOKS')``) when the code uses one of them, or
@@ -169,8 +178,10 @@ def described_values(task: str, low_code: str) -> set[int]:
             out |= {group[0].start(), group[0].start() - len(before) + also.start() - 1}
             continue
         said = _DESCRIBES.search(before)
-        if len(group) > 1 and said and _ALL_ONE.match(task, group[-1].end()):
-            out |= {g.start() for g in group}
+        keys = {re.sub(r"\D", "", v).lstrip("0") for v in values}
+        one_key = len(keys) == 1 and keys != {""}
+        if len(group) > 1 and said and _ALL_ONE.match(task, group[-1].end()) and one_key:
+            out |= {g.start() for g in group}  # (one key's spellings: 'P-017', 'p017', '17')
             continue
         if len(group) > 1 and (spellings or said) and any(v in low_code for v in values):
             out |= {g.start() for g in group}
@@ -311,7 +322,7 @@ def filter_problem(question: str, code: str) -> str | None:
         read_as_nan = f"(written {value!r} in the file: pandas reads them as NaN" in question
         if value.lower() not in low and noted_sign(question, task, value):
             continue  # (a sign for no date or number, said so twice: its own rule, _nomarks)
-        if re.search(rf"{re.escape(repr(value))} (?:codes|signs)\b", question):
+        if _converted_code(question, value):
             continue  # (a currency code or sign the note converts: "after 'GBP'", fresh16)
         if read_as_nan and not _MEANS_MISSING.match(task, m.end()):
             continue  # (read as NaN already: comparisons leave those rows out)

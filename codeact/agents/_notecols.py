@@ -376,7 +376,10 @@ def coerced_marker(question: str, value: str, code: str) -> bool:
 
 def read_once(lines: list[str], file: str) -> tuple[int, str] | None:
     """The line and frame of the one top-level ``frame = pd.read_csv('file' ...)`` of a cell,
-    or None when the file is not read there or read more than once."""
+    or None when the file is not read there, read more than once, or read over several
+    lines."""
     read = re.compile(rf"^(\w+)\s*=\s*pd\.read_csv\(\s*['\"]{re.escape(file)}['\"][^\n]*$")
-    found = [(i, m.group(1)) for i, ln in enumerate(lines) if (m := read.match(ln))]
-    return found[0] if len(found) == 1 else None
+    found = [(i, m.group(1), ln) for i, ln in enumerate(lines) if (m := read.match(ln))]
+    if len(found) != 1 or found[0][2].count("(") != found[0][2].count(")"):
+        return None  # (a read over several lines: a line after its first would split it)
+    return found[0][0], found[0][1]

@@ -85,23 +85,27 @@ _SELF_REPLACE = re.compile(r"\.replace\(\s*(['\"])([^'\"\n]*)\1\s*,\s*['\"]\2['\
 SELF_REPLACES = 3
 
 
-#: A line setting a column from itself (``df['P'] = df['P'].replace('cash', 'card')``,
+#: A line setting a column from itself the same way (``df['P'] = df['P'].replace('cash', 'card')``,
 #: ``df['C'] = df['C'] / df['Adults']``): the 1.5B model writes one per value or column it has
 #: seen, each undoing the last (fresh15, fresh16: twelve and eighteen in a row).
 _SELF_UPDATE = re.compile(r"^\s*(\w+\s*\[\s*(['\"])[^'\"\n]+\2\s*\])\s*=\s*(.+)$")
 SAME_TARGET = 7
 
 
-def _self_update(line: str) -> str | None:
-    """The column a line sets from itself, or None (a table filtered in steps, ``df =
-    df[...]`` nine times, can be right: fresh12)."""
+def _self_update(line: str) -> tuple[str, str] | None:
+    """The column a line sets from itself and the shape of how (its texts and numbers
+    masked: ``.replace(_,_)``), or None (a table filtered in steps, ``df = df[...]`` nine
+    times, can be right: fresh12; so can a column cleaned in seven different steps)."""
     m = _SELF_UPDATE.match(line)
     if m is None:
         return None
     target = re.sub(r"\s+", "", m.group(1)).replace('"', "'")
     value = re.sub(r"\s+", "", m.group(3)).replace('"', "'")
     rest = value[len(target) :] if value.startswith(target) else ""
-    return target if rest and not (rest[0].isalnum() or rest[0] == "_") else None
+    if not rest or rest[0].isalnum() or rest[0] == "_":
+        return None
+    shape = re.sub(r"\d+(?:\.\d+)?", "0", re.sub(r"'[^']*'", "_", rest))
+    return target, shape
 
 
 def _run_from_end(lines: list[str], same: Callable[[str], object]) -> int:
@@ -116,7 +120,7 @@ def loop_start(text: str) -> int | None:
     """Where the loop a reply ends in starts (the end of its first lap), or None: the last
     complete lines (not blank) are one block of 1 to ``LOOP_LINES`` lines repeated (see
     ``_laps`` for how many times), or ``SELF_REPLACES`` lines in a row that replace a text by
-    itself, or ``SAME_TARGET`` lines in a row setting one column from itself (kept
+    itself, or ``SAME_TARGET`` lines in a row setting one column from itself the same way (kept
     up to the first of them)."""
     lines = text.split("\n")[:-1]  # (complete lines)
     run = 0

@@ -112,8 +112,11 @@ def _period_tests_only(code: str, name: str, kind: str) -> bool:
     tests = list(re.finditer(DATE_TEST.format(col=re.escape(name)), code))
     if len(formats) != 1 or not tests or len(tests) != len(re.findall(column_ref(name), code)):
         return False
+    timed = any(" " in e for e in re.findall(r"'([^'\n]+)'", kind.split("e.g.")[-1]))
     for t in tests:
         how, text = t.group("how") or "==", t.group("text") or t.group("same")
+        if timed and (how in ("endswith", "==") or text.endswith("$")):
+            return False  # (the values end with their time of day, not with the date)
         years = {int(y) for y in re.findall(r"(?<!\d)(?:19|20)\d\d(?!\d)", text)}
         if len(years) != 1 or not _whole_period(formats[0], how, text, years.pop()):
             return False

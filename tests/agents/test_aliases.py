@@ -240,7 +240,19 @@ def test_a_grouping_of_another_column_does_not_ask_for_the_other_spelling() -> N
         "print(df[df['Type'] == 'Retail'].groupby('Category').size().idxmax())"
     )
     assert alias_problem(question, by_category) is None
+    # review: the column filtered, another counted on the same line
+    for other in (
+        "print(df[df['Type'] == 'Retail']['Category'].value_counts().idxmax())",
+        "print(df.loc[df['Type'] == 'Retail', 'Category'].mode()[0])",
+    ):
+        code = f"import pandas as pd\ndf = pd.read_csv('t.csv')\n{other}"
+        assert alias_problem(question, code) is None, other
     # grouping or counting the column itself still asks for every spelling
-    for grouped in ("df.groupby('Type').size()", "df['Type'].str.lower().value_counts()"):
+    for grouped in (
+        "df.groupby('Type').size()",
+        "df['Type'].str.lower().value_counts()",
+        "df.groupby(\n    'Type').size()",
+        "df.value_counts('Type')",
+    ):
         code = f"import pandas as pd\ndf = pd.read_csv('t.csv')\nprint({grouped})"
         assert alias_problem(question, code) is not None, grouped

@@ -107,6 +107,11 @@ def test_comparing_with_a_word_pandas_reads_as_missing_is_fixed_with_isna() -> N
         f"{READ}df['weight'] = df['weight'].fillna('n/a')\nprint((df['weight'] == 'n/a').sum())"
     )
     assert run(filled) == "2" and marker_problem("", filled) is None
+    # review: another column's gaps filled is not this one's
+    other = f"{READ}df['w2'] = df['weight'].fillna('n/a')\nprint((df['weight'] == 'n/a').sum())"
+    assert marker_problem("", other) is not None
+    whole = f"{READ}df = df.fillna('n/a')\nprint((df['weight'] == 'n/a').sum())"
+    assert marker_problem("", whole) is None
 
 
 def test_one_value_in_several_cases_is_compared_folded() -> None:

@@ -96,9 +96,25 @@ def test_days_from_a_timestamps_date_counted_from_its_time_are_sent_back() -> No
 
 
 def test_a_date_taken_or_a_question_counting_from_the_time_is_left_alone() -> None:
-    for taken in (".dt.normalize()", ".dt.floor('D')"):
+    for taken in (".dt.normalize()", ".dt.floor('D')", ".dt.floor('1D')", ".dt.floor(freq='D')"):
         cell = LEAD_CELL.replace("df['booked_on'])", f"df['booked_on']){taken}")
         assert date_of_problem(QUESTION, cell) is None, taken
+    # review: the date taken as text first, and a column that only picks rows
+    sliced = LEAD_CELL.replace("df['booked_on'])", "df['booked_on'].str[0:10])")
+    assert exec_with_files(FILES, sliced) == [MEAN_DAYS]
+    assert date_of_problem(QUESTION, sliced) is None
+    picks = (
+        "import pandas as pd\ndf = pd.read_csv('h.csv')\nmay = df[df['booked_on'].str[5:7] == '05']\n"
+        "print((pd.to_datetime(may['Check-In']) - pd.Timestamp('2024-01-01')).dt.days.mean())"
+    )
+    assert date_of_problem(QUESTION, picks) is None
+    # a name set from the column and subtracted later is still the column
+    named = LEAD_CELL.replace(
+        "df['lead'] = (pd.to_datetime(df['Check-In']) - pd.to_datetime(df['booked_on'])).dt.days",
+        "booked = pd.to_datetime(df['booked_on'])\n"
+        "df['lead'] = (pd.to_datetime(df['Check-In']) - booked).dt.days",
+    )
+    assert date_of_problem(QUESTION, named) is not None
     # the question counts from the moment the booking was made: nothing to take
     moment = QUESTION.replace("from the date of its booked_on", "from its booked_on")
     assert date_of_problem(moment, LEAD_CELL) is None

@@ -97,3 +97,22 @@ def test_the_filter_rule_leaves_a_sign_the_note_and_the_question_call_none_to_th
     # a sign the question gives another meaning stays a filter
     other = said.replace("(no delivery)", "(a collection)").replace("took", "collected")
     assert "names '-'" in (check_candidate(candidate(other, converted)) or "")
+
+
+def test_a_read_over_several_lines_gets_no_line_inside_it() -> None:
+    """Review: the made-missing line was inserted after the read's first line, splitting a
+    read_csv written over two lines (a SyntaxError as the suggested code)."""
+    split = CELL.replace("pd.read_csv('s.csv')", "pd.read_csv('s.csv',\n    sep=',')")
+    problem = marked_missing_problem(QUESTION, split)
+    assert problem is not None and problem.code is None
+
+
+def test_iso_dates_with_signs_get_a_conversion_that_coerces_them() -> None:
+    """Review: "dates as text: pd.to_datetime() them" beside '-' signs: the obvious call
+    fails on '-'; the note now writes the call with errors='coerce'."""
+    rows = "id,d\n" + "".join(
+        f"{i},{'-' if i % 4 == 0 else f'2024-05-{i + 1:02d}'}\n" for i in range(12)
+    )
+    line = describe_files({"d.csv": rows.encode()}).splitlines()[-1]
+    assert "3 values '-' standing for no date" in line
+    assert "pd.to_datetime(df['d'], errors='coerce')" in line, line

@@ -319,6 +319,17 @@ def test_lines_setting_one_column_from_itself_over_and_over_are_cut_where_they_s
         "df['T'] = df['T'].astype(float)\n",
     ]
     assert loop_start(head + "".join(clean)) is None
+    # review: seven different steps cleaning one column are not a loop either
+    seven = [
+        "df['T'] = df['T'].astype(str)\n",
+        "df['T'] = df['T'].str.strip()\n",
+        "df['T'] = df['T'].str.replace('£', '')\n",
+        "df['T'] = df['T'].str.replace('€', '')\n",
+        "df['T'] = df['T'].str.replace('EUR', '', regex=False)\n",
+        "df['T'] = df['T'].str.lower()\n",
+        "df['T'] = df['T'].astype(float)\n",
+    ]
+    assert loop_start(head + "".join(seven)) is None
     mixed = "".join(same[:4]) + "x = 1\n" + "".join(same[4:8])
     assert loop_start(head + mixed) is None
     alike = "".join(f"total{i} = total + {i}\n" for i in range(8))

@@ -44,6 +44,8 @@ def test_text_tests_that_keep_other_days_or_order_the_text_are_sent_back() -> No
         "print(df['ordered_at'].str.startswith('05').sum())",  # (a day, in every month)
         "print((df['ordered_at'] > '15/05/2024').sum())",  # (ordered as text)
         "print(df['ordered_at'].str.contains('05/2024').sum(), df['ordered_at'].min())",
+        "print(df['ordered_at'].str.endswith('05/2024').sum())",  # (the values end with a time)
+        "print(df['ordered_at'].str.contains('05/2024$').sum())",
     ):
         assert "dates written day first" in (text_date_problem(QUESTION, READ + code) or ""), code
     # dates written two ways: a text test misses the other form, whatever it keeps
