@@ -22,7 +22,7 @@ from codeact.agents._notecols import (
     without_comments,
 )
 from codeact.agents._problem import Problem, problem_of
-from codeact.agents._unusedfix import failing_lineno, safe_to_repeat
+from codeact.agents._unusedfix import repeatable_failure
 from codeact.executors.base import ExecutionResult
 
 #: ``df['Listed'] = df['Listed'].dt.strftime('%Y-%m-%d')``: a column written back in place.
@@ -300,10 +300,10 @@ def date_test_fix(result: ExecutionResult, code: str) -> DateTestFix | None:
     error = result.error
     if error is None or "Can only use .str accessor" not in error.message:
         return None
-    number = failing_lineno(error.traceback)
-    lines = code.splitlines()
-    if number is None or not 0 < number <= len(lines) or not safe_to_repeat(code, error.traceback):
+    failing = repeatable_failure(code, error.traceback)
+    if failing is None:
         return None
+    number, lines = failing
     line = lines[number - 1]
     for t in re.finditer(DATE_TEST.format(col=r"(?P<col>[^'\"\n]+)"), line):
         frame, column, how = t.group("frame"), t.group("col"), t.group("how")

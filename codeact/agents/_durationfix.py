@@ -23,7 +23,7 @@ from codeact.agents._notecols import (
     task_text,
 )
 from codeact.agents._problem import Problem, problem_of
-from codeact.agents._unusedfix import failing_lineno, safe_to_repeat
+from codeact.agents._unusedfix import repeatable_failure
 from codeact.executors.base import ExecutionResult
 
 #: What pandas says when a duration is rounded to decimals (``Timedelta.round(2)``,
@@ -129,10 +129,10 @@ def timedelta_round_fix(
     error = result.error
     if error is None or not _ROUND_ERROR.search(error.message) or "as pd" not in code:
         return None
-    number = failing_lineno(error.traceback)
-    lines = code.splitlines()
-    if number is None or not 0 < number <= len(lines) or not safe_to_repeat(code, error.traceback):
+    failing = repeatable_failure(code, error.traceback)
+    if failing is None:
         return None
+    number, lines = failing
     unit = _unit(question)
     rounds = _METHOD_ROUND.findall(lines[number - 1]) + _BUILTIN_ROUND.findall(lines[number - 1])
     if len(rounds) != 1:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from codeact.agents._unusedfix import failing_lineno, safe_to_repeat
+from codeact.agents._unusedfix import repeatable_failure
 from codeact.executors.base import ExecutionResult
 
 _UNEXPECTED = re.compile(r"(\w+)\(\) got an unexpected keyword argument '(\w+)'")
@@ -38,10 +38,10 @@ def keyword_fix(result: ExecutionResult, code: str) -> KeywordFix | None:
     if error is None or found is None:
         return None
     call, keyword = found.group(1), found.group(2)
-    number = failing_lineno(error.traceback)
-    lines = code.splitlines()
-    if number is None or not 0 < number <= len(lines) or not safe_to_repeat(code, error.traceback):
+    failing = repeatable_failure(code, error.traceback)
+    if failing is None:
         return None
+    number, lines = failing
     argument = rf"\s*,\s*{re.escape(keyword)}\s*=\s*(?:'[^'\n]*'|\"[^\"\n]*\"|[\w.]+)(?=\s*[,)])"
     pattern = re.compile(rf"(\b{re.escape(call)}\((?:[^()\n]|\([^()\n]*\))*?){argument}")
     fixed = pattern.sub(r"\1", lines[number - 1])

@@ -13,7 +13,7 @@ from datetime import date, timedelta
 from codeact.agents._datetext import DATE_TEST, formats_of
 from codeact.agents._notecols import column_ref, note_column_kinds, unlisted, uses_column
 from codeact.agents._problem import Problem, problem_of
-from codeact.agents._unusedfix import failing_lineno, safe_to_repeat
+from codeact.agents._unusedfix import repeatable_failure
 from codeact.executors.base import ExecutionResult
 
 _DATE_ORDER = re.compile(
@@ -185,10 +185,10 @@ def reread_fix(question: str, result: ExecutionResult, code: str) -> RereadFix |
     error = result.error
     if error is None or not _MISREAD.search(error.message):
         return None
-    number = failing_lineno(error.traceback)
-    lines = code.splitlines()
-    if number is None or not 0 < number <= len(lines) or not safe_to_repeat(code, error.traceback):
+    failing = repeatable_failure(code, error.traceback)
+    if failing is None:
         return None
+    number, lines = failing
     for name, kind in note_column_kinds(question):
         m = _DATE_ORDER.search(kind)
         fixed = _reread(lines[number - 1], name, m.group(2)) if m else None

@@ -36,6 +36,16 @@ def failing_lineno(traceback: str) -> int | None:
     return int(found[0]) if found else None
 
 
+def repeatable_failure(code: str, traceback: str) -> tuple[int, list[str]] | None:
+    """The failing line's number and the cell's lines, when that line is known and what ran
+    before it can run again (``safe_to_repeat``): what a fix of that one line needs."""
+    number = failing_lineno(traceback)
+    lines = code.splitlines()
+    if number is None or not 0 < number <= len(lines) or not safe_to_repeat(code, traceback):
+        return None
+    return number, lines
+
+
 #: Calls that make a new object (a frame read or built): changes to it can run again.
 _MAKERS = frozenset(
     {"read_csv", "read_excel", "read_json", "read_parquet", "read_table", "DataFrame", "Series"}
