@@ -279,13 +279,14 @@ async def recover_cell(
     if result.ok:
         note = repeated_cell_note(run, code)
         found: str | None = None  # (a rule's note, when its code is what runs)
-        if note and rules and run is not None and not run.state_of(CodeActRunState).suggested:
-            mine = run.state_of(CodeActRunState)
+        if note and rules and run is not None:  # (a rule the re-run cell breaks now comes
+            mine = run.state_of(CodeActRunState)  # before an older note's suggestion)
             problem = repeat_problem(run.user_msg, mine.cells, code, result.stdout)
             if problem is not None and problem.code:  # (what it suggests runs below)
                 mine.suggested, found = problem.code, str(problem)
             elif problem is not None:
                 note = f"\nNote: this cell repeats an earlier one. {problem}"
+                mine.suggested = None
         if note and probe is not None and run is not None:
             tried = await run_suggestion(probe, run, code, timeout, on_output)
             if tried is not None:

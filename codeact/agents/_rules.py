@@ -295,8 +295,40 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
     )
     for rule, problem in problems:
         if problem is not None and first_time(rule, candidate.cells[0], problem):
-            return problem
+            return _with_code(rule, problem, candidate)
     return None
+
+
+#: Rules that read code alone, asked again of the last cell alone when their note on all the
+#: cells has no runnable code (a file read in two cells has no one line to fix after: the
+#: fixes that insert a line after the read need the one cell that reads it).
+_ALONE = {
+    "marker": marker_problem,
+    "code forms": code_forms_problem,
+    "aliases": alias_problem,
+    "case": case_problem,
+    "yes no": yes_no_problem,
+    "bool text": bool_text_problem,
+    "folded text": folded_text_problem,
+    "empty zero": empty_zero_problem,
+    "gaps filled": gaps_filled_problem,
+    "date of": date_of_problem,
+    "no marks": marked_missing_problem,
+    "text numbers": text_number_problem,
+    "text dates": text_date_problem,
+}
+
+
+def _with_code(rule: str, problem: str, candidate: AnswerCandidate) -> str:
+    """``problem``, with the runnable code the same rule gives for the last cell alone when
+    it has none and that cell breaks the rule the same way."""
+    again = _ALONE.get(rule)
+    if not isinstance(problem, Problem) or problem.code or again is None:
+        return problem
+    alone = again(candidate.question, candidate.ok_cells[-1].code)
+    if isinstance(alone, Problem) and alone.code and str(alone) == str(problem):
+        problem.code = alone.code
+    return problem
 
 
 def passes_rules(question: str, code: str) -> bool:

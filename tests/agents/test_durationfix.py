@@ -157,3 +157,39 @@ def test_the_date_is_taken_after_the_cells_own_reading_or_with_the_notes() -> No
         assert problem is not None and problem.code is not None
         assert "pd.to_datetime(df['booked_on'], dayfirst=True).dt.normalize()" in problem
         assert exec_with_files(files, problem.code) == [MEAN_DAYS], problem.code
+
+
+async def test_a_re_run_cell_gets_the_rule_it_breaks_now_before_an_older_suggestion() -> None:
+    """fresh16 (after this pass's tuning): the marker rule's code waited to run; the model
+    mended that part its own way, then re-ran its new cell unchanged: the stale suggestion
+    ran (3.88 again) where the date rule's code would give 4.88."""
+    from codeact import CodeActAgent, RestrictedExecutor
+    from codeact.agents.validators import rules_validator
+    from codeact.events import ToolCallResult
+    from codeact.llms import ScriptedLLM
+    from tests.helpers import collect
+
+    marked = LEAD_CELL.replace(
+        "print(round(df['lead'].mean(), 2))",
+        "print(round(df[df['Check-In'] != 'n/a']['lead'].mean(), 2))",
+    )
+    mended = LEAD_CELL
+    llm = ScriptedLLM(
+        [
+            f"<execute>\n{marked}\n</execute>",
+            "@lead_days[12.0]",
+            f"<execute>\n{mended}\n</execute>",
+            f"<execute>\n{mended}\n</execute>",
+            f"@lead_days[{MEAN_DAYS}]",
+        ],
+        function_calling=False,
+    )
+    ex = RestrictedExecutor(allowed_modules=["pandas", "numpy"])
+    async with ex:
+        await ex.upload("h.csv", FILES["h.csv"])
+        agent = CodeActAgent(llm=llm, executor=ex, answer_validators=[rules_validator()])
+        events = await collect(agent.run(QUESTION))
+    results = [e for e in events if isinstance(e, ToolCallResult)]
+    last = str(results[-1].tool_output.content)
+    assert "counts from the date of 'booked_on'" in last, last
+    assert last.rstrip().endswith(MEAN_DAYS), last
