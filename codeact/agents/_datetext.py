@@ -72,7 +72,7 @@ def _holds(fmt: str, how: str, text: str, args: str = "") -> bool:
     return False
 
 
-def _dates_mask(frame: str, column: str, text: str) -> str | None:
+def dates_mask(frame: str, column: str, text: str) -> str | None:
     """The test on the dates for the year (and month) ``text`` names (``'Mar 2024'``,
     ``'2024-03'``), or None."""
     year = re.search(r"(?<!\d)((?:19|20)\d\d)(?!\d)", text)
@@ -102,7 +102,7 @@ def strftime_problem(question: str, code: str) -> Problem | None:
                 continue
             written = date(2024, 3, 5).strftime(fmt)
             fixed = None
-            mask = _dates_mask(t.group("frame"), column, text)
+            mask = dates_mask(t.group("frame"), column, text)
             read = re.search(rf"^[ \t]*{m.group('f')}\s*=\s*pd\.read_", code[: m.start()], re.M)
             if mask is not None and read is not None:  # (the frame read here: safe to redo)
                 # (without the strftime line, every such test on the dates; not when the
@@ -264,7 +264,7 @@ def date_text_problem(question: str, code: str) -> str | None:
             how, text = t.group("how") or "==", t.group("text") or t.group("same")
             if not formats or any(_holds(f, how, text, t.group("args") or "") for f in formats):
                 continue
-            mask = _dates_mask("df", name, text) or "df[...].dt.year, .dt.month"
+            mask = dates_mask("df", name, text) or "df[...].dt.year, .dt.month"
             return (
                 f"The column {name!r} holds dates written like {examples[0]!r}: no "
                 f"value holds {text!r}, so the filter keeps no rows. Read them as dates with "
@@ -312,7 +312,7 @@ def date_test_fix(result: ExecutionResult, code: str) -> DateTestFix | None:
         )
         if how not in ("contains", "startswith") or t.group("args"):
             continue
-        mask = _dates_mask(frame, column, t.group("text"))
+        mask = dates_mask(frame, column, t.group("text"))
         if mask is None or not re.search(converted, "\n".join(lines[: number - 1]), re.M):
             continue
         lines[number - 1] = line.replace(t.group(0), mask)

@@ -10,8 +10,15 @@ import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from codeact.agents._datetext import DATE_TEST, formats_of
-from codeact.agents._notecols import column_ref, note_column_kinds, unlisted, uses_column
+from codeact.agents._datetext import DATE_TEST, dates_mask, formats_of
+from codeact.agents._notecols import (
+    column_ref,
+    file_columns,
+    note_column_kinds,
+    read_once,
+    unlisted,
+    uses_column,
+)
 from codeact.agents._problem import Problem, problem_of
 from codeact.agents._unusedfix import repeatable_failure
 from codeact.executors.base import ExecutionResult
@@ -77,9 +84,32 @@ def text_date_problem(question: str, code: str) -> Problem | None:
             f"with {read}, then filter or group on the dates (.dt.year, .dt.month, or a "
             "comparison with pd.Timestamp('2018-01-01')); run your code again, print the "
             "result, then answer.",
-            _reread(code, name, read),
+            _reread(code, name, read) or _retest(question, code, name, read),
         )
     return None
+
+
+def _retest(question: str, code: str, name: str, read: str) -> str | None:
+    """``code`` with column ``name`` read as dates right after its file's read and each of
+    its text tests for a year or month (``.str.contains('2024-06')``, which misses
+    '05.06.2024') made the test on the dates; None when a use of the column is anything
+    else or a test names no year and month (fresh16: June's trees, 61 for 114)."""
+    tests = list(re.finditer(DATE_TEST.format(col=re.escape(name)), code))
+    if not tests or len(tests) != len(re.findall(column_ref(name), code)):
+        return None
+    holders = [f for f, columns in file_columns(question).items() if name in columns]
+    found = read_once(code.splitlines(), holders[0]) if len(holders) == 1 else None
+    if found is None:
+        return None
+    for t in reversed(tests):
+        mask = dates_mask(t.group("frame"), name, t.group("text") or "")
+        if mask is None or t.group("how") is None:
+            return None
+        code = code[: t.start()] + mask + code[t.end() :]
+    at, frame = found
+    lines = code.splitlines()
+    made = f"{frame}[{name!r}] = {read.replace('df[', f'{frame}[')}"
+    return "\n".join([*lines[: at + 1], made, *lines[at + 1 :]])
 
 
 def _reread(code: str, name: str, read: str) -> str | None:

@@ -92,3 +92,27 @@ async def test_a_reading_that_fails_on_the_other_form_is_re_run_with_the_notes()
     content = str(result.tool_output.content)
     assert "holds dates written more than one way" in content, content
     assert content.rstrip().endswith(str(sum(1 for i in range(60) if i % 5 + 3 == 5)))
+
+
+def test_a_text_test_of_dates_written_two_ways_is_made_the_test_on_the_dates() -> None:
+    """fresh16 (after this pass's tuning): ``.str.contains('2024-06')`` on deliveries written
+    '2024-06-05' and '05.06.2024' missed the dotted ones (61 for 114) and had no code."""
+    both = ROWS.replace("01/03/2024", "2024-03-01").replace("/", ".")
+    both = "".join(  # (every other May date written ISO: '2024-05-03', '08.05.2024')
+        line.replace(".05.2024", "-05").replace(
+            line.split(",")[1][:2] + "-05", "2024-05-" + line.split(",")[1][:2]
+        )
+        if i % 2 and ".05.2024" in line
+        else line
+        for i, line in enumerate(both.splitlines(keepends=True))
+    )
+    files = {"s.csv": both.encode()}
+    question = f"Question: How many sales were made in May 2024?\n\n{describe_files(files)}"
+    assert "written two ways" in question
+    cell = READ + "print(df['ordered_at'].str.contains('2024-05').sum())"
+    problem = text_date_problem(question, cell)
+    assert problem is not None and problem.code is not None, problem
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(problem.code.replace("'s.csv'", "io.BytesIO(DATA)"), {"io": io, "DATA": both.encode()})
+    assert out.getvalue().strip() == str(sum(1 for i in range(60) if i % 5 + 3 == 5))
