@@ -12,10 +12,10 @@ import re
 from codeact.agents._cellforms import squeeze
 from codeact.agents._notecols import (
     column_of_value,
+    column_read,
     column_ref,
-    file_columns,
+    insert_after,
     note_columns,
-    read_once,
     task_text,
     uses_column,
 )
@@ -98,8 +98,7 @@ def alias_problem(question: str, code: str) -> Problem | None:
         column = rf"{column_ref(name)}[^\n]*?\.str\.(?:startswith|endswith|contains|match)\("
         if re.search(column, code) or not _asks_for(code, name, value):
             continue  # (matched its own way, or the value is not what the code asks for)
-        holders = [f for f, columns in file_columns(question).items() if name in columns]
-        found = read_once(code.splitlines(), holders[0]) if len(holders) == 1 else None
+        found = column_read(question, code.splitlines(), name)
         fixed = None
         if found is not None:
             at_line, frame = found
@@ -107,8 +106,7 @@ def alias_problem(question: str, code: str) -> Problem | None:
             folded = f"{column}.str.strip().str.lower().str.replace(r'[\\s_-]+', '', regex=True)"
             spellings = [squeeze(alias), squeeze(value)]  # (its case and spacings too)
             made = f"{column} = {column}.mask({folded}.isin({spellings!r}), {value!r})"
-            lines = code.splitlines()
-            fixed = "\n".join([*lines[: at_line + 1], made, *lines[at_line + 1 :]])
+            fixed = insert_after(code, at_line, made)
         return problem_of(
             f"The question says {alias!r} is {value} too, and your code never names "
             f"{alias!r}: its rows count apart from {value}. Make them one first, e.g. "

@@ -7,10 +7,10 @@ from __future__ import annotations
 import re
 
 from codeact.agents._notecols import (
+    column_read,
     column_ref,
-    file_columns,
+    insert_after,
     note_column_kinds,
-    read_once,
     uses_column,
 )
 from codeact.agents._problem import Problem, problem_of
@@ -39,13 +39,12 @@ def code_forms_problem(question: str, code: str) -> Problem | None:
         ):
             continue  # (the model takes the codes apart its own way)
         number = f"pd.to_numeric(df[{name!r}].str.extract(r'(\\d+)')[0])"
-        holders = [f for f, columns in file_columns(question).items() if name in columns]
-        found = read_once(code.splitlines(), holders[0]) if len(holders) == 1 else None
+        found = column_read(question, code.splitlines(), name)
         fixed = None
         if found is not None and not re.search(rf"{column_ref(name)}\s*\.str\b", code):
             at, frame = found  # (a .str call left on the column would fail on its numbers)
             made = f"{frame}[{name!r}] = {number.replace('df[', f'{frame}[')}"
-            fixed = "\n".join([*code.splitlines()[: at + 1], made, *code.splitlines()[at + 1 :]])
+            fixed = insert_after(code, at, made)
         return problem_of(
             f"The column {name!r} holds codes written several ways for one code (see the "
             "files note), and your code counts, groups or compares them as written, so one "

@@ -17,9 +17,9 @@ import re
 from dataclasses import dataclass
 
 from codeact.agents._notecols import (
-    file_columns,
+    column_read,
+    insert_after,
     note_column_kinds,
-    read_once,
     task_text,
 )
 from codeact.agents._problem import Problem, problem_of
@@ -188,8 +188,7 @@ def date_of_problem(question: str, code: str) -> Problem | None:
             rf"\b(?:date|day)\s+of\s+(?:(?:its|the|each|their|a)\s+)?'?{said}\b", task
         ):
             continue
-        holders = [f for f, columns in file_columns(question).items() if name in columns]
-        found = read_once(code.splitlines(), holders[0]) if len(holders) == 1 else None
+        found = column_read(question, code.splitlines(), name)
         read = _READ_AS.search(kind)
         example = f"{read.group(1) if read else f'pd.to_datetime(df[{name!r}])'}.dt.normalize()"
         fixed = None
@@ -207,7 +206,7 @@ def date_of_problem(question: str, code: str) -> Problem | None:
                 at, made = converted[-1], f"{column} = {column}.dt.normalize()"
             else:
                 made = f"{column} = {example.replace('df[', f'{frame}[')}"
-            fixed = "\n".join([*lines[: at + 1], made, *lines[at + 1 :]])
+            fixed = insert_after(code, at, made)
         return problem_of(
             f"The question counts from the date of {name.strip()!r}, and {name!r} holds a date "
             "and a time of day: subtracting it as it is counts from that time, so .dt.days is a "

@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 
 from codeact.agents._notecols import (
+    column_read,
     column_ref,
-    file_columns,
+    insert_after,
     note_column_kinds,
-    read_once,
     task_text,
     uses_column,
 )
@@ -75,8 +75,7 @@ def marked_missing_problem(question: str, code: str) -> Problem | None:
         converted = re.compile(r"to_datetime\(|to_numeric\(|errors\s*=")
         if any(converted.search(ln) and re.search(ref, ln) for ln in lines):
             continue  # (read as dates or numbers: the signs are NaN/NaT there)
-        holders = [f for f, columns in file_columns(question).items() if name in columns]
-        found = read_once(lines, holders[0]) if len(holders) == 1 else None
+        found = column_read(question, lines, name)
         made = (
             f"df[{name!r}] = df[{name!r}].mask(df[{name!r}].astype(str).str.strip()"
             f".isin({signs!r}))"
@@ -84,8 +83,7 @@ def marked_missing_problem(question: str, code: str) -> Problem | None:
         fixed = None
         if found is not None:
             at, frame = found
-            line = made.replace("df[", f"{frame}[")
-            fixed = "\n".join([*lines[: at + 1], line, *lines[at + 1 :]])
+            fixed = insert_after(code, at, made.replace("df[", f"{frame}["))
         shown = " and ".join(repr(s) for s in signs)
         return problem_of(
             f"The files note says {shown} in {name!r} stands for no {m.group(2)}, but pandas "

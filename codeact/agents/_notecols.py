@@ -383,3 +383,16 @@ def read_once(lines: list[str], file: str) -> tuple[int, str] | None:
     if len(found) != 1 or found[0][2].count("(") != found[0][2].count(")"):
         return None  # (a read over several lines: a line after its first would split it)
     return found[0][0], found[0][1]
+
+
+def column_read(question: str, lines: list[str], name: str) -> tuple[int, str] | None:
+    """The line and frame of the cell's one read of the file holding column ``name`` (when
+    one file of the note has it): where a fix inserts a line about that column."""
+    holders = [f for f, columns in file_columns(question).items() if name in columns]
+    return read_once(lines, holders[0]) if len(holders) == 1 else None
+
+
+def insert_after(code: str, at: int, line: str) -> str:
+    """``code`` with ``line`` inserted after its line ``at`` (0-based)."""
+    lines = code.splitlines()
+    return "\n".join([*lines[: at + 1], line, *lines[at + 1 :]])

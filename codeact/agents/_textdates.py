@@ -12,10 +12,10 @@ from datetime import date, timedelta
 
 from codeact.agents._datetext import DATE_TEST, dates_mask, formats_of
 from codeact.agents._notecols import (
+    column_read,
     column_ref,
-    file_columns,
+    insert_after,
     note_column_kinds,
-    read_once,
     unlisted,
     uses_column,
 )
@@ -97,8 +97,7 @@ def _retest(question: str, code: str, name: str, read: str) -> str | None:
     tests = list(re.finditer(DATE_TEST.format(col=re.escape(name)), code))
     if not tests or len(tests) != len(re.findall(column_ref(name), code)):
         return None
-    holders = [f for f, columns in file_columns(question).items() if name in columns]
-    found = read_once(code.splitlines(), holders[0]) if len(holders) == 1 else None
+    found = column_read(question, code.splitlines(), name)
     if found is None:
         return None
     for t in reversed(tests):
@@ -107,9 +106,7 @@ def _retest(question: str, code: str, name: str, read: str) -> str | None:
             return None
         code = code[: t.start()] + mask + code[t.end() :]
     at, frame = found
-    lines = code.splitlines()
-    made = f"{frame}[{name!r}] = {read.replace('df[', f'{frame}[')}"
-    return "\n".join([*lines[: at + 1], made, *lines[at + 1 :]])
+    return insert_after(code, at, f"{frame}[{name!r}] = {read.replace('df[', f'{frame}[')}")
 
 
 def _reread(code: str, name: str, read: str) -> str | None:
