@@ -51,9 +51,8 @@ from codeact.agents._recover import (
     frame_columns,
     repeated_cell_note,
 )
-from codeact.agents._rules import repeat_problem
 from codeact.agents._style_state import CodeActRunState
-from codeact.agents._suggest import RULE_NOTE, SUGGESTION_NOTE, resent, run_suggestion
+from codeact.agents._suggest import SUGGESTION_NOTE, repeat_outcome, resent, run_suggestion
 from codeact.agents._textdates import reread_fix
 from codeact.agents._textnumfix import conversion_fix, text_number_fix
 from codeact.agents._unusedfix import Fix, drop_unused_lines, run_fix, safe_to_repeat
@@ -277,29 +276,14 @@ async def recover_cell(
         )
     observation = result.to_observation(max_chars)
     if result.ok:
-        note = repeated_cell_note(run, code)
-        found: str | None = None  # (a rule's note, when its code is what runs)
-        if note and rules and run is not None:  # (a rule the re-run cell breaks now comes
-            mine = run.state_of(CodeActRunState)  # before an older note's suggestion)
-            problem = repeat_problem(run.user_msg, mine.cells, code, result.stdout)
-            if problem is not None and problem.code:  # (what it suggests runs below)
-                mine.suggested, found = problem.code, str(problem)
-            elif problem is not None:
-                note = f"\nNote: this cell repeats an earlier one. {problem}"
-                mine.suggested = None
-        if note and probe is not None and run is not None:
-            tried = await run_suggestion(probe, run, code, timeout, on_output)
-            if tried is not None:
-                result, ran = tried
-                said = (
-                    RULE_NOTE.format(problem=found, code=ran)
-                    if found
-                    else SUGGESTION_NOTE.format(code=ran)
-                )
-                return result, f"{said}\n{result.to_observation(max_chars)}", ran
-        if found:  # (its code could not run here: the model is told the rule at least)
-            note = f"\nNote: this cell repeats an earlier one. {found}"
-        return result, observation + note, code
+        outcome = await repeat_outcome(
+            probe, run, result, code, repeated_cell_note(run, code), rules=rules,
+            timeout=timeout, on_output=on_output, max_chars=max_chars,
+        )  # fmt: skip
+        if isinstance(outcome, str):
+            return result, observation + outcome, code
+        result, said, ran = outcome
+        return result, f"{said}\n{result.to_observation(max_chars)}", ran
     if probe is not None and run is not None and resent(run, code):
         # the block the agent fixed once, sent again: the suggestion a note made runs instead
         tried = await run_suggestion(probe, run, code, timeout, on_output)
@@ -324,8 +308,6 @@ async def recover_cell(
         if dropped is not None:  # (a failed conversion of a column nothing uses: left out)
             result, code, dropped_notes = dropped
             notes += dropped_notes
-            if result.ok:  # (the same cell again: told so, as a cell that ran at once is)
-                again = repeated_cell_note(run, code)
         question = run.user_msg if run is not None else ""
         wanted = required_placeholders(question) if run is not None else []
         used: set[type] = {ColumnFix} if fixed is not None else set()
@@ -362,6 +344,17 @@ async def recover_cell(
                     used.add(ColumnFix)
             if result.ok:
                 break
+    if notes and result.ok:  # (fixed into an earlier cell: as if the model had re-sent it)
+        outcome = await repeat_outcome(
+            probe, run, result, code, repeated_cell_note(run, code), rules=rules,
+            timeout=timeout, on_output=on_output, max_chars=max_chars,
+        )  # fmt: skip
+        if not isinstance(outcome, str):
+            first = result.to_observation(max_chars)
+            result, said, code = outcome
+            notes += [first, said]
+        else:
+            again = outcome
     if notes:
         observation = "\n".join([*notes, result.to_observation(max_chars)]) + again
     if not result.ok:

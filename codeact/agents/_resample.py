@@ -41,7 +41,7 @@ def repeated_failure(state: CodeActRunState, blocks: Sequence[str]) -> CellRun |
     last = state.cells[-1]
     if last.error is None or last.error_type is None:
         return None
-    seen = {_norm(last.code), _norm(state.written.get(last.code, last.code))}
+    seen = {_norm(last.code), *(_norm(w) for w in state.written.get(last.code, [])[-1:])}
     return last if all(_norm(b) in seen for b in blocks) else None
 
 

@@ -33,8 +33,9 @@ class CodeActRunState:
     #: The code of the last suggestion the agent ran (its output answers first at a limit).
     suggestion_ran: str | None = None
     #: What the model wrote for cells whose code the agent changed (a column name fixed, a
-    #: suggestion run instead), by the code that ran: a re-run of it is still a repeat.
-    written: dict[str, str] = field(default_factory=dict)
+    #: suggestion run instead), by the code that ran, one entry per such cell in order: a
+    #: re-run of it is still a repeat.
+    written: dict[str, list[str]] = field(default_factory=dict)
     #: How often the model was asked again for a reply that repeated a failed cell
     #: (``_resample``), and whether the next request is such a second try.
     resamples: int = 0
@@ -43,16 +44,13 @@ class CodeActRunState:
     self_checked: bool = False
 
     def ok_codes(self) -> list[str]:
-        """For each successful cell, the code that ran and what the model wrote for it,
-        whitespace-normalised (for noticing a block the model sends again)."""
-        out: list[str] = []
-        for c in self.cells:
-            if c.error is None:
-                out += {
-                    " ".join(c.code.split()),
-                    " ".join(self.written.get(c.code, c.code).split()),
-                }
-        return out
+        """For each successful cell, the code that ran, and what the model wrote for each cell
+        the agent changed into it, whitespace-normalised (for noticing a block the model sends
+        again: a block counts once per cell it became, so two blocks the agent fixed into the
+        same code count once each)."""
+        ran = [c.code for c in self.cells if c.error is None]
+        wrote = [w for code in dict.fromkeys(ran) for w in self.written.get(code, [])]
+        return [" ".join(code.split()) for code in [*ran, *wrote]]
 
 
 @dataclass

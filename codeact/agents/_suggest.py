@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from codeact.agents._notecols import frame_names
 from codeact.agents._recover import CellCode, assigned_names
+from codeact.agents._rules import repeat_problem
 from codeact.agents._style_state import CodeActRunState
 from codeact.executors.base import CodeExecutor, ExecutionResult, OutputCallback
 
@@ -59,3 +60,41 @@ def resent(run: RunState, code: str) -> bool:
     changed it: a column name), while a note's suggestion waits to run."""
     mine = run.state_of(CodeActRunState)
     return bool(mine.suggested) and " ".join(code.split()) in mine.ok_codes()
+
+
+async def repeat_outcome(
+    probe: CodeExecutor | None,
+    run: RunState | None,
+    result: ExecutionResult,
+    code: str,
+    note: str,
+    *,
+    rules: bool,
+    timeout: float | None,
+    on_output: OutputCallback | None,
+    max_chars: int,
+) -> tuple[ExecutionResult, str, str] | str:
+    """What follows a successful cell whose code repeats an earlier one (``note`` says so;
+    empty when it does not): with ``rules``, the rule the cell breaks now (each rule once per
+    run) comes before an older note's suggestion, and the code either suggests runs instead.
+    The suggestion's result, what the model is told before its output, and the code that
+    ran; or, when nothing ran, the note to add to the cell's own output."""
+    found: str | None = None  # (a rule's note, when its code is what runs)
+    if note and rules and run is not None:
+        mine = run.state_of(CodeActRunState)
+        problem = repeat_problem(run.user_msg, mine.cells, code, result.stdout)
+        if problem is not None and problem.code:  # (what it suggests runs below)
+            mine.suggested, found = problem.code, str(problem)
+        elif problem is not None:
+            note = f"\nNote: this cell repeats an earlier one. {problem}"
+            mine.suggested = None
+    if note and probe is not None and run is not None:
+        tried = await run_suggestion(probe, run, code, timeout, on_output)
+        if tried is not None:
+            result, ran = tried
+            if found:
+                return result, RULE_NOTE.format(problem=found, code=ran), ran
+            return result, SUGGESTION_NOTE.format(code=ran), ran
+    if found:  # (its code could not run here: the model is told the rule at least)
+        note = f"\nNote: this cell repeats an earlier one. {found}"
+    return note

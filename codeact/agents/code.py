@@ -405,7 +405,7 @@ class _ExecuteTool(BaseTool):
             if ran != code:  # the call records the code that ran (events, memory, notebook)
                 arguments["code"] = ran
                 if run is not None:  # (a re-run of what the model wrote is still a repeat)
-                    run.state_of(CodeActRunState).written[ran] = code
+                    run.state_of(CodeActRunState).written.setdefault(ran, []).append(code)
             failed = not result.ok
         return ToolOutput(
             content=observation,

@@ -193,3 +193,46 @@ async def test_a_re_run_cell_gets_the_rule_it_breaks_now_before_an_older_suggest
     last = str(results[-1].tool_output.content)
     assert "counts from the date of 'booked_on'" in last, last
     assert last.rstrip().endswith(MEAN_DAYS), last
+
+
+async def test_a_cell_fixed_into_an_earlier_one_gets_the_rule_it_breaks() -> None:
+    """fresh16 (seventeenth pass, final code): the model's cell failed on a header's space,
+    its fixed re-run was an earlier cell again, and no rule was asked (3.88 stood; the date
+    rule's code gives 4.88). A cell the agent fixed into an earlier one is treated as one
+    the model re-sent: the rule it breaks runs its code."""
+    from codeact import CodeActAgent, RestrictedExecutor
+    from codeact.agents.validators import rules_validator
+    from codeact.events import ToolCallResult
+    from codeact.llms import ScriptedLLM
+    from tests.helpers import collect
+
+    files = {"h.csv": ROWS.replace(",Check-In", ", Check-In").encode()}
+    question = QUESTION.replace(describe_files(FILES), describe_files(files))
+    llm = ScriptedLLM(
+        [f"<execute>\n{LEAD_CELL}\n</execute>"] * 2 + [f"@lead_days[{MEAN_DAYS}]"],
+        function_calling=False,
+    )
+    ex = RestrictedExecutor(allowed_modules=["pandas", "numpy"])
+    async with ex:
+        await ex.upload("h.csv", files["h.csv"])
+        agent = CodeActAgent(llm=llm, executor=ex, answer_validators=[rules_validator()])
+        events = await collect(agent.run(question))
+    results = [str(e.tool_output.content) for e in events if isinstance(e, ToolCallResult)]
+    assert len(results) == 2, results
+    assert "' Check-In'" in results[0] and results[0].rstrip().endswith("12.0"), results[0]
+    assert "counts from the date of 'booked_on'" in results[1], results[1]
+    assert results[1].rstrip().endswith(MEAN_DAYS), results[1]
+
+
+def test_blocks_fixed_into_the_same_code_count_once_each_as_repeats() -> None:
+    """Two different blocks the agent fixed into one code: each counts once (the second one
+    used to be counted for both cells, so its first re-send looked like a third run)."""
+    from codeact.agents._candidate import CellRun
+    from codeact.agents._style_state import CodeActRunState
+
+    state = CodeActRunState(cells=[CellRun(code="a = 1"), CellRun(code="a = 1")])
+    state.written["a = 1"] = ["a=1 # one", "a=1 # two"]
+    seen = state.ok_codes()
+    assert (seen.count("a = 1"), seen.count("a=1 # one"), seen.count("a=1 # two")) == (2, 1, 1)
+    state.cells.append(CellRun(code="a = 1", error="boom"))
+    assert state.ok_codes() == seen
