@@ -99,19 +99,16 @@ def alias_problem(question: str, code: str) -> Problem | None:
         if re.search(column, code) or not _asks_for(code, name, value):
             continue  # (matched its own way, or the value is not what the code asks for)
         found = column_read(question, code.splitlines(), name)
-        fixed = None
-        if found is not None:
-            at_line, frame = found
-            column = f"{frame}[{name!r}]"
-            folded = f"{column}.str.strip().str.lower().str.replace(r'[\\s_-]+', '', regex=True)"
-            spellings = [squeeze(alias), squeeze(value)]  # (its case and spacings too)
-            made = f"{column} = {column}.mask({folded}.isin({spellings!r}), {value!r})"
-            fixed = insert_after(code, at_line, made)
+        at_line, frame = found if found is not None else (-1, "df")
+        column = f"{frame}[{name!r}]"
+        folded = f"{column}.str.strip().str.lower().str.replace(r'[\\s_-]+', '', regex=True)"
+        spellings = [squeeze(alias), squeeze(value)]  # (its case and spacings too)
+        made = f"{column} = {column}.mask({folded}.isin({spellings!r}), {value!r})"
         return problem_of(
             f"The question says {alias!r} is {value} too, and your code never names "
-            f"{alias!r}: its rows count apart from {value}. Make them one first, e.g. "
-            f"df[{name!r}] = df[{name!r}].mask(<the folded text> == {squeeze(alias)!r}, "
-            f"{value!r}); run your code again, print the result, then answer.",
-            fixed,
+            f"{alias!r}: its rows count apart from {value}. Make them one first (compare the "
+            f"text with its case and spaces taken out), e.g. {made}; run your code again, "
+            "print the result, then answer.",
+            insert_after(code, at_line, made) if found is not None else None,
         )
     return None

@@ -37,6 +37,7 @@ from pydantic import BaseModel, ValidationError
 from codeact.agents._candidate import AnswerCandidate as AnswerCandidate
 from codeact.agents._candidate import CellRun as CellRun
 from codeact.agents._candidate import cell_run as cell_run
+from codeact.agents._labelcount import label_value_code, label_value_note
 from codeact.agents._placeholders import (
     TOKEN,
     asked_decimals,
@@ -127,8 +128,8 @@ def placeholder_validator(question: str | None = None, *, carry: bool = True) ->
         missing = [n for n in wanted if n not in given]
         if not missing:
             return None
+        printed: dict[str, str] = {}
         if carry:
-            printed: dict[str, str] = {}
             for cell in candidate.ok_cells:
                 printed.update(given_values(cell.stdout, template))
             if len(wanted) == 1 and not printed:
@@ -144,12 +145,15 @@ def placeholder_validator(question: str | None = None, *, carry: bool = True) ->
                 tokens = " ".join(f"@{n}[{printed[n]}]" for n in missing)
                 return candidate.replace(text=f"{candidate.text.rstrip()}\n{tokens}".strip())
         fmt = " ".join(f"@{n}[value]" for n in wanted)
+        unprinted = [n for n in missing if n not in printed]
         raise ModelRetry(
             "Your final answer must contain "
             + ", ".join(f"@{n}[...]" for n in missing)
             + f". Reply with the final answer in exactly this format: {fmt}, each value "
             "exactly as your code printed it (nan is a value too). If no cell printed a value "
             "yet, compute and print it with code first: never write a value no cell printed."
+            + label_value_note(asked, candidate.cells, unprinted),
+            code=label_value_code(asked, candidate.cells, unprinted),
         )
 
     return validate
@@ -191,6 +195,8 @@ def traced_validator(question: str | None = None) -> AnswerValidator:
             raise ModelRetry(
                 f"No cell printed the value of {listed}. Every value must come from your code's "
                 "output: compute it with code, print it, then answer with the printed value."
+                + label_value_note(asked, candidate.cells, list(untraced)),
+                code=label_value_code(asked, candidate.cells, list(untraced)),
             )
         text = _keep_asked(candidate.text, wanted, texts, rounding(asked))
         return None if text == candidate.text else candidate.replace(text=text)

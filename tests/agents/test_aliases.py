@@ -256,3 +256,22 @@ def test_a_grouping_of_another_column_does_not_ask_for_the_other_spelling() -> N
     ):
         code = f"import pandas as pd\ndf = pd.read_csv('t.csv')\nprint({grouped})"
         assert alias_problem(question, code) is not None, grouped
+
+
+def test_the_note_shows_the_folding_it_means_in_code_that_runs() -> None:
+    """fresh16: the note said ``mask(<the folded text> == 'creditcard', ...)``; the model
+    folded with strip and lower only, so 'Credit card' (with its space) stayed apart. The
+    note now writes the whole folding out, for the cell's own table name."""
+    import pandas as pd
+
+    cell = (
+        "import pandas as pd\nsales = pd.read_csv('b.csv')\n"
+        "print((sales['Status'].str.strip().str.lower() == 'cancelled').sum())"
+    )
+    problem = alias_problem(QUESTION, cell)
+    assert problem is not None and "<" not in str(problem), problem
+    example = str(problem).split("e.g. ", 1)[1].split("; run your code", 1)[0]
+    assert example.startswith("sales['Status'] = "), example
+    sales = pd.DataFrame({"Status": ["Cancelled", " canceled ", "CANCELED", "Checked out"]})
+    exec(example, {"sales": sales})
+    assert sales["Status"].tolist() == ["Cancelled"] * 3 + ["Checked out"]
