@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 from codeact.agents._answerlines import answer_line_fix, final_answer_fix, print_placeholders
 from codeact.agents._datetext import date_test_fix
 from codeact.agents._durationfix import timedelta_round_fix
+from codeact.agents._groupassign import group_assign_fix
 from codeact.agents._imports import import_fix
 from codeact.agents._joinfix import join_key_fix, mask_join_fix, number_key_fix, on_key_fix
 from codeact.agents._joinmissing import join_missing_fix
@@ -270,11 +271,18 @@ async def recover_cell(
     still fails (``failure_hints``); a successful cell that repeats an earlier one gets a note
     (``repeated_cell_note``), or with ``rules`` the note of a rule its code breaks, running
     the code that note suggests. ``probe`` None means the session must not be probed or re-run."""
+    regrouped = group_assign_fix(code, result) if probe is not None else None
+    if regrouped is not None and probe is not None:  # (a group's value put on every row)
+        rerun = await run_fix(probe, regrouped, timeout=timeout, on_output=on_output)
+        result, code = (rerun, regrouped.code) if rerun.ok else (result, code)
+        regrouped = regrouped if rerun.ok else None
     if result.ok and probe is not None and run is not None:  # ("@x[x_value]": its value)
         result, code = await print_placeholders(
             probe, run.user_msg, result, code, timeout, on_output
         )
     observation = result.to_observation(max_chars)
+    if regrouped is not None:
+        observation = f"{regrouped.note()}\n{observation}"
     if result.ok:
         outcome = await repeat_outcome(
             probe, run, result, code, repeated_cell_note(run, code), rules=rules,
