@@ -23,6 +23,19 @@ ACYCLIC = ("codeact.cli", "codeact.llms", "codeact.__main__")
 KNOWN: list[set[str]] = []
 
 
+def _parse(source: str) -> ast.Module:
+    """``ast.parse``, tried again on CPython 3.11's spurious ``SystemError: AST constructor
+    recursion depth mismatch`` (python/cpython#106905: the AST state's depth counter is shared
+    by threads; a thread an earlier test left parsing can upset it). It is not about the source:
+    a second parse of the same text succeeds."""
+    for _ in range(3):
+        try:
+            return ast.parse(source)
+        except SystemError:
+            continue
+    return ast.parse(source)
+
+
 def modules(root: Path, package: str) -> dict[str, Path]:
     """Dotted module name -> file, for every module of ``package`` under ``root``."""
     found = {}
@@ -74,7 +87,7 @@ def imports_of(
     edges: set[str | None] = set()
     here = name.split(".") if file.name == "__init__.py" else name.split(".")[:-1]
     nodes = _all_nodes if typing else _runtime_nodes
-    for node in nodes(ast.parse(file.read_text())):
+    for node in nodes(_parse(file.read_text())):
         if isinstance(node, ast.Import):
             edges |= {resolve(a.name) for a in node.names if a.name.split(".")[0] == package}
         elif isinstance(node, ast.ImportFrom):
