@@ -12,6 +12,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from codeact._parse import parse_source
+
 ROOT = Path(__file__).resolve().parents[1]
 
 #: Areas that must take part in no cycle at all.
@@ -21,19 +23,6 @@ ACYCLIC = ("codeact.cli", "codeact.llms", "codeact.__main__")
 #: not inside one of these fails the test.
 #: Import cycles tolerated for now (none: the package's import graph has no circle).
 KNOWN: list[set[str]] = []
-
-
-def _parse(source: str) -> ast.Module:
-    """``ast.parse``, tried again on CPython 3.11's spurious ``SystemError: AST constructor
-    recursion depth mismatch`` (python/cpython#106905: the AST state's depth counter is shared
-    by threads; a thread an earlier test left parsing can upset it). It is not about the source:
-    a second parse of the same text succeeds."""
-    for _ in range(3):
-        try:
-            return ast.parse(source)
-        except SystemError:
-            continue
-    return ast.parse(source)
 
 
 def modules(root: Path, package: str) -> dict[str, Path]:
@@ -87,7 +76,7 @@ def imports_of(
     edges: set[str | None] = set()
     here = name.split(".") if file.name == "__init__.py" else name.split(".")[:-1]
     nodes = _all_nodes if typing else _runtime_nodes
-    for node in nodes(_parse(file.read_text())):
+    for node in nodes(parse_source(file.read_text())):  # (cpython#106905: parsed again)
         if isinstance(node, ast.Import):
             edges |= {resolve(a.name) for a in node.names if a.name.split(".")[0] == package}
         elif isinstance(node, ast.ImportFrom):

@@ -16,6 +16,7 @@ import builtins
 import re
 from dataclasses import dataclass
 
+from codeact._parse import parse_source
 from codeact.agents._placeholders import required_placeholders
 from codeact.executors.base import CodeExecutor, ExecutionResult, OutputCallback
 
@@ -53,7 +54,7 @@ def _bound(code: str) -> set[str]:
     names = set(dir(builtins))
     for line in code.splitlines():
         try:
-            tree = ast.parse(line.strip())
+            tree = parse_source(line.strip())
         except SyntaxError:
             continue
         for node in ast.walk(tree):
@@ -158,7 +159,7 @@ def answer_line_fix(result: ExecutionResult, code: str, question: str = "") -> A
     if fixed == code:
         return None
     try:
-        ast.parse(fixed)
+        parse_source(fixed)
     except SyntaxError:
         return None
     return AnswerLineFix(code=fixed, printed=tuple(printed), dropped=tuple(dropped))
@@ -230,7 +231,7 @@ def placeholder_print_fix(
     if not result.ok:
         return None
     try:
-        bound = {n.id for node in ast.walk(ast.parse(code)) for n in _targets(node)}
+        bound = {n.id for node in ast.walk(parse_source(code)) for n in _targets(node)}
     except SyntaxError:
         return None
     parts, printed = [], []

@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from codeact._parse import parse_source
 from codeact.agents._answerlines import answer_line_fix, final_answer_fix, print_placeholders
 from codeact.agents._datetext import date_test_fix
 from codeact.agents._durationfix import timedelta_round_fix
@@ -136,7 +137,7 @@ def _fstring_literals(code: str, starts: list[int]) -> list[tuple[int, int, str]
     """The plain ``str`` literals inside the expressions of f-strings (``f"{d.loc[i, 'A']}"``:
     ``'A'``), which tokenize leaves inside the f-string's one token."""
     try:
-        tree = ast.parse(code)
+        tree = parse_source(code)
     except (SyntaxError, ValueError):
         return []
     lines = code.splitlines(keepends=True)

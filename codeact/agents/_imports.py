@@ -24,6 +24,7 @@ import ast
 import re
 from dataclasses import dataclass
 
+from codeact._parse import parse_source
 from codeact.executors.base import ExecutionResult
 
 _MISSING = re.compile(
@@ -185,7 +186,7 @@ def import_fix(result: ExecutionResult, code: str) -> ImportFix | None:
         return None
     root = missing.split(".")[0]
     try:
-        tree = ast.parse(code)
+        tree = parse_source(code)
     except SyntaxError:
         return None
     bound: dict[str, str] = {}

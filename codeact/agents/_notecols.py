@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import re
 
+from codeact._parse import parse_source
 from codeact.agents._placeholders import TOKEN
 
 #: A threshold the question names ("more than 90000", "after 2019"; not a clock time such as
@@ -199,7 +200,7 @@ def frame_names(code: str) -> list[str]:
     selected with a comparison (``df[df.a == 'x']``, ``.loc[...]``), ``.query(...)``,
     ``.dropna(...)``, ``.copy()``."""
     try:
-        tree = ast.parse(code)
+        tree = parse_source(code)
     except SyntaxError:
         return []
     out: list[str] = []

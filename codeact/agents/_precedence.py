@@ -14,6 +14,7 @@ import ast
 import re
 from dataclasses import dataclass
 
+from codeact._parse import parse_source
 from codeact.agents._imports import apply_edits, node_span, source_offset
 from codeact.agents._recover import failing_line
 from codeact.executors.base import ExecutionResult
@@ -118,7 +119,7 @@ def precedence_fix(result: ExecutionResult, code: str) -> PrecedenceFix | None:
     if error is None or not _SLIP.search(error.message):
         return None
     try:
-        tree = ast.parse(code)
+        tree = parse_source(code)
     except SyntaxError:
         return None
     lines = code.splitlines(keepends=True)

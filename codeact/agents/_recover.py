@@ -22,6 +22,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from codeact._parse import parse_source
 from codeact.agents._callhints import (
     apply_value_hint,
     corr_hint,
@@ -76,7 +77,7 @@ def assigned_names(cells: Sequence[Any]) -> list[str]:
     out: dict[str, None] = {}
     for cell in cells:
         try:
-            tree = ast.parse(cell.code)
+            tree = parse_source(cell.code)
         except SyntaxError:
             continue
         for node in tree.body:

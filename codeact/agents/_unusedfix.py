@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
+from codeact._parse import parse_source
 from codeact.executors.base import CodeExecutor, ExecutionResult, OutputCallback
 
 MAX_DROPPED = 5
@@ -68,7 +69,7 @@ def safe_to_repeat(code: str, traceback: str) -> bool:
     ``open``, ``.to_csv``), no name from before the cell bound again after it was read."""
     failing = failing_lineno(traceback)
     try:
-        tree = ast.parse(code)
+        tree = parse_source(code)
     except SyntaxError:
         return False
     if failing is None:
@@ -169,7 +170,7 @@ def unused_line_fix(result: ExecutionResult, code: str) -> UnusedLineFix | None:
         return None
     line = failing_lineno(error.traceback)
     try:
-        tree = ast.parse(code)
+        tree = parse_source(code)
     except SyntaxError:
         return None
     if line is None:

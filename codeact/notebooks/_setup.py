@@ -10,6 +10,8 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from codeact._parse import parse_source
+
 __all__ = ["data_dir_for", "files_cell", "sandbox_uses", "setup_cell"]
 
 _FINAL = re.compile(r"\bfinal_answer\s*\(")
@@ -21,7 +23,7 @@ def sandbox_uses(code: str) -> tuple[bool, set[str]]:
     final = bool(_FINAL.search(code))
     names: set[str] = set()
     try:
-        tree = ast.parse(code)
+        tree = parse_source(code)
     except (SyntaxError, ValueError):
         return final, {"*"} if _TOOLS.search(code) else set()
     for node in ast.walk(tree):
