@@ -23,6 +23,7 @@ _DAY_MONTH = re.compile(rf"^\d{{1,2}}[ -]{_MONTH}[ ,-]*\d{{4}}$", re.I)
 #: ``Sep 17, 2017``, ``September 17 2017``: the month first.
 _MONTH_DAY = re.compile(rf"^{_MONTH} \d{{1,2}},? \d{{4}}$", re.I)
 _ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_NUMERIC_DAY = re.compile(r"^(\d{1,2})([/.-])(\d{1,2})\2\d{4}$")
 _SHORT = "(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
 #: The two forms read with one ``format``: ``17 Sep 2017`` and ``17-Sep-2017``.
 _EXACT = {
@@ -40,6 +41,11 @@ SQUEEZE_PATTERN = r"(?<=[a-z])[\s_-]+(?=[a-z])"
 _SQUEEZE = re.compile(SQUEEZE_PATTERN)
 
 
+def is_named_date(value: str) -> bool:
+    """Whether ``value`` is a date written with its month's name (``3 Jan 2024``)."""
+    return bool(_DAY_MONTH.match(value) or _MONTH_DAY.match(value))
+
+
 def month_name_dates(present: list[str], name: str) -> str:
     """The hint for a column of dates written with month names (``present``: its values as
     written), or ``""``: the ``format`` when every value is written one of two common ways,
@@ -52,6 +58,15 @@ def month_name_dates(present: list[str], name: str) -> str:
         return (
             f"dates as text written two ways ({iso[0]!r} and {named[0]!r}): "
             f"pd.to_datetime(df[{name!r}], format='mixed')"
+        )
+    numeric = [(m.group(1), m.group(3)) for v in values if (m := _NUMERIC_DAY.match(v))]
+    if named and numeric and len(named) + len(numeric) == len(values):  # ('3 Jan', '04-01')
+        month_first = any(int(b) > 12 for _, b in numeric) and all(int(a) <= 12 for a, _ in numeric)
+        order = "month first" if month_first else "day first"
+        return (
+            f"dates as text written two ways ({named[0]!r} and {order} like "
+            f"{next(v for v in values if _NUMERIC_DAY.match(v))!r}): pd.to_datetime(df[{name!r}], "
+            f"format='mixed'{', dayfirst=True' * (not month_first)})"
         )
     if len(named) != len(values):
         return ""
@@ -242,13 +257,16 @@ def code_forms(values: list[str], name: str) -> str:
     (``'M-0042'``, ``'m-0042'`` and ``'M0042'`` are one code), or ``""``: how many there are
     as written and as codes, and the number to count, group and compare on."""
     found = [m for v in values if (m := _ONE_CODE.match(v))]
-    if not found or len(found) < len(values) or len({m.group(1).lower() for m in found}) != 1:
+    plain = [v for v in values if v.isdigit()]  # (fresh17: '4' beside 'T04' and 'T-4')
+    if not found or len(found) + len(plain) < len(values) or len(plain) > len(found):
+        return ""
+    if len({m.group(1).lower() for m in found}) != 1:
         return ""
     forms: dict[int, list[str]] = {}
-    for m in found:
-        written = forms.setdefault(int(m.group(2)), [])
-        if m.group(0) not in written:
-            written.append(m.group(0))
+    for number, whole in [(m.group(2), m.group(0)) for m in found] + [(v, v) for v in plain]:
+        written = forms.setdefault(int(number), [])
+        if whole not in written:
+            written.append(whole)
     several = [w for w in forms.values() if len(w) > 1]
     if not several or len({v.lower() for v in values}) == len(forms):
         return ""  # (one way of writing each, or only its case: the spelling hint says so)

@@ -14,6 +14,7 @@ import re
 from codeact.agents._cellforms import (
     NO_VALUE,
     date_marks,
+    is_named_date,
     other_forms,
     scaled_amounts,
     spelling_hint,
@@ -21,7 +22,13 @@ from codeact.agents._cellforms import (
     time_of_day_hint,
 )
 from codeact.agents._csvtable import SCAN_ROWS, Table
-from codeact.agents._money import SIGNED_NUMBER, signed_conversion, signed_hint, signs_of
+from codeact.agents._money import (
+    SIGNED_NUMBER,
+    european_hint,
+    signed_conversion,
+    signed_hint,
+    signs_of,
+)
 
 MAX_COLUMNS = 40
 MAX_EXAMPLE_CHARS = 24
@@ -133,7 +140,9 @@ def _column(name: str, values: list[str]) -> str:
         label += " (mind the spaces in the name)"
     present = [v for v in values if v.strip() not in NA_STRINGS]
     missing = len(values) - len(present)
-    dates, marks = date_marks(present, lambda v: bool(_DATE.match(v) or _NUMERIC_DATE.match(v)))
+    dates, marks = date_marks(
+        present, lambda v: bool(_DATE.match(v) or _NUMERIC_DATE.match(v)) or is_named_date(v)
+    )
     kind, hint = _kind(dates if marks else present, missing, name)
     if marks and "errors=" not in hint:  # (the signs would stop the conversion)
         hint = hint.replace(f"(df[{name!r}]", f"(df[{name!r}], errors='coerce'").replace(
@@ -181,6 +190,8 @@ def _kind(present: list[str], missing: int, name: str) -> tuple[str, str]:
         return "text", "numbers stored as text with ',' separators: read with thousands=','"
     if all(_SIGNED.match(v) or _FLOAT.match(v) or _SEPARATED.match(v) for v in stripped):
         return "text", signed_hint(stripped, name)
+    if european := european_hint(stripped, name):
+        return "text", european
     if all(_DATE.match(v) for v in stripped):
         return "text", "dates as text: pd.to_datetime() them"
     if all(_DATE_12H.match(v) for v in stripped):
@@ -247,6 +258,17 @@ def _epoch(values: list[str]) -> bool:
     return all(1_000_000_000 <= int(v) < 2_000_000_000 for v in values)
 
 
+_BARE = re.compile(r"^\d+(?:[.,]\d+)*$")
+_THOUSANDS_DOT = re.compile(r"^[1-9]\d{0,2}(?:\.\d{3})+$")
+
+
+def _dot_thousands(numbers: list[str]) -> bool:
+    """Whether the dots in ``numbers`` (written without a comma) mark thousands: every
+    number with a dot has groups of three digits after it, and there are five or more."""
+    dotted = [n for n in numbers if "." in n]
+    return len(dotted) >= 5 and all(_THOUSANDS_DOT.match(n) for n in dotted)
+
+
 def _written_kind(values: list[str], name: str) -> str:
     """Numbers with decimal commas, numbers with units, fractions, yes/no written several
     ways: what they are and how to read them."""
@@ -256,22 +278,32 @@ def _written_kind(values: list[str], name: str) -> str:
         return "numbers with decimal commas: read the file with decimal=',', thousands='.'"
     found = [m for v in values if (m := _UNIT.match(v))]
     units = {m.group(2) for m in found}
+    # (numbers written without the one unit the rest carry: fresh17 '45210' among '180.640 km')
+    bare = [v for v in values if len(units) == 1 and not _UNIT.match(v) and _BARE.match(v)]
+    bare = bare if len(bare) <= len(found) else []
     # (a few words without digits may stand for no number: 'not synced')
-    words = sorted({v for v in values if not _UNIT.match(v)})
+    words = sorted({v for v in values if not _UNIT.match(v) and v not in bare})
     marked = len(words) <= 2 and not any(c.isdigit() or len(w) > 16 for w in words for c in w)
-    enough = not words or (marked and len(found) >= max(5, len(values) // 2))
+    enough = not words or (marked and len(found) + len(bare) >= max(5, len(values) // 2))
     if units and len(units) <= 4 and enough:
         shown = " and ".join(repr(u) for u in sorted(units))
         comma = any(
             _COMMA_FIRST.match(m.group(1)) and not _THOUSANDS.match(m.group(1)) for m in found
         )
         if len(units) == 1:  # (one unit: the number alone, its decimal mark as written)
+            numbers = [m.group(1) for m in found] + bare
+            dotted = not comma and _dot_thousands(numbers)  # ('180.640 km' is 180640)
             keep, point = ("[^\\d,-]", ".str.replace(',', '.')") if comma else ("[^\\d.-]", "")
+            keep = "[^\\d-]" if dotted else keep
             number = f"{column}.str.replace(r'{keep}', '', regex=True){point}"
+            shown += f", a dot between thousands ({found[0].group(0)!r} is " * dotted
+            shown += f"{found[0].group(1).replace('.', '')})" * dotted
+            shown += f", {len(bare)} written without it" * bool(bare)
             if not words:
                 return f"numbers with a unit ({shown}) as text: convert with {number}.astype(float)"
+            nones = len(values) - len(found) - len(bare)
             return (
-                f"numbers with a unit ({shown}) as text, {len(values) - len(found)} values "
+                f"numbers with a unit ({shown}) as text, {nones} values "
                 f"{' and '.join(repr(w) for w in words)} standing for no number: convert with "
                 f"pd.to_numeric({number}, errors='coerce')"
             )

@@ -48,3 +48,34 @@ def signed_hint(values: list[str], name: str) -> str:
         f"numbers stored as text with {shown}{warn}: "
         f"convert with {signed_conversion(values, f'df[{name!r}]')}"
     )
+
+
+#: An amount written the European way: a dot between thousands, a comma before the decimals
+#: (``1.045,71``, ``1816,66``, ``12``).
+_EU_AMOUNT = r"[-+]?(?:\d{1,3}(?:\.\d{3})+|\d+)(?:,\d{1,2})?"
+_EU_SIGNED = re.compile(
+    rf"^(?:[-+]?[$€£¥]\s?{_EU_AMOUNT}|{_EU_AMOUNT}\s?(?:[€%]|(?:{_CODES})(?![A-Za-z]))"
+    rf"|[-+]?(?:{_CODES})\s?{_EU_AMOUNT})$"
+)
+_EU_TELLS = re.compile(r"\d,\d{1,2}(?!\d)|\d\.\d{3},")  # (a decimal comma: '109,66')
+_PLAIN_EU = re.compile(rf"^{_EU_AMOUNT}$")
+
+
+def european_hint(values: list[str], name: str) -> str:
+    """The files note on amounts with signs or codes written the European way (fresh17:
+    ``€1.045,71``, ``EUR 1816,66``, ``1.234,50 €``), when every value is one (or a plain
+    number) and some comma is plainly a decimal comma; else ''."""
+    if not all(_EU_SIGNED.match(v) or _PLAIN_EU.match(v) for v in values):
+        return ""
+    if not any(_EU_SIGNED.match(v) for v in values) or not any(_EU_TELLS.search(v) for v in values):
+        return ""
+    signs = re.escape("".join(signs_of(values)))
+    codes = "".join(f"|{c}" for c in _codes(values))
+    shown = " and ".join(repr(c) for c in [*signs_of(values), *_codes(values)])
+    column = f"df[{name!r}]"
+    return (
+        f"amounts stored as text with {shown}, written the European way (a dot between "
+        "thousands, a comma before the decimals: '1.045,71' is 1045.71): convert with "
+        f"{column}.str.replace(r'[{signs}\\s.]{codes}', '', regex=True).str.replace(',', '.')"
+        ".astype(float)"
+    )

@@ -1,0 +1,64 @@
+"""The files note on a European export (fresh17, a garage's job cards, read blind): amounts
+``€1.045,71`` and ``EUR 1816,66``, mileage ``180.640 km`` beside bare ``45210``, dates
+``3 Jan 2024`` beside ``04-01-2024``, mechanics ``T04``, ``T-4`` and ``4``. The note said
+"text" of all four; each now says what they are, and its conversion gives the numbers."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pandas as pd
+
+from codeact.agents.code import describe_files
+
+INVOICES = ["€1.045,71", "EUR 1816,66", "€109,66", "1.234,50 €", "€12", "EUR 88,00"]
+MILES = ["180.640 km", "45210", "88.871 km", "-", "unknown", "9.005 km", "120.000 km", "7.250 km"]
+COLLECTED = ["3 Jan 2024", "04-01-2024", "-", "unknown", "13-02-2024", "1 Mar 2024", "02-03-2024"]
+TECHS = ["T04", "T-4", "4", "t09", "T09", "T12", "12", "t03"]
+ROWS = 24
+CSV = "Job,Invoice,Mileage,Date Collected ,Tech\n" + "".join(
+    f'J{i},"{INVOICES[i % 6]}",{MILES[i % 8]},{COLLECTED[i % 7]},{TECHS[i % 8]}\n'
+    for i in range(ROWS)
+)
+NOTE = describe_files({"g.csv": CSV.encode()})
+
+
+def _converted(column: str, start: str) -> list[object]:
+    """What the note's code for ``column`` (from ``start`` to the next ', e.g.') gives."""
+    line = next(ln for ln in NOTE.splitlines() if ln.strip().startswith(f"- {column!r}"))
+    code = line[line.index(start) :].split(", e.g.")[0].removeprefix("convert with ")
+    df = pd.read_csv(io.StringIO(CSV))
+    return list(eval(code, {"pd": pd, "df": df}))
+
+
+def test_european_amounts_are_named_and_read() -> None:
+    assert "written the European way" in NOTE
+    got = _converted("Invoice", "convert with df")
+    assert got[:6] == [1045.71, 1816.66, 109.66, 1234.5, 12.0, 88.0]
+
+
+def test_dotted_thousands_with_a_unit_beside_bare_numbers_are_read() -> None:
+    assert "a dot between thousands ('180.640 km' is 180640)" in NOTE
+    got = _converted("Mileage", "pd.to_numeric(")
+    assert got[:3] == [180640, 45210, 88871] and all(pd.isna(got[i]) for i in (3, 4)), got
+    # a column whose dotted numbers have other decimals keeps its decimal point
+    other = describe_files({"k.csv": ("d\n" + "".join(f"{i}.5 km\n" for i in range(9))).encode()})
+    assert "thousands" not in other and "[^\\d.-]" in other
+
+
+def test_dates_written_with_month_names_and_day_first_numbers_are_read() -> None:
+    line = next(ln for ln in NOTE.splitlines() if "'Date Collected '" in ln)
+    assert "written two ways ('3 Jan 2024' and day first" in line
+    code = re.search(r"pd\.to_datetime\(df\['Date Collected '\][^)]*\)", line)
+    assert code is not None and "errors='coerce'" in code.group(0), line
+    df = pd.read_csv(io.StringIO(CSV))
+    got = eval(code.group(0), {"pd": pd, "df": df})
+    assert [str(d.date()) if pd.notna(d) else None for d in got[:5]] == [
+        "2024-01-03", "2024-01-04", None, None, "2024-02-13"
+    ]  # fmt: skip
+
+
+def test_plain_numbers_among_prefixed_codes_are_the_same_codes() -> None:
+    line = next(ln for ln in NOTE.splitlines() if "'Tech'" in ln)
+    assert "codes written several ways" in line and "4 codes" in line, line
