@@ -124,7 +124,9 @@ def case_problem(question: str, code: str) -> Problem | None:
             if not compare.search(code):  # (contains, isin, split and join: left alone)
                 continue
         fixed = compare.sub(partial(_folded_compare, fold=fold, inner=inner), code)
-        example = f"{m.group(2)} == {m.group(3)!r}"
+        said = compare.search(code)  # (the cell's own value: fresh17 copied 'repair' for tyres)
+        value = said.group(5) if said else m.group(3)
+        example = f"{m.group(2)} == {squeeze(value) if inner else value.strip().lower()!r}"
         return problem_of(
             f"The column {name!r} holds one value written in several cases and spacings (see "
             "the files note), and your code compares or groups it as written, so it misses "

@@ -121,6 +121,9 @@ def test_one_value_in_several_cases_is_compared_folded() -> None:
     assert problem is not None and "written in several cases and spacings" in problem
     assert problem.code is not None
     assert "df['category'].str.strip().str.lower() == 'books'" in problem.code
+    # fresh17: the note's example took the column's first value, and the model copied it
+    toys = case_problem(ask("How many Toys orders?"), code.replace("'Books'", "'Toys'"))
+    assert toys is not None and "e.g. df['category'].str.strip().str.lower() == 'toys'" in toys
     assert run(problem.code) == "4"
     counted = f"{READ}print(df['category'].value_counts()['Books'])"
     told = case_problem(q, counted)
