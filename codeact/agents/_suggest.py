@@ -6,10 +6,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from codeact.agents._candidate import CellRun
 from codeact.agents._notecols import frame_names
+from codeact.agents._placeholders import required_placeholders
 from codeact.agents._recover import CellCode, assigned_names
-from codeact.agents._rules import repeat_problem
+from codeact.agents._rules import passes_rules, repeat_problem
 from codeact.agents._style_state import CodeActRunState
+from codeact.agents._trace import best_traced_answer
 from codeact.executors.base import CodeExecutor, ExecutionResult, OutputCallback
 
 if TYPE_CHECKING:
@@ -88,6 +91,8 @@ async def repeat_outcome(
         elif problem is not None:
             note = f"\nNote: this cell repeats an earlier one. {problem}"
             mine.suggested = None
+        elif not mine.suggested and passes_rules(run.user_msg, code):
+            note = _answer_now(run.user_msg, code, result.stdout) or note
     if note and probe is not None and run is not None:
         tried = await run_suggestion(probe, run, code, timeout, on_output)
         if tried is not None:
@@ -98,3 +103,21 @@ async def repeat_outcome(
     if found:  # (its code could not run here: the model is told the rule at least)
         note = f"\nNote: this cell repeats an earlier one. {found}"
     return note
+
+
+#: What the model is told when it re-runs a cell that breaks no rule and printed every asked
+#: value (fresh17: the right count re-run twice, then the model drifted to another make).
+ANSWER_NOW = (
+    "\nNote: this cell repeats an earlier one and printed the same again. If it computes "
+    "what the question asks, do not run it again: answer now with the printed values, "
+    "{answer}. If not, write the code that computes what the question asks."
+)
+
+
+def _answer_now(question: str, code: str, stdout: str) -> str:
+    """``ANSWER_NOW`` with the asked values the cell printed, when it printed all of them."""
+    wanted = required_placeholders(question)
+    found = best_traced_answer(question, [CellRun(code=code, stdout=stdout)])
+    if not wanted or found is None or found.count("@") < len(wanted):
+        return ""
+    return ANSWER_NOW.format(answer=found)

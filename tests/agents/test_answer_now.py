@@ -1,0 +1,52 @@
+"""A cell that breaks no rule re-run unchanged: the model is told to answer with what it
+printed (fresh17: the right count, 132, re-run twice; then the model drifted to another make
+and answered 8). A cell a rule finds wanting is not told so."""
+
+from __future__ import annotations
+
+import pytest
+
+from codeact.agents.code import describe_files
+
+pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings("ignore::UserWarning")]
+
+PAY = ["Card", "Cash", "Card", "Voucher", "Card", "Cash", "Card"]
+FILES = {"s.csv": ("Sale,Payment\n" + "".join(f"{i},{p}\n" for i, p in enumerate(PAY))).encode()}
+QUESTION = (
+    "Question: How many sales were paid by card?\n"
+    'Format: @card_sales[card_sales_value] where "card_sales_value" is an integer.\n\n'
+    + describe_files(FILES)
+)
+CELL = "import pandas as pd\ndf = pd.read_csv('s.csv')\nprint((df['Payment'] == 'Card').sum())"
+
+
+async def _second_result(question: str) -> str:
+    from codeact import CodeActAgent, RestrictedExecutor
+    from codeact.agents.validators import rules_validator
+    from codeact.events import ToolCallResult
+    from codeact.llms import ScriptedLLM
+    from tests.helpers import collect
+
+    llm = ScriptedLLM(
+        [f"<execute>\n{CELL}\n</execute>"] * 2 + ["@card_sales[4]"] * 2, function_calling=False
+    )
+    ex = RestrictedExecutor(allowed_modules=["pandas", "numpy"])
+    async with ex:
+        await ex.upload("s.csv", FILES["s.csv"])
+        agent = CodeActAgent(llm=llm, executor=ex, answer_validators=[rules_validator()])
+        events = await collect(agent.run(question))
+    results = [str(e.tool_output.content) for e in events if isinstance(e, ToolCallResult)]
+    assert len(results) == 2, results
+    return results[1]
+
+
+async def test_a_re_run_cell_breaking_no_rule_is_told_to_answer_with_its_values() -> None:
+    told = await _second_result(QUESTION)
+    assert "answer now with the printed values, @card_sales[4]" in told, told
+
+
+async def test_a_re_run_cell_a_rule_finds_wanting_is_not_told_to_answer() -> None:
+    # the question names a filter the cell never applies ('North')
+    question = QUESTION.replace("paid by card?", "paid by card in the 'North' region?")
+    told = await _second_result(question)
+    assert "answer now" not in told, told
