@@ -229,6 +229,7 @@ def _clock_fix(code: str, name: str, reading: str) -> tuple[str, str]:
 #: How dates may be written (``%-d``: the day without a leading zero).
 _FORMATS: tuple[str, ...] = ("%b %-d, %Y", "%B %-d, %Y", "%-d %b %Y", "%-d %B %Y", "%d %b %Y")
 _FORMATS += ("%d-%b-%Y", "%m/%d/%Y", "%d/%m/%Y", "%-m/%-d/%Y", "%-d/%-m/%Y", "%Y-%m-%d")
+_FORMATS += ("%d-%m-%Y", "%m-%d-%Y", "%d.%m.%Y", "%m.%d.%Y")  # (fresh17: '05-03-2024')
 _WRITTEN_DATES = re.compile(
     r"(dates (?:with month names )?as text[^:]*): (pd\.to_datetime\(.*?\))(?:, e\.g\. (.*)|$)"
 )

@@ -36,6 +36,11 @@ def test_a_text_test_keeping_exactly_one_month_or_year_is_left_alone() -> None:
     assert text_date_problem(QUESTION, month) is None
     year = READ + "print(df[df['ordered_at'].str.contains('2024')]['Sale'].count())"
     assert text_date_problem(QUESTION, year) is None
+    # fresh17 (blind): dates written with hyphens, '05-03-2024', one month matched the same way
+    dashed = ROWS.replace("/", "-")
+    asked = f"Question: How many sales were made in May 2024?\n\n{describe_files({'s.csv': dashed.encode()})}"
+    assert text_date_problem(asked, month.replace("05/2024", "05-2024")) is None
+    assert text_date_problem(asked, month.replace("05/2024", "2024-05")) is not None
 
 
 def test_text_tests_that_keep_other_days_or_order_the_text_are_sent_back() -> None:
