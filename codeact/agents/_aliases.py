@@ -36,6 +36,10 @@ _SPELLING = re.compile(r"\b(?:spelt|spelled|spellings?|written|typed|entered|als
 _ALSO = re.compile(
     rf"{_VALUE}\s+is\s+(?:also|sometimes)\s+(?:written|spelt|spelled|typed)\s+(?:as\s+)?{_QUOTE}"
 )
+#: "... are C and D": the quoted spellings are C and D in turn.
+_RESPECTIVE = re.compile(rf"\s+and\s+{_VALUE}")
+#: ", D 'W' or 'X'": the next value of a list after "C is also written 'V'".
+_ALSO_THEN = re.compile(rf",?\s*(?:and\s+)?{_VALUE}\s+{_QUOTE}(?:,?\s+(?:or|and)\s+{_QUOTE})*")
 #: "both 'A' and 'B' (count them together as C)".
 _TOGETHER = re.compile(
     rf"{_QUOTE}\s+and\s+{_QUOTE}\s*\((?:count|treat|take)\w* them (?:together )?as {_VALUE}\)"
@@ -50,8 +54,23 @@ def stated_aliases(task: str) -> list[tuple[str, str, int]]:
         start = max(task.rfind(". ", 0, m.start()), task.rfind("\n", 0, m.start())) + 1
         if not _SPELLING.search(task[start : m.start()]):
             continue  # (no sentence about how values are written: "... 'Cancelled' are Expedia")
-        found += [(a, m.group(m.lastindex or 0), m.start()) for a in re.findall(_QUOTE, m.group(1))]
-    found += [(m.group(2), m.group(1), m.start()) for m in _ALSO.finditer(task)]
+        quotes = re.findall(_QUOTE, m.group(1))
+        more = _RESPECTIVE.match(task, m.end())  # ("'service' and ' REPAIR' are Service and
+        if more is not None:  # Repair": each its own value, in order, or none if unclear)
+            values = [m.group(m.lastindex or 0), more.group(1)]
+            found += list(zip(quotes, values, [m.start()] * 2, strict=False)) * (len(quotes) == 2)
+            continue
+        found += [(a, m.group(m.lastindex or 0), m.start()) for a in quotes]
+    for m in _ALSO.finditer(task):
+        found += [(m.group(2), m.group(1), m.start())]
+        end = task.find(".", m.end())  # (the rest of the sentence: "Service is also
+        rest = task[m.end() : end if end >= 0 else None]  # written 'Servicing', Repair ...")
+        at = 0
+        for then in _ALSO_THEN.finditer(rest):
+            if then.start() != at:  # (only the list right after it)
+                break
+            at = then.end()
+            found += [(a, then.group(1), m.start()) for a in re.findall(_QUOTE, then.group(0))]
     for m in _TOGETHER.finditer(task):
         found += [(m.group(1), m.group(3), m.start()), (m.group(2), m.group(3), m.start())]
     return [

@@ -275,3 +275,25 @@ def test_the_note_shows_the_folding_it_means_in_code_that_runs() -> None:
     sales = pd.DataFrame({"Status": ["Cancelled", " canceled ", "CANCELED", "Checked out"]})
     exec(example, {"sales": sales})
     assert sales["Status"].tolist() == ["Cancelled"] * 3 + ["Checked out"]
+
+
+def test_a_list_of_other_spellings_and_spellings_of_two_values_in_turn() -> None:
+    """fresh17 (blind): "('service' and ' REPAIR' are Service and Repair)" was read as
+    ' REPAIR' being Service (the model's mask then counted repairs as services), and of
+    "Service is also written 'Servicing', Repair 'Repairs', Tyres 'Tires' or 'Tyre change'"
+    only the first was read."""
+    said = (
+        "'Job Type' is Service, Repair or Tyres, typed in any case ('service' and ' REPAIR' "
+        "are Service and Repair); Service is also written 'Servicing', Repair 'Repairs', "
+        "Tyres 'Tires' or 'Tyre change' and Diagnostics 'DIAG'. Labour is 'h' or 'min'."
+    )
+    assert [(a, v) for a, v, _ in stated_aliases(said)] == [
+        ("Servicing", "Service"),
+        ("Repairs", "Repair"),
+        ("Tires", "Tyres"),
+        ("Tyre change", "Tyres"),
+        ("DIAG", "Diagnostics"),
+    ]
+    # in turn only when the counts match: three spellings for two values say nothing
+    three = "Status is written several ways: 'a', 'b' and 'c' are Open and Closed."
+    assert stated_aliases(three) == []
