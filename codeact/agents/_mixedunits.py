@@ -33,11 +33,12 @@ _FACTOR = re.compile(r"(divide|multiply|times)\s+(?:it\s+|them\s+)?by\s+(\d[\d,]
 _UNIT_WORDS = {"ft", "feet", "foot", "sqft", "m2", "metre", "metres", "meter", "meters", "sq"}
 _UNIT_WORDS |= {"g", "gram", "grams", "kg", "kilo", "kilos", "kilogram", "kilograms", "lb"}
 _UNIT_WORDS |= {"lbs", "oz", "km", "mi", "mile", "miles", "ml", "l", "litre", "litres", "cm"}
+_UNIT_WORDS |= {"h", "hr", "hrs", "hour", "hours", "min", "mins", "minute", "minutes"}
 #: The units a question may ask for, and each unit's size in its kind (``_SIZES``).
 _UNIT_NAMES = [
     (r"kilo ?grams?|kilos|kgs?", "kg"), (r"grams?", "g"), (r"kilomet(?:re|er)s?|km", "km"),
     (r"met(?:re|er)s?", "m"), (r"millilit(?:re|er)s?|ml", "ml"), (r"lit(?:re|er)s?", "l"),
-    (r"days?", "days"), (r"weeks?", "weeks"),
+    (r"days?", "days"), (r"weeks?", "weeks"), (r"hours?|hrs?", "h"), (r"minutes?|mins?", "min"),
 ]  # fmt: skip
 #: How a question asks for a unit, most telling first: "in kilograms" or "per kg" in the
 #: question itself; a number in it ("more than 5 kilograms", "longer than 14 days": the
@@ -46,7 +47,9 @@ _ASKING = (r"\b(?:in|per|to)\s+", r"\d\s*", r"\b(?:one|two|three|four|five|six|s
 _SIZES = {"g": ("g", 1.0), "kg": ("g", 1000.0), "gram": ("g", 1.0), "grams": ("g", 1.0)}
 _SIZES |= {"kgs": ("g", 1000.0), "m": ("m", 1.0), "km": ("m", 1000.0), "cm": ("m", 0.01)}
 _SIZES |= {"mm": ("m", 0.001), "ml": ("l", 0.001), "l": ("l", 1.0)}
-_SIZES |= {"day": ("d", 1.0), "days": ("d", 1.0), "week": ("d", 7.0), "weeks": ("d", 7.0)}
+_SIZES |= {"day": ("h", 24.0), "days": ("h", 24.0), "week": ("h", 168.0), "weeks": ("h", 168.0)}
+_SIZES |= {u: ("h", 1.0) for u in ("h", "hr", "hrs", "hour", "hours")}  # (fresh17: '2,5 h')
+_SIZES |= {u: ("h", 1 / 60) for u in ("min", "mins", "minute", "minutes")}  # ('150 min')
 
 
 def _names_a_unit(code: str, units: list[str]) -> bool:

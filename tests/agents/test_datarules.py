@@ -940,3 +940,24 @@ def test_the_decimal_point_taken_out_of_amounts_is_sent_back_and_a_quoted_amount
     euro = f"Question: Total weight?\n\n{describe_files({'k.csv': kilos.encode()})}"
     dots = "print(df['Weight'].str.replace('.', '').str.replace(',', '.'))"
     assert decimal_point_problem(euro, dots) is None
+
+
+def test_hours_and_minutes_get_the_factor_to_the_asked_unit() -> None:
+    """fresh17 (blind): Labour '2,5 h' or '150 min', the mean asked in hours; the model took
+    the number as written (91.90 for 2.03). Hours and minutes are known sizes of time now."""
+    data = "Ref,Labour\n" + "".join(
+        f'{i},"{[f"{i},5 h", f"{i * 30} min"][i % 2]}"\n' for i in range(1, 30)
+    )
+    text = (
+        "Question: What is the mean labour time, in hours?\nConstraints: Labour is in hours "
+        f"or minutes.\nFormat: @h[v]\n\n{describe_files({'l.csv': data.encode()})}"
+    )
+    digits = (
+        "df['Labour'] = pd.to_numeric(df['Labour'].str.extract(r'([\\d.,]+)')[0]"
+        ".str.replace(',', '.'), errors='coerce')\nprint(df['Labour'].mean())"
+    )
+    problem = check_candidate(candidate(text, digits)) or ""
+    assert "value = value.where(unit != 'min', value / 60)" in problem, problem
+    minutes = text.replace("in hours?", "in minutes?")
+    problem = check_candidate(candidate(minutes, digits)) or ""
+    assert "value = value.where(unit != 'h', value * 60)" in problem, problem
