@@ -257,7 +257,9 @@ def _example(task: str, m: re.Match[str]) -> bool:
         return False
     # what the parenthesis says before the value: nothing, other values, "or", "e.g." or
     # "'br3' in orders.csv is": an example; a column's name ("(Priority 'P1')"): a filter
-    before = _QUOTED.sub(" ", task[opened + 1 : m.start()])
+    # (from the last comma outside quotes: "('2,5 h' is two and a half hours, '1 h' one hour)")
+    before = _QUOTED.sub(lambda q: " " * len(q.group(0)), task[opened + 1 : m.start()])
+    before = before[max(before.rfind(","), before.rfind(";")) + 1 :]
     return all(w.lower() in _EXAMPLE_WORDS or "." in w for w in re.findall(r"[\w.]+", before))
 
 

@@ -48,6 +48,17 @@ def test_values_quoted_in_parentheses_to_show_the_writing_are_not_filters() -> N
     assert filter_problem(named, parsed + "print(x.sum())") is not None
 
 
+def test_examples_listed_in_parentheses_after_an_explained_one_are_not_filters() -> None:
+    """fresh17 (blind): "('2,5 h' is two and a half hours, '1 h' one hour)": '1 h' was taken
+    for a filter, as the words explaining the first example came before it."""
+    said = "Labour is in hours ('2,5 h' is two and a half hours, '1 h' one hour)."
+    question = ask("How many jobs took more than 3 hours?", said)
+    assert filter_problem(question, f"{READ}print((df['Score'] > 3).sum())") is None
+    # a column named before the value in its own part of the parenthesis: still a filter
+    named = ask("What is the mean score?", "Use the top ones ('P0' is unused, Priority 'P1').")
+    assert "'P1'" in (filter_problem(named, f"{READ}print(df['Score'].mean())") or "")
+
+
 def test_a_value_named_with_its_column_in_parentheses_is_still_a_filter() -> None:
     question = ask("What is the mean score of the top tickets?", "Use the P1 ones (Priority 'P1').")
     problem = filter_problem(question, f"{READ}print(df['Score'].mean())")
