@@ -96,38 +96,66 @@ def _asks_for(code: str, name: str, value: str) -> bool:
     counted = rf"{quoted}\s*\]{calls}\s*\.\s*(?:value_counts|mode|unique|nunique)\("
     if re.search(grouped, code) or re.search(counted, code):
         return True
+    # (through a name: fresh17 "types = df['Job  Type'].str.lower()", "types.value_counts()")
+    again = quoted.replace("\\1", "\\2")  # (its quote is the second group here)
+    named = re.findall(rf"^\s*([A-Za-z_]\w*)\s*=\s*\w+\s*\[\s*{again}\s*\]{calls}\s*$", code, re.M)
+    for held, _quote in named:
+        use = rf"\b{held}\s*\.\s*(?:value_counts|mode|unique|nunique)\(|groupby\(\s*{held}\b"
+        if re.search(use, code):
+            return True
     return squeeze(value) in re.sub(r"[\s_-]+", "", code.lower())
 
 
 def alias_problem(question: str, code: str) -> Problem | None:
     """A column whose values the question says are also written another way (no folding
-    joins them), used by code that never names that spelling: its rows count apart."""
+    joins them), used by code that never names that spelling: its rows count apart. Every
+    such spelling of that column is made its value in one go (fresh17: seven spellings of
+    five job types, a grouping of them all)."""
     task = task_text(question)
+    missed = [
+        (a, v, n)
+        for a, v, at in stated_aliases(task)
+        if (n := _missed(question, task, code, a, v, at))
+    ]
+    if not missed:
+        return None
+    alias, value, name = missed[0]
+    found = column_read(question, code.splitlines(), name)
+    at_line, frame = found if found is not None else (-1, "df")
+    column = f"{frame}[{name!r}]"
+    folded = f"{column}.str.strip().str.lower().str.replace(r'[\\s_-]+', '', regex=True)"
+    values = dict.fromkeys(v for _a, v, n in missed if n == name)
+    made = []
+    for each in values:  # (its case and spacings too)
+        spellings = [*dict.fromkeys(squeeze(a) for a, v, n in missed if (v, n) == (each, name))]
+        made.append(
+            f"{column} = {column}.mask({folded}.isin({[*spellings, squeeze(each)]!r}), {each!r})"
+        )
+    more = len(missed) - 1
+    others = f" (and {more} more spelling{'s' * (more > 1)} the question names)" * bool(more)
+    return problem_of(
+        f"The question says {alias!r} is {value} too{others}, and your code never names "
+        f"{alias!r}: its rows count apart from {value}. Make them one first (compare the "
+        f"text with its case and spaces taken out), e.g. {'; '.join(made)}; run your code "
+        "again, print the result, then answer.",
+        insert_after(code, at_line, "\n".join(made)) if found is not None else None,
+    )
+
+
+def _missed(question: str, task: str, code: str, alias: str, value: str, at: int) -> str | None:
+    """The column of a spelling ``alias`` of ``value`` the code uses without naming it
+    (while it asks for that value, or for every value of the column), or None."""
     low = code.lower()
-    for alias, value, at in stated_aliases(task):
-        name = (
-            _column_said(task, at, note_columns(question))
-            or column_of_value(question, alias, fold=True)
-            or column_of_value(question, value, fold=True)
-        )
-        if name is None or not uses_column(code, name) or alias.strip().lower() in low:
-            continue
-        if squeeze(alias) in re.sub(r"[\s_-]+", "", low):
-            continue
-        column = rf"{column_ref(name)}[^\n]*?\.str\.(?:startswith|endswith|contains|match)\("
-        if re.search(column, code) or not _asks_for(code, name, value):
-            continue  # (matched its own way, or the value is not what the code asks for)
-        found = column_read(question, code.splitlines(), name)
-        at_line, frame = found if found is not None else (-1, "df")
-        column = f"{frame}[{name!r}]"
-        folded = f"{column}.str.strip().str.lower().str.replace(r'[\\s_-]+', '', regex=True)"
-        spellings = [squeeze(alias), squeeze(value)]  # (its case and spacings too)
-        made = f"{column} = {column}.mask({folded}.isin({spellings!r}), {value!r})"
-        return problem_of(
-            f"The question says {alias!r} is {value} too, and your code never names "
-            f"{alias!r}: its rows count apart from {value}. Make them one first (compare the "
-            f"text with its case and spaces taken out), e.g. {made}; run your code again, "
-            "print the result, then answer.",
-            insert_after(code, at_line, made) if found is not None else None,
-        )
-    return None
+    name = (
+        _column_said(task, at, note_columns(question))
+        or column_of_value(question, alias, fold=True)
+        or column_of_value(question, value, fold=True)
+    )
+    if name is None or not uses_column(code, name) or alias.strip().lower() in low:
+        return None
+    if squeeze(alias) in re.sub(r"[\s_-]+", "", low):
+        return None
+    column = rf"{column_ref(name)}[^\n]*?\.str\.(?:startswith|endswith|contains|match)\("
+    if re.search(column, code) or not _asks_for(code, name, value):
+        return None  # (matched its own way, or the value is not what the code asks for)
+    return name

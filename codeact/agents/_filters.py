@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from codeact.agents._aliases import stated_aliases
 from codeact.agents._nomarks import noted_sign
 from codeact.agents._notecols import (
     CATEGORY,
@@ -157,6 +158,9 @@ def described_values(task: str, low_code: str) -> set[int]:
             groups.append([m])
     # a value quoted to show how it reads ("'vpn|remote' is the two tags vpn and remote")
     out: set[int] = {m.start() for m in quoted if re.match(_READS_AS, task[m.end() :])}
+    # another spelling of a value ("Repair 'Repairs'"): the alias rule's, not a filter
+    aliases = {a.strip().lower() for a, _value, _at in stated_aliases(task)}
+    out |= {m.start() for m in quoted if (m.group(1) or m.group(2)).strip().lower() in aliases}
     for group in groups:
         same = _SAME.match(task, group[-1].end())
         spelt = _SPELLINGS_OF.match(task, group[-1].end())

@@ -297,3 +297,30 @@ def test_a_list_of_other_spellings_and_spellings_of_two_values_in_turn() -> None
     # in turn only when the counts match: three spellings for two values say nothing
     three = "Status is written several ways: 'a', 'b' and 'c' are Open and Closed."
     assert stated_aliases(three) == []
+
+
+def test_every_spelling_of_the_column_is_made_its_value_for_a_count_through_a_name() -> None:
+    """fresh17 (blind): the job types counted through a name (``types = df['Job  Type']
+    .str.strip().str.lower()``, ``types.value_counts()``) missed seven spellings; the filter
+    rule took 'Repairs' for a filter instead. One note now makes them all their values."""
+    from codeact.agents._filters import filter_problem
+
+    kinds = ["Service", "Servicing", "Repair", "Repairs", " service", "Tires", "Tyres"]
+    rows = "Job,Job  Type\n" + "".join(f"J{i},{kinds[i % 7]}\n" for i in range(35))
+    files = {"g.csv": rows.encode()}
+    question = (
+        "Question: Which job type was done most often, and how many times?\nConstraints: "
+        "Service is also written 'Servicing', Repair 'Repairs' and Tyres 'Tires'.\n\n"
+        + describe_files(files)
+    )
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('g.csv')\n"
+        "types = df['Job  Type'].str.strip().str.lower()\ncounts = types.value_counts()\n"
+        "print(counts.idxmax(), counts.max())"
+    )
+    assert filter_problem(question, cell) is None
+    problem = alias_problem(question, cell)
+    assert problem is not None and "(and 2 more spellings the question names)" in problem
+    assert problem.code is not None
+    as_written, fixed = exec_with_files(files, cell, problem.code)
+    assert (as_written, fixed) == ("service 10", "service 15")
