@@ -64,9 +64,9 @@ def month_name_dates(present: list[str], name: str) -> str:
         month_first = any(int(b) > 12 for _, b in numeric) and all(int(a) <= 12 for a, _ in numeric)
         order = "month first" if month_first else "day first"
         return (
-            f"dates as text written two ways ({named[0]!r} and {order} like "
-            f"{next(v for v in values if _NUMERIC_DAY.match(v))!r}): pd.to_datetime(df[{name!r}], "
-            f"format='mixed'{', dayfirst=True' * (not month_first)})"
+            f"dates as text written two ways ({named[0]!r} and "
+            f"{next(v for v in values if _NUMERIC_DAY.match(v))!r}), {order}: "
+            f"pd.to_datetime(df[{name!r}], format='mixed'{', dayfirst=True' * (not month_first)})"
         )
     if len(named) != len(values):
         return ""

@@ -49,7 +49,7 @@ def test_dotted_thousands_with_a_unit_beside_bare_numbers_are_read() -> None:
 
 def test_dates_written_with_month_names_and_day_first_numbers_are_read() -> None:
     line = next(ln for ln in NOTE.splitlines() if "'Date Collected '" in ln)
-    assert "written two ways ('3 Jan 2024' and day first" in line
+    assert "written two ways ('3 Jan 2024' and '04-01-2024'), day first" in line
     code = re.search(r"pd\.to_datetime\(df\['Date Collected '\][^)]*\)", line)
     assert code is not None and "errors='coerce'" in code.group(0), line
     df = pd.read_csv(io.StringIO(CSV))
