@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from codeact.agents import RunHandler
 from codeact.events import Event, ToolCallResult
@@ -43,6 +43,30 @@ async def run_one_cell(
         events = await collect(CodeActAgent(llm=llm, executor=ex).run(question))
     (result,) = [e for e in events if isinstance(e, ToolCallResult) and e.tool_name == "execute"]
     return result
+
+
+async def run_scripted(
+    files: dict[str, bytes], question: str, replies: list[str], validators: list[Any]
+) -> tuple[list[str], Any]:
+    """Run a CodeAct agent whose model says ``replies`` on ``question`` (``files`` uploaded
+    to a RestrictedExecutor allowing pandas and numpy; ``validators`` check its answers):
+    what each ``execute`` call returned, in order, and the scripted model (its requests)."""
+    import warnings
+
+    from codeact import CodeActAgent, RestrictedExecutor
+    from codeact.llms import ScriptedLLM
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ex = RestrictedExecutor(allowed_modules=["pandas", "numpy"])
+    llm = ScriptedLLM(replies, function_calling=False)
+    async with ex:
+        for name, data in files.items():
+            await ex.upload(name, data)
+        agent = CodeActAgent(llm=llm, executor=ex, answer_validators=validators)
+        events = await collect(agent.run(question))
+    results = [e for e in events if isinstance(e, ToolCallResult) and e.tool_name == "execute"]
+    return [str(e.tool_output.content) for e in results], llm
 
 
 def kinds(events: list[Event]) -> list[str]:

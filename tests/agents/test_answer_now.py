@@ -21,21 +21,11 @@ CELL = "import pandas as pd\ndf = pd.read_csv('s.csv')\nprint((df['Payment'] == 
 
 
 async def _second_result(question: str) -> str:
-    from codeact import CodeActAgent, RestrictedExecutor
     from codeact.agents.validators import rules_validator
-    from codeact.events import ToolCallResult
-    from codeact.llms import ScriptedLLM
-    from tests.helpers import collect
+    from tests.helpers import run_scripted
 
-    llm = ScriptedLLM(
-        [f"<execute>\n{CELL}\n</execute>"] * 2 + ["@card_sales[4]"] * 2, function_calling=False
-    )
-    ex = RestrictedExecutor(allowed_modules=["pandas", "numpy"])
-    async with ex:
-        await ex.upload("s.csv", FILES["s.csv"])
-        agent = CodeActAgent(llm=llm, executor=ex, answer_validators=[rules_validator()])
-        events = await collect(agent.run(question))
-    results = [str(e.tool_output.content) for e in events if isinstance(e, ToolCallResult)]
+    replies = [f"<execute>\n{CELL}\n</execute>"] * 2 + ["@card_sales[4]"] * 2
+    results, _llm = await run_scripted(FILES, question, replies, [rules_validator()])
     assert len(results) == 2, results
     return results[1]
 

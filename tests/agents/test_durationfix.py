@@ -163,36 +163,18 @@ async def test_a_re_run_cell_gets_the_rule_it_breaks_now_before_an_older_suggest
     """fresh16 (after this pass's tuning): the marker rule's code waited to run; the model
     mended that part its own way, then re-ran its new cell unchanged: the stale suggestion
     ran (3.88 again) where the date rule's code would give 4.88."""
-    from codeact import CodeActAgent, RestrictedExecutor
     from codeact.agents.validators import rules_validator
-    from codeact.events import ToolCallResult
-    from codeact.llms import ScriptedLLM
-    from tests.helpers import collect
+    from tests.helpers import run_scripted
 
     marked = LEAD_CELL.replace(
         "print(round(df['lead'].mean(), 2))",
         "print(round(df[df['Check-In'] != 'n/a']['lead'].mean(), 2))",
     )
-    mended = LEAD_CELL
-    llm = ScriptedLLM(
-        [
-            f"<execute>\n{marked}\n</execute>",
-            "@lead_days[12.0]",
-            f"<execute>\n{mended}\n</execute>",
-            f"<execute>\n{mended}\n</execute>",
-            f"@lead_days[{MEAN_DAYS}]",
-        ],
-        function_calling=False,
-    )
-    ex = RestrictedExecutor(allowed_modules=["pandas", "numpy"])
-    async with ex:
-        await ex.upload("h.csv", FILES["h.csv"])
-        agent = CodeActAgent(llm=llm, executor=ex, answer_validators=[rules_validator()])
-        events = await collect(agent.run(QUESTION))
-    results = [e for e in events if isinstance(e, ToolCallResult)]
-    last = str(results[-1].tool_output.content)
-    assert "counts from the date of 'booked_on'" in last, last
-    assert last.rstrip().endswith(MEAN_DAYS), last
+    replies = [f"<execute>\n{marked}\n</execute>", "@lead_days[12.0]"]
+    replies += [f"<execute>\n{LEAD_CELL}\n</execute>"] * 2 + [f"@lead_days[{MEAN_DAYS}]"]
+    results, _llm = await run_scripted(FILES, QUESTION, replies, [rules_validator()])
+    assert "counts from the date of 'booked_on'" in results[-1], results[-1]
+    assert results[-1].rstrip().endswith(MEAN_DAYS), results[-1]
 
 
 async def test_a_cell_fixed_into_an_earlier_one_gets_the_rule_it_breaks() -> None:
@@ -200,24 +182,13 @@ async def test_a_cell_fixed_into_an_earlier_one_gets_the_rule_it_breaks() -> Non
     its fixed re-run was an earlier cell again, and no rule was asked (3.88 stood; the date
     rule's code gives 4.88). A cell the agent fixed into an earlier one is treated as one
     the model re-sent: the rule it breaks runs its code."""
-    from codeact import CodeActAgent, RestrictedExecutor
     from codeact.agents.validators import rules_validator
-    from codeact.events import ToolCallResult
-    from codeact.llms import ScriptedLLM
-    from tests.helpers import collect
+    from tests.helpers import run_scripted
 
     files = {"h.csv": ROWS.replace(",Check-In", ", Check-In").encode()}
     question = QUESTION.replace(describe_files(FILES), describe_files(files))
-    llm = ScriptedLLM(
-        [f"<execute>\n{LEAD_CELL}\n</execute>"] * 2 + [f"@lead_days[{MEAN_DAYS}]"],
-        function_calling=False,
-    )
-    ex = RestrictedExecutor(allowed_modules=["pandas", "numpy"])
-    async with ex:
-        await ex.upload("h.csv", files["h.csv"])
-        agent = CodeActAgent(llm=llm, executor=ex, answer_validators=[rules_validator()])
-        events = await collect(agent.run(question))
-    results = [str(e.tool_output.content) for e in events if isinstance(e, ToolCallResult)]
+    replies = [f"<execute>\n{LEAD_CELL}\n</execute>"] * 2 + [f"@lead_days[{MEAN_DAYS}]"]
+    results, _llm = await run_scripted(files, question, replies, [rules_validator()])
     assert len(results) == 2, results
     assert "' Check-In'" in results[0] and results[0].rstrip().endswith("12.0"), results[0]
     assert "counts from the date of 'booked_on'" in results[1], results[1]

@@ -44,31 +44,16 @@ def test_the_line_printing_the_labels_value_is_found() -> None:
 
 
 async def test_a_made_up_count_is_sent_back_and_the_re_sent_cell_prints_it() -> None:
-    from codeact import CodeActAgent, RestrictedExecutor
     from codeact.agents.validators import placeholder_validator, traced_validator
-    from codeact.events import AgentOutput, ToolCallResult
-    from codeact.llms import ScriptedLLM
-    from tests.helpers import collect
+    from tests.helpers import run_scripted
 
-    llm = ScriptedLLM(
-        [
-            f"<execute>\n{CELL}\n</execute>",
-            "@payment[Card] @sales[10]",
-            f"<execute>\n{CELL}\n</execute>",
-            "@payment[Card] @sales[4]",
-        ],
-        function_calling=False,
-    )
+    replies = [f"<execute>\n{CELL}\n</execute>", "@payment[Card] @sales[10]"] * 2
+    replies[-1] = "@payment[Card] @sales[4]"
     validators = [placeholder_validator(), traced_validator()]
-    ex = RestrictedExecutor(allowed_modules=["pandas", "numpy"])
-    async with ex:
-        await ex.upload("s.csv", FILES["s.csv"])
-        agent = CodeActAgent(llm=llm, executor=ex, answer_validators=validators)
-        events = await collect(agent.run(QUESTION))
+    results, llm = await run_scripted(FILES, QUESTION, replies, validators)
     told = str(llm.requests[2].messages[-1].content)
     assert "add print(payment_counts[most_common_payment])" in told, told
-    results = [str(e.tool_output.content) for e in events if isinstance(e, ToolCallResult)]
     assert len(results) == 2, results
     assert results[1].rstrip().endswith("4"), results[1]  # (the count ran, not the cell)
-    final = [e for e in events if isinstance(e, AgentOutput)][-1]
-    assert "@sales[4]" in str(final.response.content), final
+    # the answer with the printed count was taken: no reply left, none asked for after it
+    assert llm.remaining == 0 and len(llm.requests) == len(replies), len(llm.requests)
