@@ -17,6 +17,7 @@ from codeact.agents._notecols import (
     TEXT_NUMBER_CONVERSION,
     column_ref,
     file_columns,
+    masked_into,
     note_column_kinds,
     task_text,
     unlisted,
@@ -118,6 +119,10 @@ def case_problem(question: str, code: str) -> Problem | None:
                 code,
             )
         )  # (or folded through a name: a loop over the columns, an apply)
+        ms = masked_into(code, name)  # (fresh17: spellings made 'Volkswagen', then compared)
+        kept = [t for t in compare.finditer(code) if not any(a <= t.start() < b for a, b, _ in ms)]
+        if kept and all(t.group(5) in {v for _, _, v in ms} for t in kept):
+            continue
         if own if compare.search(code) else _FOLDS.search(code):  # (this column folded)
             if not inner:
                 continue

@@ -353,6 +353,20 @@ def past_conversions(code: str, name: str) -> str:
     )
 
 
+def masked_into(code: str, name: str) -> list[tuple[int, int, str]]:
+    """Each line of ``code`` setting column ``name`` to a value where a test holds that names
+    the value itself folded (``df['make'] = df['make'].mask(<folded>.isin(['vw',
+    'volkswagen']), 'Volkswagen')``: every spelling made one): its span and that value."""
+    mask = rf"{column_ref(name)}\s*=.*\.mask\(.*,\s*(['\"])([^'\"\n]+)\2\)\s*$"
+    out = []
+    for m in re.finditer(mask, code, re.M):
+        low = m.group(3).strip().lower()
+        folds = {low, re.sub(r"[\s_-]+", "", low)}
+        if any(re.search(rf"['\"]{re.escape(f)}['\"]", m.group(0)) for f in folds):
+            out.append((m.start(), m.end(), m.group(3)))
+    return out
+
+
 def column_ref(name: str) -> str:
     """A pattern for ``df['name']`` (any frame; the name with or without its outer spaces)."""
     names = "|".join(re.escape(n) for n in dict.fromkeys((name, name.strip())))

@@ -121,6 +121,14 @@ def test_one_value_in_several_cases_is_compared_folded() -> None:
     assert problem is not None and "written in several cases and spacings" in problem
     assert problem.code is not None
     assert "df['category'].str.strip().str.lower() == 'books'" in problem.code
+    # fresh17: the spellings masked into one value first, then compared with it: right
+    masked = code.replace(
+        "print(",
+        "df['category'] = df['category'].mask(df['category'].str.strip().str.lower()"
+        " == 'books', 'Books')\nprint(",
+    )
+    assert run(masked) == "4" and case_problem(q, masked) is None
+    assert case_problem(q, masked.replace("== 'Books']", "== 'Toys']")) is not None
     # fresh17: the note's example took the column's first value, and the model copied it
     toys = case_problem(ask("How many Toys orders?"), code.replace("'Books'", "'Toys'"))
     assert toys is not None and "e.g. df['category'].str.strip().str.lower() == 'toys'" in toys
