@@ -68,8 +68,11 @@ def _numbers(values: list[str]) -> tuple[str, set[str]] | None:
         return _word(found[0].group(1)), {_digits(m.group(2)) for m in found}
     plain = [v for v in values if _WHOLE.match(v)]
     if found and plain and len(found) + len(plain) == len(values):
-        # (a number written plain or after a word: '204', 'Rm 204', 'room 204': prefix '*')
-        return "*", {_digits(m.group(2)) for m in found} | {_digits(v) for v in plain}
+        # (a number written plain or after a word: '204', 'Rm 204', 'room 204': prefix '*';
+        # after one prefix, its own: fresh17 'T04', 'T-4' and '4')
+        words = {_word(m.group(1)) for m in found}
+        numbers = {_digits(m.group(2)) for m in found} | {_digits(v) for v in plain}
+        return (words.pop() if len(words) == 1 else "*"), numbers
     return None
 
 
@@ -97,8 +100,9 @@ def key_hints(parsed: dict[str, Table]) -> list[str]:
                 if small < 3 or len(numbers & wholes) < 0.8 * small:
                     continue
                 written = tables[b][key]
-                if prefix != "*" and len(set(values) & set(written)) >= 0.8 * small:
-                    continue  # (the same codes in both: a plain merge works)
+                folded = {w.upper() for w in written}
+                if prefix != "*" and sum(v.upper() in folded for v in values) >= 0.95 * len(values):
+                    continue  # (the same codes in both, their case aside: a merge, folded)
                 seen.add(pair)
                 number = "df[{!r}].str.extract(r'(\\d+)')[0].astype(int)"
                 other = f" in {a!r} and {number.format(key)} in {b!r}" if letters else ""
@@ -129,6 +133,8 @@ def _case_hints(tables: dict[str, dict[str, list[str]]]) -> list[str]:
         small = min(len(folded[(a, col)]), len(keys))
         if small < 3 or len({v.upper() for v in found}) < 0.8 * small:
             continue  # (not the same keys)
+        if len(found) < 0.95 * len(values):
+            continue  # (other forms besides the case: 'T-4', '4'; the number joins them)
         exact = set(written)
         lost = sum(v not in exact for v in found)  # (rows a plain merge drops)
         if lost < max(3, 0.05 * len(values)):

@@ -62,3 +62,25 @@ def test_dates_written_with_month_names_and_day_first_numbers_are_read() -> None
 def test_plain_numbers_among_prefixed_codes_are_the_same_codes() -> None:
     line = next(ln for ln in NOTE.splitlines() if "'Tech'" in ln)
     assert "codes written several ways" in line and "4 codes" in line, line
+
+
+def test_keys_written_with_a_prefix_or_bare_join_on_the_number() -> None:
+    """fresh17 (blind): 'T04', 't04', 'T-4' and '4' are mechanic T04 of mechanics.csv; the
+    note said to join on the upper-cased keys, which drops the 'T-4' and '4' rows. The
+    number joins them all; keys that differ only in case keep the folded join."""
+    forms = ["T0{}", "t0{}", "T-{}", "{}"]
+    jobs = "Job,Tech\n" + "".join(f"J{i},{forms[i % 4].format(i % 7 + 1)}\n" for i in range(56))
+    staff = "Tech ID,Grade\n" + "".join(f"T0{n},G{n % 2}\n" for n in range(1, 8))
+    files = {"jobs.csv": jobs.encode(), "staff.csv": staff.encode()}
+    note = describe_files(files)
+    assert "Join on the number: df['Tech'].str.extract" in note and "other case" not in note
+    left, right = (pd.read_csv(io.StringIO(t)) for t in (jobs, staff))
+    key = r"(\d+)"
+    left["n"] = left["Tech"].str.extract(key)[0].astype(int)
+    right["n"] = right["Tech ID"].str.extract(key)[0].astype(int)
+    assert len(left.merge(right, on="n")) == 56
+    cased = jobs.replace("T-", "T0").replace(",1\n", ",T01\n")
+    for n in range(2, 8):
+        cased = cased.replace(f",{n}\n", f",T0{n}\n")
+    note = describe_files({"jobs.csv": cased.encode(), "staff.csv": staff.encode()})
+    assert "Keys written in other case" in note and "Join on the number" not in note
