@@ -37,7 +37,7 @@ _ALSO = re.compile(
     rf"{_VALUE}\s+is\s+(?:also|sometimes)\s+(?:written|spelt|spelled|typed)\s+(?:as\s+)?{_QUOTE}"
 )
 #: "... are C and D": the quoted spellings are C and D in turn.
-_RESPECTIVE = re.compile(rf"\s+and\s+{_VALUE}")
+_RESPECTIVE = re.compile(rf"\s+and\s+{_VALUE}(?=\s*(?:[).;,]|$))")
 #: ", D 'W' or 'X'": the next value of a list after "C is also written 'V'".
 _ALSO_THEN = re.compile(rf",?\s*(?:and\s+)?{_VALUE}\s+{_QUOTE}(?:,?\s+(?:or|and)\s+{_QUOTE})*")
 #: "both 'A' and 'B' (count them together as C)".
@@ -65,12 +65,14 @@ def stated_aliases(task: str) -> list[tuple[str, str, int]]:
         found += [(m.group(2), m.group(1), m.start())]
         end = task.find(".", m.end())  # (the rest of the sentence: "Service is also
         rest = task[m.end() : end if end >= 0 else None]  # written 'Servicing', Repair ...")
-        at = 0
+        at, listed = 0, []
         for then in _ALSO_THEN.finditer(rest):
             if then.start() != at:  # (only the list right after it)
                 break
             at = then.end()
-            found += [(a, then.group(1), m.start()) for a in re.findall(_QUOTE, then.group(0))]
+            listed += [(a, then.group(1), m.start()) for a in re.findall(_QUOTE, then.group(0))]
+        if re.fullmatch(r"[\s)]*", rest[at:]):  # (a list to the sentence's end, not "Status
+            found += listed  # 'Done' marks a finished job")
     for m in _TOGETHER.finditer(task):
         found += [(m.group(1), m.group(3), m.start()), (m.group(2), m.group(3), m.start())]
     return [

@@ -61,7 +61,9 @@ def month_name_dates(present: list[str], name: str) -> str:
         )
     numeric = [(m.group(1), m.group(3)) for v in values if (m := _NUMERIC_DAY.match(v))]
     if named and numeric and len(named) + len(numeric) == len(values):  # ('3 Jan', '04-01')
-        month_first = any(int(b) > 12 for _, b in numeric) and all(int(a) <= 12 for a, _ in numeric)
+        told = any(int(a) > 12 or int(b) > 12 for a, b in numeric)
+        us = all(_MONTH_DAY.match(v) for v in named)  # (untold: as the names, 'Jan 3, 2024')
+        month_first = all(int(a) <= 12 for a, _ in numeric) if told else us
         order = "month first" if month_first else "day first"
         return (
             f"dates as text written two ways ({named[0]!r} and "
@@ -285,3 +287,16 @@ def other_forms(present: list[str], name: str) -> str:
     return (
         month_name_dates(present, name) or list_cells(stripped, name) or code_forms(stripped, name)
     )
+
+
+_THOUSANDS_DOT = re.compile(r"^[1-9]\d{0,2}(?:\.\d{3})+$")
+
+
+def dot_thousands(numbers: list[str], bare: list[str]) -> bool:
+    """Whether the dots in ``numbers`` (written without a comma) mark thousands: every
+    number with a dot has groups of three digits after it, there are five or more, and
+    numbers written bare (without the unit) run to thousands too ('45210' beside
+    '180.640 km'; '1.250 kg' alone may be a kilogram and a quarter)."""
+    dotted = [n for n in numbers if "." in n]
+    big = any(n.isdigit() and int(n) >= 1000 for n in bare)
+    return big and len(dotted) >= 5 and all(_THOUSANDS_DOT.match(n) for n in dotted)

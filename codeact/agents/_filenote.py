@@ -14,6 +14,7 @@ import re
 from codeact.agents._cellforms import (
     NO_VALUE,
     date_marks,
+    dot_thousands,
     is_named_date,
     other_forms,
     scaled_amounts,
@@ -259,14 +260,6 @@ def _epoch(values: list[str]) -> bool:
 
 
 _BARE = re.compile(r"^\d+(?:[.,]\d+)*$")
-_THOUSANDS_DOT = re.compile(r"^[1-9]\d{0,2}(?:\.\d{3})+$")
-
-
-def _dot_thousands(numbers: list[str]) -> bool:
-    """Whether the dots in ``numbers`` (written without a comma) mark thousands: every
-    number with a dot has groups of three digits after it, and there are five or more."""
-    dotted = [n for n in numbers if "." in n]
-    return len(dotted) >= 5 and all(_THOUSANDS_DOT.match(n) for n in dotted)
 
 
 def _written_kind(values: list[str], name: str) -> str:
@@ -292,12 +285,13 @@ def _written_kind(values: list[str], name: str) -> str:
         )
         if len(units) == 1:  # (one unit: the number alone, its decimal mark as written)
             numbers = [m.group(1) for m in found] + bare
-            dotted = not comma and _dot_thousands(numbers)  # ('180.640 km' is 180640)
+            dotted = not comma and dot_thousands(numbers, bare)  # ('180.640 km': 180640)
             keep, point = ("[^\\d,-]", ".str.replace(',', '.')") if comma else ("[^\\d.-]", "")
             keep = "[^\\d-]" if dotted else keep
             number = f"{column}.str.replace(r'{keep}', '', regex=True){point}"
-            shown += f", a dot between thousands ({found[0].group(0)!r} is " * dotted
-            shown += f"{found[0].group(1).replace('.', '')})" * dotted
+            first = next((m for m in found if "." in m.group(1)), found[0])
+            shown += f", a dot between thousands ({first.group(0)!r} is " * dotted
+            shown += f"{first.group(1).replace('.', '')})" * dotted
             shown += f", {len(bare)} written without it" * bool(bare)
             if not words:
                 return f"numbers with a unit ({shown}) as text: convert with {number}.astype(float)"

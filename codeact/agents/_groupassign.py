@@ -18,7 +18,8 @@ _AGGS = "sum|mean|median|count|size|min|max|std|var|nunique|first|last|prod"
 _ASSIGN = re.compile(
     r"^(?P<head>(?P<frame>[A-Za-z_]\w*)\s*\[\s*(['\"])[^'\"\n]+\3\s*\]\s*=\s*(?P=frame)\s*\."
     r"\s*groupby\((?:[^()\n]|\([^()\n]*\))*\)(?:\s*\[[^\]\n]+\])?\s*\.\s*)"
-    rf"(?:(?P<agg>{_AGGS})\(\s*\)|agg\(\s*(?P<q>['\"])(?P<named>{_AGGS})(?P=q)\s*\))",
+    rf"(?:(?P<agg>{_AGGS})\(\s*\)|agg\(\s*(?P<q>['\"])(?P<named>{_AGGS})(?P=q)\s*\))"
+    r"(?=(?:\s*\.\s*round\([^()\n]*\))?\s*(?:#.*)?$)",  # (nothing after it but a rounding)
     re.MULTILINE,
 )
 

@@ -83,7 +83,8 @@ def key_hints(parsed: dict[str, Table]) -> list[str]:
     the same way in both need no hint (a merge matches them)."""
     tables = {name: _columns(table) for name, table in parsed.items()}
     keys = _keys(tables)
-    hints, seen = [], set()
+    hints: list[str] = []
+    seen: set[frozenset[tuple[str, str]]] = set()
     for a, columns in tables.items():
         for col, values in columns.items():
             coded = _numbers(values)
@@ -100,8 +101,9 @@ def key_hints(parsed: dict[str, Table]) -> list[str]:
                 if small < 3 or len(numbers & wholes) < 0.8 * small:
                     continue
                 written = tables[b][key]
-                folded = {w.upper() for w in written}
-                if prefix != "*" and sum(v.upper() in folded for v in values) >= 0.95 * len(values):
+                folded = {w.upper() for w in written}  # (rows whose number is a key's but
+                odd = [v for v in values if v.upper() not in folded and _key_number(v) in wholes]
+                if prefix != "*" and len(odd) < max(3, 0.05 * len(values)):  # text is not)
                     continue  # (the same codes in both, their case aside: a merge, folded)
                 seen.add(pair)
                 number = "df[{!r}].str.extract(r'(\\d+)')[0].astype(int)"
@@ -112,19 +114,27 @@ def key_hints(parsed: dict[str, Table]) -> list[str]:
                     f"{key!r} of {b!r} (e.g. {shown}). Join on the number: "
                     f"{number.format(col)}{other}"
                 )
-    return hints + _case_hints(tables) + _pair_hints(parsed) + prefix_hints(tables)
+    return hints + _case_hints(tables, seen) + _pair_hints(parsed) + prefix_hints(tables)
 
 
-def _case_hints(tables: dict[str, dict[str, list[str]]]) -> list[str]:
+def _key_number(value: str) -> str | None:
+    """The number in a key (``'T-4'``: ``'4'``), without its leading zeros, or None."""
+    m = re.search(r"\d+", value)
+    return _digits(m.group(0)) if m else None
+
+
+def _case_hints(
+    tables: dict[str, dict[str, list[str]]], joined: set[frozenset[tuple[str, str]]]
+) -> list[str]:
     """Keys of linked names in two files that match once case is ignored, where rows of one
     would not match as written (``'se-10-km'`` is ``'SE-10-KM'``): the join on the folded
-    keys."""
+    keys (not for a pair in ``joined``, which joins on its numbers)."""
     columns = [(name, col, values) for name, cols in tables.items() for col, values in cols.items()]
     folded = {(name, col): {v.upper() for v in values} for name, col, values in columns}
     hints, seen = [], set()
     for (a, col, values), (b, key, written) in itertools.product(columns, columns):
         pair = frozenset({(a, col), (b, key)})
-        if b == a or pair in seen or not _linked(col, key):
+        if b == a or pair in seen or pair in joined or not _linked(col, key):
             continue
         if len(set(written)) != len(written) or not any(c.isalpha() for c in written[0]):
             continue  # (the other side is a key: each value once, with letters)
@@ -133,8 +143,6 @@ def _case_hints(tables: dict[str, dict[str, list[str]]]) -> list[str]:
         small = min(len(folded[(a, col)]), len(keys))
         if small < 3 or len({v.upper() for v in found}) < 0.8 * small:
             continue  # (not the same keys)
-        if len(found) < 0.95 * len(values):
-            continue  # (other forms besides the case: 'T-4', '4'; the number joins them)
         exact = set(written)
         lost = sum(v not in exact for v in found)  # (rows a plain merge drops)
         if lost < max(3, 0.05 * len(values)):

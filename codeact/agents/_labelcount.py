@@ -20,21 +20,34 @@ _LABEL = re.compile(
 )
 
 
+#: How the series was made: counted (``value_counts()``, ``size()``, ``count()``) or summed.
+_KINDS = re.compile(r"\.(value_counts|size|count|sum)\(")
+#: The question's words for each kind.
+_COUNTED = r"\bhow many\b|\bnumber of\b|\bcount\b"
+_ASKED = {"value_counts": _COUNTED, "size": _COUNTED, "count": _COUNTED}
+_ASKED["sum"] = r"\btotal\b|\bsum\b|\bhow much\b"
+
+
 def label_value(question: str, cells: Sequence[CellRun], missing: Sequence[str]) -> str | None:
     """``print(series[label])`` when the question asks for more than one value, exactly one
     of them (``missing``) has no printed value, and the last successful cell found a label as
     the top (or bottom) of a named series without printing the series' value for it; else
     None."""
-    if len(missing) != 1 or len(required_placeholders(question)) < 2:
-        return None
+    wanted = required_placeholders(question)
+    if len(missing) != 1 or len(wanted) < 2 or missing[0] == wanted[0]:
+        return None  # (the label is asked first: "which ..., and how many")
     ok = [c for c in cells if c.error is None]
-    if not ok:
-        return None
+    if not ok or len([ln for ln in ok[-1].stdout.splitlines() if ln.strip()]) > 1:
+        return None  # (it printed more than the label: the value may be there)
     code = ok[-1].code
     found = list(_LABEL.finditer(code))
     if len(found) != 1:
         return None
     label, series = found[0].group("label"), found[0].group("series")
+    made = re.search(rf"^\s*{re.escape(series)}\s*=(.*)$", code, re.M)
+    kind = _KINDS.search(made.group(1)) if made else None
+    if kind is None or not re.search(_ASKED[kind.group(1)], question, re.I):
+        return None  # (a count asked as a count, a total as a total: not a mean's label)
     printed = rf"print\([^\n]*{re.escape(series)}\s*(?:\[|\.\s*(?:max|min|iloc|loc)\b)"
     if re.search(printed, code):
         return None

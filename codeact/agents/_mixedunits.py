@@ -33,7 +33,6 @@ _FACTOR = re.compile(r"(divide|multiply|times)\s+(?:it\s+|them\s+)?by\s+(\d[\d,]
 _UNIT_WORDS = {"ft", "feet", "foot", "sqft", "m2", "metre", "metres", "meter", "meters", "sq"}
 _UNIT_WORDS |= {"g", "gram", "grams", "kg", "kilo", "kilos", "kilogram", "kilograms", "lb"}
 _UNIT_WORDS |= {"lbs", "oz", "km", "mi", "mile", "miles", "ml", "l", "litre", "litres", "cm"}
-_UNIT_WORDS |= {"h", "hr", "hrs", "hour", "hours", "min", "mins", "minute", "minutes"}
 #: The units a question may ask for, and each unit's size in its kind (``_SIZES``).
 _UNIT_NAMES = [
     (r"kilo ?grams?|kilos|kgs?", "kg"), (r"grams?", "g"), (r"kilomet(?:re|er)s?|km", "km"),

@@ -362,7 +362,10 @@ def masked_into(code: str, name: str) -> list[tuple[int, int, str]]:
     for m in re.finditer(mask, code, re.M):
         low = m.group(3).strip().lower()
         folds = {low, re.sub(r"[\s_-]+", "", low)}
-        if any(re.search(rf"['\"]{re.escape(f)}['\"]", m.group(0)) for f in folds):
+        test = m.group(0)  # (its test folds the text: strip and case, as the note says)
+        if "strip(" not in test or not re.search(r"\.(?:lower|upper|casefold)\(", test):
+            continue
+        if any(re.search(rf"['\"]{re.escape(f)}['\"]", test) for f in folds):
             out.append((m.start(), m.end(), m.group(3)))
     return out
 
