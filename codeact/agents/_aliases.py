@@ -155,9 +155,21 @@ def _missed(question: str, task: str, code: str, alias: str, value: str, at: int
     )
     if name is None or not uses_column(code, name) or alias.strip().lower() in low:
         return None
-    if squeeze(alias) in re.sub(r"[\s_-]+", "", low):
+    if squeeze(alias) in re.sub(r"[\s_-]+", "", low) and not _unsqueezed(alias, low):
         return None
     column = rf"{column_ref(name)}[^\n]*?\.str\.(?:startswith|endswith|contains|match)\("
     if re.search(column, code) or not _asks_for(code, name, value):
         return None  # (matched its own way, or the value is not what the code asks for)
     return name
+
+
+def _unsqueezed(alias: str, low: str) -> bool:
+    """Whether ``low`` (code, lower case) compares text with ``alias`` written without its
+    spaces (``== 'creditcard'``) on lines that never take the spaces out: nothing matches
+    (fresh16: ``.str.strip().str.lower() == 'creditcard'`` left 'Credit card' apart)."""
+    squeezed = squeeze(alias)
+    if squeezed == alias.strip().lower():
+        return False  # (no inner spaces to take out)
+    lines = [ln for ln in low.splitlines() if re.search(rf"['\"]{re.escape(squeezed)}['\"]", ln)]
+    spaces = r"replace\(\s*r?(['\"])(?:\[\\s[^'\"\]]*\]\+?|\\s\+?| )\1"
+    return bool(lines) and not any(re.search(spaces, ln) for ln in lines)

@@ -324,3 +324,25 @@ def test_every_spelling_of_the_column_is_made_its_value_for_a_count_through_a_na
     assert problem.code is not None
     as_written, fixed = exec_with_files(files, cell, problem.code)
     assert (as_written, fixed) == ("service 10", "service 15")
+
+
+def test_a_spelling_compared_without_its_spaces_on_text_that_keeps_them_is_missed() -> None:
+    """fresh16 (on re-reading it for the eighteenth pass): ``.mask(df['Payment'].str.strip()
+    .str.lower() == 'creditcard', 'Card')`` names 'Credit card' without its space on text that
+    keeps it: nothing matches (265 card sales for 311). A filter rule's false alarm had sent
+    the cell back by chance; the alias rule now does."""
+    pays = ["Card", "Credit card", "card", "Cash", "CARD ", "Credit Card"]
+    rows = "Sale,Payment\n" + "".join(f"S{i},{pays[i % 6]}\n" for i in range(24))
+    files = {"p.csv": rows.encode()}
+    question = (
+        "Question: How many sales were paid by card?\nConstraints: Card is also written "
+        f"'Credit card'.\n\n{describe_files(files)}"
+    )
+    read = "import pandas as pd\ndf = pd.read_csv('p.csv')\n"
+    count = "print((df['Payment'].str.strip().str.lower() == 'card').sum())"
+    broken = "df['Payment'] = df['Payment'].mask(df['Payment'].str.strip().str.lower() == 'creditcard', 'Card')\n"
+    problem = alias_problem(question, read + broken + count)
+    assert problem is not None and problem.code is not None
+    assert exec_with_files(files, read + broken + count, problem.code) == ["12", "20"]
+    squeezed = broken.replace(".str.lower() ==", ".str.lower().str.replace(' ', '') ==")
+    assert alias_problem(question, read + squeezed + count) is None
