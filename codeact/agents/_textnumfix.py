@@ -28,7 +28,7 @@ from codeact.executors.base import ExecutionResult
 _TEXT_FAILS = re.compile(
     r"unsupported operand type\(s\)|can only concatenate str|not supported between instances "
     r"of 'str'|could not convert string to float|Could not convert .* to numeric"
-    r"|'str' object has no attribute '(?:round|is_integer|item)'"
+    r"|'str' object has no attribute '(?:round|is_integer|item)'|type str doesn't define __round"
     r"|dtype '(?:str|string|object)' does not support"
     r"|cannot subtract DatetimeArray|Can only use \.dt accessor|between instances of 'Timestamp'"
 )
@@ -63,8 +63,8 @@ def _conversion(kind: str, name: str, frame: str) -> str | None:
         return dated.group(1).replace("df[", f"{frame}[")
     if "dates as text: pd.to_datetime() them" in kind:  # (one way of writing them all)
         return f"pd.to_datetime({frame}[{name!r}], errors='coerce')"
-    if "numbers stored as text" not in kind:
-        return None
+    if not re.search(r"numbers stored as text|numbers with a unit|amounts stored as text", kind):
+        return None  # (fresh17: '180.640 km', '€1.045,71': a unit's or a European conversion)
     written = _CONVERT.search(kind)
     if written is not None:
         return written.group(1).replace("df[", f"{frame}[")

@@ -9,6 +9,7 @@ import io
 import re
 
 import pandas as pd
+import pytest
 
 from codeact.agents.code import describe_files
 
@@ -84,3 +85,24 @@ def test_keys_written_with_a_prefix_or_bare_join_on_the_number() -> None:
         cased = cased.replace(f",{n}\n", f",T0{n}\n")
     note = describe_files({"jobs.csv": cased.encode(), "staff.csv": staff.encode()})
     assert "Keys written in other case" in note and "Join on the number" not in note
+
+
+@pytest.mark.anyio
+@pytest.mark.filterwarnings("ignore::UserWarning")
+async def test_a_cell_computing_with_km_or_euros_as_text_is_re_run_converted() -> None:
+    """fresh17 (blind): ``df['Mileage'] > 150000`` on '180.640 km' failed, and the note's
+    conversion was not run for a unit's numbers or European amounts (only for numbers stored
+    as text): the model guessed at the cause three times."""
+    from tests.helpers import run_one_cell
+
+    question = f"Question: How many jobs were on cars past 100000 km?\n\n{NOTE}"
+    cell = "import pandas as pd\ndf = pd.read_csv('g.csv')\nprint((df['Mileage'] > 100000).sum())"
+    content = str((await run_one_cell({"g.csv": CSV.encode()}, cell, question)).tool_output.content)
+    over = sum(1 for i in range(ROWS) if MILES[i % 8] in ("180.640 km", "120.000 km"))
+    assert "the files note's conversion" in content and content.rstrip().endswith(str(over))
+    euros = "import pandas as pd\ndf = pd.read_csv('g.csv')\nprint(round(df['Invoice'].sum(), 2))"
+    content = str(
+        (await run_one_cell({"g.csv": CSV.encode()}, euros, question)).tool_output.content
+    )
+    total = sum([1045.71, 1816.66, 109.66, 1234.5, 12.0, 88.0][i % 6] for i in range(ROWS))
+    assert content.rstrip().endswith(str(round(total, 2))), content
