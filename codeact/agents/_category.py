@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from codeact.agents._aliases import stated_aliases
 from codeact.agents._filters import described_values, explained_positions, listed_values
 from codeact.agents._notecols import (
     category_values,
@@ -44,6 +45,19 @@ def _legend_positions(question: str, task: str) -> set[int]:
     return out
 
 
+def _alias_positions(task: str) -> set[int]:
+    """Positions (just before) of each value the question gives other spellings of, where it
+    gives them ("Service is also written 'Servicing', Inspection 'Safety check'"): a list of
+    how values are written, not a filter (fresh17: tyre jobs sent to select 'Inspection')."""
+    out: set[int] = set()
+    for value in {v for _a, v, _at in stated_aliases(task)}:
+        spelt = (
+            rf"(?<![\w-]){re.escape(value)}(?=\s+(?:is\s+(?:also|sometimes)\s+\w+\s+(?:as\s+)?)?')"
+        )
+        out |= {m.start() - 1 for m in re.finditer(spelt, task)}
+    return out
+
+
 def category_problem(question: str, code: str) -> str | None:
     """A value of a text column (from the files note) named in the question, never used; the
     note shows the rows to select and, when the question names a number column and an
@@ -54,6 +68,7 @@ def category_problem(question: str, code: str) -> str | None:
     described |= listed_values(question, task, low)  # ("Status is A, B or C": what it holds)
     described |= explained_positions(task)  # ("('RIV-0042' is member 42 of RIV)")
     described |= _legend_positions(question, task)  # ("Age Band (Under 18, 18-34 or 60+)")
+    described |= _alias_positions(task)  # ("Inspection 'Safety check'": how it is written)
     for value in category_values(question):
         word = value.lower() in _PLAIN_WORDS  # ("no visit goes past midnight": not 'no')
         named = any(  # (the character before it, or its quote: "' YOGA'")

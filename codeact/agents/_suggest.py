@@ -85,6 +85,8 @@ async def repeat_outcome(
     found: str | None = None  # (a rule's note, when its code is what runs)
     if note and rules and run is not None:
         mine = run.state_of(CodeActRunState)
+        if mine.suggested and " ".join(mine.suggested.split()) == " ".join(code.split()):
+            mine.suggested = None  # (the cell is the suggestion: nothing new to run)
         problem = repeat_problem(run.user_msg, mine.cells, code, result.stdout)
         if problem is not None and problem.code:  # (what it suggests runs below)
             mine.suggested, found = problem.code, str(problem)

@@ -346,3 +346,21 @@ def test_a_spelling_compared_without_its_spaces_on_text_that_keeps_them_is_misse
     assert exec_with_files(files, read + broken + count, problem.code) == ["12", "20"]
     squeezed = broken.replace(".str.lower() ==", ".str.lower().str.replace(' ', '') ==")
     assert alias_problem(question, read + squeezed + count) is None
+
+
+def test_a_value_in_the_list_of_other_spellings_is_not_a_filter() -> None:
+    """fresh17 (tuned run): tyre jobs counted right (81) were sent to select 'Inspection',
+    named only in "Service is also written 'Servicing', Inspection 'Safety check'"."""
+    from codeact.agents._category import category_problem
+
+    kinds = ["Service", "Inspection", "Tyres", "Tires", "Safety check", "Servicing"]
+    rows = "Job,Job Type\n" + "".join(f"J{i},{kinds[i % 6]}\n" for i in range(24))
+    files = {"g.csv": rows.encode()}
+    said = "Service is also written 'Servicing', Inspection 'Safety check' and Tyres 'Tires'."
+    question = f"Question: How many tyre jobs?\nConstraints: {said}\n\n{describe_files(files)}"
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('g.csv')\nprint((df['Job Type'] == 'Tyres').sum())"
+    )
+    assert category_problem(question, cell) is None
+    asked = question.replace("How many tyre jobs?", "How many Inspection jobs were tyres?")
+    assert category_problem(asked, cell) is not None  # (named in the question itself)

@@ -40,3 +40,33 @@ async def test_a_re_run_cell_a_rule_finds_wanting_is_not_told_to_answer() -> Non
     question = QUESTION.replace("paid by card?", "paid by card in the 'North' region?")
     told = await _second_result(question)
     assert "answer now" not in told, told
+
+
+async def test_a_re_run_of_the_code_a_note_suggested_is_told_to_answer_too() -> None:
+    """fresh17 (tuned run): the model ran the alias note's code itself (81, right), then
+    re-ran it; the waiting suggestion (the same code) ran again instead of the note to answer,
+    and the model wandered off to another job type."""
+    from codeact.agents.validators import rules_validator
+    from tests.helpers import run_scripted
+
+    pays = ["Card", "Cash", "Credit card", "Card", "Voucher", "Card", "Cash"]
+    rows = "Sale,Payment\n" + "".join(f"{i},{p}\n" for i, p in enumerate(pays))
+    files = {"s.csv": rows.encode()}
+    question = (
+        "Question: How many sales were paid by card?\nConstraints: Card is also written "
+        "'Credit card'.\n"
+        'Format: @card_sales[card_sales_value] where "card_sales_value" is an integer.\n\n'
+        + describe_files(files)
+    )
+    first = "import pandas as pd\ndf = pd.read_csv('s.csv')\nprint((df['Payment'] == 'Card').sum())"
+    mended = first.replace(
+        "print(",
+        "df['Payment'] = df['Payment'].mask(df['Payment'].str.strip().str.lower().str.replace("
+        "r'[\\s_-]+', '', regex=True).isin(['creditcard', 'card']), 'Card')\nprint(",
+    )
+    replies = [f"<execute>\n{first}\n</execute>", "@card_sales[3]"]
+    replies += [f"<execute>\n{mended}\n</execute>"] * 2 + ["@card_sales[4]"]
+    results, _llm = await run_scripted(files, question, replies, [rules_validator()])
+    assert results[-1].rstrip().endswith("answer now with the printed values, @card_sales[4]. "
+                                         "If not, write the code that computes what the "
+                                         "question asks."), results  # fmt: skip
