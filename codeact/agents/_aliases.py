@@ -120,7 +120,7 @@ def alias_problem(question: str, code: str) -> Problem | None:
         if (n := _missed(question, task, code, a, v, at))
     ]
     if not missed:
-        return None
+        return _only_alias(question, task, code)
     alias, value, name = missed[0]
     found = column_read(question, code.splitlines(), name)
     at_line, frame = found if found is not None else (-1, "df")
@@ -173,3 +173,26 @@ def _unsqueezed(alias: str, low: str) -> bool:
     lines = [ln for ln in low.splitlines() if re.search(rf"['\"]{re.escape(squeezed)}['\"]", ln)]
     spaces = r"replace\(\s*r?(['\"])(?:\[\\s[^'\"\]]*\]\+?|\\s\+?| )\1"
     return bool(lines) and not any(re.search(spaces, ln) for ln in lines)
+
+
+def _only_alias(question: str, task: str, code: str) -> Problem | None:
+    """Code comparing a column with the other spelling alone (fresh17: ``== 'vw'`` for
+    Volkswagen jobs, 34 of 132): the rows written as the value itself count apart. The note
+    says so (no code: a mask would change what the cell compares with)."""
+    quoted = {squeeze(a or b) for a, b in re.findall(r"'([^'\n]*)'|\"([^\"\n]*)\"", code)}
+    for alias, value, at in stated_aliases(task):
+        name = _column_said(task, at, note_columns(question)) or column_of_value(
+            question, alias, fold=True
+        )
+        if name is None or not uses_column(code, name) or squeeze(value) in quoted:
+            continue
+        test = rf"(?:==|!=|isin\(\[)\s*['\"]\s*{re.escape(alias.strip())}\s*['\"]"
+        if re.search(rf"{column_ref(name)}[^\n]*?{test}", code, re.I):
+            return problem_of(
+                f"The question says {alias!r} is {value} too, and your code compares {name!r} "
+                f"with {alias!r} alone: the rows written {value!r} count apart. Compare with "
+                f"both, e.g. .isin({[squeeze(alias), squeeze(value)]!r}) on the folded text "
+                f"(case and spaces taken out); run your code again, print the result, then "
+                "answer."
+            )
+    return None

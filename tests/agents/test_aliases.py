@@ -364,3 +364,21 @@ def test_a_value_in_the_list_of_other_spellings_is_not_a_filter() -> None:
     assert category_problem(question, cell) is None
     asked = question.replace("How many tyre jobs?", "How many Inspection jobs were tyres?")
     assert category_problem(asked, cell) is not None  # (named in the question itself)
+
+
+def test_a_comparison_with_the_other_spelling_alone_is_sent_back() -> None:
+    """fresh17 (tuned run): Volkswagen jobs counted as ``== 'vw'`` (34 of 132), the rows
+    written 'Volkswagen' left out; the code's name ``volkswagen_jobs`` is no comparison."""
+    makes = ["VW", "Volkswagen", "vw ", "Ford", " volkswagen"]
+    rows = "Job,make\n" + "".join(f"J{i},{makes[i % 5]}\n" for i in range(20))
+    files = {"g.csv": rows.encode()}
+    said = "make is written in any case; Volkswagen is also written 'VW'."
+    question = (
+        f"Question: How many Volkswagen jobs?\nConstraints: {said}\n\n{describe_files(files)}"
+    )
+    read = "import pandas as pd\ndf = pd.read_csv('g.csv')\n"
+    alone = read + "volkswagen_jobs = (df['make'].str.strip().str.lower() == 'vw').sum()"
+    problem = alias_problem(question, alone + "\nprint(volkswagen_jobs)")
+    assert problem is not None and "with 'VW' alone" in problem
+    both = alone.replace("== 'vw')", ".isin(['vw', 'volkswagen']))")
+    assert alias_problem(question, both + "\nprint(volkswagen_jobs)") is None
