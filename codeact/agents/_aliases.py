@@ -144,15 +144,21 @@ def alias_problem(question: str, code: str) -> Problem | None:
     )
 
 
-def _missed(question: str, task: str, code: str, alias: str, value: str, at: int) -> str | None:
-    """The column of a spelling ``alias`` of ``value`` the code uses without naming it
-    (while it asks for that value, or for every value of the column), or None."""
-    low = code.lower()
-    name = (
+def _alias_column(question: str, task: str, alias: str, value: str, at: int) -> str | None:
+    """The column a spelling said at ``at`` belongs to: named in its sentence, else the one
+    holding the spelling or the value (case and spaces aside), or None."""
+    return (
         _column_said(task, at, note_columns(question))
         or column_of_value(question, alias, fold=True)
         or column_of_value(question, value, fold=True)
     )
+
+
+def _missed(question: str, task: str, code: str, alias: str, value: str, at: int) -> str | None:
+    """The column of a spelling ``alias`` of ``value`` the code uses without naming it
+    (while it asks for that value, or for every value of the column), or None."""
+    low = code.lower()
+    name = _alias_column(question, task, alias, value, at)
     if name is None or not uses_column(code, name) or alias.strip().lower() in low:
         return None
     if squeeze(alias) in re.sub(r"[\s_-]+", "", low) and not _unsqueezed(alias, low):
@@ -181,9 +187,7 @@ def _only_alias(question: str, task: str, code: str) -> Problem | None:
     says so (no code: a mask would change what the cell compares with)."""
     quoted = {squeeze(a or b) for a, b in re.findall(r"'([^'\n]*)'|\"([^\"\n]*)\"", code)}
     for alias, value, at in stated_aliases(task):
-        name = _column_said(task, at, note_columns(question)) or column_of_value(
-            question, alias, fold=True
-        )
+        name = _alias_column(question, task, alias, value, at)
         if name is None or not uses_column(code, name) or squeeze(value) in quoted:
             continue
         test = rf"(?:==|!=|isin\(\[)\s*['\"]\s*{re.escape(alias.strip())}\s*['\"]"

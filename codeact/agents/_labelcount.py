@@ -54,23 +54,18 @@ def label_value(question: str, cells: Sequence[CellRun], missing: Sequence[str])
     return f"print({series}[{label}])"
 
 
-def label_value_note(question: str, cells: Sequence[CellRun], missing: Sequence[str]) -> str:
-    """What the model is told to print for the missing value (empty when ``label_value``
-    finds nothing)."""
+def label_value_hint(
+    question: str, cells: Sequence[CellRun], missing: Sequence[str]
+) -> tuple[str, str | None]:
+    """What the model is told to print for the missing value, and the last successful cell
+    with that line added (what the agent runs when the model re-sends a cell instead); ``("",
+    None)`` when ``label_value`` finds nothing."""
     line = label_value(question, cells, missing)
     if line is None:
-        return ""
-    return (
+        return "", None
+    code = [c for c in cells if c.error is None][-1].code
+    note = (
         f" Your last cell found the label but printed no value for @{missing[0]}: add "
         f"{line} to it and run it."
     )
-
-
-def label_value_code(question: str, cells: Sequence[CellRun], missing: Sequence[str]) -> str | None:
-    """The last successful cell with the missing value's line added (what the agent runs
-    when the model re-sends a cell instead), or None."""
-    line = label_value(question, cells, missing)
-    if line is None:
-        return None
-    code = [c for c in cells if c.error is None][-1].code
-    return f"{code.rstrip()}\n{line}"
+    return note, f"{code.rstrip()}\n{line}"

@@ -37,7 +37,7 @@ from pydantic import BaseModel, ValidationError
 from codeact.agents._candidate import AnswerCandidate as AnswerCandidate
 from codeact.agents._candidate import CellRun as CellRun
 from codeact.agents._candidate import cell_run as cell_run
-from codeact.agents._labelcount import label_value_code, label_value_note
+from codeact.agents._labelcount import label_value_hint
 from codeact.agents._placeholders import (
     TOKEN,
     asked_decimals,
@@ -145,15 +145,17 @@ def placeholder_validator(question: str | None = None, *, carry: bool = True) ->
                 tokens = " ".join(f"@{n}[{printed[n]}]" for n in missing)
                 return candidate.replace(text=f"{candidate.text.rstrip()}\n{tokens}".strip())
         fmt = " ".join(f"@{n}[value]" for n in wanted)
-        unprinted = [n for n in missing if n not in printed]
+        note, code = label_value_hint(
+            asked, candidate.cells, [n for n in missing if n not in printed]
+        )
         raise ModelRetry(
             "Your final answer must contain "
             + ", ".join(f"@{n}[...]" for n in missing)
             + f". Reply with the final answer in exactly this format: {fmt}, each value "
             "exactly as your code printed it (nan is a value too). If no cell printed a value "
             "yet, compute and print it with code first: never write a value no cell printed."
-            + label_value_note(asked, candidate.cells, unprinted),
-            code=label_value_code(asked, candidate.cells, unprinted),
+            + note,
+            code=code,
         )
 
     return validate
@@ -192,11 +194,12 @@ def traced_validator(question: str | None = None) -> AnswerValidator:
         untraced = {n: v for n, v in given.items() if n in wanted and not traces(v, texts)}
         if untraced:
             listed = ", ".join(f"@{n}[{v}]" for n, v in untraced.items())
+            note, code = label_value_hint(asked, candidate.cells, list(untraced))
             raise ModelRetry(
                 f"No cell printed the value of {listed}. Every value must come from your code's "
                 "output: compute it with code, print it, then answer with the printed value."
-                + label_value_note(asked, candidate.cells, list(untraced)),
-                code=label_value_code(asked, candidate.cells, list(untraced)),
+                + note,
+                code=code,
             )
         text = _keep_asked(candidate.text, wanted, texts, rounding(asked))
         return None if text == candidate.text else candidate.replace(text=text)

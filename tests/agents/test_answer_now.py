@@ -7,11 +7,10 @@ from __future__ import annotations
 import pytest
 
 from codeact.agents.code import describe_files
+from tests.agents.test_labelcount import FILES  # (the same sales: four by card)
 
 pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings("ignore::UserWarning")]
 
-PAY = ["Card", "Cash", "Card", "Voucher", "Card", "Cash", "Card"]
-FILES = {"s.csv": ("Sale,Payment\n" + "".join(f"{i},{p}\n" for i, p in enumerate(PAY))).encode()}
 QUESTION = (
     "Question: How many sales were paid by card?\n"
     'Format: @card_sales[card_sales_value] where "card_sales_value" is an integer.\n\n'

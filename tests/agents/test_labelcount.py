@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from codeact.agents._candidate import CellRun
-from codeact.agents._labelcount import label_value, label_value_code
+from codeact.agents._labelcount import label_value, label_value_hint
 from codeact.agents.code import describe_files
 
 pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings("ignore::UserWarning")]
@@ -29,7 +29,8 @@ CELL = (
 def test_the_line_printing_the_labels_value_is_found() -> None:
     cells = [CellRun(code=CELL, stdout="Card\n")]
     assert label_value(QUESTION, cells, ["sales"]) == "print(payment_counts[most_common_payment])"
-    code = label_value_code(QUESTION, cells, ["sales"])
+    note, code = label_value_hint(QUESTION, cells, ["sales"])
+    assert "printed no value for @sales" in note
     assert code is not None and code.endswith("print(payment_counts[most_common_payment])")
     # nothing when the value is printed, two values are missing, or one value is asked
     shown = CELL + "\nprint(payment_counts.max())"
