@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from codeact.agents._cellforms import squeeze
+from codeact.agents._isinfold import SQUEEZE_FOLD, with_alias
 from codeact.agents._notecols import (
     column_of_value,
     column_read,
@@ -183,8 +184,8 @@ def _unsqueezed(alias: str, low: str) -> bool:
 
 def _only_alias(question: str, task: str, code: str) -> Problem | None:
     """Code comparing a column with the other spelling alone (fresh17: ``== 'vw'`` for
-    Volkswagen jobs, 34 of 132): the rows written as the value itself count apart. The note
-    says so (no code: a mask would change what the cell compares with)."""
+    Volkswagen jobs, 34 of 132): the rows written as the value itself count apart. The code
+    tests the squeezed text against both spellings instead."""
     quoted = {squeeze(a or b) for a, b in re.findall(r"'([^'\n]*)'|\"([^\"\n]*)\"", code)}
     for alias, value, at in stated_aliases(task):
         name = _alias_column(question, task, alias, value, at)
@@ -195,8 +196,9 @@ def _only_alias(question: str, task: str, code: str) -> Problem | None:
             return problem_of(
                 f"The question says {alias!r} is {value} too, and your code compares {name!r} "
                 f"with {alias!r} alone: the rows written {value!r} count apart. Compare with "
-                f"both, e.g. .isin({[squeeze(alias), squeeze(value)]!r}) on the folded text "
-                f"(case and spaces taken out); run your code again, print the result, then "
-                "answer."
+                f"both on the folded text (case and spaces taken out), e.g. df[{name!r}]"
+                f"{SQUEEZE_FOLD}.isin({[squeeze(alias), squeeze(value)]!r}); run your code "
+                "again, print the result, then answer.",
+                with_alias(code, name, alias, value),
             )
     return None

@@ -1,8 +1,6 @@
 """Rules on how the data is written (see ``_rules``), each from what the files note says
 about a column: missing values written as words pandas reads as NaN (``'n/a'``), one value
-written in several cases and spacings (``'Books'``, ``' books'``), values the question says
-stand for zero when empty, and durations written as text (``'1h 25m'``).
-
+written in several cases and spacings (``'Books'``, ``' books'``), numbers and durations as text.
 Each rule returns a ``Problem`` whose runnable code, where the fix is mechanical, is the
 model's own code with the fix applied."""
 
@@ -13,6 +11,7 @@ from functools import partial
 
 from codeact.agents._cellforms import squeeze
 from codeact.agents._filenote import NA_STRINGS
+from codeact.agents._isinfold import fold_isin, folded_compare, unfolded_isin
 from codeact.agents._notecols import (
     TEXT_NUMBER_CONVERSION,
     column_ref,
@@ -83,11 +82,6 @@ _FOLD_CALLS = r"(?:\.str\.(?:strip|lower|upper|casefold)\(\))+"
 _VARIANTS = re.compile(r"ignoring case and spaces( \(and hyphens\))?: compare (.*?) == '([^']*)'")
 
 
-def _folded_compare(c: re.Match[str], *, fold: str, inner: bool) -> str:
-    value = squeeze(c.group(5)) if inner else c.group(5).strip().lower()
-    return f"{c.group(1)}{fold} {c.group(3)} {value!r}"
-
-
 def case_problem(question: str, code: str) -> Problem | None:
     """A column whose values the files note shows written in several cases and spacings
     (``'Books'``, ``' books'``, ``'BOOKS'``), used by code that never folds them: a comparison
@@ -123,15 +117,17 @@ def case_problem(question: str, code: str) -> Problem | None:
         kept = [t for t in compare.finditer(code) if not any(a <= t.start() < b for a, b, _ in ms)]
         if kept and all(t.group(5) in {v for _, _, v in ms} for t in kept):
             continue
-        if own if compare.search(code) else _FOLDS.search(code):  # (this column folded)
-            if not inner:
-                continue
-            if not compare.search(code):  # (contains, isin, split and join: left alone)
-                continue
-        fixed = compare.sub(partial(_folded_compare, fold=fold, inner=inner), code)
+        isins = unfolded_isin(code, name)  # (fresh17: .isin(['vw', 'volkswagen']) as written)
+        folded = own if compare.search(code) else _FOLDS.search(code)
+        if folded and not isins and (not inner or not compare.search(code)):
+            continue  # (this column folded; contains, split and join left alone)
+        fixed = compare.sub(partial(folded_compare, fold=fold, inner=inner), code)
+        fixed = fold_isin(fixed, name, fold, inner)
         said = compare.search(code)  # (the cell's own value: fresh17 copied 'repair' for tyres)
         value = said.group(5) if said else m.group(3)
         example = f"{m.group(2)} == {squeeze(value) if inner else value.strip().lower()!r}"
+        if isins and not said:
+            example = fold_isin(isins[0].group(0), name, fold, inner)
         return problem_of(
             f"The column {name!r} holds one value written in several cases and spacings (see "
             "the files note), and your code compares or groups it as written, so it misses "
@@ -143,6 +139,7 @@ def case_problem(question: str, code: str) -> Problem | None:
     return None
 
 
+_AS_TEXT = re.compile(r"(?:numbers|amounts) stored as text")
 _SIGNED_CONVERT = re.compile(
     r"convert with (.*?\.astype\(float\)|pd\.to_numeric\(.*?errors='coerce'\))"
 )
@@ -154,8 +151,8 @@ def text_number_problem(question: str, code: str) -> Problem | str | None:
     written with signs (``'67.5%'``) converted as it is (``pd.to_numeric(df['score'],
     errors='coerce')``, ``.astype(float)``) is sent back too: every value becomes NaN."""
     for name, kind in note_column_kinds(question):
-        if "numbers stored as text" not in kind or not uses_column(code, name):
-            continue
+        if not _AS_TEXT.search(kind) or not uses_column(code, name):
+            continue  # (fresh17: a European export's 'amounts stored as text' too)
         convert = _SIGNED_CONVERT.search(kind)
         raw = _raw_conversion(code, name)
         if raw and convert and ".str.replace" in convert.group(1):
@@ -239,6 +236,10 @@ def _text_tests(code: str, name: str) -> str:
     word = r"(?:'[^'\"\d\n]*'|\"[^'\"\d\n]*\")"  # (a quoted word: no number compared as text)
     folded = r"(?:\s*\.str\.(?:strip|lower|upper|casefold)\(\))*"
     compared = rf"{folded}\s*(?:[=!]=\s*{word}|\.isin\(\s*\[\s*{word}(?:\s*,\s*{word})*\s*\]\s*\))"
+    filled = (
+        rf"^[ \t]*(?:{column_ref(name)}\s*=\s*)?\w+\s*\[[^\]\n]*\]\s*\.fillna\([^()\n]*\)[ \t]*$"
+    )
+    code = re.sub(filled, "", code, flags=re.M)  # (its gaps filled: fresh17, no sum of text)
     return re.sub(rf"{column_ref(name)}\s*(?:{test}|{compared})", "", code)
 
 
