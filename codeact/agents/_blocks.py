@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from codeact._parse import parse_source
 from codeact.agents._csvtable import Table, read_table
 from codeact.agents._filenote import describe_table
 from codeact.agents._joinkeys import key_hints
@@ -42,8 +43,19 @@ def describe_files(files: dict[str, bytes]) -> str:
     return "\n".join(out)
 
 
+def _complete(code: str) -> bool:
+    """Whether ``code`` parses as a whole (not cut off in the middle of a statement)."""
+    try:
+        parse_source(code)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    return True
+
+
 def parse_blocks(text: str) -> tuple[list[str], str | None]:
-    """``(code blocks, format error)`` found in a reply; fences inside the tags are tolerated."""
+    """``(code blocks, format error)`` found in a reply; fences inside the tags are tolerated.
+    A last block opened and never closed is run when its code parses whole; cut off inside a
+    statement, it is a format error."""
     blocks = []
     for raw in _BLOCK.findall(text):
         fenced = _FENCE.match(raw)
@@ -53,6 +65,9 @@ def parse_blocks(text: str) -> tuple[list[str], str | None]:
             blocks.append(code)
     rest = _BLOCK.sub("", text)
     if "<execute>" in rest:
+        tail = _FENCE.sub(r"\1", rest.rpartition("<execute>")[2].strip("\n"))
+        if tail.strip() and _complete(tail):  # (fresh17: a whole cell, its closing tag left
+            return [*blocks, tail], None  # out; sent back, the model asked for the task again)
         return blocks, (
             "Your reply opened an <execute> block without closing it. Put the code between "
             "<execute> and </execute>, or reply without the tag if this is your final answer."

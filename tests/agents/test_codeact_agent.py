@@ -27,8 +27,14 @@ def test_parse_blocks() -> None:
         ["x = 1", "print(x)"],
         None,
     )
-    blocks, problem = parse_blocks("<execute>ok</execute> then <execute>print(1)")
+    blocks, problem = parse_blocks("<execute>ok</execute> then <execute>print(1")
     assert blocks == ["ok"] and problem is not None and "without closing" in problem
+    # a whole cell whose closing tag was left out runs (fresh17: sent back, the model asked
+    # for the task again, twice)
+    assert parse_blocks("<execute>ok</execute> <execute>\nx = 1\nprint(x)\n") == (
+        ["ok", "x = 1\nprint(x)"],
+        None,
+    )
     assert parse_blocks("just an answer") == ([], None)
 
 
@@ -157,13 +163,22 @@ async def test_an_error_then_a_fix_and_an_answer_after_a_traceback_is_reprompted
 
 
 async def test_unclosed_tag_is_a_format_retry() -> None:
-    llm = ScriptedLLM(["<execute>\nprint(1)\n", "<execute>\nprint(1)\n</execute>", "1"])
+    llm = ScriptedLLM(["<execute>\nprint(1 +\n", "<execute>\nprint(1)\n</execute>", "1"])
     handler = CodeActAgent(llm=llm).run("x")
     events = await collect(handler)
     first = next(e for e in events if isinstance(e, AgentOutput))
     assert first.retry_messages and "without closing" in first.retry_messages[1].text
     assert (await handler).response.text == "1"
     assert len(llm.requests) == 3
+
+
+async def test_a_whole_cell_left_unclosed_runs() -> None:
+    llm = ScriptedLLM(["<execute>\nx = 6 * 7\nprint(x)\n", "42"])
+    handler = CodeActAgent(llm=llm).run("x")
+    events = await collect(handler)
+    results = [e for e in events if isinstance(e, ToolCallResult)]
+    assert [str(r.tool_output.content).strip() for r in results] == ["42"]
+    assert (await handler).response.text == "42" and len(llm.requests) == 2
 
 
 async def test_final_answer_with_a_dict_returns_data() -> None:
