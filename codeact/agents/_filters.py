@@ -37,6 +37,12 @@ _READS_AS = r"\s*(?:is|are|means)\s+(?:the\s+)?(?:two|three|four|several|both)\b
 _EXPLAINED = re.compile(
     r"\s*(?:(?:is|means|stands for|reads as|equals|=)\s+|\()-?[\d$€£]|" + _READS_AS
 )
+#: "'€1.234,50', '1.234,50 €' or 'EUR 1234,50' (without the dot) are all 1234.50 euros":
+#: each value of the list explained by the number after it (fresh17: not a filter).
+_LIST_EXPLAINED = re.compile(
+    r"(?:\s*(?:,\s*(?:and|or)|,|and|or)\s*'[^'\n]*'(?:\s*\([^)\n]*\))?)*\s*(?:\([^)\n]*\)\s*)?"
+    r"(?:are|is)\s+(?:all\s+|both\s+)?-?[\d$€£]"
+)
 #: "'£0', '£0.00', 'none' and an empty Fine all mean no fine": values read as none or zero.
 _MEAN_NONE = re.compile(
     r"(?:\s*(?:,|and|or)\s*(?:'[^'\n]*'|an? empty [\w ]{1,20}?|empty))*\s+(?:all\s+|both\s+)?"
@@ -316,7 +322,7 @@ def filter_problem(question: str, code: str) -> str | None:
                     _sign_fix(question, task, value, code),
                 )
             continue  # ("amounts such as '$12.50'": how values are written, not a filter)
-        if _EXPLAINED.match(task, m.end()) or _MEAN_NONE.match(task, m.end()):
+        if any(r.match(task, m.end()) for r in (_EXPLAINED, _MEAN_NONE, _LIST_EXPLAINED)):
             continue  # ("'1.234,56' is 1234.56", "'£0', 'none' ... all mean no fine")
         if _MEANS_MISSING.match(task, m.end()) and _HANDLES_MISSING.search(code):
             continue  # ("a weight of 'n/a' means it was not taken": pandas read it as NaN)

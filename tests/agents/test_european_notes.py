@@ -106,3 +106,45 @@ async def test_a_cell_computing_with_km_or_euros_as_text_is_re_run_converted() -
     )
     total = sum([1045.71, 1816.66, 109.66, 1234.5, 12.0, 88.0][i % 6] for i in range(ROWS))
     assert content.rstrip().endswith(str(round(total, 2))), content
+
+
+def test_european_amounts_summed_as_text_are_sent_back_with_the_conversion() -> None:
+    """fresh17 (tuned run): a repair total summed the Invoice text (a string of every amount
+    run together), re-sent four times; the question's examples of how amounts are written
+    ("'€1.234,50', '1.234,50 €' or 'EUR 1234,50' (without the dot) are all 1234.50 euros")
+    were taken for a filter the code missed, so the note never said to convert."""
+    from codeact.agents._filters import filter_problem
+    from codeact.agents._rules import text_number_problem
+    from tests.helpers import exec_with_files
+
+    said = (
+        "Invoice is what the job cost in euros, written the European way, with a dot between "
+        "thousands and a decimal comma: '€1.234,50', '1.234,50 €' or 'EUR 1234,50' (without "
+        "the dot) are all 1234.50 euros. Add up the Invoice."
+    )
+    question = f"Question: Total invoiced?\nConstraints: {said}\n\n{NOTE}"
+    cell = "import pandas as pd\ndf = pd.read_csv('g.csv')\nprint(df['Invoice'].sum())"
+    assert filter_problem(question, cell) is None
+    problem = text_number_problem(question, cell)
+    assert problem is not None and "str.replace(',', '.').astype(float)" in problem
+    assert getattr(problem, "code", None) is not None
+    total = round(sum([1045.71, 1816.66, 109.66, 1234.5, 12.0, 88.0]) * ROWS / 6, 2)
+    assert [round(float(v), 2) for v in exec_with_files({"g.csv": CSV.encode()}, problem.code)] == [
+        total
+    ]
+    # quoted without the numbers they are, the same amounts are filters
+    asked = question.replace(" (without the dot) are all 1234.50 euros", "")
+    assert filter_problem(asked, cell) is not None
+
+
+def test_filling_the_gaps_of_amounts_as_text_is_no_sum() -> None:
+    """fresh17 (tuned run): ``df['Invoice'] = df['Invoice'].fillna(0)`` in a cell computing
+    a mileage median is no use of the amounts as numbers (the cell printed the answer)."""
+    from codeact.agents._rules import text_number_problem
+
+    question = f"Question: Median mileage?\nConstraints: Mileage is in km.\n\n{NOTE}"
+    read = "import pandas as pd\ndf = pd.read_csv('g.csv')\n"
+    filled = read + "df['Invoice'] = df['Invoice'].fillna(0)\nprint(len(df))"
+    assert text_number_problem(question, filled) is None
+    summed = filled + "\nprint(df['Invoice'].sum())"
+    assert text_number_problem(question, summed) is not None
