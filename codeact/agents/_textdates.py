@@ -63,6 +63,8 @@ def text_date_problem(question: str, code: str) -> Problem | None:
             written, read = "with month names", named.group(1)
         else:
             assert m is not None
+            if re.sub(r"\s+", "", m.group(2)) in re.sub(r"\s+", "", code):
+                continue  # (read as the note says: fresh17, '3 Jan 2024' beside '04-01-2024')
             # (one format for both forms: the others become NaT or fail; day first, the
             # ISO dates need their own format: dayfirst=True reads '2024-01-02' as 1 February)
             iso = m.group(1) == "month" or re.search(r"ISO8601|%Y-%m-%d", code)

@@ -148,3 +148,21 @@ def test_filling_the_gaps_of_amounts_as_text_is_no_sum() -> None:
     assert text_number_problem(question, filled) is None
     summed = filled + "\nprint(df['Invoice'].sum())"
     assert text_number_problem(question, summed) is not None
+
+
+def test_dates_read_exactly_as_the_note_says_are_not_sent_back() -> None:
+    """fresh17 (tuned run): a cell reading 'Date Collected ' with the note's own
+    ``format='mixed', dayfirst=True`` (the dates are '3 Jan 2024' and '04-01-2024', no ISO
+    form) printed the right median and was sent back to read them as dates."""
+    from codeact.agents._textdates import text_date_problem
+
+    line = next(ln for ln in NOTE.splitlines() if "'Date Collected '" in ln)
+    read = line[line.index("pd.to_datetime(") :].split(", e.g.")[0]
+    question = f"Question: Median stay?\nConstraints: Days kept.\n\n{NOTE}"
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('g.csv')\n"
+        f"df['Date Collected '] = {read}\nprint(df['Date Collected '].max())"
+    )
+    assert text_date_problem(question, cell) is None
+    unread = cell.replace(f"df['Date Collected '] = {read}\n", "")
+    assert text_date_problem(question, unread) is not None
