@@ -43,6 +43,7 @@ _UNIT_NAMES = [
 #: question itself; a number in it ("more than 5 kilograms", "longer than 14 days": the
 #: number the code compares with); a number in words ("more than two weeks").
 _ASKING = (r"\b(?:in|per|to)\s+", r"\d\s*", r"\b(?:one|two|three|four|five|six|seven|ten)\s+")
+_ASKING += (r"\b(?:how many|most|fewest|fewer|more)\s+",)  # ("How many hours": fresh17)
 _SIZES = {"g": ("g", 1.0), "kg": ("g", 1000.0), "gram": ("g", 1.0), "grams": ("g", 1.0)}
 _SIZES |= {"kgs": ("g", 1000.0), "m": ("m", 1.0), "km": ("m", 1000.0), "cm": ("m", 0.01)}
 _SIZES |= {"mm": ("m", 0.001), "ml": ("l", 0.001), "l": ("l", 1.0)}
@@ -62,6 +63,8 @@ def _names_a_unit(code: str, units: list[str]) -> bool:
             continue  # (a label printed, '@mean_kg[...]' or 'in kg:', reads no unit)
         for _quote, text in re.findall(r"(['\"])((?:(?!\1).)*)\1", line):
             low = text.lower()
+            if re.fullmatch(r"[\w./-]+\.(?:csv|tsv|txt|json|xlsx?|parquet)", low):
+                continue  # (a file's name: 'l.csv' names no litre)
             # a word of the text, whole: 'mean_kg' is a name, not the unit 'kg'
             if low.strip() in words or set(re.findall(r"[^\W\d]+²?", low)) & words:
                 return True
@@ -182,10 +185,10 @@ def _units_read(code: str, name: str, reading: str, factors: list[str]) -> str |
     ):
         return None
     frame = frames.pop()
-    if not re.search(rf"^{frame}\s*=\s*pd\.read_", code, re.M):
-        return None
     lines = code.splitlines()
-    first = own[0][0]
+    first = own[0][0]  # (the frame read, or made from one before: fresh17's service_jobs)
+    if not any(re.match(rf"{frame}\s*=[^=]", ln) for ln in lines[:first]):
+        return None
     read = [p.strip().replace("df[", f"{frame}[") for p in reading.split(";")]
     made = [*read, *factors, f"{frame}[{name!r}] = value"]
     kept = [ln for i, ln in enumerate(lines) if i not in {j for j, _m in own}]
@@ -197,7 +200,7 @@ def _asked_unit(task: str) -> str | None:
     written do not count), or None when it names none or several the same way."""
     unquoted = re.sub(r"'[^'\n]*'", "", task)
     question = re.split(r"\n\s*Constraints?:", unquoted)[0]
-    for before, where in zip(_ASKING, (question, unquoted, question), strict=True):
+    for before, where in zip(_ASKING, (question, unquoted, question, question), strict=True):
         asked = {u for p, u in _UNIT_NAMES if re.search(rf"{before}(?:{p})\b", where, re.I)}
         if asked:
             return asked.pop() if len(asked) == 1 else None

@@ -166,3 +166,37 @@ def test_dates_read_exactly_as_the_note_says_are_not_sent_back() -> None:
     assert text_date_problem(question, cell) is None
     unread = cell.replace(f"df['Date Collected '] = {read}\n", "")
     assert text_date_problem(question, unread) is not None
+
+
+LABOUR_CSV = "Job,Type,Labour\n" + "".join(
+    f'J{i},{["Service", "Repair"][i % 2]},"{["2,5 h", "150 min", "1 h"][i % 3]}"\n'
+    for i in range(18)
+)
+
+
+@pytest.mark.parametrize(
+    "asked",
+    ["How many hours of labour went into service jobs?", "Mean labour of a service job, in hours?"],
+)
+def test_hours_and_minutes_on_a_filtered_frame_are_re_run_in_hours(asked: str) -> None:
+    """fresh17 (tuned run): Labour ('2,5 h', '150 min') converted on a frame of the service
+    jobs without its unit (50.19 hours for 2.03); "How many hours" named no unit to the rule
+    and the frame, made from the one read, was not one it would rewrite: no runnable code."""
+    from codeact.agents._mixedunits import mixed_units_problem
+    from tests.helpers import exec_with_files
+
+    files = {"l.csv": LABOUR_CSV.encode()}
+    question = f"Question: {asked}\nConstraints: Labour is the time worked.\n\n"
+    question += describe_files(files)
+    total = "sum()" if asked.startswith("How many") else "mean()"
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('l.csv')\nservice = df[df['Type'] == 'Service']\n"
+        "service['Labour'] = pd.to_numeric(service['Labour'].str.extract(r'([\\d.,]+)')[0]"
+        ".str.replace('.', '').str.replace(',', '.'))\n"
+        f"print(round(service['Labour'].{total}, 2))"
+    )
+    problem = mixed_units_problem(question, cell)
+    assert problem is not None and problem.code is not None
+    service = [[2.5, 2.5, 1.0][i % 3] for i in range(18) if i % 2 == 0]
+    want = sum(service) if total == "sum()" else sum(service) / len(service)
+    assert exec_with_files(files, problem.code) == [str(round(want, 2))]
