@@ -378,12 +378,19 @@ def repeat_problem(
 ) -> Problem | None:
     """The rules checked when the model re-runs an earlier cell unchanged instead of
     answering (its output taken as the answer): the first broken rule as a ``Problem`` (each
-    rule once per run, as at an answer), or None."""
+    rule once per run, as at an answer), or None. A rule that reads code alone and gives
+    runnable code comes first, told before or not: the re-sent cell is what it was sent back
+    for, and its code is what runs."""
     if not cells:
         return None
     ran = CellRun(code=code, stdout=stdout)
     candidate = AnswerCandidate(text=stdout, question=question, cells=(*cells, ran))
     problem = check_rules(candidate)
+    if not (isinstance(problem, Problem) and problem.code):
+        for rule in _ALONE.values():  # (a rule told before whose code the model never ran:
+            again = rule(question, code)  # fresh17, seven job-type spellings sent back, the
+            if isinstance(again, Problem) and again.code:  # count re-sent as it was twice)
+                return again
     if problem is None or isinstance(problem, Problem):
         return problem
     return problem_of(problem)

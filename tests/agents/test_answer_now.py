@@ -4,6 +4,8 @@ and answered 8). A cell a rule finds wanting is not told so."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from codeact.agents.code import describe_files
@@ -69,3 +71,28 @@ async def test_a_re_run_of_the_code_a_note_suggested_is_told_to_answer_too() -> 
     assert results[-1].rstrip().endswith("answer now with the printed values, @card_sales[4]. "
                                          "If not, write the code that computes what the "
                                          "question asks."), results  # fmt: skip
+
+
+async def test_a_cell_re_sent_as_it_was_after_a_rule_with_code_runs_that_code() -> None:
+    """fresh17 (tuned run): job types counted as written; the alias note (seven spellings,
+    runnable code) sent it back, the model re-sent the count twice, and on each re-send the
+    case rule (no code) spoke instead: 'Service 117' was answered for 219."""
+    from codeact.agents.validators import rules_validator
+    from tests.helpers import run_scripted
+
+    types = ["Service", "service", "Servicing", "Repair", "REPAIR ", "Servicing", "repair"]
+    rows = "Ref,Job Type\n" + "".join(f"J{i},{types[i % 7]}\n" for i in range(21))
+    files = {"g.csv": rows.encode()}
+    question = (
+        "Question: Which job type was done most often, and how many times?\nConstraints: Job "
+        "Type is Service or Repair, typed in any case; Service is also written 'Servicing'.\n"
+        'Format: @job_type[type] @jobs[count] where "count" is an integer.\n\n'
+        + describe_files(files)
+    )
+    cell = "import pandas as pd\ndf = pd.read_csv('g.csv')\nprint(df['Job Type'].value_counts())"
+    replies = [f"<execute>\n{cell}\n</execute>", "@job_type[Servicing] @jobs[6]"]
+    replies += [f"<execute>\n{cell}\n</execute>", "@job_type[Service] @jobs[12]"]
+    results, _llm = await run_scripted(files, question, replies, [rules_validator()])
+    assert len(results) == 2, results
+    assert "So I ran this instead" in results[1] and ".isin(['servicing', 'service'])" in results[1]
+    assert re.search(r"Service\s+12\b", results[1]), results[1]
