@@ -14,6 +14,7 @@ from codeact.agents._notecols import (
     column_of_value,
     compute_on,
     in_column_name,
+    masked_into,
     note_columns,
     task_text,
 )
@@ -77,7 +78,7 @@ def category_problem(question: str, code: str) -> str | None:
             and not in_column_name(question, task, m.start(), m.end())  # ('Sold Price')
             for m in re.finditer(rf"(?<![\w-]){re.escape(value)}(?!\w|-\w)", task)
         )
-        if named and value.lower() not in low:
+        if named and (value.lower() not in low or _only_masked(code, question, value)):
             column = column_of_value(question, value)
             measure = compute_on(question, "sub", exclude=column) if column else None
             if column is None:
@@ -95,3 +96,20 @@ def category_problem(question: str, code: str) -> str | None:
                 f"{rows}; print({measure})" if measure else None,
             )
     return None
+
+
+def _only_masked(code: str, question: str, value: str) -> bool:
+    """Whether ``value`` is named in ``code`` only where other spellings are made it
+    (``df['Job  Type'] = df['Job  Type'].mask(..., 'Repair')``) and the column is neither
+    compared nor grouped after: fresh17, the mask written in place of the filter, a
+    correlation over every job for the repair jobs'."""
+    column = column_of_value(question, value, fold=True)
+    spans = masked_into(code, column) if column else []
+    if not spans:
+        return False
+    kept, at = [], 0
+    for start, end, _made in spans:
+        kept, at = [*kept, code[at:start]], end
+    rest = "".join([*kept, code[at:]])
+    grouped = re.search(r"groupby|value_counts|pivot|crosstab|\.unique\(|\.mode\(", rest)
+    return value.lower() not in rest.lower() and not grouped

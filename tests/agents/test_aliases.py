@@ -382,3 +382,30 @@ def test_a_comparison_with_the_other_spelling_alone_is_sent_back() -> None:
     assert problem is not None and "with 'VW' alone" in problem
     both = alone.replace("== 'vw')", ".isin(['vw', 'volkswagen']))")
     assert alias_problem(question, both + "\nprint(volkswagen_jobs)") is None
+
+
+def test_a_mask_written_in_place_of_the_filter_is_no_filter() -> None:
+    """fresh17 (tuned run): told to make 'Repairs' Repair, the model wrote the mask in place
+    of its filter: a correlation over every job for the repair jobs' (0.46 for 0.65). The
+    value named only as what the mask makes is no filter; a grouping after it needs none."""
+    from codeact.agents._rules import category_problem
+
+    types = ["Repair", "Repairs", "Service", "repair", "Service"]
+    rows = "Ref,Job Type,Labour\n" + "".join(f"J{i},{types[i % 5]},{i}\n" for i in range(20))
+    files = {"g.csv": rows.encode()}
+    said = "Job Type is Repair or Service; Repair is also written 'Repairs'."
+    question = (
+        f"Question: Mean Labour of repair jobs?\nConstraints: {said} Over the jobs whose Job "
+        f"Type is Repair, take the mean Labour.\n\n{describe_files(files)}"
+    )
+    mask = (
+        "import pandas as pd\ndf = pd.read_csv('g.csv')\ndf['Job Type'] = df['Job Type'].mask("
+        "df['Job Type'].str.strip().str.lower().str.replace(r'[\\s_-]+', '', regex=True)"
+        ".isin(['repairs', 'repair']), 'Repair')\n"
+    )
+    problem = category_problem(question, mask + "print(df['Labour'].mean())")
+    assert problem is not None and "never filters on it" in problem
+    filtered = mask + "print(df[df['Job Type'] == 'Repair']['Labour'].mean())"
+    assert category_problem(question, filtered) is None
+    grouped = mask + "print(df.groupby('Job Type')['Labour'].mean())"
+    assert category_problem(question, grouped) is None
