@@ -58,6 +58,7 @@ from answer_data_fresh14 import build_fresh14_questions, generate_fresh14_files
 from answer_data_fresh15 import build_fresh15_questions, generate_fresh15_files
 from answer_data_fresh16 import build_fresh16_questions, generate_fresh16_files
 from answer_data_fresh17 import build_fresh17_questions, generate_fresh17_files
+from answer_data_fresh18 import build_fresh18_questions, generate_fresh18_files
 from answer_data_styled import build_styled_questions, generate_styled_files
 
 from codeact import CodeActAgent, Context, RestrictedExecutor
@@ -284,7 +285,7 @@ def every_question() -> tuple[dict[str, bytes], list[Question]]:
     files |= generate_fresh8_files() | generate_fresh9_files() | generate_fresh10_files()
     files |= generate_fresh11_files() | generate_fresh12_files() | generate_fresh13_files()
     files |= generate_fresh14_files() | generate_fresh15_files() | generate_fresh16_files()
-    files |= generate_fresh17_files()
+    files |= generate_fresh17_files() | generate_fresh18_files()
     questions = build_questions(files) + build_styled_questions(files)
     questions += build_fresh_questions(files) + build_fresh2_questions(files)
     questions += build_fresh3_questions(files) + build_fresh4_questions(files)
@@ -294,7 +295,7 @@ def every_question() -> tuple[dict[str, bytes], list[Question]]:
     questions += build_fresh11_questions(files) + build_fresh12_questions(files)
     questions += build_fresh13_questions(files) + build_fresh14_questions(files)
     questions += build_fresh15_questions(files) + build_fresh16_questions(files)
-    questions += build_fresh17_questions(files)
+    questions += build_fresh17_questions(files) + build_fresh18_questions(files)
     return files, questions
 
 
@@ -341,7 +342,7 @@ def main() -> None:
     parser.add_argument("--model", default="local", help="model spec (codeact.llms.infer_llm)")
     parser.add_argument(
         "--split",
-        choices=["tune", "heldout", "fresh", *(f"fresh{n}" for n in range(2, 18)), "all"],
+        choices=["tune", "heldout", "fresh", *(f"fresh{n}" for n in range(2, 19)), "all"],
         default="heldout",
         help="fresh: twelve questions never used to tune (benchmarks/answer_data_fresh.py); "
         "fresh2: twenty more (benchmarks/answer_data_fresh2.py); fresh3: twenty more "
@@ -360,7 +361,8 @@ def main() -> None:
         "two files (benchmarks/answer_data_fresh14.py); fresh15: twenty more, written blind, three "
         "joining two files (benchmarks/answer_data_fresh15.py); fresh16: twenty more, written "
         "blind, three joining two files (benchmarks/answer_data_fresh16.py); fresh17: twenty more, "
-        "written blind, three joining two files (benchmarks/answer_data_fresh17.py)",
+        "written blind, three joining two files (benchmarks/answer_data_fresh17.py); fresh18: "
+        "twenty more, written blind, three joining two files (benchmarks/answer_data_fresh18.py)",
     )
     parser.add_argument("--config", action="append", choices=list(CONFIGS))
     parser.add_argument("--skip", default="", help="questions whose id contains this are left out")

@@ -107,7 +107,8 @@ def _only_masked(code: str, question: str, value: str) -> bool:
     spans = masked_into(code, column) if column else []
     if not spans:
         return False
-    kept, at = [], 0
+    kept: list[str] = []
+    at = 0
     for start, end, _made in spans:
         kept, at = [*kept, code[at:start]], end
     rest = "".join([*kept, code[at:]])

@@ -42,7 +42,8 @@ _UNIT_NAMES = [
 #: How a question asks for a unit, most telling first: "in kilograms" or "per kg" in the
 #: question itself; a number in it ("more than 5 kilograms", "longer than 14 days": the
 #: number the code compares with); a number in words ("more than two weeks").
-_ASKING = (r"\b(?:in|per|to)\s+", r"\d\s*", r"\b(?:one|two|three|four|five|six|seven|ten)\s+")
+_ASKING: tuple[str, ...] = (r"\b(?:in|per|to)\s+", r"\d\s*")
+_ASKING += (r"\b(?:one|two|three|four|five|six|seven|ten)\s+",)
 _ASKING += (r"\b(?:how many|most|fewest|fewer|more)\s+",)  # ("How many hours": fresh17)
 _SIZES = {"g": ("g", 1.0), "kg": ("g", 1000.0), "gram": ("g", 1.0), "grams": ("g", 1.0)}
 _SIZES |= {"kgs": ("g", 1000.0), "m": ("m", 1.0), "km": ("m", 1000.0), "cm": ("m", 0.01)}
