@@ -130,8 +130,8 @@ def strftime_problem(question: str, code: str) -> Problem | None:
 #: "out of 2000 customers").
 _YEAR_LIMIT = re.compile(
     r"(?<!['\w])(?:(?:in|during|throughout)\s+(?:the\s+year\s+|(?:early|late|mid)\s+"
-    r"|[A-Z][a-z]{2,8}\s+|Q[1-4]\s+)?|(?:quarter|half|months?|weeks?|end|start|beginning|"
-    r"spring|summer|autumn|fall|winter)\s+of\s+)((?:19|20)\d\d)(?![\w'/-])(?!\s+(?:pounds|"
+    r"|(?P<month>[A-Z][a-z]{2,8})\s+|Q[1-4]\s+)?|(?:quarter|half|months?|weeks?|end|start|"
+    r"beginning|spring|summer|autumn|fall|winter)\s+of\s+)(?P<year>(?:19|20)\d\d)(?![\w'/-])(?!\s+(?:pounds|"
     r"dollars|euros|prices))"
 )
 #: A sentence saying what a file covers ("the export lists the sales made in 2024 only").
@@ -147,14 +147,43 @@ def year_problem(question: str, code: str) -> str | None:
     live = without_comments(code)
     for m in _YEAR_LIMIT.finditer(task):
         sentence = re.split(r"[.?!;]\s", task[: m.start()])[-1] + task[m.start() : m.end() + 8]
-        if m.group(1) in live or _COVERS.search(sentence):
+        year, month = m.group("year"), _month_number(m.group("month"))
+        if _COVERS.search(sentence):
             continue
-        return (
-            f"The question limits the rows to {m.group(1)} ({m.group(0).strip()!r}), but your "
-            f"code never uses that year. Keep only those rows (for dates: "
-            f"pd.to_datetime(...).dt.year == {m.group(1)}), print the result, then answer."
+        if year in live and (month is None or _uses_month(live, m.group("month"), month)):
+            continue
+        if year not in live:
+            return (
+                f"The question limits the rows to {year} ({m.group(0).strip()!r}), but your "
+                f"code never uses that year. Keep only those rows (for dates: "
+                f"pd.to_datetime(...).dt.year == {year}), print the result, then answer."
+            )
+        return (  # (fresh17: "during May 2024" kept as .str.contains('2024'))
+            f"The question limits the rows to {m.group('month')} {year} "
+            f"({m.group(0).strip()!r}), but your code never uses that month: every month of "
+            f"{year} counts. Keep only those rows (for dates: d = pd.to_datetime(...); "
+            f"(d.dt.year == {year}) & (d.dt.month == {month})), print the result, then answer."
         )
     return None
+
+
+_MONTH_NAMES = (
+    "january february march april may june july august september october november december".split()
+)
+
+
+def _month_number(name: str | None) -> int | None:
+    """The number of a month's name (``'May'``: 5), or None for any other word."""
+    low = (name or "").lower()
+    found = [i for i, n in enumerate(_MONTH_NAMES, 1) if low in (n, n[:3])]
+    return found[0] if found else None
+
+
+def _uses_month(live: str, name: str, number: int) -> bool:
+    """Whether ``live`` code names the month: its name or short name as a word, or its
+    number on its own (``== 5``, ``'2024-05'``, ``'/05/'``)."""
+    words = rf"\b(?:{name[:3]}|{_MONTH_NAMES[number - 1]})\b"
+    return bool(re.search(words, live, re.I) or re.search(rf"(?<![\d.])0?{number}(?![\d.])", live))
 
 
 _READ_AS = re.compile(

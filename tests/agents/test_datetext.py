@@ -381,3 +381,23 @@ def test_a_column_named_in_another_columns_description_is_not_asked_for() -> Non
         "Count the loans whose", "Count the loans whose RETURN DATE is in April and"
     )
     assert "'RETURN DATE'" in (column_problem(asked, code) or "")
+
+
+def test_a_month_the_question_limits_rows_to_must_be_used_too() -> None:
+    """fresh17 (tuned run): "brought in during May 2024" kept with
+    ``.str.contains('2024')``: every month's labour (6933.25 hours for 43.75)."""
+    from codeact.agents._datetext import year_problem
+
+    text = "Question: How many hours did apprentices work on cars brought in during May 2024?"
+    year_only = "may_jobs = df[df['DATE_IN'].str.contains('2024')]\nprint(len(may_jobs))"
+    problem = year_problem(text, year_only) or ""
+    assert "limits the rows to May 2024" in problem and "(d.dt.month == 5)" in problem
+    for month in (
+        "d = pd.to_datetime(df['DATE_IN'], dayfirst=True)\nm = d[(d.dt.year == 2024) & (d.dt.month == 5)]",
+        "m = df[df['DATE_IN'].str.contains('05-2024')]",
+        "d = pd.to_datetime(df['DATE_IN'])\nm = df[(d.dt.year == 2024) & (d.dt.month_name() == 'May')]",
+        "m = df[df['DATE_IN'].str.contains('May 2024')]",
+    ):
+        assert year_problem(text, month) is None, month
+    # no year in the code: the year's note, as before
+    assert "never uses that year" in (year_problem(text, "print(len(df))") or "")
