@@ -252,6 +252,8 @@ def scaled_amounts(values: list[str], name: str) -> str:
 
 #: A code of letters and a number (``M-0042``, ``m0042``, ``M 42``).
 _ONE_CODE = re.compile(r"^([A-Za-z]{1,4})[-_ /]?(\d+)$")
+#: The same code's number alone, after a '#' or left a float by a spreadsheet (``'2041.0'``).
+_PLAIN_CODE = re.compile(r"^#?\s?(\d+)(?:\.0+)?$")
 
 
 def code_forms(values: list[str], name: str) -> str:
@@ -259,13 +261,14 @@ def code_forms(values: list[str], name: str) -> str:
     (``'M-0042'``, ``'m-0042'`` and ``'M0042'`` are one code), or ``""``: how many there are
     as written and as codes, and the number to count, group and compare on."""
     found = [m for v in values if (m := _ONE_CODE.match(v))]
-    plain = [v for v in values if v.isdigit()]  # (fresh17: '4' beside 'T04' and 'T-4')
-    if not found or len(found) + len(plain) < len(values) or len(plain) > len(found):
+    # (fresh17: '4' beside 'T04' and 'T-4'; fresh18: '#2041' and '2041.0' beside 'FILM-2041')
+    plain = [(n.group(1), v) for v in values if (n := _PLAIN_CODE.match(v))]
+    if not found or len(found) + len(plain) < len(values) or len(found) * 10 < len(values):
         return ""
     if len({m.group(1).lower() for m in found}) != 1:
         return ""
     forms: dict[int, list[str]] = {}
-    for number, whole in [(m.group(2), m.group(0)) for m in found] + [(v, v) for v in plain]:
+    for number, whole in [(m.group(2), m.group(0)) for m in found] + plain:
         written = forms.setdefault(int(number), [])
         if whole not in written:
             written.append(whole)
@@ -281,11 +284,37 @@ def code_forms(values: list[str], name: str) -> str:
 
 
 def other_forms(present: list[str], name: str) -> str:
-    """The hint for a column of dates with month names, of several values per cell or of
-    codes written several ways (``present``: its values as written), or ``""``."""
+    """The hint for a column of dates with month names, of several values per cell, of
+    codes written several ways or of durations as hours:minutes and minutes (``present``:
+    its values as written), or ``""``."""
     stripped = [v.strip() for v in present]
     return (
-        month_name_dates(present, name) or list_cells(stripped, name) or code_forms(stripped, name)
+        month_name_dates(present, name)
+        or list_cells(stripped, name)
+        or code_forms(stripped, name)
+        or clock_minutes(stripped, name)
+    )
+
+
+_HOURS_MINUTES = re.compile(r"^\d{1,2}:[0-5]\d$")
+_MINUTES = re.compile(r"^\d+(?:\.\d+)?\s*(?:min|mins|minutes?)$", re.I)
+
+
+def clock_minutes(values: list[str], name: str) -> str:
+    """The hint for durations written as hours:minutes beside minutes (fresh18: a film's
+    Runtime ``'1:28'`` or ``'90 min'``), both present; else ``""``. Read as times of day or
+    as numbers, the two give nonsense; the conversion gives minutes."""
+    clocks = [v for v in values if _HOURS_MINUTES.match(v)]
+    minutes = [v for v in values if _MINUTES.match(v)]
+    if not clocks or not minutes or len(clocks) + len(minutes) < len(values):
+        return ""
+    column = f"df[{name!r}]"
+    return (
+        f"durations written two ways, hours:minutes and minutes ({clocks[0]!r} is "
+        f"{int(clocks[0].split(':')[0]) * 60 + int(clocks[0].split(':')[1])} minutes, like "
+        rf"{minutes[0]!r}): minutes = pd.to_numeric({column}.str.extract(r'^(\d+):')[0]) * 60 "
+        rf"+ pd.to_numeric({column}.str.extract(r':(\d+)$')[0]); minutes = minutes.fillna("
+        rf"pd.to_numeric({column}.str.extract(r'^([\d.]+)\s*min')[0]))"
     )
 
 

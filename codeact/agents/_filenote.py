@@ -25,6 +25,7 @@ from codeact.agents._cellforms import (
 from codeact.agents._csvtable import SCAN_ROWS, Table
 from codeact.agents._money import (
     SIGNED_NUMBER,
+    accounting_hint,
     european_hint,
     signed_conversion,
     signed_hint,
@@ -191,7 +192,7 @@ def _kind(present: list[str], missing: int, name: str) -> tuple[str, str]:
         return "text", "numbers stored as text with ',' separators: read with thousands=','"
     if all(_SIGNED.match(v) or _FLOAT.match(v) or _SEPARATED.match(v) for v in stripped):
         return "text", signed_hint(stripped, name)
-    if european := european_hint(stripped, name):
+    if european := european_hint(stripped, name) or accounting_hint(stripped, name):
         return "text", european
     if all(_DATE.match(v) for v in stripped):
         return "text", "dates as text: pd.to_datetime() them"

@@ -16,6 +16,8 @@ MAX_COLUMNS = 60
 #: A code: letters, an optional separator, then the number (``AG-019``, ``INC0001001``).
 _CODE = re.compile(r"^([A-Za-z]+[-_ #]?)(\d+)$")
 _WHOLE = re.compile(r"^\d+$")
+#: A key's number alone: bare, after a '#', or left a float by a spreadsheet (``'2041.0'``).
+_PLAIN = re.compile(r"^#?\s?(\d+)(?:\.0+)?$")
 
 
 def _digits(text: str) -> str:
@@ -66,8 +68,8 @@ def _numbers(values: list[str]) -> tuple[str, set[str]] | None:
     # (one prefix, in any case, with or without its separator: 'M-0042', 'm-0042', 'M0042')
     if len(found) == len(values) and len({_word(m.group(1)) for m in found}) == 1:
         return _word(found[0].group(1)), {_digits(m.group(2)) for m in found}
-    plain = [v for v in values if _WHOLE.match(v)]
-    if found and plain and len(found) + len(plain) == len(values):
+    plain = [m.group(1) for v in values if (m := _PLAIN.match(v))]  # (fresh18: '#2041',
+    if found and plain and len(found) + len(plain) == len(values):  # '2041.0' too)
         # (a number written plain or after a word: '204', 'Rm 204', 'room 204': prefix '*';
         # after one prefix, its own: fresh17 'T04', 'T-4' and '4')
         words = {_word(m.group(1)) for m in found}

@@ -46,7 +46,24 @@ def signed_hint(values: list[str], name: str) -> str:
     warn = " (amounts in more than one currency: do not add them up as one)" if mixed else ""
     return (
         f"numbers stored as text with {shown}{warn}: "
-        f"convert with {signed_conversion(values, f'df[{name!r}]')}"
+        f"convert with {signed_conversion(values, f'df[{name!r}]')}{_fractions(values, name)}"
+    )
+
+
+def _fractions(values: list[str], name: str) -> str:
+    """For percentages some of which are written as fractions without the sign (fresh18:
+    ``'20%'`` beside ``'0.2'``): the line that makes those percent too; else ''."""
+    signed = [v for v in values if v.endswith("%")]
+    bare = [v for v in values if re.fullmatch(r"\d*\.?\d+", v)]
+    if not signed or not bare or len(signed) + len(bare) < len(values):
+        return ""
+    if any(float(v) > 1 for v in bare) or not any(float(v[:-1] or 0) > 1 for v in signed):
+        return ""
+    fraction = next((v for v in bare if 0 < float(v) < 1), bare[0])
+    return (
+        f"; the fractions written without '%' are percent too ({fraction!r} is "
+        f"{float(fraction) * 100:g}%): with pct the converted column, pct = pct.where("
+        f"df[{name!r}].str.contains('%', na=True), pct * 100)"
     )
 
 
@@ -78,4 +95,34 @@ def european_hint(values: list[str], name: str) -> str:
         "thousands, a comma before the decimals: '1.045,71' is 1045.71): convert with "
         f"{column}.str.replace(r'[{signs}\\s.]{codes}', '', regex=True).str.replace(',', '.')"
         ".astype(float)"
+    )
+
+
+#: An amount with or without a currency sign, plain or with commas between thousands.
+_PLAIN_OR_SIGNED = re.compile(rf"^(?:{SIGNED_NUMBER}|{_AMOUNT})$")
+#: A negative amount the accountants' way: in parentheses (``($45.00)``, ``(1,234.50)``).
+_BRACKETED = re.compile(r"^\(\s*([^()]+?)\s*\)$")
+
+
+def accounting_hint(values: list[str], name: str) -> str:
+    """The files note on amounts some of which are negatives in parentheses (fresh18, a US
+    export: ``($45.00)`` beside ``-$45.00``, ``$1,234.50`` and ``1234.50``), when every value
+    is such an amount; else ''. The conversion makes the brackets a minus first."""
+    inner = [m.group(1) if (m := _BRACKETED.match(v)) else v for v in values]
+    if not any(_BRACKETED.match(v) for v in values):
+        return ""
+    if not all(_PLAIN_OR_SIGNED.match(v) for v in inner):
+        return ""
+    signs = re.escape("".join(signs_of(values)))
+    codes = "".join(f"|{c}" for c in _codes(values))
+    said, coded = (" and ".join(repr(c) for c in f(values)) for f in (signs_of, _codes))
+    shown = " and ".join([f"{said} signs"] * bool(said) + [f"{coded} codes"] * bool(coded))
+    example = next(v for v in values if _BRACKETED.match(v))
+    number = re.sub(r"[^\d.]", "", example)
+    column = f"df[{name!r}]"
+    return (
+        f"numbers stored as text{' with ' * bool(shown)}{shown}, negatives in parentheses "
+        f"({example!r} is -{number}): convert with "
+        f"{column}.str.replace(r'^\\((.*)\\)$', r'-\\1', regex=True)"
+        f".str.replace(r'[{signs},\\s]{codes}', '', regex=True).astype(float)"
     )

@@ -1,0 +1,77 @@
+"""The files note on a US export (fresh18, a cinema chain's tickets, read blind): refunds
+as accountants write them, ``($45.00)`` beside ``-$45.00`` and ``$1,234.50``; discounts
+``'20%'`` beside the fraction ``'0.2'``; film keys ``'FILM-2041'``, ``'#2041'``, ``'2041.0'``
+and ``'2041'``; runtimes ``'1:28'`` beside ``'90 min'``. The note said "text" of the amounts,
+keys and runtimes and read every discount as percent; each now says what they are, and its
+code gives the numbers."""
+
+from __future__ import annotations
+
+import io
+
+import pandas as pd
+
+from codeact.agents.code import describe_files
+
+AMOUNTS = ["$723.90", "($45.00)", "-$18.50", "$1,234.50", "1,020.00", "$99.95", "88.10"]
+DISCOUNTS = ["20%", "0.2", "0%", "12.5%", "0.125", ""]
+FILMS = ["FILM-2041", "#2041", "2041.0", "2041", "1083", "FILM-1083", "#1083", "1531.0"]
+ROWS = 56
+TICKETS = "Txn,Amount ($),Discount,Film #\n" + "".join(
+    f'T{i},"{AMOUNTS[i % 7]}",{DISCOUNTS[i % 6]},{FILMS[i % 8]}\n' for i in range(ROWS)
+)
+FILM_ROWS = "Film ID,Title,Runtime\n2041,Orbit,1:28\n1083,Otter Bay,90 min\n1531,Ash,2:05\n"
+FILM_ROWS += "1622,Knock,103 min\n1734,Lantern,1:54\n"
+NOTE = describe_files({"t.csv": TICKETS.encode(), "films.csv": FILM_ROWS.encode()})
+
+
+def _line(column: str) -> str:
+    return next(ln for ln in NOTE.splitlines() if ln.strip().startswith(f"- {column!r}"))
+
+
+def _run(code: str, csv: str, name: str) -> pd.Series:
+    namespace = {"pd": pd, "df": pd.read_csv(io.StringIO(csv))}
+    exec(code, namespace)
+    result: pd.Series = namespace[name]
+    return result
+
+
+def test_negatives_in_parentheses_are_named_and_read() -> None:
+    line = _line("Amount ($)")
+    assert "negatives in parentheses ('($45.00)' is -45.00)" in line
+    code = "v = " + line[line.index("convert with ") + 13 :].split(", e.g.")[0]
+    got = _run(code, TICKETS, "v")
+    assert list(got[:7]) == [723.9, -45.0, -18.5, 1234.5, 1020.0, 99.95, 88.1]
+    assert int((got < 0).sum()) == 2 * ROWS // 7
+
+
+def test_percentages_beside_fractions_are_all_made_percent() -> None:
+    line = _line("Discount")
+    assert "'0.2' is 20%" in line
+    convert = line[line.index("convert with ") + 13 :].split(";")[0]
+    made = line[line.index("pct = pct.where(") :].split(", e.g.")[0]
+    got = _run(f"pct = {convert}\n{made}", TICKETS, "pct")
+    assert list(got[:5]) == [20.0, 20.0, 0.0, 12.5, 12.5] and pd.isna(got[5])
+    # percentages alone (or fractions alone) need no such line
+    only = "Txn,Discount\n" + "".join(f"T{i},{['20%', '5%', '0%'][i % 3]}\n" for i in range(9))
+    assert "percent too" not in describe_files({"d.csv": only.encode()})
+
+
+def test_keys_after_a_hash_or_left_floats_are_codes_of_one_number() -> None:
+    line = _line("Film #")
+    assert "codes written several ways" in line and "8 as written, 3 codes" in line
+    assert "- Keys written differently: 'Film #' of 't.csv'" in NOTE
+    keyed = NOTE[NOTE.index("- Keys written differently") :]
+    number = keyed[keyed.index("Join on the number: ") + 20 :].split("\n")[0]
+    got = _run(f"k = {number}", TICKETS, "k")
+    assert list(got[:8]) == [2041, 2041, 2041, 2041, 1083, 1083, 1083, 1531]
+
+
+def test_runtimes_as_hours_minutes_beside_minutes_are_read_in_minutes() -> None:
+    line = _line("Runtime")
+    assert "'1:28' is 88 minutes" in line
+    code = line[line.index("minutes = ") :].split(", e.g.")[0]
+    assert list(_run(code, FILM_ROWS, "minutes")) == [88.0, 90.0, 125.0, 103.0, 114.0]
+    # times of day alone are not durations
+    clock = "Show,Start\n" + "".join(f"S{i},{['1:28', '7:15', '9:40'][i % 3]}\n" for i in range(9))
+    assert "durations written two ways" not in describe_files({"s.csv": clock.encode()})
