@@ -73,10 +73,12 @@ _MEANS_MISSING = re.compile(
 #: After a quoted value: that rows written so have no value (``empty or '--:--' was not
 #: recorded``, ``empty or 'n/k' when it was not measured``).
 _NOT_RECORDED = re.compile(
+    r"(?:\s*(?:,|,?\s*or|,?\s*and)\s*(?:'[^'\n]*'|empty|blank))*"  # (the rest of a list)
     r"\s*\)?\s*(?:(?:values?|entries|rows?|cells?)\s+)?(?:when\s+(?:it|they|the\s+\w+)\s+)?"
     r"(?:(?:was|were|is|are)\s+"
     r"(?:not (?:recorded|taken|measured|known|given|available)|missing|unknown)"
-    r"|(?:means?|marks?) (?:missing|no value|none))\b",
+    r"|(?:means?|marks?) (?:missing|no value|none)"
+    r"|(?:if|when)\s+(?:unrecorded|not recorded|missing|unknown))\b",  # (fresh18)
     re.I,
 )
 _HANDLES_MISSING = re.compile(r"fillna|isna|notna|isnull|notnull|dropna|interpolate|na_values")
@@ -331,7 +333,11 @@ def filter_problem(question: str, code: str) -> str | None:
             continue  # ("'not synced' was not recorded": converted to NaN, or read as NaN)
         if left_out(task, m.start(), m.end(), code) or coerced_marker(question, value, code):
             continue  # (the code drops the row the question leaves out, or made it NaN)
-        read_as_nan = f"(written {value!r} in the file: pandas reads them as NaN" in question
+        read_as_nan = re.search(  # (fresh18: "(written 'N/A' and 'null' in the file: ...")
+            rf"\(written (?:'[^'\n]*' and )*{re.escape(repr(value))}(?: and '[^'\n]*')* in the "
+            "file: pandas reads them as NaN",
+            question,
+        )
         if value.lower() not in low and noted_sign(question, task, value):
             continue  # (a sign for no date or number, said so twice: its own rule, _nomarks)
         if _converted_code(question, value):
@@ -348,11 +354,12 @@ def filter_problem(question: str, code: str) -> str | None:
             )
         if value and value.lower() not in low and m.start() not in described:
             if unrecorded:
-                return (
+                return problem_of(
                     f"The question says {value!r} marks a missing value, but your code never "
                     f"uses it: pandas reads {value!r} as text, so .isna() misses those rows. "
                     f"Read the file with na_values=[{value!r}] (then .isna() finds them with "
-                    "the empty ones), print the result, then answer."
+                    "the empty ones), print the result, then answer.",
+                    with_na_values(code, value),
                 )
             return (
                 f"The question names {value!r}, but your code never uses it. Apply that "
@@ -398,3 +405,13 @@ def _underscored(number: str) -> str:
         groups.insert(0, digits[-3:])
         digits = digits[:-3]
     return sign + "_".join(groups) + dot + tail
+
+
+def with_na_values(code: str, value: str) -> str | None:
+    """``code`` with ``na_values=[value]`` in its one ``pd.read_csv`` call (fresh18: '--' for
+    a booking time not recorded, 12 of 47 rows left out), or None."""
+    reads = list(re.finditer(r"\bpd\.read_csv\(([^()\n]*)\)", code))
+    if len(reads) != 1 or "na_values" in reads[0].group(1):
+        return None
+    m = reads[0]
+    return f"{code[: m.end() - 1]}, na_values=[{value!r}]{code[m.end() - 1 :]}"

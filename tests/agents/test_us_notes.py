@@ -75,3 +75,22 @@ def test_runtimes_as_hours_minutes_beside_minutes_are_read_in_minutes() -> None:
     # times of day alone are not durations
     clock = "Show,Start\n" + "".join(f"S{i},{['1:28', '7:15', '9:40'][i % 3]}\n" for i in range(9))
     assert "durations written two ways" not in describe_files({"s.csv": clock.encode()})
+
+
+def test_a_marker_listed_with_others_read_as_nan_is_read_as_missing_too() -> None:
+    """fresh18 (untuned run): "it is 'N/A', empty, '--' or 'null' if unrecorded" with
+    ``.isna()`` (35 for 47): 'N/A' was taken for a filter (the note lists it with 'null' as
+    read as NaN) and '--' was never named; the cell is re-run with ``na_values=['--']``."""
+    from codeact.agents._filters import filter_problem
+    from tests.helpers import exec_with_files
+
+    booked = ["3/5/2024", "N/A", "", "--", "null", "2024-03-05T14:05:00", "1/2/2024"]
+    rows = "Txn,BOOKED AT\n" + "".join(f"T{i},{booked[i % 7]}\n" for i in range(21))
+    files = {"t.csv": rows.encode()}
+    said = "BOOKED AT is 'N/A', empty, '--' or 'null' if unrecorded."
+    question = f"Question: How many unrecorded?\nConstraints: {said}\n\n{describe_files(files)}"
+    cell = "import pandas as pd\ndf = pd.read_csv('t.csv')\nprint(df['BOOKED AT'].isna().sum())"
+    assert exec_with_files(files, cell) == ["9"]
+    problem = filter_problem(question, cell)
+    assert problem is not None and "'--' marks a missing value" in problem
+    assert exec_with_files(files, getattr(problem, "code", None) or "") == ["12"]
