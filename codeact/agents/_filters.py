@@ -34,6 +34,8 @@ _FORMAT_EXAMPLE = re.compile(
 #: After a quoted value: what it reads as (``'1.234,56' is 1234.56``, ``'1h 25m' (85 minutes)``,
 #: ``'vpn|remote' is the two tags``).
 _READS_AS = r"\s*(?:is|are|means)\s+(?:the\s+)?(?:two|three|four|several|both)\b"
+#: After a time, date or amount: what it is ("'12:15 PM' is a quarter past noon": fresh18).
+_IS = re.compile(r"\s+(?:is|are)\s+(?:an?\s+|the\s+)?\w")
 _EXPLAINED = re.compile(
     r"\s*(?:(?:is|means|stands for|reads as|equals|=)\s+|\()-?[\d$€£]|" + _READS_AS
 )
@@ -326,6 +328,8 @@ def filter_problem(question: str, code: str) -> str | None:
             continue  # ("amounts such as '$12.50'": how values are written, not a filter)
         if any(r.match(task, m.end()) for r in (_EXPLAINED, _MEAN_NONE, _LIST_EXPLAINED)):
             continue  # ("'1.234,56' is 1234.56", "'£0', 'none' ... all mean no fine")
+        if re.search(r"\d", value) and re.search(r"[:/$€£%]", value) and _IS.match(task, m.end()):
+            continue  # ("'12:15 PM' is a quarter past noon": how a time is read)
         if _MEANS_MISSING.match(task, m.end()) and _HANDLES_MISSING.search(code):
             continue  # ("a weight of 'n/a' means it was not taken": pandas read it as NaN)
         unrecorded = _NOT_RECORDED.match(task, m.end()) is not None
@@ -333,10 +337,9 @@ def filter_problem(question: str, code: str) -> str | None:
             continue  # ("'not synced' was not recorded": converted to NaN, or read as NaN)
         if left_out(task, m.start(), m.end(), code) or coerced_marker(question, value, code):
             continue  # (the code drops the row the question leaves out, or made it NaN)
-        read_as_nan = re.search(  # (fresh18: "(written 'N/A' and 'null' in the file: ...")
-            rf"\(written (?:'[^'\n]*' and )*{re.escape(repr(value))}(?: and '[^'\n]*')* in the "
-            "file: pandas reads them as NaN",
-            question,
+        listed = rf"(?:'[^'\n]*' and )*{re.escape(repr(value))}(?: and '[^'\n]*')*"  # (fresh18)
+        read_as_nan = re.search(
+            rf"\(written {listed} in the file: pandas reads them as NaN", question
         )
         if value.lower() not in low and noted_sign(question, task, value):
             continue  # (a sign for no date or number, said so twice: its own rule, _nomarks)

@@ -92,6 +92,7 @@ from codeact.agents._notecols import (
     uses_column,
 )
 from codeact.agents._placeholders import TOKEN
+from codeact.agents._pmtimes import pm_problem
 from codeact.agents._problem import Problem, first_time, problem_of
 from codeact.agents._readfix import title_problem, unit_problem
 from codeact.agents._stale import settled_answer, stale_problem, stale_values_note
@@ -252,6 +253,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("period", period_problem(question, code)),
         ("day", day_problem(question, code)),
         ("marker", marker_problem(question, code)),
+        ("pm", pm_problem(question, code)),
         ("join case", join_case_problem(question, code)),
         ("code forms", code_forms_problem(question, code)),
         ("aliases", alias_problem(question, code)),
@@ -347,6 +349,7 @@ def passes_rules(question: str, code: str) -> bool:
         strftime_problem,
         year_problem,
         clock_text_problem,
+        pm_problem,
         date_text_problem,
         unit_problem,
         mixed_units_problem,

@@ -94,3 +94,48 @@ def test_a_marker_listed_with_others_read_as_nan_is_read_as_missing_too() -> Non
     problem = filter_problem(question, cell)
     assert problem is not None and "'--' marks a missing value" in problem
     assert exec_with_files(files, getattr(problem, "code", None) or "") == ["12"]
+
+
+SHOWS = "Txn,Show time\n" + "".join(
+    f"T{i},{['7:15 PM', '9:40 pm', '10:05PM', '12:15 PM', '11:30 am', '9:05 PM'][i % 6]}\n"
+    for i in range(18)
+)
+
+
+def test_an_afternoon_hour_compared_as_the_morning_s_is_sent_back() -> None:
+    """fresh18 (untuned run): "after 9 PM" compared with ``9 * 60`` minutes since midnight
+    (636 transactions for 92); the example time '12:15 PM' explained in the question was
+    taken for a filter, and the model then kept the showings after noon."""
+    from codeact.agents._filters import filter_problem
+    from codeact.agents._pmtimes import pm_problem
+    from tests.helpers import exec_with_files
+
+    files = {"s.csv": SHOWS.encode()}
+    said = (
+        "Show time is on a 12-hour clock: '7:15 PM' and '7:15PM' are 19:15, and '12:15 PM' "
+        "is a quarter past noon. Count the showings later than 9:00 PM."
+    )
+    question = (
+        f"Question: How many showings started after 9 PM?\nConstraints: {said}\n\n"
+        + describe_files(files)
+    )
+    read = (
+        "import pandas as pd\ndf = pd.read_csv('s.csv')\n"
+        "t = pd.to_datetime(df['Show time'], format='mixed', errors='coerce')\n"
+    )
+    minutes = read + "m = t.dt.hour * 60 + t.dt.minute\nprint((m > 9 * 60).sum())"
+    assert "'12:15 PM'" not in (filter_problem(question, minutes) or "")
+    problem = pm_problem(question, minutes)
+    assert problem is not None and "21:00 on a 24-hour clock" in problem
+    assert exec_with_files(files, problem.code or "") == ["9"]  # (9:40 pm, 10:05PM, 9:05 PM)
+    hours = read + "print((t.dt.hour > 9).sum())"
+    fixed = pm_problem(question, hours)
+    assert fixed is not None and "t.dt.hour > 21" in (fixed.code or "")
+    for right in (
+        read + "print((t.dt.hour * 60 + t.dt.minute > 21 * 60).sum())",
+        read + "print((t.dt.hour * 60 + t.dt.minute > 1260).sum())",
+        read + "print((t.dt.hour >= 21).sum())",
+    ):
+        assert pm_problem(question, right) is None, right
+    morning = question.replace("9 PM", "9 AM").replace("9:00 PM", "9:00 AM")
+    assert pm_problem(morning, minutes) is None
