@@ -24,8 +24,9 @@ from codeact.agents._problem import Problem, problem_of
 
 _QUOTE = r"'([^'\n]{1,30})'"
 #: A value as the question writes it: a word or two ("Cancelled", "Checked out", "No-show").
-_VALUE = (
-    r"((?!The\b)[A-Z][\w+-]*(?:\.\w+)*(?:[ -](?!and\b|or\b|but\b|the\b|is\b|are\b)[A-Za-z][\w-]*)?)"
+_VALUE = (  # (fresh18: "3D '3-D' or 'RealD 3D'": a value may start with its digits)
+    r"((?!The\b)(?:[A-Z]|\d+[A-Z])[\w+-]*(?:\.\w+)*"
+    r"(?:[ -](?!and\b|or\b|but\b|the\b|is\b|are\b)[A-Za-z][\w-]*)?)"
 )
 #: "'A' and 'B' are (all|both) C", "'A' is C".
 _ARE = re.compile(
@@ -36,6 +37,7 @@ _SPELLING = re.compile(r"\b(?:spelt|spelled|spellings?|written|typed|entered|als
 #: "C is also written 'W'".
 _ALSO = re.compile(
     rf"{_VALUE}\s+is\s+(?:also|sometimes)\s+(?:written|spelt|spelled|typed)\s+(?:as\s+)?{_QUOTE}"
+    rf"((?:,?\s+(?:or|and)\s+{_QUOTE})*)"  # (fresh18: "Online is also written 'Web' or 'Website'")
 )
 #: "... are C and D": the quoted spellings are C and D in turn.
 _RESPECTIVE = re.compile(rf"\s+and\s+{_VALUE}(?=\s*(?:[).;,]|$))")
@@ -63,7 +65,8 @@ def stated_aliases(task: str) -> list[tuple[str, str, int]]:
             continue
         found += [(a, m.group(m.lastindex or 0), m.start()) for a in quotes]
     for m in _ALSO.finditer(task):
-        found += [(m.group(2), m.group(1), m.start())]
+        said = [m.group(2), *re.findall(_QUOTE, m.group(3) or "")]
+        found += [(a, m.group(1), m.start()) for a in said]
         end = task.find(".", m.end())  # (the rest of the sentence: "Service is also
         rest = task[m.end() : end if end >= 0 else None]  # written 'Servicing', Repair ...")
         at, listed = 0, []
@@ -76,8 +79,11 @@ def stated_aliases(task: str) -> list[tuple[str, str, int]]:
             found += listed  # 'Done' marks a finished job")
     for m in _TOGETHER.finditer(task):
         found += [(m.group(1), m.group(3), m.start()), (m.group(2), m.group(3), m.start())]
-    return [
-        (a, v, at) for a, v, at in found if squeeze(a) != squeeze(v) and not re.search(r"\d", a)
+    also = {at for m in _ALSO.finditer(task) for at in (m.start(),)}  # (said to be the value:
+    return [  # a code with digits too, '2D' for Standard; else "'Rm 204' ... are room 204")
+        (a, v, at)
+        for a, v, at in found
+        if squeeze(a) != squeeze(v) and (at in also or not re.search(r"\d", a))
     ]
 
 

@@ -409,3 +409,26 @@ def test_a_mask_written_in_place_of_the_filter_is_no_filter() -> None:
     assert category_problem(question, filtered) is None
     grouped = mask + "print(df.groupby('Job Type')['Labour'].mean())"
     assert category_problem(question, grouped) is None
+
+
+def test_several_spellings_of_one_value_and_values_starting_with_digits_are_read() -> None:
+    """fresh18 (blind): "Online is also written 'Web' or 'Website', App 'Mobile App'" read
+    only 'Web' (the channel count left 'Website' apart); "Standard is also written '2D' or
+    'STD', 3D '3-D' or 'RealD 3D'" read nothing (a spelling with a digit, a value starting
+    with one)."""
+    said = (
+        "Online is also written 'Web' or 'Website', App 'Mobile App', and Box Office "
+        "'Counter'. Standard is also written '2D' or 'STD', 3D '3-D' or 'RealD 3D', and "
+        "Dolby 'Dolby Cinema'."
+    )
+    assert [(a, v) for a, v, _ in stated_aliases(said)] == [
+        ("Web", "Online"),
+        ("Website", "Online"),
+        ("Mobile App", "App"),
+        ("Counter", "Box Office"),
+        ("2D", "Standard"),
+        ("STD", "Standard"),
+        ("3-D", "3D"),
+        ("RealD 3D", "3D"),
+        ("Dolby Cinema", "Dolby"),
+    ]
