@@ -95,6 +95,7 @@ from codeact.agents._placeholders import TOKEN
 from codeact.agents._pmtimes import pm_problem
 from codeact.agents._problem import Problem, first_time, problem_of
 from codeact.agents._readfix import title_problem, unit_problem
+from codeact.agents._signs import sign_problem
 from codeact.agents._stale import settled_answer, stale_problem, stale_values_note
 from codeact.agents._textdates import text_date_problem
 from codeact.agents._textnumfix import empty_zero_problem, gaps_filled_problem
@@ -254,6 +255,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("day", day_problem(question, code)),
         ("marker", marker_problem(question, code)),
         ("pm", pm_problem(question, code)),
+        ("sign", sign_problem(question, code)),
         ("join case", join_case_problem(question, code)),
         ("code forms", code_forms_problem(question, code)),
         ("aliases", alias_problem(question, code)),
@@ -350,6 +352,7 @@ def passes_rules(question: str, code: str) -> bool:
         year_problem,
         clock_text_problem,
         pm_problem,
+        sign_problem,
         date_text_problem,
         unit_problem,
         mixed_units_problem,

@@ -139,3 +139,30 @@ def test_an_afternoon_hour_compared_as_the_morning_s_is_sent_back() -> None:
         assert pm_problem(question, right) is None, right
     morning = question.replace("9 PM", "9 AM").replace("9:00 PM", "9:00 AM")
     assert pm_problem(morning, minutes) is None
+
+
+def test_rows_left_out_by_their_sign_are_left_out_first() -> None:
+    """fresh18 (untuned run): "the Tickets of the sales (not the refunds)", a refund being a
+    row whose Amount is negative, summed over every row (622 for 612)."""
+    from codeact.agents._signs import sign_problem
+    from tests.helpers import exec_with_files
+
+    said = (
+        "Every row is a sale (its Amount is positive) or a refund of tickets sold earlier "
+        "(negative). Add up the Tickets of the sales (not the refunds)."
+    )
+    rows = "Txn,Amount ($),Tickets\n" + "".join(
+        f'T{i},"{AMOUNTS[i % 7]}",{i % 5 + 1}\n' for i in range(ROWS)
+    )
+    files = {"t.csv": rows.encode()}
+    question = f"Question: Tickets sold?\nConstraints: {said}\n\n{describe_files(files)}"
+    cell = "import pandas as pd\ndf = pd.read_csv('t.csv')\nprint(df['Tickets'].sum())"
+    problem = sign_problem(question, cell)
+    assert problem is not None and "leaves out the refunds" in problem
+    want = sum(i % 5 + 1 for i in range(ROWS) if i % 7 not in (1, 2))
+    assert exec_with_files(files, problem.code or "") == [str(want)]
+    kept = cell.replace("print(", "df = df[df['Amount ($)'].str.strip().str[0] != '(']\nprint(")
+    assert sign_problem(question, kept) is not None  # (a text test is no sign test)
+    tested = cell.replace("df['Tickets'].sum()", "df[amount > 0]['Tickets'].sum()")
+    assert sign_problem(question, tested) is None
+    assert sign_problem(question.replace(" (not the refunds)", ""), cell) is None
