@@ -65,7 +65,9 @@ def stated_aliases(task: str) -> list[tuple[str, str, int]]:
             continue
         found += [(a, m.group(m.lastindex or 0), m.start()) for a in quotes]
     for m in _ALSO.finditer(task):
-        said = [m.group(2), *re.findall(_QUOTE, m.group(3) or "")]
+        ends = re.match(r"\s*(?:[.;,)]|$)", task[m.end() :]) is not None  # (a list to its
+        said = [m.group(2), *re.findall(_QUOTE, m.group(3) or "")] if ends else [m.group(2)]
+        # clause's end: "'Web' and 'Mobile' means App" names one spelling of Online)
         found += [(a, m.group(1), m.start()) for a in said]
         end = task.find(".", m.end())  # (the rest of the sentence: "Service is also
         rest = task[m.end() : end if end >= 0 else None]  # written 'Servicing', Repair ...")
@@ -83,7 +85,9 @@ def stated_aliases(task: str) -> list[tuple[str, str, int]]:
     return [  # a code with digits too, '2D' for Standard; else "'Rm 204' ... are room 204")
         (a, v, at)
         for a, v, at in found
-        if squeeze(a) != squeeze(v) and (at in also or not re.search(r"\d", a))
+        if squeeze(a) != squeeze(v)
+        and (at in also or not re.search(r"\d", a))
+        and not re.fullmatch(r"[\d\s:/.,$€£%-]+", a)  # (a time, date or amount: '1:28')
     ]
 
 

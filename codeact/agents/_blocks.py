@@ -65,9 +65,10 @@ def parse_blocks(text: str) -> tuple[list[str], str | None]:
             blocks.append(code)
     rest = _BLOCK.sub("", text)
     if "<execute>" in rest:
-        tail = _FENCE.sub(r"\1", rest.rpartition("<execute>")[2].strip("\n"))
-        if tail.strip() and _complete(tail):  # (fresh17: a whole cell, its closing tag left
-            return [*blocks, tail], None  # out; sent back, the model asked for the task again)
+        tail = _FENCE.sub(r"\1", rest.partition("<execute>")[2].strip("\n"))
+        whole = tail.strip() and "<execute>" not in tail and _complete(tail)
+        if whole:  # (fresh17: a whole cell, its closing tag left out; sent back, the model
+            return [*blocks, tail], None  # asked for the task again)
         return blocks, (
             "Your reply opened an <execute> block without closing it. Put the code between "
             "<execute> and </execute>, or reply without the tag if this is your final answer."

@@ -105,7 +105,7 @@ def _only_masked(code: str, question: str, value: str) -> bool:
     correlation over every job for the repair jobs'."""
     column = column_of_value(question, value, fold=True)
     spans = masked_into(code, column) if column else []
-    if not spans:
+    if column is None or not spans:
         return False
     kept: list[str] = []
     at = 0
@@ -113,4 +113,8 @@ def _only_masked(code: str, question: str, value: str) -> bool:
         kept, at = [*kept, code[at:start]], end
     rest = "".join([*kept, code[at:]])
     grouped = re.search(r"groupby|value_counts|pivot|crosstab|\.unique\(|\.mode\(", rest)
-    return value.lower() not in rest.lower() and not grouped
+    names = "|".join(re.escape(n) for n in dict.fromkeys((column, column.strip())))
+    tested = re.search(  # (any test of the column: != 'Service' keeps the repairs too)
+        rf"\[\s*['\"](?:{names})['\"]\s*\][^\n]*?(?:[=!]=|\.(?:isin|eq|ne)\()", rest
+    )
+    return value.lower() not in rest.lower() and not grouped and not tested

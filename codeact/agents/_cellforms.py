@@ -308,13 +308,13 @@ def clock_minutes(values: list[str], name: str) -> str:
     minutes = [v for v in values if _MINUTES.match(v)]
     if not clocks or not minutes or len(clocks) + len(minutes) < len(values):
         return ""
-    column = f"df[{name!r}]"
+    column = f"df[{name!r}].str.strip()"
     return (
         f"durations written two ways, hours:minutes and minutes ({clocks[0]!r} is "
         f"{int(clocks[0].split(':')[0]) * 60 + int(clocks[0].split(':')[1])} minutes, like "
         rf"{minutes[0]!r}): minutes = pd.to_numeric({column}.str.extract(r'^(\d+):')[0]) * 60 "
         rf"+ pd.to_numeric({column}.str.extract(r':(\d+)$')[0]); minutes = minutes.fillna("
-        rf"pd.to_numeric({column}.str.extract(r'^([\d.]+)\s*min')[0]))"
+        rf"pd.to_numeric({column}.str.extract(r'(?i)^([\d.]+)\s*min')[0]))"
     )
 
 

@@ -218,12 +218,12 @@ def _raw_conversion(code: str, name: str) -> str | None:
     found = re.search(rf"to_numeric\(\s*{column}\s*[,)]", code) or re.search(
         rf"{column}\s*\.astype\(\s*['\"]?float", code
     )
-    # (a column the cell cleaned before: astype(float) again is harmless)
     cleaned = rf"^\s*{column}\s*=.*{column}\s*\.str\.(?:replace|extract)\("
     if found is None:
         return None
-    if "astype" in found.group(0) and re.search(cleaned, code[: found.start()], re.M):
-        return None  # (to_numeric(errors='coerce') stays silent on what is left: still told)
+    line = code[found.end() :].split("\n", 1)[0]  # (errors='coerce' stays silent on what is
+    if "errors" not in line and re.search(cleaned, code[: found.start()], re.M):  # left: told)
+        return None  # (the column cleaned before: converting it again is harmless)
     return found.group(0).rstrip(",)") + ")"
 
 

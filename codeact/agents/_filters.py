@@ -19,6 +19,12 @@ from codeact.agents._notecols import (
     task_text,
 )
 from codeact.agents._problem import problem_of
+from codeact.agents._unrecorded import (
+    HANDLES_MISSING,
+    MEANS_MISSING,
+    not_recorded,
+    with_na_values,
+)
 
 _QUOTED = re.compile(r"(?<![\w@\[])'([^'\n]{1,40})'(?!\w)|(?<![\w@\[])\"([^\"\n]{1,40})\"(?!\w)")
 
@@ -35,7 +41,7 @@ _FORMAT_EXAMPLE = re.compile(
 #: ``'vpn|remote' is the two tags``).
 _READS_AS = r"\s*(?:is|are|means)\s+(?:the\s+)?(?:two|three|four|several|both)\b"
 #: After a time, date or amount: what it is ("'12:15 PM' is a quarter past noon": fresh18).
-_IS = re.compile(r"\s+(?:is|are)\s+(?:an?\s+|the\s+)?\w")
+_IS = re.compile(r"\s+(?:is|are)\s+(?:an?|the)\s+\w")
 _EXPLAINED = re.compile(
     r"\s*(?:(?:is|means|stands for|reads as|equals|=)\s+|\()-?[\d$€£]|" + _READS_AS
 )
@@ -43,13 +49,14 @@ _EXPLAINED = re.compile(
 #: each value of the list explained by the number after it (fresh17: not a filter).
 _LIST_EXPLAINED = re.compile(
     r"(?:\s*(?:,\s*(?:and|or)|,|and|or)\s*'[^'\n]*'(?:\s*\([^)\n]*\))?)*\s*(?:\([^)\n]*\)\s*)?"
-    r"(?:are|is)\s+(?:all\s+|both\s+)?-?[\d$€£]"
+    r"(?:are|is)\s+(?:all|both)\s+-?[\d$€£]"  # (not "'Paris' or 'Lyon' are 3 items or more")
 )
-#: "'£0', '£0.00', 'none' and an empty Fine all mean no fine": values read as none or zero.
+#: "'£0', '£0.00', 'none' and an empty Fine all mean no fine": values read as none or zero;
+#: "'0%' when no discount was given" (fresh18).
 _MEAN_NONE = re.compile(
     r"(?:\s*(?:,|and|or)\s*(?:'[^'\n]*'|an? empty [\w ]{1,20}?|empty))*\s+(?:all\s+|both\s+)?"
-    r"(?:(?:mean|means|stands? for)\s+(?:no|none|zero|0|nothing)\b"
-    r"|(?:is|are)?\s*(?:when|if) there (?:is|are|was|were) (?:none|no \w+)\b)",
+    r"(?:(?:mean|means|stands? for)\s+(?:no|none|zero|0|nothing)\b|(?:is|are)?\s*(?:when|if) "
+    r"(?:there (?:is|are|was|were) (?:none|no \w+)|no \w+ (?:is|are|was|were) \w+)\b)",
     re.I,
 )
 _ALTERNATIVE = re.compile(
@@ -66,24 +73,6 @@ _SPELLINGS_OF = re.compile(
 _DESCRIBES = re.compile(r"\b(?:holds|has|contains|values?|written|either|spelled|typed)\b", re.I)
 
 
-#: After a quoted value: that it stands for a missing one ("'n/a' means it was not taken").
-_MEANS_MISSING = re.compile(
-    r"\s*(?:means?|stands? for|marks?)\s+(?:(?:it|that|the \w+)\s+(?:was|is|were)\s+)?"
-    r"(?:missing|unknown|not (?:taken|measured|recorded|known|available|given)|no (?:value|data))",
-    re.I,
-)
-#: After a quoted value: that rows written so have no value (``empty or '--:--' was not
-#: recorded``, ``empty or 'n/k' when it was not measured``).
-_NOT_RECORDED = re.compile(
-    r"(?:\s*(?:,|,?\s*or|,?\s*and)\s*(?:'[^'\n]*'|empty|blank))*"  # (the rest of a list)
-    r"\s*\)?\s*(?:(?:values?|entries|rows?|cells?)\s+)?(?:when\s+(?:it|they|the\s+\w+)\s+)?"
-    r"(?:(?:was|were|is|are)\s+"
-    r"(?:not (?:recorded|taken|measured|known|given|available)|missing|unknown)"
-    r"|(?:means?|marks?) (?:missing|no value|none)"
-    r"|(?:if|when)\s+(?:unrecorded|not recorded|missing|unknown))\b",  # (fresh18)
-    re.I,
-)
-_HANDLES_MISSING = re.compile(r"fillna|isna|notna|isnull|notnull|dropna|interpolate|na_values")
 #: After quoted values: what they stand for (``'1' and 'yes' mean an estimated reading``,
 #: ``Guest is 'yes' when the member brought a guest and 'no' when not``).
 _LEGEND = re.compile(
@@ -330,9 +319,9 @@ def filter_problem(question: str, code: str) -> str | None:
             continue  # ("'1.234,56' is 1234.56", "'£0', 'none' ... all mean no fine")
         if re.search(r"\d", value) and re.search(r"[:/$€£%]", value) and _IS.match(task, m.end()):
             continue  # ("'12:15 PM' is a quarter past noon": how a time is read)
-        if _MEANS_MISSING.match(task, m.end()) and _HANDLES_MISSING.search(code):
+        if MEANS_MISSING.match(task, m.end()) and HANDLES_MISSING.search(code):
             continue  # ("a weight of 'n/a' means it was not taken": pandas read it as NaN)
-        unrecorded = _NOT_RECORDED.match(task, m.end()) is not None
+        unrecorded = not_recorded(task, m.start(), m.end(), value)
         if unrecorded and re.search(r"errors\s*=\s*['\"]coerce|na_values", code):
             continue  # ("'not synced' was not recorded": converted to NaN, or read as NaN)
         if left_out(task, m.start(), m.end(), code) or coerced_marker(question, value, code):
@@ -345,11 +334,11 @@ def filter_problem(question: str, code: str) -> str | None:
             continue  # (a sign for no date or number, said so twice: its own rule, _nomarks)
         if _converted_code(question, value):
             continue  # (a currency code or sign the note converts: "after 'GBP'", fresh16)
-        if read_as_nan and not _MEANS_MISSING.match(task, m.end()):
+        if read_as_nan and not MEANS_MISSING.match(task, m.end()):
             continue  # (read as NaN already: comparisons leave those rows out)
         before = task[max(0, m.start() - 20) : m.start()]
         both = unrecorded and re.search(r"\b(?:empty|blank)\s+or\s+$", before, re.I)
-        if both and value.lower() in low and not _HANDLES_MISSING.search(code):
+        if both and value.lower() in low and not HANDLES_MISSING.search(code):
             return (  # ("empty or 'n/k' when it was not measured": both kinds of rows)
                 f"The question counts the empty values too (empty or {value!r}), but your code "
                 f"only compares with {value!r}. Read the file with na_values=[{value!r}] "
@@ -408,13 +397,3 @@ def _underscored(number: str) -> str:
         groups.insert(0, digits[-3:])
         digits = digits[:-3]
     return sign + "_".join(groups) + dot + tail
-
-
-def with_na_values(code: str, value: str) -> str | None:
-    """``code`` with ``na_values=[value]`` in its one ``pd.read_csv`` call (fresh18: '--' for
-    a booking time not recorded, 12 of 47 rows left out), or None."""
-    reads = list(re.finditer(r"\bpd\.read_csv\(([^()\n]*)\)", code))
-    if len(reads) != 1 or "na_values" in reads[0].group(1):
-        return None
-    m = reads[0]
-    return f"{code[: m.end() - 1]}, na_values=[{value!r}]{code[m.end() - 1 :]}"

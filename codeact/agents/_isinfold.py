@@ -43,7 +43,9 @@ def _folded_before(code: str, name: str, at: int) -> bool:
     """Whether a line before ``at`` sets the column to its own folded text
     (``df['make'] = df['make'].str.strip().str.lower()``)."""
     same = rf"\w+\s*\[\s*['\"](?:{_names(name)})['\"]\s*\]"
-    line = rf"^\s*{same}\s*=\s*{same}[^\n]*\.(?:str\.)?(?:lower|upper|casefold)\("
+    folds = r"\.(?:str\.)?(?:lower|upper|casefold|title|capitalize)\("
+    through = r"\w+\s*\[\s*[A-Za-z_]\w*\s*\]"  # (a loop over columns: df[c] = df[c]...)
+    line = rf"^\s*(?:{same}\s*=\s*{same}|{through}\s*=\s*{through})[^\n]*{folds}"
     return any(m.start() < at for m in re.finditer(line, code, re.M))
 
 
@@ -54,7 +56,7 @@ def unfolded_isin(code: str, name: str) -> list[re.Match[str]]:
     test = re.compile(rf"{_ref(name)}({_FOLD_CALLS})\s*\.isin\(\s*(\[[^\]\n]*\]|\([^)\n]*\))\s*\)")
     found = []
     for m in test.finditer(code):
-        if re.search(r"lower|upper|casefold", m.group(3)) or _texts(m.group(4)) is None:
+        if re.search(r"lower|upper|casefold|title", m.group(3)) or _texts(m.group(4)) is None:
             continue
         if not _folded_before(code, name, m.start()):
             found.append(m)

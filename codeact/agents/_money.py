@@ -57,7 +57,8 @@ def _fractions(values: list[str], name: str) -> str:
     bare = [v for v in values if re.fullmatch(r"\d*\.?\d+", v)]
     if not signed or not bare or len(signed) + len(bare) < len(values):
         return ""
-    if any(float(v) > 1 for v in bare) or not any(float(v[:-1] or 0) > 1 for v in signed):
+    percents = [float(n) for v in signed if re.fullmatch(r"\d*\.?\d+", n := v[:-1].strip())]
+    if any(float(v) > 1 for v in bare) or not any(p > 1 for p in percents):
         return ""
     fraction = next((v for v in bare if 0 < float(v) < 1), bare[0])
     return (
@@ -101,7 +102,7 @@ def european_hint(values: list[str], name: str) -> str:
 #: An amount with or without a currency sign, plain or with commas between thousands.
 _PLAIN_OR_SIGNED = re.compile(rf"^(?:{SIGNED_NUMBER}|{_AMOUNT})$")
 #: A negative amount the accountants' way: in parentheses (``($45.00)``, ``(1,234.50)``).
-_BRACKETED = re.compile(r"^\(\s*([^()]+?)\s*\)$")
+_BRACKETED = re.compile(r"^\(\s*([^()+-][^()]*?)\s*\)$")
 
 
 def accounting_hint(values: list[str], name: str) -> str:
@@ -120,9 +121,9 @@ def accounting_hint(values: list[str], name: str) -> str:
     example = next(v for v in values if _BRACKETED.match(v))
     number = re.sub(r"[^\d.]", "", example)
     column = f"df[{name!r}]"
+    shown = f"{shown}, negatives" if shown else "negatives"  # ("with": the rules read it)
     return (
-        f"numbers stored as text{' with ' * bool(shown)}{shown}, negatives in parentheses "
-        f"({example!r} is -{number}): convert with "
-        f"{column}.str.replace(r'^\\((.*)\\)$', r'-\\1', regex=True)"
+        f"numbers stored as text with {shown} in parentheses ({example!r} is -{number}): "
+        f"convert with {column}.str.strip().str.replace(r'^\\((.*)\\)$', r'-\\1', regex=True)"
         f".str.replace(r'[{signs},\\s]{codes}', '', regex=True).astype(float)"
     )

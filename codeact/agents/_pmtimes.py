@@ -15,15 +15,13 @@ from codeact.agents._problem import Problem, problem_of
 _PM = re.compile(r"(?<![\d:'])(\d{1,2})(?::([0-5]\d))?\s*p\.?\s?m\b\.?", re.I)
 
 
-def _uses(code: str, hour: int, minute: int) -> list[tuple[str, str]]:
+def _uses(code: str, hour: int) -> list[tuple[str, str]]:
     """The comparisons in ``code`` with ``hour`` as a morning hour, each with what it should
-    be: ``9 * 60`` (and ``9 * 60 + 30``), ``540``, ``.hour > 9``."""
+    be: ``9 * 60`` (and ``9 * 60 + 30``), ``.dt.hour > 9``."""
     later = hour + 12
-    at = hour * 60 + minute
-    forms = [
+    forms = [  # (not a bare 540: a duration of 540 minutes is no time of day)
         (rf"(?<![\w.]){hour}\s*\*\s*60(?![\d.])", f"{later} * 60"),
-        (rf"(?<=[<>=]\s){at}(?![\d.])|(?<=[<>=]){at}(?![\d.])", f"{later * 60 + minute}"),
-        (rf"(\bhour\)?\s*[<>]=?\s*){hour}(?![\d.:])", rf"\g<1>{later}"),
+        (rf"(\.hour\)?\s*[<>]=?\s*){hour}(?![\d.:])", rf"\g<1>{later}"),
     ]
     return [(p, r) for p, r in forms if re.search(p, code)]
 
@@ -33,6 +31,8 @@ def pm_problem(question: str, code: str) -> Problem | None:
     morning's (``9 * 60``, ``.dt.hour > 9``) and never as the 24-hour clock's (21)."""
     task = re.sub(r"'[^'\n]*'", "''", task_text(question))
     live = without_comments(code)
+    if re.search(r"\bpm\b|%p|%I", live, re.I):
+        return None  # (the code reads the 12-hour clock itself: 'PM' tested, '1:00 PM' parsed)
     for m in _PM.finditer(task):
         hour, minute = int(m.group(1)), int(m.group(2) or 0)
         if not 1 <= hour <= 11:
@@ -40,7 +40,7 @@ def pm_problem(question: str, code: str) -> Problem | None:
         later = hour + 12
         if re.search(rf"(?<![\d.]){later}(?![\d.])|(?<![\d.]){later * 60 + minute}(?![\d.])", live):
             continue  # (the 24-hour clock's hour is there)
-        found = _uses(live, hour, minute)
+        found = _uses(live, hour)
         if not found:
             continue
         fixed = code

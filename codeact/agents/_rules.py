@@ -91,6 +91,7 @@ from codeact.agents._notecols import (
     task_text,
     uses_column,
 )
+from codeact.agents._pctfix import fraction_problem
 from codeact.agents._placeholders import TOKEN
 from codeact.agents._pmtimes import pm_problem
 from codeact.agents._problem import Problem, first_time, problem_of
@@ -256,6 +257,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("marker", marker_problem(question, code)),
         ("pm", pm_problem(question, code)),
         ("sign", sign_problem(question, code)),
+        ("fractions", fraction_problem(question, code)),
         ("join case", join_case_problem(question, code)),
         ("code forms", code_forms_problem(question, code)),
         ("aliases", alias_problem(question, code)),
@@ -353,6 +355,7 @@ def passes_rules(question: str, code: str) -> bool:
         clock_text_problem,
         pm_problem,
         sign_problem,
+        fraction_problem,
         date_text_problem,
         unit_problem,
         mixed_units_problem,
@@ -393,9 +396,11 @@ def repeat_problem(
     candidate = AnswerCandidate(text=stdout, question=question, cells=(*cells, ran))
     problem = check_rules(candidate)
     if not (isinstance(problem, Problem) and problem.code):
-        for rule in _ALONE.values():  # (a rule told before whose code the model never ran:
-            again = rule(question, code)  # fresh17, seven job-type spellings sent back, the
-            if isinstance(again, Problem) and again.code:  # count re-sent as it was twice)
+        for name, rule in _ALONE.items():  # (a rule told before whose code the model never
+            again = rule(question, code)  # ran: fresh17, seven job-type spellings sent back,
+            if not isinstance(again, Problem) or not again.code:  # the count re-sent; once:
+                continue  # a model sure of its cell is not told the same again and again)
+            if first_time(f"{name} re-sent", cells[0], again):
                 return again
     if problem is None or isinstance(problem, Problem):
         return problem

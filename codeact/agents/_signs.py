@@ -10,6 +10,7 @@ import re
 from codeact.agents._notecols import (
     TEXT_NUMBER_CONVERSION,
     column_read,
+    column_ref,
     insert_after,
     note_column_kinds,
     task_text,
@@ -25,7 +26,6 @@ _LEFT_OUT = re.compile(
 _SIGNED_COLUMN = re.compile(
     r"\b(?:its|their|whose|the)\s+([A-Z][\w ]{0,30}?)\s+(?:is|are)\s+(?:positive|negative)"
 )
-_SIGN = re.compile(r"\b(positive|negative)\b")
 #: A test of a number's sign in code: ``> 0``, ``< 0``, ``>= 0``, ``.gt(0)``.
 _SIGN_TEST = re.compile(r"[<>]=?\s*0(?![.\d])|\.(?:gt|ge|lt|le)\(\s*0\s*\)|\bclip\(|\babs\(")
 
@@ -39,17 +39,14 @@ def sign_problem(question: str, code: str) -> Problem | None:
     sign of a column ("a refund ... (negative)"), in code that never tests a sign."""
     task = task_text(question)
     live = without_comments(code)
-    if _SIGN_TEST.search(live):
-        return None
     for m in _LEFT_OUT.finditer(task):
-        stem = _stem(m.group(1) or m.group(2))
-        said = re.search(rf"\b{re.escape(stem)}\w*\b[^.;]*?{_SIGN.pattern}", task)
+        sign = _sign_of(task, _stem(m.group(1) or m.group(2)))
         named = _SIGNED_COLUMN.search(task)
-        if said is None or named is None:
+        if sign is None or named is None:
             continue
-        keep = ">" if said.group(1) == "negative" else "<"
+        keep = ">" if sign == "negative" else "<"
         column = _column(question, named.group(1))
-        if column is None:
+        if column is None or _sign_tested(live, column):
             continue
         kind = dict(note_column_kinds(question)).get(column, "")
         convert = TEXT_NUMBER_CONVERSION.search(kind)
@@ -63,12 +60,26 @@ def sign_problem(question: str, code: str) -> Problem | None:
         word = m.group(1) or m.group(2)
         return problem_of(
             f"The question leaves out the {word}, which it says are the rows whose "
-            f"{named.group(1)} is {said.group(1)}, but your code never tests the sign of "
+            f"{named.group(1)} is {sign}, but your code never tests the sign of "
             f"{column!r}: every row counts. Keep only the rows with {number} {keep} 0 first; "
             "run your code again, print the result, then answer.",
             fixed,
         )
     return None
+
+
+def _sign_of(task: str, stem: str) -> str | None:
+    """The sign the question gives the rows called ``stem`` ("negative for refunds", "a
+    refund of tickets sold earlier (negative)", "a refund's is negative"), read in the
+    clause that names them; None when no clause says it."""
+    noun = rf"{re.escape(stem)}\w*(?:'s)?"
+    before = re.search(rf"\b(positive|negative)\s+(?:for|on|in)\s+(?:an?\s+|the\s+)?{noun}\b", task)
+    if before is not None:
+        return before.group(1)
+    after = re.search(
+        rf"\b{noun}(?:(?!\b(?:positive|negative)\b)[^.;,:])*?\b(positive|negative)\b", task
+    )
+    return after.group(1) if after is not None else None
 
 
 def _column(question: str, said: str) -> str | None:
@@ -78,3 +89,15 @@ def _column(question: str, said: str) -> str | None:
         if bare.lower() == said.strip().lower():
             return name
     return None
+
+
+def _sign_tested(code: str, column: str) -> bool:
+    """Whether a line of ``code`` tests the sign of ``column`` (named on that line, or a
+    name made from it: ``amount = ...df['Amount ($)']...``, then ``amount > 0``)."""
+    ref = column_ref(column)
+    made = re.finditer(r"^\s*([A-Za-z_]\w*)\s*=(?!=)(.*)$", code, re.M)
+    held = [
+        re.escape(m.group(1)) for m in made if m.group(1) != "df" and re.search(ref, m.group(2))
+    ]
+    uses = rf"{ref}|\b(?:{'|'.join(held)})\b" if held else ref
+    return any(_SIGN_TEST.search(ln) and re.search(uses, ln) for ln in code.splitlines())

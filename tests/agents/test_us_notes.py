@@ -163,6 +163,48 @@ def test_rows_left_out_by_their_sign_are_left_out_first() -> None:
     assert exec_with_files(files, problem.code or "") == [str(want)]
     kept = cell.replace("print(", "df = df[df['Amount ($)'].str.strip().str[0] != '(']\nprint(")
     assert sign_problem(question, kept) is not None  # (a text test is no sign test)
-    tested = cell.replace("df['Tickets'].sum()", "df[amount > 0]['Tickets'].sum()")
+    amount = "amount = df['Amount ($)'].str.replace('(', '-').str.strip('$)')\n"
+    tested = cell.replace(
+        "print(df['Tickets'].sum())", f"{amount}print(df[amount > 0]['Tickets'].sum())"
+    )
     assert sign_problem(question, tested) is None
+    # a sign test of another column is none of the amounts'
+    other = cell.replace(
+        "print(df['Tickets'].sum())", "print(df[df['Tickets'] > 0]['Tickets'].sum())"
+    )
+    assert sign_problem(question, other) is not None
     assert sign_problem(question.replace(" (not the refunds)", ""), cell) is None
+
+
+def test_percentages_converted_alike_with_fractions_are_re_run_as_percent() -> None:
+    """fresh18 (untuned run): Discount ('20%', '0.2') converted with the '%' stripped, so
+    a fraction counted as a hundredth of its percent."""
+    from codeact.agents._pctfix import fraction_problem
+    from tests.helpers import exec_with_files
+
+    files = {"t.csv": TICKETS.encode()}
+    question = f"Question: Mean discount, in percent?\n\n{describe_files(files)}"
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('t.csv')\n"
+        "df['Discount'] = df['Discount'].str.replace('%', '').astype(float)\n"
+        "print(round(df['Discount'].mean(), 2))"
+    )
+    problem = fraction_problem(question, cell)
+    assert problem is not None and "'0.2' is 20%" in problem
+    percent = [[20.0, 20.0, 0.0, 12.5, 12.5, None][i % 6] for i in range(ROWS)]
+    given = [p for p in percent if p is not None]
+    assert exec_with_files(files, problem.code or "") == [str(round(sum(given) / len(given), 2))]
+    assert exec_with_files(files, problem.code or "") != exec_with_files(files, cell)
+    assert fraction_problem(question, problem.code or "") is None  # (told apart now)
+
+
+def test_a_value_said_to_stand_for_none_given_is_no_filter() -> None:
+    """fresh18 (untuned run): "it is empty or '0%' when no discount was given" sent a mean
+    discount back to filter on '0%'."""
+    from codeact.agents._filters import filter_problem
+
+    said = "Discount is empty or '0%' when no discount was given (0 percent)."
+    question = f"Question: Mean discount?\nConstraints: {said}\n\n{NOTE}"
+    cell = "print(df['Discount'].str.rstrip('%').astype(float).mean())"
+    assert filter_problem(question, cell) is None
+    assert filter_problem(question.replace("when no discount was given", "here"), cell)
