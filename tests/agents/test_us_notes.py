@@ -208,3 +208,23 @@ def test_a_value_said_to_stand_for_none_given_is_no_filter() -> None:
     cell = "print(df['Discount'].str.rstrip('%').astype(float).mean())"
     assert filter_problem(question, cell) is None
     assert filter_problem(question.replace("when no discount was given", "here"), cell)
+
+
+def test_a_filter_the_question_never_asks_for_is_named_before_its_spelling() -> None:
+    """fresh18 (tuned run): July's tickets kept only the 'Online' channel, a filter the
+    question never names; the case note on 'sales channel' spoke first, and the model
+    folded the channel instead of dropping the filter."""
+    from tests.agents.test_rules import candidate, check
+
+    channels = ["Online", "online ", "App", "Box Office"]
+    rows = "Txn,sales channel,Tickets\n" + "".join(
+        f"T{i},{channels[i % 4]},{i % 3 + 1}\n" for i in range(16)
+    )
+    files = {"t.csv": rows.encode()}
+    question = f"Question: How many tickets were sold?\n\n{describe_files(files)}"
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('t.csv')\n"
+        "print(df[df['sales channel'] == 'Online']['Tickets'].sum())"
+    )
+    told = check(candidate(question, cell)) or ""
+    assert "the question never mentions 'sales channel'" in told, told
