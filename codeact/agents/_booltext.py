@@ -105,4 +105,30 @@ def folded_text_problem(question: str, code: str) -> Problem | None:
             "print the result, then answer.",
             code[: made.end()] + compare.sub(folded, after),
         )
-    return None
+    return _inline_problem(code)
+
+
+#: A column folded inside the comparison itself: ``df['Format'].str.strip().str.lower() ==
+#: 'IMAX'`` (fresh18: 0 for 89).
+_INLINE = re.compile(
+    r"(\w+\s*\[\s*(['\"])[^'\"\n]+\2\s*\]((?:\.str\.(?:strip|lower|upper|casefold)\(\))+))"
+    r"\s*(==|!=)\s*(['\"])([^'\"\n]+)\5"
+)
+
+
+def _inline_problem(code: str) -> Problem | None:
+    """A comparison of text folded in place with text it did not fold: no row equals it."""
+    found = [c for c in _INLINE.finditer(code) if _fold(c.group(6), c.group(3)) != c.group(6)]
+    if not found:
+        return None
+    first = found[0]
+    want = _fold(first.group(6), first.group(3))
+    fixed = _INLINE.sub(
+        lambda c: f"{c.group(1)} {c.group(4)} {_fold(c.group(6), c.group(3))!r}", code
+    )
+    return problem_of(
+        f"Your code folds {first.group(1).split('.str.')[0]} (case and spaces), then compares it "
+        f"with {first.group(6)!r} as written: no folded value equals it. Compare with the text "
+        f"folded the same way ({want!r}); run your code again, print the result, then answer.",
+        fixed,
+    )

@@ -70,12 +70,15 @@ def category_problem(question: str, code: str) -> str | None:
     described |= explained_positions(task)  # ("('RIV-0042' is member 42 of RIV)")
     described |= _legend_positions(question, task)  # ("Age Band (Under 18, 18-34 or 60+)")
     described |= _alias_positions(task)  # ("Inspection 'Safety check'": how it is written)
+    quoted = r"(?<![\w@\[])'([^'\n]{1,40})'(?!\w)"  # (not a refund's apostrophe)
+    quotes = [(q.start(), q.end(), q.group(1)) for q in re.finditer(quoted, task)]
     for value in category_values(question):
         word = value.lower() in _PLAIN_WORDS  # ("no visit goes past midnight": not 'no')
         named = any(  # (the character before it, or its quote: "' YOGA'")
             not {m.start() - 1, len(task[: m.start()].rstrip(" ")) - 1} & described
             and (not word or _plain_named(question, task, m.start(), value))
             and not in_column_name(question, task, m.start(), m.end())  # ('Sold Price')
+            and not _inside_other(quotes, m.start(), value)  # ('RealD 3D': fresh18)
             for m in re.finditer(rf"(?<![\w-]){re.escape(value)}(?!\w|-\w)", task)
         )
         if named and (value.lower() not in low or _only_masked(code, question, value)):
@@ -118,3 +121,9 @@ def _only_masked(code: str, question: str, value: str) -> bool:
         rf"\[\s*['\"](?:{names})['\"]\s*\][^\n]*?(?:[=!]=|\.(?:isin|eq|ne)\()", rest
     )
     return value.lower() not in rest.lower() and not grouped and not tested
+
+
+def _inside_other(quotes: list[tuple[int, int, str]], at: int, value: str) -> bool:
+    """Whether ``at`` lies inside a quoted text other than the value itself (a spelling of
+    another value: '3D' in 'RealD 3D', 'Dolby' in 'Dolby Cinema')."""
+    return any(a < at < b and text.strip().lower() != value.lower() for a, b, text in quotes)

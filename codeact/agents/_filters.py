@@ -59,6 +59,10 @@ _MEAN_NONE = re.compile(
     r"(?:there (?:is|are|was|were) (?:none|no \w+)|no \w+ (?:is|are|was|were) \w+)\b)",
     re.I,
 )
+#: Other items of a list between two of a column's values ("3D, IMAX or Dolby": fresh18).
+_OTHER_ITEMS = re.compile(
+    r"(?:,\s*|,?\s+(?:or|and)\s+)(?:[A-Z0-9][\w+-]*(?:\s[A-Z][\w+-]*)?(?:,\s*|,?\s+(?:or|and)\s+))+"
+)
 _ALTERNATIVE = re.compile(
     r"\s*(?:\([^()\n]{0,40}\))?\s*(?:,|/|or|and|, or|, and)\s*(?:(?:plain|bare|just)\s+)?"
 )
@@ -88,11 +92,12 @@ def listed_values(question: str, task: str, low_code: str) -> set[int]:
     what the column holds or what the selection leaves out (as with ``described_values``'
     positions of quoted values)."""
     out: set[int] = set()
-    for _name, kind in note_column_kinds(question):
+    for name, kind in note_column_kinds(question):
         if not CATEGORY.match(kind):
             continue
         values = quoted_values(kind, 2, 40)
-        if not any(v.lower() in low_code for v in values):
+        named = name.strip().lower() in low_code  # (fresh18: 'imax', no example of the note)
+        if not named and not any(v.lower() in low_code for v in values):
             continue  # (the code selects by none of the column's values)
         hits = sorted(
             (m.start(), m.end(), v)
@@ -101,7 +106,8 @@ def listed_values(question: str, task: str, low_code: str) -> set[int]:
         )
         groups: list[list[tuple[int, int, str]]] = []
         for hit in hits:
-            if groups and _ALTERNATIVE.fullmatch(task[groups[-1][-1][1] : hit[0]]):
+            gap = task[groups[-1][-1][1] : hit[0]] if groups else ""
+            if groups and (_ALTERNATIVE.fullmatch(gap) or _OTHER_ITEMS.fullmatch(gap)):
                 groups[-1].append(hit)
             else:
                 groups.append([hit])

@@ -228,3 +228,29 @@ def test_a_filter_the_question_never_asks_for_is_named_before_its_spelling() -> 
     )
     told = check(candidate(question, cell)) or ""
     assert "the question never mentions 'sales channel'" in told, told
+
+
+def test_a_format_question_with_spellings_listed_is_not_sent_to_another_format() -> None:
+    """fresh18 (tuned run): IMAX's count (89, right) sent back to select '3D', named only in
+    the list of formats ("Standard, 3D, IMAX or Dolby") and inside 'RealD 3D'; then a fold
+    compared with 'IMAX' as written (0) passed."""
+    from tests.agents.test_rules import candidate, check
+
+    formats = ["IMAX", "imax ", "3D", "RealD 3D", "Dolby", "Dolby Cinema", "2D", "STD"]
+    rows = "Txn,Format\n" + "".join(f"T{i},{formats[i % 8]}\n" for i in range(32))
+    files = {"t.csv": rows.encode()}
+    said = (
+        "Format is Standard, 3D, IMAX or Dolby, typed in any case with stray spaces; Standard "
+        "is also written '2D' or 'STD', 3D '3-D' or 'RealD 3D', and Dolby 'Dolby Cinema'."
+    )
+    question = _question_of("How many transactions were for IMAX showings?", said, files)
+    read = "import pandas as pd\ndf = pd.read_csv('t.csv')\n"
+    right = read + "print((df['Format'].str.strip().str.lower() == 'imax').sum())"
+    assert check(candidate(question, right)) is None
+    wrong = right.replace("'imax'", "'IMAX'")
+    told = check(candidate(question, wrong)) or ""
+    assert "compares it with 'IMAX' as written" in told, told
+
+
+def _question_of(asked: str, said: str, files: dict[str, bytes]) -> str:
+    return f"Question: {asked}\nConstraints: {said}\n\n{describe_files(files)}"
