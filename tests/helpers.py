@@ -149,3 +149,10 @@ def exec_with_files(files: dict[str, bytes], *codes: str) -> list[str]:
         finally:
             os.chdir(cwd)
     return printed
+
+
+def question_of(asked: str, said: str, files: dict[str, bytes]) -> str:
+    """A benchmark-style question: ``asked``, its constraints ``said`` and the files note."""
+    from codeact.agents.code import describe_files
+
+    return f"Question: {asked}\nConstraints: {said}\n\n{describe_files(files)}"

@@ -10,11 +10,7 @@ import pandas as pd
 import pytest
 
 from codeact.agents.code import describe_files
-from tests.helpers import exec_with_files
-
-
-def _question(asked: str, said: str, files: dict[str, bytes]) -> str:
-    return f"Question: {asked}\nConstraints: {said}\n\n{describe_files(files)}"
+from tests.helpers import exec_with_files, question_of
 
 
 def test_pm_rule_leaves_other_numbers_and_12_hour_code_alone() -> None:
@@ -25,7 +21,7 @@ def test_pm_rule_leaves_other_numbers_and_12_hour_code_alone() -> None:
         f"C{i},{starts[i % 4]},{30 + i * 7}\n" for i in range(12)
     )
     files = {"c.csv": rows.encode()}
-    question = _question(
+    question = question_of(
         "How many calls that started after 1 PM lasted more than 60 minutes?", "", files
     )
     read = "import pandas as pd\ndf = pd.read_csv('c.csv')\n"
@@ -60,7 +56,7 @@ def test_the_sign_of_the_rows_left_out_is_read_in_their_own_clause(said: str, ke
     )
     files = {"t.csv": rows.encode()}
     cell = "import pandas as pd\ndf = pd.read_csv('t.csv')\nprint(df['Tickets'].sum())"
-    problem = sign_problem(_question("Tickets?", said, files), cell)
+    problem = sign_problem(question_of("Tickets?", said, files), cell)
     refunds = sum(i % 4 + 1 for i in range(20) if i % 5 in (1, 3))
     sales = sum(i % 4 + 1 for i in range(20)) - refunds
     assert problem is not None
@@ -79,7 +75,7 @@ def test_amounts_in_parentheses_without_signs_are_converted_by_the_fix() -> None
     files = {"t.csv": rows.encode()}
     said = "Every row is a sale (its Amount is positive) or a refund (negative). Count sales (not the refunds)."
     cell = "import pandas as pd\ndf = pd.read_csv('t.csv')\nprint(df['Tickets'].sum())"
-    problem = sign_problem(_question("Tickets?", said, files), cell)
+    problem = sign_problem(question_of("Tickets?", said, files), cell)
     assert problem is not None
     want = sum(i % 4 + 1 for i in range(20) if i % 5 not in (1, 3))
     assert exec_with_files(files, problem.code or "") == [str(want)]
@@ -102,7 +98,7 @@ def test_isin_on_text_folded_through_a_loop_or_title_case_is_left_alone() -> Non
     makes = ["VW", "Volkswagen", "vw ", "Ford", " volkswagen", "FORD", "Toyota", "toyota "]
     rows = "Job,make,model\n" + "".join(f"J{i},{makes[i % 8]},x\n" for i in range(40))
     files = {"g.csv": rows.encode()}
-    question = _question("How many Volkswagen jobs?", "make is in any case.", files)
+    question = question_of("How many Volkswagen jobs?", "make is in any case.", files)
     read = "import pandas as pd\ndf = pd.read_csv('g.csv')\n"
     loop = read + (
         "for c in ['make', 'model']:\n    df[c] = df[c].str.strip().str.lower()\n"
@@ -132,7 +128,7 @@ def test_a_test_of_the_masked_column_after_the_mask_is_a_filter() -> None:
         "df['Job Type'].str.strip().str.lower().isin(['repairs', 'repair']), 'Repair')\n"
     )
     cell = mask + "print(df[df['Job Type'] != 'Service']['Labour'].mean())"
-    assert category_problem(_question("Mean Labour of repairs?", said, files), cell) is None
+    assert category_problem(question_of("Mean Labour of repairs?", said, files), cell) is None
 
 
 def test_european_amounts_cleaned_then_to_numeric_are_converted() -> None:
@@ -148,7 +144,7 @@ def test_european_amounts_cleaned_then_to_numeric_are_converted() -> None:
         "df['Amount'] = pd.to_numeric(df['Amount'])\nprint(df['Amount'].sum())"
     )
     assert exec_with_files(files, cell) == ["4507.5"]
-    assert text_number_problem(_question("Total?", "", files), cell) is None
+    assert text_number_problem(question_of("Total?", "", files), cell) is None
 
 
 def test_a_re_sent_cell_runs_a_rule_s_code_once_only() -> None:
@@ -157,7 +153,7 @@ def test_a_re_sent_cell_runs_a_rule_s_code_once_only() -> None:
 
     makes = ["VW", "Volkswagen", "vw ", "Ford", " volkswagen", "FORD"]
     rows = "Job,make\n" + "".join(f"J{i},{makes[i % 6]}\n" for i in range(24))
-    question = _question("How many Volkswagen jobs?", "", {"g.csv": rows.encode()})
+    question = question_of("How many Volkswagen jobs?", "", {"g.csv": rows.encode()})
     cell = (
         "import pandas as pd\ndf = pd.read_csv('g.csv')\n"
         "print(df['make'].isin(['VW', 'Volkswagen', 'vw ', ' volkswagen']).sum())"
@@ -177,7 +173,7 @@ def test_values_listed_before_when_unknown_get_no_na_values_code() -> None:
         "Priority is 'High', 'Low' or empty when unknown.",
         "Use the Priority 'High' if missing.",
     ):
-        problem = filter_problem(_question("How many have no priority?", said, files), cell)
+        problem = filter_problem(question_of("How many have no priority?", said, files), cell)
         assert "marks a missing value" not in (problem or "") and not getattr(problem, "code", None)
 
 
@@ -195,7 +191,7 @@ def test_quoted_values_followed_by_a_verb_are_still_filters(asked: str) -> None:
     rows = "Order,Date,City,Total,Items\nO1,03/05/2024,Paris,$50,3\nO2,04/05/2024,Lyon,$20,1\n"
     files = {"o.csv": rows.encode()}
     cell = "import pandas as pd\ndf = pd.read_csv('o.csv')\nprint((df['Items'] >= 3).sum())"
-    assert filter_problem(_question(asked, "none.", files), cell) is not None
+    assert filter_problem(question_of(asked, "none.", files), cell) is not None
 
 
 def test_note_conversions_take_spaces_and_any_case() -> None:

@@ -235,6 +235,7 @@ def test_a_format_question_with_spellings_listed_is_not_sent_to_another_format()
     the list of formats ("Standard, 3D, IMAX or Dolby") and inside 'RealD 3D'; then a fold
     compared with 'IMAX' as written (0) passed."""
     from tests.agents.test_rules import candidate, check
+    from tests.helpers import question_of
 
     formats = ["IMAX", "imax ", "3D", "RealD 3D", "Dolby", "Dolby Cinema", "2D", "STD"]
     rows = "Txn,Format\n" + "".join(f"T{i},{formats[i % 8]}\n" for i in range(32))
@@ -243,14 +244,10 @@ def test_a_format_question_with_spellings_listed_is_not_sent_to_another_format()
         "Format is Standard, 3D, IMAX or Dolby, typed in any case with stray spaces; Standard "
         "is also written '2D' or 'STD', 3D '3-D' or 'RealD 3D', and Dolby 'Dolby Cinema'."
     )
-    question = _question_of("How many transactions were for IMAX showings?", said, files)
+    question = question_of("How many transactions were for IMAX showings?", said, files)
     read = "import pandas as pd\ndf = pd.read_csv('t.csv')\n"
     right = read + "print((df['Format'].str.strip().str.lower() == 'imax').sum())"
     assert check(candidate(question, right)) is None
     wrong = right.replace("'imax'", "'IMAX'")
     told = check(candidate(question, wrong)) or ""
     assert "compares it with 'IMAX' as written" in told, told
-
-
-def _question_of(asked: str, said: str, files: dict[str, bytes]) -> str:
-    return f"Question: {asked}\nConstraints: {said}\n\n{describe_files(files)}"
