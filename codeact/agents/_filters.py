@@ -47,10 +47,15 @@ _EXPLAINED = re.compile(
 )
 #: "'€1.234,50', '1.234,50 €' or 'EUR 1234,50' (without the dot) are all 1234.50 euros":
 #: each value of the list explained by the number after it (fresh17: not a filter).
-_LIST_EXPLAINED = re.compile(
+_LISTED_THEN = (
     r"(?:\s*(?:,\s*(?:and|or)|,|and|or)\s*'[^'\n]*'(?:\s*\([^)\n]*\))?)*\s*(?:\([^)\n]*\)\s*)?"
-    r"(?:are|is)\s+(?:all|both)\s+-?[\d$€£]"  # (not "'Paris' or 'Lyon' are 3 items or more")
 )
+_LIST_EXPLAINED = re.compile(  # (not "'Paris' or 'Lyon' are 3 items or more")
+    _LISTED_THEN + r"(?:are|is)\s+(?:all|both)\s+-?[\d$€£]"
+)
+#: The same for amounts, times and dates without "all" ("'7:15 PM' and '7:15PM' are 19:15").
+_WRITTEN_LIST = re.compile(_LISTED_THEN + r"(?:are|is)\s+-?[\d$€£]")
+_WRITTEN = re.compile(r"\d.*[:/$€£%.,()]|[:/$€£%.,()].*\d")
 #: "'£0', '£0.00', 'none' and an empty Fine all mean no fine": values read as none or zero;
 #: "'0%' when no discount was given" (fresh18).
 _MEAN_NONE = re.compile(
@@ -323,8 +328,9 @@ def filter_problem(question: str, code: str) -> str | None:
             continue  # ("amounts such as '$12.50'": how values are written, not a filter)
         if any(r.match(task, m.end()) for r in (_EXPLAINED, _MEAN_NONE, _LIST_EXPLAINED)):
             continue  # ("'1.234,56' is 1234.56", "'£0', 'none' ... all mean no fine")
-        if re.search(r"\d", value) and re.search(r"[:/$€£%]", value) and _IS.match(task, m.end()):
-            continue  # ("'12:15 PM' is a quarter past noon": how a time is read)
+        written = _WRITTEN.search(value) is not None  # (an amount, a time or a date)
+        if written and (_IS.match(task, m.end()) or _WRITTEN_LIST.match(task, m.end())):
+            continue  # ("'12:15 PM' is a quarter past noon", "'($45.00)' or ... is -45.00")
         if MEANS_MISSING.match(task, m.end()) and HANDLES_MISSING.search(code):
             continue  # ("a weight of 'n/a' means it was not taken": pandas read it as NaN)
         unrecorded = not_recorded(task, m.start(), m.end(), value)

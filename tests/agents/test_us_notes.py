@@ -251,3 +251,17 @@ def test_a_format_question_with_spellings_listed_is_not_sent_to_another_format()
     wrong = right.replace("'imax'", "'IMAX'")
     told = check(candidate(question, wrong)) or ""
     assert "compares it with 'IMAX' as written" in told, told
+
+
+def test_amounts_and_times_listed_then_explained_are_no_filters() -> None:
+    """fresh18: "'($45.00)' or '-$45.00' is -45.00" and "'7:15 PM', '7:15 pm' and '7:15PM'
+    are 19:15" explain how values are written (the review's tightening, which wanted "all",
+    had made them filters again)."""
+    from codeact.agents._filters import filter_problem
+
+    cell = "print(len(df))"
+    for said in (
+        "A refund's is negative: '($45.00)' or '-$45.00' is -45.00.",
+        "Show time is on a 12-hour clock: '7:15 PM', '7:15 pm' and '7:15PM' are 19:15.",
+    ):
+        assert filter_problem(f"Question: How many?\nConstraints: {said}\n\n{NOTE}", cell) is None
