@@ -8,13 +8,19 @@ from __future__ import annotations
 import re
 
 from codeact.agents._aliases import stated_aliases
-from codeact.agents._filters import described_values, explained_positions, listed_values
+from codeact.agents._filters import (
+    QUOTED,
+    described_values,
+    explained_positions,
+    listed_values,
+)
 from codeact.agents._notecols import (
     category_values,
     column_of_value,
     compute_on,
     in_column_name,
     masked_into,
+    name_pattern,
     note_columns,
     task_text,
 )
@@ -70,8 +76,7 @@ def category_problem(question: str, code: str) -> str | None:
     described |= explained_positions(task)  # ("('RIV-0042' is member 42 of RIV)")
     described |= _legend_positions(question, task)  # ("Age Band (Under 18, 18-34 or 60+)")
     described |= _alias_positions(task)  # ("Inspection 'Safety check'": how it is written)
-    quoted = r"(?<![\w@\[])'([^'\n]{1,40})'(?!\w)"  # (not a refund's apostrophe)
-    quotes = [(q.start(), q.end(), q.group(1)) for q in re.finditer(quoted, task)]
+    quotes = [(q.start(), q.end(), q.group(1) or q.group(2)) for q in QUOTED.finditer(task)]
     for value in category_values(question):
         word = value.lower() in _PLAIN_WORDS  # ("no visit goes past midnight": not 'no')
         named = any(  # (the character before it, or its quote: "' YOGA'")
@@ -110,15 +115,12 @@ def _only_masked(code: str, question: str, value: str) -> bool:
     spans = masked_into(code, column) if column else []
     if column is None or not spans:
         return False
-    kept: list[str] = []
-    at = 0
-    for start, end, _made in spans:
-        kept, at = [*kept, code[at:start]], end
-    rest = "".join([*kept, code[at:]])
+    starts, ends = [0, *(e for _s, e, _v in spans)], [*(s for s, _e, _v in spans), len(code)]
+    rest = "".join(code[a:b] for a, b in zip(starts, ends, strict=True))  # (the masks taken out)
     grouped = re.search(r"groupby|value_counts|pivot|crosstab|\.unique\(|\.mode\(", rest)
-    names = "|".join(re.escape(n) for n in dict.fromkeys((column, column.strip())))
     tested = re.search(  # (any test of the column: != 'Service' keeps the repairs too)
-        rf"\[\s*['\"](?:{names})['\"]\s*\][^\n]*?(?:[=!]=|\.(?:isin|eq|ne)\()", rest
+        rf"\[\s*['\"](?:{name_pattern(column)})['\"]\s*\][^\n]*?(?:[=!]=|\.(?:isin|eq|ne)\()",
+        rest,
     )
     return value.lower() not in rest.lower() and not grouped and not tested
 

@@ -253,7 +253,7 @@ def scaled_amounts(values: list[str], name: str) -> str:
 #: A code of letters and a number (``M-0042``, ``m0042``, ``M 42``).
 _ONE_CODE = re.compile(r"^([A-Za-z]{1,4})[-_ /]?(\d+)$")
 #: The same code's number alone, after a '#' or left a float by a spreadsheet (``'2041.0'``).
-_PLAIN_CODE = re.compile(r"^#?\s?(\d+)(?:\.0+)?$")
+PLAIN_CODE = re.compile(r"^#?\s?(\d+)(?:\.0+)?$")
 
 
 def code_forms(values: list[str], name: str) -> str:
@@ -262,7 +262,7 @@ def code_forms(values: list[str], name: str) -> str:
     as written and as codes, and the number to count, group and compare on."""
     found = [m for v in values if (m := _ONE_CODE.match(v))]
     # (fresh17: '4' beside 'T04' and 'T-4'; fresh18: '#2041' and '2041.0' beside 'FILM-2041')
-    plain = [(n.group(1), v) for v in values if (n := _PLAIN_CODE.match(v))]
+    plain = [(n.group(1), v) for v in values if (n := PLAIN_CODE.match(v))]
     if not found or len(found) + len(plain) < len(values) or len(found) * 10 < len(values):
         return ""
     if len({m.group(1).lower() for m in found}) != 1:

@@ -9,6 +9,7 @@ with ``pd.to_datetime`` is re-run testing the dates' year and month."""
 
 from __future__ import annotations
 
+import calendar
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ DATE_TEST = (
     r"|==\s*(?P<q2>['\"])(?P<same>[^'\"\n]+)(?P=q2))"
 )
 _MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+_MONTH_NAMES = [m.lower() for m in calendar.month_name]  # ('' first: January is 1)
 #: Characters that make ``str.contains``' text a regular expression rather than plain text.
 _REGEX = re.compile(r"[.^$*+?{}\[\]\\|()]")
 
@@ -150,7 +152,7 @@ def year_problem(question: str, code: str) -> str | None:
         year, month = m.group("year"), _month_number(m.group("month"))
         if _COVERS.search(sentence):
             continue
-        if year in live and (month is None or _uses_month(live, m.group("month"), month)):
+        if year in live and (month is None or _uses_month(live, month)):
             continue
         if year not in live:
             return (
@@ -167,22 +169,17 @@ def year_problem(question: str, code: str) -> str | None:
     return None
 
 
-_MONTH_NAMES = (
-    "january february march april may june july august september october november december".split()
-)
-
-
 def _month_number(name: str | None) -> int | None:
-    """The number of a month's name (``'May'``: 5), or None for any other word."""
+    """The number of a month's name or short name (``'May'``: 5), or None for another word."""
     low = (name or "").lower()
-    found = [i for i, n in enumerate(_MONTH_NAMES, 1) if low in (n, n[:3])]
+    found = [i for i in range(1, 13) if low in (_MONTH_NAMES[i], _MONTHS[i - 1])]
     return found[0] if found else None
 
 
-def _uses_month(live: str, name: str, number: int) -> bool:
+def _uses_month(live: str, number: int) -> bool:
     """Whether ``live`` code names the month: its name or short name as a word, or its
     number on its own (``== 5``, ``'2024-05'``, ``'/05/'``)."""
-    words = rf"\b(?:{name[:3]}|{_MONTH_NAMES[number - 1]})\b"
+    words = rf"\b(?:{_MONTHS[number - 1]}|{_MONTH_NAMES[number]})\b"
     return bool(re.search(words, live, re.I) or re.search(rf"(?<![\d.])0?{number}(?![\d.])", live))
 
 

@@ -26,7 +26,7 @@ from codeact.agents._unrecorded import (
     with_na_values,
 )
 
-_QUOTED = re.compile(r"(?<![\w@\[])'([^'\n]{1,40})'(?!\w)|(?<![\w@\[])\"([^\"\n]{1,40})\"(?!\w)")
+QUOTED = re.compile(r"(?<![\w@\[])'([^'\n]{1,40})'(?!\w)|(?<![\w@\[])\"([^\"\n]{1,40})\"(?!\w)")
 
 _FORMAT_EXAMPLE = re.compile(
     r"(?:such as|like|as in|e\.g\.?,?|for example,?|for instance,?|written as|formatted as"
@@ -131,7 +131,7 @@ def explained_positions(task: str) -> set[int]:
     the words explain the example; a value named there is not a filter."""
     out: set[int] = set()
     for m in _PARENTHESES.finditer(task):
-        if _QUOTED.search(m.group(0)):
+        if QUOTED.search(m.group(0)):
             out |= set(range(m.start(), m.end()))
     return out
 
@@ -159,7 +159,7 @@ def described_values(task: str, low_code: str) -> set[int]:
     'yes' or 'no'``, ``('Books', ' books', 'BOOKS')``) when the code uses one of them, or
     listed as examples (``such as '1h 25m' (85 minutes) or '40m'``), or shown with how they
     read (``'1.234,56' is 1234.56``): not filters the code missed."""
-    quoted = list(_QUOTED.finditer(task))
+    quoted = list(QUOTED.finditer(task))
     groups: list[list[re.Match[str]]] = []
     for m in quoted:
         if groups and _ALTERNATIVE.fullmatch(task[groups[-1][-1].end() : m.start()]):
@@ -272,7 +272,7 @@ def _example(task: str, m: re.Match[str]) -> bool:
     # what the parenthesis says before the value: nothing, other values, "or", "e.g." or
     # "'br3' in orders.csv is": an example; a column's name ("(Priority 'P1')"): a filter
     # (from the last comma outside quotes: "('2,5 h' is two and a half hours, '1 h' one hour)")
-    before = _QUOTED.sub(lambda q: " " * len(q.group(0)), task[opened + 1 : m.start()])
+    before = QUOTED.sub(lambda q: " " * len(q.group(0)), task[opened + 1 : m.start()])
     before = before[max(before.rfind(","), before.rfind(";")) + 1 :]
     return all(w.lower() in _EXAMPLE_WORDS or "." in w for w in re.findall(r"[\w.]+", before))
 
@@ -313,7 +313,7 @@ def filter_problem(question: str, code: str) -> str | None:
     task = task_text(question)
     low = code.lower()
     described = described_values(task, low)
-    for m in _QUOTED.finditer(task):
+    for m in QUOTED.finditer(task):
         value = (m.group(1) or m.group(2)).strip()
         if _example(task, m):
             compared = re.search(rf"(?:==|!=)\s*(['\"]){re.escape(value)}\1", code)

@@ -11,6 +11,7 @@ import ast
 import re
 
 from codeact.agents._cellforms import squeeze
+from codeact.agents._notecols import name_pattern
 
 #: The folds a test may already apply before ``.isin`` (a fix replaces them).
 _FOLD_CALLS = r"(?:\.str\.(?:strip|lower|upper|casefold)\(\))*"
@@ -18,14 +19,9 @@ _FOLD_CALLS = r"(?:\.str\.(?:strip|lower|upper|casefold)\(\))*"
 SQUEEZE_FOLD = ".str.strip().str.lower().str.replace(r'[\\s_-]+', '', regex=True)"
 
 
-def _names(name: str) -> str:
-    """The column's name with or without its outer spaces, as a pattern."""
-    return "|".join(re.escape(n) for n in dict.fromkeys((name, name.strip())))
-
-
 def _ref(name: str) -> str:
     """``df['name']`` as group 1 (its quote is group 2)."""
-    return rf"(\w+\s*\[\s*(['\"])(?:{_names(name)})\2\s*\])"
+    return rf"(\w+\s*\[\s*(['\"])(?:{name_pattern(name)})\2\s*\])"
 
 
 def _texts(literal: str) -> list[str] | None:
@@ -42,7 +38,7 @@ def _texts(literal: str) -> list[str] | None:
 def _folded_before(code: str, name: str, at: int) -> bool:
     """Whether a line before ``at`` sets the column to its own folded text
     (``df['make'] = df['make'].str.strip().str.lower()``)."""
-    same = rf"\w+\s*\[\s*['\"](?:{_names(name)})['\"]\s*\]"
+    same = rf"\w+\s*\[\s*['\"](?:{name_pattern(name)})['\"]\s*\]"
     folds = r"\.(?:str\.)?(?:lower|upper|casefold|title|capitalize)\("
     through = r"\w+\s*\[\s*[A-Za-z_]\w*\s*\]"  # (a loop over columns: df[c] = df[c]...)
     line = rf"^\s*(?:{same}\s*=\s*{same}|{through}\s*=\s*{through})[^\n]*{folds}"

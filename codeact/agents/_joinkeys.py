@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import re
 
+from codeact.agents._cellforms import PLAIN_CODE
 from codeact.agents._csvtable import Table
 from codeact.agents._filenote import NA_STRINGS
 from codeact.agents._prefixkeys import prefix_hints
@@ -16,8 +17,6 @@ MAX_COLUMNS = 60
 #: A code: letters, an optional separator, then the number (``AG-019``, ``INC0001001``).
 _CODE = re.compile(r"^([A-Za-z]+[-_ #]?)(\d+)$")
 _WHOLE = re.compile(r"^\d+$")
-#: A key's number alone: bare, after a '#', or left a float by a spreadsheet (``'2041.0'``).
-_PLAIN = re.compile(r"^#?\s?(\d+)(?:\.0+)?$")
 
 
 def _digits(text: str) -> str:
@@ -68,7 +67,7 @@ def _numbers(values: list[str]) -> tuple[str, set[str]] | None:
     # (one prefix, in any case, with or without its separator: 'M-0042', 'm-0042', 'M0042')
     if len(found) == len(values) and len({_word(m.group(1)) for m in found}) == 1:
         return _word(found[0].group(1)), {_digits(m.group(2)) for m in found}
-    plain = [m.group(1) for v in values if (m := _PLAIN.match(v))]  # (fresh18: '#2041',
+    plain = [m.group(1) for v in values if (m := PLAIN_CODE.match(v))]  # (fresh18: '#2041',
     if found and plain and len(found) + len(plain) == len(values):  # '2041.0' too)
         # (a number written plain or after a word: '204', 'Rm 204', 'room 204': prefix '*';
         # after one prefix, its own: fresh17 'T04', 'T-4' and '4')

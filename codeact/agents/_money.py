@@ -35,12 +35,17 @@ def signed_conversion(values: list[str], column: str) -> str:
     return f"{column}.str.replace(r'[{signs},\\s]{codes}', '', regex=True).astype(float)"
 
 
+def _shown(values: list[str]) -> str:
+    """The signs and codes written in ``values``, for the note (``'$' signs and 'USD' codes``)."""
+    signs, codes = (" and ".join(repr(c) for c in f(values)) for f in (signs_of, _codes))
+    return " and ".join([f"{signs} signs"] * bool(signs) + [f"{codes} codes"] * bool(codes))
+
+
 def signed_hint(values: list[str], name: str) -> str:
     """The files note on a column of amounts with signs or codes: what they are (and whether
     in more than one currency: a sign and its own code, '£' and 'GBP', are one) and the
     conversion that makes them numbers."""
-    signs, codes = (" and ".join(repr(c) for c in f(values)) for f in (signs_of, _codes))
-    shown = " and ".join([f"{signs} signs"] * bool(signs) + [f"{codes} codes"] * bool(codes))
+    shown = _shown(values)
     money = {c for c in signs_of(values) if c != "%"} | set(_codes(values))
     mixed = len({{"€": "EUR", "£": "GBP", "$": "USD"}.get(c, c) for c in money}) > 1
     warn = " (amounts in more than one currency: do not add them up as one)" if mixed else ""
@@ -116,8 +121,7 @@ def accounting_hint(values: list[str], name: str) -> str:
         return ""
     signs = re.escape("".join(signs_of(values)))
     codes = "".join(f"|{c}" for c in _codes(values))
-    said, coded = (" and ".join(repr(c) for c in f(values)) for f in (signs_of, _codes))
-    shown = " and ".join([f"{said} signs"] * bool(said) + [f"{coded} codes"] * bool(coded))
+    shown = _shown(values)
     example = next(v for v in values if _BRACKETED.match(v))
     number = re.sub(r"[^\d.]", "", example)
     column = f"df[{name!r}]"

@@ -370,10 +370,14 @@ def masked_into(code: str, name: str) -> list[tuple[int, int, str]]:
     return out
 
 
+def name_pattern(name: str) -> str:
+    """A column's name with or without its outer spaces, as a pattern (no groups)."""
+    return "|".join(re.escape(n) for n in dict.fromkeys((name, name.strip())))
+
+
 def column_ref(name: str) -> str:
     """A pattern for ``df['name']`` (any frame; the name with or without its outer spaces)."""
-    names = "|".join(re.escape(n) for n in dict.fromkeys((name, name.strip())))
-    return rf"\w+\s*\[\s*(['\"])(?:{names})\1\s*\]"
+    return rf"\w+\s*\[\s*(['\"])(?:{name_pattern(name)})\1\s*\]"
 
 
 def coerced_marker(question: str, value: str, code: str) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from codeact.agents._notecols import note_column_kinds, without_comments
+from codeact.agents._notecols import name_pattern, note_column_kinds, without_comments
 from codeact.agents._problem import Problem, problem_of
 
 _TWO_WAYS = re.compile(
@@ -21,8 +21,7 @@ def fraction_problem(question: str, code: str) -> Problem | None:
     live = without_comments(code)
     for name, kind in note_column_kinds(question):
         m = _TWO_WAYS.search(kind)
-        names = "|".join(re.escape(n) for n in dict.fromkeys((name, name.strip())))
-        ref = rf"\w+\s*\[\s*['\"](?:{names})['\"]\s*\]"
+        ref = rf"\w+\s*\[\s*['\"](?:{name_pattern(name)})['\"]\s*\]"
         own = re.compile(rf"^(\s*)({ref})\s*=(?!=)(.*)$", re.M)
         converted = [c for c in own.finditer(live) if re.search(r"astype|to_numeric", c.group(3))]
         if m is None or not converted:

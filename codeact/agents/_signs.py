@@ -39,10 +39,12 @@ def sign_problem(question: str, code: str) -> Problem | None:
     sign of a column ("a refund ... (negative)"), in code that never tests a sign."""
     task = task_text(question)
     live = without_comments(code)
+    named = _SIGNED_COLUMN.search(task)
+    if named is None:
+        return None
     for m in _LEFT_OUT.finditer(task):
         sign = _sign_of(task, _stem(m.group(1) or m.group(2)))
-        named = _SIGNED_COLUMN.search(task)
-        if sign is None or named is None:
+        if sign is None:
             continue
         keep = ">" if sign == "negative" else "<"
         column = _column(question, named.group(1))
