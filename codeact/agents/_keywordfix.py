@@ -1,10 +1,15 @@
 """A call given a keyword argument it does not take (fresh14: ``.str.extract(r'£(\\d+)',
 regex=True)``, ``.str.replace`` 's keyword carried over): the 1.5B model reads the error as
 a problem with the data and rewrites everything else. The cell is run again with that one
-keyword argument left out of the failing line's calls of that name (``keyword_fix``)."""
+keyword argument left out of the failing line's calls of that name (``keyword_fix``).
+
+Likewise a text searched for that is no regular expression (fresh18: ``.str.contains('($')``
+for refunds written ``($45.00)``: ``missing ), unterminated subpattern``): the cell is run
+again with ``regex=False`` on that call (``regex_fix``)."""
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 
@@ -49,3 +54,50 @@ def keyword_fix(result: ExecutionResult, code: str) -> KeywordFix | None:
         return None
     lines[number - 1] = fixed
     return KeywordFix(code="\n".join(lines), call=call, keyword=keyword)
+
+
+#: ``.str.contains('($')``: a text searched for as written, its first argument a literal.
+_CONTAINS = re.compile(r"""\.str\.contains\(\s*(r?(?:'[^'\n]*'|"[^"\n]*"))\s*(?=[,)])""")
+
+
+@dataclass(frozen=True)
+class RegexFix:
+    """A failed cell re-run with ``regex=False`` in a ``.str.contains`` whose text is no
+    regular expression (``'($'``: the 1.5B model searches for refunds written ``($45.00)``)."""
+
+    code: str
+    text: str
+
+    def note(self) -> str:
+        """What the model (and the transcript) is told about the re-run."""
+        return (
+            f"Your cell failed: .str.contains({self.text}) reads its text as a regular "
+            "expression, and that text is not one. I re-ran your cell with regex=False there "
+            "(the text searched for as written). Output of the re-run:"
+        )
+
+
+def regex_fix(result: ExecutionResult, code: str) -> RegexFix | None:
+    """The cell with ``regex=False`` added to the failing line's ``.str.contains`` calls
+    whose literal text does not compile as a regular expression (``re.error``)."""
+    error = result.error
+    if error is None or error.type not in ("error", "PatternError"):
+        return None
+    failing = repeatable_failure(code, error.traceback)
+    if failing is None:
+        return None
+    number, lines = failing
+    line, broken = lines[number - 1], []
+    for m in _CONTAINS.finditer(line):
+        try:
+            re.compile(ast.literal_eval(m.group(1)))
+        except re.error:
+            broken.append(m)
+        except (ValueError, SyntaxError):
+            continue
+    if not broken:
+        return None
+    for m in reversed(broken):
+        line = f"{line[: m.end(1)]}, regex=False{line[m.end(1) :]}"
+    lines[number - 1] = line
+    return RegexFix(code="\n".join(lines), text=broken[0].group(1))

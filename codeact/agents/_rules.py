@@ -35,6 +35,7 @@ import re
 from collections.abc import Sequence
 
 from codeact.agents._aliases import alias_problem
+from codeact.agents._boolcol import bool_column_problem
 from codeact.agents._booltext import bool_text_problem, folded_text_problem
 from codeact.agents._candidate import AnswerCandidate, CellRun
 from codeact.agents._category import category_problem
@@ -100,6 +101,7 @@ from codeact.agents._signs import sign_problem
 from codeact.agents._stale import settled_answer, stale_problem, stale_values_note
 from codeact.agents._textdates import text_date_problem
 from codeact.agents._textnumfix import empty_zero_problem, gaps_filled_problem
+from codeact.agents._unusedcols import without_unused_conversions
 
 _FILL = re.compile(r"\bfill(?:ing|ed)?\b.{0,60}\bmissing\b|\bmissing\b.{0,60}\bfill", re.I)
 _SKIP = re.compile(r"\b(?:skip|ignore|drop|exclude)\w*\b.{0,40}\bmissing\b|\bknown\b", re.I)
@@ -120,10 +122,11 @@ _NOT_ASKED = (
 )
 
 
-def column_problem(question: str, code: str) -> str | None:
+def column_problem(question: str, code: str, written: str = "") -> str | None:
     """A column of the files note that the question names as a word (``units``, ``unit
     price`` for ``unit_price``) and that no code uses (counting rows instead of summing
-    ``units``, one overall mean instead of one per ``department``)."""
+    ``units``, one overall mean instead of one per ``department``); ``written``: the code as
+    written, when ``code`` leaves out conversions nothing uses."""
     task = task_text(question)
     columns = note_columns(question)
     kinds = dict(note_column_kinds(question))
@@ -156,7 +159,7 @@ def column_problem(question: str, code: str) -> str | None:
                 else None
             )
             use = f"for example: {example}" if example else f"df[{name!r}]"
-            only = " (it only converts it)" if uses_column(code, name) else ""
+            only = " (it only converts it)" if uses_column(written or code, name) else ""
             return problem_of(
                 f"The question is about the column {name!r}, but your code never uses it"
                 f"{only}. Use it ({use}), print the result, then answer.",
@@ -240,7 +243,8 @@ def inplace_problem(cells_code: list[str]) -> str | None:
 def check_rules(candidate: AnswerCandidate) -> str | None:
     """The first rule the computation breaks (each at most once per run), or None; a
     ``Problem`` carries the runnable example its note gives, if any."""
-    code = "\n".join(c.code for c in candidate.ok_cells)
+    written = "\n".join(c.code for c in candidate.ok_cells)
+    code = without_unused_conversions(written)
     if not code or not candidate.cells:
         return None
     question = candidate.question
@@ -255,6 +259,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("period", period_problem(question, code)),
         ("day", day_problem(question, code)),
         ("marker", marker_problem(question, code)),
+        ("bool column", bool_column_problem(question, code)),
         ("extra filter", extra_filter_problem(question, code, note_columns(question))),
         ("pm", pm_problem(question, code)),
         ("sign", sign_problem(question, code)),
@@ -276,7 +281,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("category", category_problem(question, code)),
         ("groups", group_problem(question, code)),
         ("label extreme", label_extreme_problem(question, code)),
-        ("column", column_problem(question, code)),
+        ("column", column_problem(question, code, written)),
         ("missing", missing_problem(question, code, candidate.text)),
         ("inplace", inplace_problem([c.code for c in candidate.ok_cells])),
         ("decimal point", decimal_point_problem(question, code)),
@@ -310,6 +315,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
 #: fixes that insert a line after the read need the one cell that reads it).
 _ALONE = {
     "marker": marker_problem,
+    "bool column": bool_column_problem,
     "code forms": code_forms_problem,
     "aliases": alias_problem,
     "case": case_problem,
@@ -331,7 +337,7 @@ def _with_code(rule: str, problem: str, candidate: AnswerCandidate) -> str:
     again = _ALONE.get(rule)
     if not isinstance(problem, Problem) or problem.code or again is None:
         return problem
-    alone = again(candidate.question, candidate.ok_cells[-1].code)
+    alone = again(candidate.question, without_unused_conversions(candidate.ok_cells[-1].code))
     if isinstance(alone, Problem) and alone.code and str(alone) == str(problem):
         problem.code = alone.code
     return problem
@@ -339,9 +345,11 @@ def _with_code(rule: str, problem: str, candidate: AnswerCandidate) -> str:
 
 def passes_rules(question: str, code: str) -> bool:
     """Whether one cell's ``code`` breaks none of the rules that read code alone."""
+    code = without_unused_conversions(code)
     rules = (
         period_problem,
         day_problem,
+        bool_column_problem,
         filter_problem,
         category_problem,
         group_problem,
@@ -396,8 +404,9 @@ def repeat_problem(
     candidate = AnswerCandidate(text=stdout, question=question, cells=(*cells, ran))
     problem = check_rules(candidate)
     if not (isinstance(problem, Problem) and problem.code):
+        read = without_unused_conversions(code)
         for name, rule in _ALONE.items():  # (a rule told before whose code the model never
-            again = rule(question, code)  # ran: fresh17, seven job-type spellings sent back,
+            again = rule(question, read)  # ran: fresh17, seven job-type spellings sent back,
             if not isinstance(again, Problem) or not again.code:  # the count re-sent; once:
                 continue  # a model sure of its cell is not told the same again and again)
             if first_time(f"{name} re-sent", cells[0], again):

@@ -37,3 +37,31 @@ def test_only_the_named_calls_keyword_on_the_failing_line_goes() -> None:
     other = ExecutionResult(error=CellError(type="TypeError", message="bad", traceback=trace))
     assert keyword_fix(other, code) is None
     assert keyword_fix(failed, "x = 1\ny = s.str.extract(r'(\\d)')") is None  # (nothing to drop)
+
+
+async def test_a_text_that_is_no_regular_expression_is_searched_as_written() -> None:
+    files = {"t.csv": b"Txn,Amount,Tickets\nA,($45.00),2\nB,$12.50,1\nC,($9.00),3\nD,$7.00,4\n"}
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('t.csv')\n"
+        "print(df[df['Amount'].str.contains('($')]['Tickets'].sum())"
+    )
+    result = await run_one_cell(files, cell, "Question: How many tickets were refunded?")
+    content = str(result.tool_output.content)
+    assert "I re-ran your cell with regex=False" in content
+    assert content.rstrip().endswith("5"), content
+
+
+def test_only_a_literal_that_does_not_compile_gets_regex_false() -> None:
+    from codeact.agents._keywordfix import regex_fix
+
+    trace = 'File "<cell-1>", line 2, in <module>\nre.error: ...'
+    failed = ExecutionResult(
+        error=CellError(type="error", message="missing ), unterminated subpattern", traceback=trace)
+    )
+    code = "a = s.str.contains(r'^\\d+$')\nb = s.str.contains(r'^\\d+') & s.str.contains('($')"
+    fix = regex_fix(failed, code)
+    assert fix is not None
+    assert fix.code.splitlines()[1] == (
+        "b = s.str.contains(r'^\\d+') & s.str.contains('($', regex=False)"
+    )
+    assert regex_fix(failed, "a = 1\nb = s.str.contains('(x)')") is None  # (a regex)

@@ -1,0 +1,40 @@
+"""Conversions of columns nothing uses, left out before the answer rules read a cell.
+
+The 1.5B model often cleans every column of a table before it computes (fresh18: dates,
+times, amounts and discounts converted for a count of sales channels). A rule about how a
+column is read ("percentages written two ways", "numbers stored as text") then sends back a
+cell whose answer never touches that column, and the model rewrites the conversion instead
+of the computation. The rules read the cell without such lines: a line that only sets one
+column from itself (or from nothing else) is dropped when no other line of the code uses
+that column.
+"""
+
+from __future__ import annotations
+
+import re
+
+from codeact._parse import parse_source
+from codeact.agents._notecols import past_conversions, uses_column
+
+#: ``df['Discount'] = ...``: a line setting one column.
+_SETS = re.compile(r"^\s*\w+\s*\[\s*(['\"])([^'\"\n]+)\1\s*\]\s*=[^=]", re.M)
+
+
+def _parses(code: str) -> bool:
+    try:
+        parse_source(code)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def without_unused_conversions(code: str) -> str:
+    """``code`` without the lines converting a column in place that no other line uses
+    (comments left out too when any line is dropped); ``code`` itself when none is, or when
+    dropping them would leave code that does not parse (a statement over several lines)."""
+    out = code
+    for name in dict.fromkeys(m.group(2) for m in _SETS.finditer(code)):
+        rest = past_conversions(out, name)
+        if rest != out and not uses_column(rest, name) and _parses(rest):
+            out = rest
+    return out

@@ -1,0 +1,70 @@
+"""The twentieth pass: fresh18's misses on the nineteenth pass's final code (a US cinema
+export), each as a test on data of the same shape. Each assertion fails on the code before
+its change."""
+
+from __future__ import annotations
+
+from codeact.agents._boolcol import bool_column_problem
+from codeact.agents.validators import AnswerCandidate, CellRun, ModelRetry, rules_validator
+from tests.helpers import exec_with_files, question_of
+
+CHANNELS = ["Online", "web", "App", "Box Office", "Counter", "online "]
+DISCOUNTS = ["20%", "0.2", "0%", "12.5%", "0.125", ""]
+AMOUNTS = ["$723.90", "($45.00)", "-$18.50", "$1,234.50", "1,020.00", "$99.95", "88.10"]
+ROWS = 60
+TICKETS = "Txn,Amount ($),Discount,sales channel,Tickets\n" + "".join(
+    f'T{i},"{AMOUNTS[i % 7]}",{DISCOUNTS[i % 6]},{CHANNELS[i % 5]},{1 + i % 4}\n'
+    for i in range(ROWS)
+)
+FILES = {"t.csv": TICKETS.encode()}
+READ = "import pandas as pd\ndf = pd.read_csv('t.csv')\n"
+
+
+def said(question: str, code: str, stdout: str = "1") -> str | None:
+    """What the answer rules tell the model of one successful cell (None: nothing)."""
+    cell = CellRun(code=code, stdout=stdout)
+    try:
+        rules_validator()(AnswerCandidate(text="@x[1]", question=question, cells=(cell,)))
+    except ModelRetry as exc:
+        return str(exc)
+    return None
+
+
+def test_a_column_converted_but_never_used_is_no_concern_of_the_rules() -> None:
+    question = question_of(
+        "Which sales channel was used for the most transactions?",
+        "Count the transactions of each sales channel.",
+        FILES,
+    )
+    cleaning = "df['Discount'] = df['Discount'].str.replace(r'[%,\\s]', '', regex=True)"
+    cleaning += ".astype(float)\n"
+    counted = "print(df['sales channel'].str.strip().str.lower().value_counts().idxmax())"
+    assert said(question, READ + cleaning + counted) is None
+    # used, the same conversion is still sent back (percent fractions read as percents)
+    asked = question_of(
+        "What is the mean discount?", "Discount is a percent ('20%' or the fraction '0.2').", FILES
+    )
+    told = said(asked, READ + cleaning + "print(df['Discount'].mean())")
+    assert told is not None and "percentages written two ways" in told
+
+
+def test_a_column_made_true_or_false_then_compared_with_its_text_is_sent_back() -> None:
+    question = question_of(
+        "How many tickets were sold online?", "Add up the Tickets of Online sales.", FILES
+    )
+    made = "df['sales channel'] = df['sales channel'].str.strip().str.lower() == 'online'\n"
+    code = READ + made + "print(df[df['sales channel'] == 'online']['Tickets'].sum())"
+    told = said(question, code)
+    assert told is not None and "True or False" in told and "selects no rows" in told
+
+    problem = bool_column_problem(question, code)
+    assert problem is not None and problem.code is not None
+    wanted = sum(1 + i % 4 for i in range(ROWS) if CHANNELS[i % 5].strip().lower() == "online")
+    before, after = exec_with_files(FILES, code, problem.code)
+    assert before.strip() == "0"  # (what the model's cell printed)
+    assert after.strip() == str(wanted)
+    # the test kept as a column of its own, or compared with True, is no such mistake
+    kept = "df['online'] = df['sales channel'].str.strip().str.lower() == 'online'\n"
+    assert bool_column_problem(question, READ + kept + "print(df[df['online']].shape[0])") is None
+    true = READ + made + "print(df[df['sales channel'] == True]['Tickets'].sum())"
+    assert bool_column_problem(question, true) is None
