@@ -304,6 +304,12 @@ _SELF_CONVERTED = re.compile(
     r"^\s*(\w+)\s*\[\s*(['\"])([^'\"\n]+)\2\s*\]\s*=\s*\1\s*\[\s*\2\3\2\s*\]\s*\.str\b"
 )
 _STR_CALL = re.compile(r"\.str\.(?:replace|strip|lstrip|rstrip)\((?:[^()]|\([^()]*\))*\)")
+#: A text method called on one number inside ``.apply(lambda x: ...)``.
+_NUMBER_TEXT = re.compile(r"'(?:float|int)' object has no attribute '(?:replace|strip|split)'")
+#: ``df['c'] = df['c'].apply(...)``: a column made again from its own values one by one.
+_SELF_APPLIED = re.compile(
+    r"^\s*(\w+)\s*\[\s*(['\"])([^'\"\n]+)\2\s*\]\s*=\s*\1\s*\[\s*\2\3\2\s*\]\s*\.(?:apply|map)\("
+)
 
 
 @dataclass(frozen=True)
@@ -319,8 +325,9 @@ class ConversionFix:
         """What the model (and the transcript) is told about the re-run."""
         if self.whole:
             return (
-                "Your cell failed: .str applies only to text, and that column already holds "
-                f"numbers (your cell converted it before). I re-ran your cell without the line "
+                "Your cell failed: text methods (.str, .replace) apply only to text, and that "
+                "column already holds numbers (your cell converted it before). I re-ran your "
+                "cell without the line "
                 f"`{self.removed[0]}`. Output of the re-run:"
             )
         return (
@@ -335,6 +342,8 @@ def conversion_fix(result: ExecutionResult, code: str) -> ConversionFix | None:
     because the column already holds numbers (the model converting numbers stored as text
     where there are none)."""
     error = result.error
+    if error is not None and _NUMBER_TEXT.search(error.message):
+        return _applied_fix(error.traceback, code)
     if error is None or _STR_ON_NUMBERS not in f"{error.message}\n{error.traceback}":
         return None
     number = failing_lineno(error.traceback)
@@ -348,3 +357,22 @@ def conversion_fix(result: ExecutionResult, code: str) -> ConversionFix | None:
         kept = [ln for ln in code.splitlines() if ln != line]
         return ConversionFix(code="\n".join(kept), removed=(line.strip(),), whole=True)
     return ConversionFix(code=code.replace(line, _STR_CALL.sub("", line)), removed=removed)
+
+
+def _applied_fix(traceback: str, code: str) -> ConversionFix | None:
+    """The cell without its failing line ``df['c'] = df['c'].apply(lambda x: float(x.replace(
+    '$', '')))`` when an earlier line of the cell made that column numbers (fresh18: the
+    amounts converted as the note says, then again one by one); a column of text with gaps
+    (a float NaN among the texts) is left alone."""
+    number = failing_lineno(traceback) or 0
+    lines = code.splitlines()
+    line = lines[number - 1] if 0 < number <= len(lines) else ""
+    m = _SELF_APPLIED.match(line)
+    if m is None or code.count(line) != 1:
+        return None
+    made = rf"^\s*{m.group(1)}\s*\[\s*(['\"]){re.escape(m.group(3))}\1\s*\]\s*=(?!=).*"
+    before = "\n".join(lines[: number - 1])
+    if not re.search(made + r"(?:astype\(\s*float|to_numeric)", before, re.M):
+        return None
+    kept = [ln for ln in lines if ln != line]
+    return ConversionFix(code="\n".join(kept), removed=(line.strip(),), whole=True)

@@ -4,9 +4,11 @@ its change."""
 
 from __future__ import annotations
 
+import pytest
+
 from codeact.agents._boolcol import bool_column_problem
 from codeact.agents.validators import AnswerCandidate, CellRun, ModelRetry, rules_validator
-from tests.helpers import exec_with_files, question_of
+from tests.helpers import exec_with_files, question_of, run_one_cell
 
 CHANNELS = ["Online", "web", "App", "Box Office", "Counter", "online "]
 DISCOUNTS = ["20%", "0.2", "0%", "12.5%", "0.125", ""]
@@ -68,3 +70,20 @@ def test_a_column_made_true_or_false_then_compared_with_its_text_is_sent_back() 
     assert bool_column_problem(question, READ + kept + "print(df[df['online']].shape[0])") is None
     true = READ + made + "print(df[df['sales channel'] == True]['Tickets'].sum())"
     assert bool_column_problem(question, true) is None
+
+
+@pytest.mark.anyio
+async def test_numbers_converted_then_cleaned_one_by_one_as_text_are_re_run_without_it() -> None:
+    files = {"t.csv": b'Txn,Amount\nA,"$1,234.50"\nB,$12.50\nC,$9.00\n'}
+    convert = "df['Amount'] = df['Amount'].str.replace(r'[\\$,]', '', regex=True).astype(float)\n"
+    again = "df['Amount'] = df['Amount'].apply(lambda x: float(x.replace('$', '')))\n"
+    cell = f"{READ}{convert}{again}print(df['Amount'].median())"
+    result = await run_one_cell(files, cell, "Question: What is the median amount?")
+    content = str(result.tool_output.content)
+    assert not result.tool_output.is_error, content
+    assert "I re-ran your cell without the line `df['Amount'] = df['Amount'].apply(" in content
+    assert content.rstrip().endswith("12.5"), content
+    # text with gaps (a float NaN among the texts) cleaned one by one is not such a cell
+    gaps = {"t.csv": b"Txn,Amount\nA,$4.50\nB,\nC,$9.00\n"}
+    alone = await run_one_cell(gaps, f"{READ}{again}print(df['Amount'].median())", "Question: ?")
+    assert alone.tool_output.is_error and "I re-ran" not in str(alone.tool_output.content)
