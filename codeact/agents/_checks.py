@@ -281,3 +281,29 @@ def duration_problem_answer(answer: str, outputs: str) -> str | None:
                     "round as asked, then answer."
                 )
     return None
+
+
+_INPLACE = re.compile(
+    r"(?P<target>\b[A-Za-z_]\w*\s*\[\s*(?P<q>['\"])[^'\"\n]+(?P=q)\s*\])\s*\.\s*"
+    r"(?P<method>fillna|replace|interpolate|clip|ffill|bfill)\((?P<args>[^()\n]*"
+    r"(?:\([^()\n]*\)[^()\n]*)*?),?\s*inplace\s*=\s*True\s*\)"
+)
+
+
+def inplace_problem(cells_code: list[str]) -> str | None:
+    """``df['age'].fillna(v, inplace=True)``: under pandas' copy-on-write (pandas 3) it
+    changes a copy, so the table keeps its missing values; the example is the last such
+    cell with ``df['age'] = df['age'].fillna(v)``."""
+    for code in reversed(cells_code):
+        m = _INPLACE.search(code)
+        if m is None:
+            continue
+        target, method = m.group("target"), m.group("method")
+        args = m.group("args").strip().rstrip(",").strip()
+        fixed = f"{target} = {target}.{method}({args})"
+        return problem_of(
+            f"{m.group(0)} changes a copy in pandas 3 (copy-on-write), not the table: the "
+            f"values are unchanged. Write {fixed} instead, print the result, then answer.",
+            code.replace(m.group(0), fixed, 1),
+        )
+    return None

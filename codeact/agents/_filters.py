@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from codeact.agents._aliases import stated_aliases
+from codeact.agents._clockmins import in_other_units
 from codeact.agents._nomarks import noted_sign
 from codeact.agents._notecols import (
     CATEGORY,
@@ -374,6 +375,7 @@ def filter_problem(question: str, code: str) -> str | None:
             continue  # ("Age Band is Under 18, 18-34 or 60+": a value, not a threshold)
         number = (m.group(1) or m.group(2)).replace(",", "")
         spellings = {number, number.replace(".0", ""), f"{number}.0", _underscored(number)}
+        spellings |= in_other_units(number, task[m.end() : m.end() + 12])
         if not any(re.search(rf"(?<![\d.]){re.escape(s)}(?![\d])", code) for s in spellings if s):
             return (
                 f"The question sets the threshold {number} ({m.group(0).strip()!r}), but your "

@@ -44,10 +44,12 @@ from codeact.agents._checks import (
     duration_problem_answer,
     fill_problem,
     garbled_problem,
+    inplace_problem,
     rate_problem,
     share_problem,
     value_problem,
 )
+from codeact.agents._clockmins import hours_problem, one_way_problem
 from codeact.agents._codeforms import code_forms_problem
 from codeact.agents._datarules import (
     DATA_RULES,
@@ -214,32 +216,6 @@ def series_problem(question: str, outputs: str) -> str | None:
     )
 
 
-_INPLACE = re.compile(
-    r"(?P<target>\b[A-Za-z_]\w*\s*\[\s*(?P<q>['\"])[^'\"\n]+(?P=q)\s*\])\s*\.\s*"
-    r"(?P<method>fillna|replace|interpolate|clip|ffill|bfill)\((?P<args>[^()\n]*"
-    r"(?:\([^()\n]*\)[^()\n]*)*?),?\s*inplace\s*=\s*True\s*\)"
-)
-
-
-def inplace_problem(cells_code: list[str]) -> str | None:
-    """``df['age'].fillna(v, inplace=True)``: under pandas' copy-on-write (pandas 3) it
-    changes a copy, so the table keeps its missing values; the example is the last such
-    cell with ``df['age'] = df['age'].fillna(v)``."""
-    for code in reversed(cells_code):
-        m = _INPLACE.search(code)
-        if m is None:
-            continue
-        target, method = m.group("target"), m.group("method")
-        args = m.group("args").strip().rstrip(",").strip()
-        fixed = f"{target} = {target}.{method}({args})"
-        return problem_of(
-            f"{m.group(0)} changes a copy in pandas 3 (copy-on-write), not the table: the "
-            f"values are unchanged. Write {fixed} instead, print the result, then answer.",
-            code.replace(m.group(0), fixed, 1),
-        )
-    return None
-
-
 def check_rules(candidate: AnswerCandidate) -> str | None:
     """The first rule the computation breaks (each at most once per run), or None; a
     ``Problem`` carries the runnable example its note gives, if any."""
@@ -274,6 +250,8 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("empty zero", empty_zero_problem(question, code)),
         ("gaps filled", gaps_filled_problem(question, code)),
         ("duration", duration_problem(question, code)),
+        ("one way", one_way_problem(question, code)),
+        ("hours", hours_problem(question, code)),
         ("date of", date_of_problem(question, code)),
         ("subset", subset_problem(question, code)),
         ("no marks", marked_missing_problem(question, code)),
@@ -367,6 +345,8 @@ def passes_rules(question: str, code: str) -> bool:
         date_text_problem,
         unit_problem,
         mixed_units_problem,
+        one_way_problem,
+        hours_problem,
         join_case_problem,
         code_forms_problem,
         alias_problem,

@@ -87,3 +87,59 @@ async def test_numbers_converted_then_cleaned_one_by_one_as_text_are_re_run_with
     gaps = {"t.csv": b"Txn,Amount\nA,$4.50\nB,\nC,$9.00\n"}
     alone = await run_one_cell(gaps, f"{READ}{again}print(df['Amount'].median())", "Question: ?")
     assert alone.tool_output.is_error and "I re-ran" not in str(alone.tool_output.content)
+
+
+RUNTIMES = ["1:28", "90 min", "2:05", "125 min", "1:54", "2:21", "100 min", "131 min"]
+FILMS = {
+    "films.csv": (
+        "Film ID,Title,Runtime\n"
+        + "".join(f"{1000 + i},Film {i},{r}\n" for i, r in enumerate(RUNTIMES))
+    ).encode()
+}
+LONG = question_of(
+    "How many films run for more than 2 hours?",
+    "Runtime is in hours and minutes ('2:05') or in minutes ('125 min'). Count the films whose "
+    "Runtime is over 2 hours.",
+    FILMS,
+)
+FILM_READ = "import pandas as pd\ndf = pd.read_csv('films.csv')\n"
+CLOCK = (
+    "df['Runtime'] = pd.to_numeric(df['Runtime'].str.strip().str.extract(r'(\\d+):')[0]) * 60"
+    " + pd.to_numeric(df['Runtime'].str.strip().str.extract(r':(\\d+)$')[0])\n"
+)
+
+
+def test_durations_written_two_ways_read_one_way_get_the_notes_whole_reading() -> None:
+    from codeact.agents._clockmins import one_way_problem
+
+    code = FILM_READ + CLOCK + "print(df[df['Runtime'] > 120].shape[0])"
+    told = said(LONG, code)
+    assert told is not None and "reads only the '2:05' form" in told
+    problem = one_way_problem(LONG, code)
+    assert problem is not None and problem.code is not None
+    wanted = sum(
+        int(r[:-4]) > 120 if "min" in r else int(r[0]) * 60 + int(r[2:]) > 120 for r in RUNTIMES
+    )
+    before, after = exec_with_files(FILMS, code, problem.code)
+    assert (before.strip(), after.strip()) == ("2", str(wanted))
+    # both ways read: nothing to say
+    whole = problem.code
+    assert one_way_problem(LONG, whole) is None and said(LONG, whole) is None
+
+
+def test_hours_the_question_names_compared_with_minutes_are_sent_back() -> None:
+    from codeact.agents._clockmins import hours_problem, one_way_problem
+
+    code = FILM_READ + CLOCK + "print(df[df['Runtime'] > 2].shape[0])"
+    whole = one_way_problem(LONG, code)
+    assert whole is not None and whole.code is not None
+    problem = hours_problem(LONG, whole.code)
+    assert problem is not None and "2 hours are 120 minutes" in problem
+    assert problem.code is not None
+    (printed,) = exec_with_files(FILMS, problem.code)
+    wanted = sum(
+        int(r[:-4]) > 120 if "min" in r else int(r[0]) * 60 + int(r[2:]) > 120 for r in RUNTIMES
+    )
+    assert printed.strip() == str(wanted)
+    assert said(LONG, whole.code.replace("> 2]", "> 120]")) is None
+    assert hours_problem(LONG, whole.code.replace("> 2]", "> 2 * 60]")) is None

@@ -1,0 +1,109 @@
+"""Durations written two ways, ``'2:05'`` beside ``'125 min'`` (fresh18: a film's Runtime),
+read by code that handles one way only, and thresholds in hours compared with minutes.
+
+- **one way**: the files note gives two lines (``minutes = <hours:minutes>; minutes =
+  minutes.fillna(<minutes>)``); the 1.5B model copies the first and the films written in
+  minutes become NaN, counted nowhere. The runnable code puts the note's whole reading in
+  place of the cell's.
+- **hours as minutes**: "run for more than 2 hours" compared as ``minutes > 2`` after the
+  cell made the column minutes (``* 60``): every film passes. The runnable code compares
+  with the minutes (``> 120``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from codeact.agents._notecols import name_pattern, note_column_kinds, task_text, without_comments
+from codeact.agents._problem import Problem, problem_of
+
+_TWO_WAYS = re.compile(r"durations written two ways, hours:minutes and minutes .*?: (minutes = .*)")
+#: The note's two lines: the hours:minutes reading, then the minutes one filled in.
+_READING = re.compile(r"minutes = (.*?); minutes = minutes\.fillna\((.*)\)(?:, e\.g\.|$)")
+
+
+def _string_texts(code: str) -> str:
+    """The texts of ``code``'s quoted strings, one after another."""
+    return " ".join(m.group(2) for m in re.finditer(r"(['\"])(.*?)\1", code))
+
+
+def one_way_problem(question: str, code: str) -> Problem | None:
+    """A column the note shows as durations written two ways, read by lines that look for
+    one of the two only (a ``':'`` and never ``min``, or the other way round)."""
+    live = without_comments(code)
+    for name, kind in note_column_kinds(question):
+        m = _TWO_WAYS.search(kind)
+        reading = _READING.search(m.group(1)) if m is not None else None
+        if reading is None:
+            continue
+        ref = rf"\w+\s*\[\s*['\"](?:{name_pattern(name)})['\"]\s*\]"
+        lines = [ln for ln in live.splitlines() if re.search(ref, ln)]
+        texts = _string_texts("\n".join(lines))
+        clock, minutes = ":" in texts, re.search(r"min", texts, re.I) is not None
+        if not lines or clock == minutes:
+            continue  # (both ways read, or neither: other rules say how to read it)
+        made = re.search(rf"^(\s*)([\w\[\]'\" ]+?)\s*=(?!=)(.*{ref}.*)$", live, re.M)
+        whole = f"({reading.group(1)}).fillna({reading.group(2)})"
+        fixed = None
+        if made is not None and re.search(r"extract|split|to_numeric|astype", made.group(3)):
+            column = re.search(ref, made.group(3))
+            assert column is not None
+            whole = whole.replace(f"df[{name!r}]", column.group(0))
+            line = f"{made.group(1)}{made.group(2)} = {whole}"
+            fixed = code.replace(made.group(0), line, 1) if made.group(0) in code else None
+        read = "'2:05' form" if clock else "'125 min' form"
+        other = "'125 min'" if clock else "'2:05'"
+        return problem_of(
+            f"The column {name!r} holds durations written two ways (see the files note), and "
+            f"your code reads only the {read}: the rows written like {other} become NaN and "
+            f"drop out. Read both, as the note does: minutes = {whole}; run your code again, "
+            "print the result, then answer.",
+            fixed,
+        )
+    return None
+
+
+#: A time unit after a threshold, and the sizes of the others in it ("over 2 hours": 120
+#: minutes, fresh18's runtimes read as minutes).
+_TIME_SIZES: dict[str, dict[str, float]] = {"hour": {"minutes": 60, "seconds": 3600}}
+_TIME_SIZES |= {"day": {"hours": 24, "minutes": 1440}}
+_TIME_SIZES |= {"minute": {"seconds": 60, "hours": 1 / 60}, "week": {"days": 7}}
+
+
+def in_other_units(number: str, after: str) -> set[str]:
+    """The threshold ``number`` written in the other time units when ``after`` (the words
+    following it) starts with one (``" hours"``): ``{"120", "7200"}`` for 2 hours."""
+    m = re.match(r"\s*(hour|day|minute|week)s?\b", after, re.I)
+    if m is None:
+        return set()
+    sizes = _TIME_SIZES[m.group(1).lower()].values()
+    return {f"{float(number) * size:g}" for size in sizes if float(number) * size >= 1}
+
+
+_HOURS = re.compile(r"\b(\d+(?:\.\d+)?)\s*(?:hours?|hrs?|h)\b", re.I)
+
+
+def hours_problem(question: str, code: str) -> Problem | None:
+    """A number of hours the question names compared with minutes the code made (a ``* 60``
+    and no ``/ 60``): the comparison's number is the question's, not times 60."""
+    live = without_comments(code)
+    if not re.search(r"\*\s*60\b|\b60\s*\*", live) or re.search(r"/\s*60\b", live):
+        return None
+    for m in _HOURS.finditer(task_text(question)):
+        number = m.group(1)
+        compared = re.search(rf"([<>]=?)\s*{re.escape(number)}(?![\d.]|\s*[*/])", live)
+        if compared is None:
+            continue
+        minutes = float(number) * 60
+        shown = f"{minutes:g}"
+        if re.search(rf"(?<![\d.]){re.escape(shown)}(?![\d.])", live):
+            continue
+        fixed = live.replace(compared.group(0), f"{compared.group(1)} {shown}", 1)
+        return problem_of(
+            f"The question's {m.group(0)} are {shown} minutes, but your code makes the "
+            f"durations minutes (* 60) and compares them with {number} "
+            f"(`{compared.group(0)}`). Compare with {shown}; run your code again, print the "
+            "result, then answer.",
+            fixed,
+        )
+    return None
