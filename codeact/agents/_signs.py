@@ -54,8 +54,13 @@ def sign_problem(question: str, code: str) -> Problem | None:
         convert = TEXT_NUMBER_CONVERSION.search(kind)
         number = convert.group(1) if convert else f"df[{column!r}]"
         found = column_read(question, code.splitlines(), column)
+        converted = _converted_at(code, column)
         fixed = None
-        if found is not None:
+        if converted is not None:  # (the cell made it numbers: the test reads them)
+            at, frame = converted
+            number = f"{frame}[{column!r}]"
+            fixed = insert_after(code, at, f"{frame} = {frame}[{number} {keep} 0]")
+        elif found is not None:
             at, frame = found
             number = number.replace("df[", f"{frame}[")
             fixed = insert_after(code, at, f"{frame} = {frame}[{number} {keep} 0]")
@@ -68,6 +73,15 @@ def sign_problem(question: str, code: str) -> Problem | None:
             fixed,
         )
     return None
+
+
+def _converted_at(code: str, column: str) -> tuple[int, str] | None:
+    """The line (0-based) and frame of the cell's last top-level line making ``column``
+    numbers in place (``df['Amount ($)'] = ....astype(float)``), or None."""
+    ref = rf"\[\s*(['\"]){re.escape(column)}\2\s*\]"
+    made = re.compile(rf"^([A-Za-z_]\w*)\s*{ref}\s*=(?!=).*(?:astype\(\s*float|to_numeric)")
+    found = [(i, m.group(1)) for i, ln in enumerate(code.splitlines()) if (m := made.match(ln))]
+    return found[-1] if found else None
 
 
 def _sign_of(task: str, stem: str) -> str | None:

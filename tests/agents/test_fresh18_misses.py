@@ -143,3 +143,25 @@ def test_hours_the_question_names_compared_with_minutes_are_sent_back() -> None:
     assert printed.strip() == str(wanted)
     assert said(LONG, whole.code.replace("> 2]", "> 120]")) is None
     assert hours_problem(LONG, whole.code.replace("> 2]", "> 2 * 60]")) is None
+
+
+def test_the_sign_test_reads_the_amounts_the_cell_already_made_numbers() -> None:
+    from codeact.agents._signs import sign_problem
+
+    question = question_of(
+        "How many tickets were sold?",
+        "Every row is a sale (its Amount is positive) or a refund (negative). Add up the "
+        "Tickets of the sales (not the refunds).",
+        FILES,
+    )
+    convert = (
+        "df['Amount ($)'] = df['Amount ($)'].str.strip().str.replace(r'^\\((.*)\\)$', r'-\\1',"
+        " regex=True).str.replace(r'[\\$,\\s]', '', regex=True).astype(float)\n"
+    )
+    code = READ + convert + "print(df['Tickets'].sum())"
+    problem = sign_problem(question, code)
+    assert problem is not None and "Keep only the rows with df['Amount ($)'] > 0 first" in problem
+    assert problem.code is not None
+    wanted = sum(1 + i % 4 for i in range(ROWS) if not AMOUNTS[i % 7].startswith(("(", "-")))
+    (printed,) = exec_with_files(FILES, problem.code)
+    assert printed.strip() == str(wanted)
