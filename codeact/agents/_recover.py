@@ -32,7 +32,7 @@ from codeact.agents._callhints import (
     scalar_date_hint,
     wide_hint,
 )
-from codeact.agents._datarules import conversion_hint
+from codeact.agents._convhint import conversion_hint
 from codeact.agents._filenote import SEPARATED_NUMBER
 from codeact.agents._imports import import_hint
 from codeact.agents._money import SIGNED_NUMBER, signed_conversion

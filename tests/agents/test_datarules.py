@@ -14,9 +14,9 @@ import pandas as pd
 import pytest
 
 from codeact.agents._checks import asked_text, share_problem
+from codeact.agents._convhint import conversion_hint
 from codeact.agents._datarules import (
     case_problem,
-    conversion_hint,
     duration_problem,
     marker_problem,
     text_number_problem,

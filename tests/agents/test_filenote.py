@@ -104,7 +104,7 @@ def test_amounts_shortened_with_k_and_m_and_areas_in_several_units_get_working_c
     assert scope["unit"].dropna().tolist() == ["m²", "sqm", "sq ft", "m²", "sq ft", "sqm"]
     assert scope["value"].dropna().tolist() == [73, 85, 915, 60, 1076, 88]
     # a failed cell on either column is told the note's code for it
-    from codeact.agents._datarules import conversion_hint
+    from codeact.agents._convhint import conversion_hint
 
     q = f"Question: Mean price per square metre?\n\n{note}"
     for column in ("Asking Price", "Floor Area"):

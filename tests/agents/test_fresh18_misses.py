@@ -165,3 +165,12 @@ def test_the_sign_test_reads_the_amounts_the_cell_already_made_numbers() -> None
     wanted = sum(1 + i % 4 for i in range(ROWS) if not AMOUNTS[i % 7].startswith(("(", "-")))
     (printed,) = exec_with_files(FILES, problem.code)
     assert printed.strip() == str(wanted)
+
+
+def test_a_failed_comparison_of_two_way_durations_is_told_the_notes_reading() -> None:
+    from codeact.agents._convhint import conversion_hint
+
+    code = FILM_READ + "print(df[df['Runtime'] > 120].shape[0])"
+    hint = conversion_hint(LONG, code, code.splitlines()[-1])
+    assert hint.startswith("'Runtime' holds durations written two ways (see the files note)")
+    assert "minutes = minutes.fillna(" in hint

@@ -96,7 +96,8 @@ def test_yes_no_written_several_ways_is_compared_with_every_spelling() -> None:
 
     import pandas as pd
 
-    from codeact.agents._datarules import conversion_hint, yes_no_problem
+    from codeact.agents._convhint import conversion_hint
+    from codeact.agents._datarules import yes_no_problem
 
     q = f"How many rides by members? Format: @n[value]\n\n{NOTE}"
     code = "df = pd.read_csv('rides.csv')\nprint(len(df[df['member'] == 'TRUE']))"
