@@ -48,7 +48,6 @@ from codeact.agents._readfix import alias_fix, load_fix, separator_fix, unit_fix
 from codeact.agents._recover import (
     CellCode,
     assigned_names,
-    failing_line,
     failure_hints,
     frame_columns,
     repeated_cell_note,
@@ -57,7 +56,13 @@ from codeact.agents._style_state import CodeActRunState
 from codeact.agents._suggest import SUGGESTION_NOTE, repeat_outcome, resent, run_suggestion
 from codeact.agents._textdates import reread_fix
 from codeact.agents._textnumfix import conversion_fix, text_number_fix
-from codeact.agents._unusedfix import Fix, drop_unused_lines, run_fix, safe_to_repeat
+from codeact.agents._unusedfix import (
+    Fix,
+    drop_unused_lines,
+    failing_line,
+    run_fix,
+    safe_to_repeat,
+)
 from codeact.executors.base import CodeExecutor, ExecutionResult, OutputCallback
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from codeact.agents._notecols import frame_names
-from codeact.agents._recover import failing_line
+from codeact.agents._unusedfix import failing_line
 from codeact.executors.base import ExecutionResult
 
 _TEXT_IN_MATH = re.compile(

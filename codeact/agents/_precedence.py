@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 from codeact._parse import parse_source
 from codeact.agents._imports import apply_edits, node_span, source_offset
-from codeact.agents._recover import failing_line
+from codeact.agents._problem import Problem, problem_of
+from codeact.agents._unusedfix import failing_line
 from codeact.executors.base import ExecutionResult
 
 _BIT = {ast.BitAnd: "&", ast.BitOr: "|"}
@@ -84,8 +85,9 @@ def _split(code: str, lines: list[str], node: ast.Compare) -> str | None:
         return None  # ("a" in s1 | s2: a set union, as written)
     operands = [node.left, *node.comparators]
     bits = [i for i, n in enumerate(operands) if _bit(n) and _bare(code, lines, n)]
-    if not bits or 0 in bits:
-        return None  # (n & 1 == 0 first: a bit test, as written)
+    texts = all(isinstance(c, ast.Constant) and isinstance(c.value, str) for c in operands[1:])
+    if not bits or (0 in bits and not texts):
+        return None  # (n & 1 == 0 first: a bit test, as written; a & b == 'x' is no bit test)
     parts: list[str] = []
     joins: list[str] = []
     current: list[str] = []
@@ -145,3 +147,30 @@ def precedence_fix(result: ExecutionResult, code: str) -> PrecedenceFix | None:
     if not edits:
         return None
     return PrecedenceFix(code=apply_edits(code, edits), rewritten=tuple(rewritten))
+
+
+def precedence_problem(question: str, code: str) -> Problem | None:
+    """A cell that ran with ``a & b == 'Animation'`` (fresh18): no error, since it means
+    ``(a & b) == 'Animation'``, which is never true, so the selection is empty and the
+    answer nan or 0. The runnable code puts each comparison in parentheses."""
+    del question  # (the code alone tells)
+    try:
+        tree = parse_source(code)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    lines = code.splitlines(keepends=True)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare) or not _bit(node.left):
+            continue
+        split = _split(code, lines, node)
+        if split is None:
+            continue
+        written = ast.get_source_segment(code, node) or ""
+        side = ast.get_source_segment(code, node.left) or ""
+        return problem_of(
+            f"In Python & and | bind tighter than ==, so {written} compares ({side}) with the "
+            f"text: never true, no rows are selected. Put each comparison in "
+            f"parentheses: {split}; run your code again, print the result, then answer.",
+            apply_edits(code, [node_span(node, split)]),
+        )
+    return None

@@ -44,6 +44,7 @@ from codeact.agents._notecols import (
     uses_column,
 )
 from codeact.agents._style_state import CodeActRunState
+from codeact.agents._unusedfix import failing_line
 from codeact.executors.base import CodeExecutor, ExecutionResult
 
 if TYPE_CHECKING:
@@ -61,15 +62,6 @@ _TEXT_MATH = re.compile(
     r"|with (?:string|object) dtype|dtype '(?:str|string|object)' does not support"
     r"|could not convert string to float|Unable to parse string|invalid literal for int"
 )
-
-
-def failing_line(traceback: str) -> str:
-    """The source line of the cell where the error was raised (the last one quoted)."""
-    lines = traceback.splitlines()
-    for i in range(len(lines) - 1, 0, -1):
-        if lines[i - 1].lstrip().startswith('File "<cell') and i < len(lines):
-            return lines[i].strip()
-    return ""
 
 
 def assigned_names(cells: Sequence[Any]) -> list[str]:

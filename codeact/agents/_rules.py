@@ -97,6 +97,7 @@ from codeact.agents._notecols import (
 from codeact.agents._pctfix import fraction_problem
 from codeact.agents._placeholders import TOKEN
 from codeact.agents._pmtimes import pm_problem
+from codeact.agents._precedence import precedence_problem
 from codeact.agents._problem import Problem, first_time, problem_of
 from codeact.agents._readfix import title_problem, unit_problem
 from codeact.agents._signs import sign_problem
@@ -236,6 +237,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("day", day_problem(question, code)),
         ("marker", marker_problem(question, code)),
         ("bool column", bool_column_problem(question, code)),
+        ("precedence", precedence_problem(question, code)),
         ("extra filter", extra_filter_problem(question, code, note_columns(question))),
         ("pm", pm_problem(question, code)),
         ("sign", sign_problem(question, code)),
@@ -328,6 +330,7 @@ def passes_rules(question: str, code: str) -> bool:
         period_problem,
         day_problem,
         bool_column_problem,
+        precedence_problem,
         filter_problem,
         category_problem,
         group_problem,

@@ -30,6 +30,15 @@ _KEPT = frozenset({"SyntaxError", "TimeoutError", "MemoryError", "KeyboardInterr
 _LINE = re.compile(r'File "<cell[^"]*>", line (\d+)')
 
 
+def failing_line(traceback: str) -> str:
+    """The source line of the cell where the error was raised (the last one quoted)."""
+    lines = traceback.splitlines()
+    for i in range(len(lines) - 1, 0, -1):
+        if lines[i - 1].lstrip().startswith('File "<cell') and i < len(lines):
+            return lines[i].strip()
+    return ""
+
+
 def failing_lineno(traceback: str) -> int | None:
     """The line of the failing cell's top-level statement (the first cell frame: a later one
     may be a function an earlier cell defined), or None."""

@@ -174,3 +174,21 @@ def test_a_failed_comparison_of_two_way_durations_is_told_the_notes_reading() ->
     hint = conversion_hint(LONG, code, code.splitlines()[-1])
     assert hint.startswith("'Runtime' holds durations written two ways (see the files note)")
     assert "minutes = minutes.fillna(" in hint
+
+
+def test_a_mask_joined_with_and_before_a_comparison_with_text_is_sent_back() -> None:
+    from codeact.agents._precedence import precedence_problem
+
+    question = question_of("How many tickets were sold online?", "", FILES)
+    mask = "df['Tickets'].notna() & df['sales channel'] == 'web'"
+    code = READ + f"print(df[{mask}]['Tickets'].sum())"
+    told = said(question, code)
+    assert told is not None and "bind tighter than ==" in told
+    fixed = precedence_problem(question, code)
+    assert fixed is not None and fixed.code is not None
+    assert exec_with_files(FILES, code)[0].strip() == "0"  # (what the cell printed)
+    assert "(df['Tickets'].notna()) & (df['sales channel'] == 'web')" in fixed.code
+    wanted = sum(1 + i % 4 for i in range(ROWS) if CHANNELS[i % 5] == "web")
+    assert exec_with_files(FILES, fixed.code)[0].strip() == str(wanted)
+    # a bit test on numbers is left as written
+    assert precedence_problem(question, "print(df[df['Tickets'] & 1 == 0].shape)") is None

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from codeact import CodeActAgent, RestrictedExecutor
-from codeact.agents._recover import failing_line
 from codeact.agents._resample import loop_start
+from codeact.agents._unusedfix import failing_line
 from codeact.agents.code import describe_files
 from codeact.events import AgentStream, Event, ToolCallResult
 from codeact.llms import Reply, ScriptedLLM
