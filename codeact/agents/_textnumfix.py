@@ -254,6 +254,22 @@ def empty_zero_problem(question: str, code: str) -> Problem | None:
 _LEAVE_OUT = re.compile(r"\b(?:leave|leaving|skip\w*|ignor\w*|exclud\w*|drop\w*)\b", re.I)
 _GAPS = re.compile(r"\b(?:without|missing|empty|blank|none|no value)\b", re.I)
 _FILLED_ZERO = re.compile(r"\.fillna\(\s*0(?:\.0)?\s*\)")
+#: Rows kept by their value being there: "the sales whose BOOKED AT was recorded".
+_RECORDED = re.compile(
+    r"\b(?:whose|where|with)\b[^.;]{0,40}?\b(?:was|were|is|are)\s+(?:recorded|given|known)\b", re.I
+)
+
+
+def _made_from(code: str, names: list[str]) -> list[str]:
+    """The columns ``code`` sets from one of ``names`` (``df['days_ahead'] = (df['showDate']
+    - df['BOOKED AT']).dt.days``): a gap in them is a gap in the column they come from."""
+    made = re.finditer(r"^\s*\w+\s*\[\s*(['\"])([^'\"\n]+)\1\s*\]\s*=(?!=)(.*)$", code, re.M)
+    return [
+        m.group(2)
+        for m in made
+        if m.group(2) not in names
+        and any(re.search(rf"\[\s*['\"]{re.escape(n)}['\"]\s*\]", m.group(3)) for n in names)
+    ]
 
 
 def gaps_filled_problem(question: str, code: str) -> Problem | None:
@@ -265,13 +281,15 @@ def gaps_filled_problem(question: str, code: str) -> Problem | None:
         return None
     task = task_text(question)
     for sentence in re.split(r"[.;]\s|\n", task):
-        if not (_LEAVE_OUT.search(sentence) and _GAPS.search(sentence)):
+        left_out = _LEAVE_OUT.search(sentence) and _GAPS.search(sentence)
+        if not left_out and not _RECORDED.search(sentence):  # ("whose BOOKED AT was recorded")
             continue
         if re.search(r"\bas (?:0|zero)\b|\bmeans? (?:no|none|0|zero)\b", sentence, re.I):
             continue  # ("count a missing Discount as 0": filled as asked)
         named = [
             n for n in note_columns(question) if re.search(rf"\b{re.escape(n.strip())}\b", sentence)
         ]
+        named += _made_from(code, named)
         fixed = "\n".join(_unfilled(line, named) for line in code.splitlines())
         if not named or fixed == code:
             continue

@@ -192,3 +192,32 @@ def test_a_mask_joined_with_and_before_a_comparison_with_text_is_sent_back() -> 
     assert exec_with_files(FILES, fixed.code)[0].strip() == str(wanted)
     # a bit test on numbers is left as written
     assert precedence_problem(question, "print(df[df['Tickets'] & 1 == 0].shape)") is None
+
+
+def test_gaps_of_a_column_made_from_one_the_question_keeps_recorded_are_not_zeros() -> None:
+    from codeact.agents._textnumfix import gaps_filled_problem
+
+    booked = ["3/1/2024", "", "3/2/2024", "N/A", "3/4/2024", "2/28/2024"]
+    rows = "Txn,BOOKED AT,showDate\n" + "".join(
+        f"T{i},{booked[i % 6]},3/{5 + i % 3}/2024\n" for i in range(24)
+    )
+    files = {"b.csv": rows.encode()}
+    question = question_of(
+        "How many days ahead were tickets booked, on average?",
+        "Take the mean days ahead of the sales whose BOOKED AT was recorded.",
+        files,
+    )
+    code = (
+        "import pandas as pd\ndf = pd.read_csv('b.csv')\n"
+        "df['ahead'] = (pd.to_datetime(df['showDate']) - pd.to_datetime(df['BOOKED AT'], "
+        "format='%m/%d/%Y', errors='coerce')).dt.days\n"
+        "df['ahead'] = df['ahead'].fillna(0)\nprint(df['ahead'].mean())"
+    )
+    problem = gaps_filled_problem(question, code)
+    assert problem is not None and problem.code is not None
+    assert ".fillna(0)" not in problem.code
+    before, after = exec_with_files(files, code, problem.code)
+    assert float(before) < float(after)  # (the unrecorded rows no longer count as 0 days)
+    # a question that counts them as 0 keeps the fill
+    zero = question.replace("whose BOOKED AT was recorded", "(a missing BOOKED AT counts as 0)")
+    assert gaps_filled_problem(zero, code) is None
