@@ -5,7 +5,9 @@ keyword argument left out of the failing line's calls of that name (``keyword_fi
 
 Likewise a text searched for that is no regular expression (fresh18: ``.str.contains('($')``
 for refunds written ``($45.00)``: ``missing ), unterminated subpattern``): the cell is run
-again with ``regex=False`` on that call (``regex_fix``)."""
+again with ``regex=False`` on that call (``regex_fix``); and ``.dt`` on a column an earlier
+line made Python dates (``.dt.date``) is re-run with ``.dt.normalize()`` there
+(``date_objects_fix``)."""
 
 from __future__ import annotations
 
@@ -101,3 +103,48 @@ def regex_fix(result: ExecutionResult, code: str) -> RegexFix | None:
         line = f"{line[: m.end(1)]}, regex=False{line[m.end(1) :]}"
     lines[number - 1] = line
     return RegexFix(code="\n".join(lines), text=broken[0].group(1))
+
+
+_DT_ON_OBJECTS = "Can only use .dt accessor with datetimelike values"
+
+
+@dataclass(frozen=True)
+class DateObjectsFix:
+    """A failed cell re-run with ``.dt.normalize()`` in place of an earlier ``.dt.date``,
+    which makes Python date objects that ``.dt`` can no longer read (fresh18: the show dates
+    made dates, then ``.dt.strftime('%A')`` failed four times)."""
+
+    code: str
+    line: str
+
+    def note(self) -> str:
+        """What the model (and the transcript) is told about the re-run."""
+        return (
+            "Your cell failed: .dt.date makes plain Python dates, which .dt cannot read. I "
+            f"re-ran your cell with .dt.normalize() in its place (`{self.line}`), which keeps "
+            "datetimes at midnight. Output of the re-run:"
+        )
+
+
+def date_objects_fix(result: ExecutionResult, code: str) -> DateObjectsFix | None:
+    """The cell with ``col = col.dt.date`` (on a line before the failing one, setting the
+    column the failing line reads with ``.dt``) made ``col = col.dt.normalize()``."""
+    error = result.error
+    if error is None or _DT_ON_OBJECTS not in error.message:
+        return None
+    failing = repeatable_failure(code, error.traceback)
+    if failing is None:
+        return None
+    number, lines = failing
+    for at in range(number - 2, -1, -1):
+        m = re.match(
+            r"^(\s*)(\w+\s*\[\s*(['\"])[^'\"\n]+\3\s*\])\s*=\s*(.*)\.dt\.date\s*$", lines[at]
+        )
+        if m is None:
+            continue
+        column = re.escape(m.group(2).split("[", 1)[1].strip(" ]"))
+        if not re.search(rf"\[\s*{column}\s*\]\s*\.dt\.", lines[number - 1]):
+            return None
+        lines[at] = f"{m.group(1)}{m.group(2)} = {m.group(4)}.dt.normalize()"
+        return DateObjectsFix(code="\n".join(lines), line=lines[at].strip())
+    return None

@@ -65,3 +65,17 @@ def test_only_a_literal_that_does_not_compile_gets_regex_false() -> None:
         "b = s.str.contains(r'^\\d+') & s.str.contains('($', regex=False)"
     )
     assert regex_fix(failed, "a = 1\nb = s.str.contains('(x)')") is None  # (a regex)
+
+
+async def test_dates_made_python_dates_then_read_with_dt_are_re_run_normalized() -> None:
+    files = {"s.csv": b"Txn,showDate\nA,3/9/2024\nB,3/10/2024\nC,3/11/2024\nD,3/16/2024\n"}
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('s.csv')\n"
+        "df['showDate'] = pd.to_datetime(df['showDate'], format='%m/%d/%Y')\n"
+        "df['showDate'] = df['showDate'].dt.date\n"
+        "print(df['showDate'].dt.strftime('%A').isin(['Saturday', 'Sunday']).sum())"
+    )
+    result = await run_one_cell(files, cell, "Question: How many weekend sales?")
+    content = str(result.tool_output.content)
+    assert "re-ran your cell with .dt.normalize() in its place" in content, content
+    assert content.rstrip().endswith("3"), content
