@@ -52,6 +52,7 @@ from codeact.agents._recover import (
     frame_columns,
     repeated_cell_note,
 )
+from codeact.agents._signs import sign_text_fix
 from codeact.agents._style_state import CodeActRunState
 from codeact.agents._suggest import SUGGESTION_NOTE, repeat_outcome, resent, run_suggestion
 from codeact.agents._textdates import reread_fix
@@ -393,6 +394,7 @@ def _cell_fixes(
         lambda: alias_fix(result, code),
         lambda: units_cell_fix(question, result, code),
         lambda: date_test_fix(result, code),
+        lambda: sign_text_fix(result, code),
         lambda: conversion_fix(result, code),
         lambda: final_answer_fix(result, code, wanted),
         lambda: answer_line_fix(result, code, question),

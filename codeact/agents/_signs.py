@@ -1,11 +1,14 @@
 """Rows the question leaves out by their sign. "Add up the Tickets of the sales (not the
 refunds)", where a refund is a row whose Amount is negative: the 1.5B model sums every row
 (fresh18: 622 tickets for 612). The rule sends such a cell back; its code keeps the rows of
-the asked sign right after the file is read, the column converted as the files note says."""
+the asked sign right after the file is read, the column converted as the files note says.
+A cell that failed looking for a sign as text in numbers (``.str.startswith('-')``) is re-run
+with ``< 0`` (``sign_text_fix``)."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from codeact.agents._notecols import (
     TEXT_NUMBER_CONVERSION,
@@ -17,6 +20,8 @@ from codeact.agents._notecols import (
     without_comments,
 )
 from codeact.agents._problem import Problem, problem_of
+from codeact.agents._unusedfix import repeatable_failure
+from codeact.executors.base import ExecutionResult
 
 #: "(not the refunds)", "excluding the refunds", "leaving out the returns".
 _LEFT_OUT = re.compile(
@@ -117,3 +122,43 @@ def _sign_tested(code: str, column: str) -> bool:
     ]
     uses = rf"{ref}|\b(?:{'|'.join(held)})\b" if held else ref
     return any(_SIGN_TEST.search(ln) and re.search(uses, ln) for ln in code.splitlines())
+
+
+#: A sign looked for in text: ``.str.startswith('-')``, ``.str.contains('(', regex=False)``.
+_SIGN_AS_TEXT = re.compile(
+    r"\.str\.(?:startswith|contains)\(\s*(['\"])[-(]\1(?:\s*,\s*regex\s*=\s*False)?\s*\)"
+)
+
+
+@dataclass(frozen=True)
+class SignTextFix:
+    """A failed cell re-run with ``< 0`` for a sign looked for as text in a column the cell
+    had made numbers (fresh18: refunds as ``.str.startswith('-')`` after the conversion)."""
+
+    code: str
+    written: str
+
+    def note(self) -> str:
+        """What the model (and the transcript) is told about the re-run."""
+        return (
+            f"Your cell failed: {self.written} looks for a sign in text, and that column "
+            "already holds numbers (your cell converted it). I re-ran your cell testing the "
+            "number instead (< 0). Output of the re-run:"
+        )
+
+
+def sign_text_fix(result: ExecutionResult, code: str) -> SignTextFix | None:
+    """The cell with each sign test as text on its failing line made ``< 0``, when the line
+    failed because the column holds numbers (``Can only use .str accessor``)."""
+    error = result.error
+    if error is None or "Can only use .str accessor with string values" not in error.message:
+        return None
+    failing = repeatable_failure(code, error.traceback)
+    if failing is None:
+        return None
+    number, lines = failing
+    found = _SIGN_AS_TEXT.search(lines[number - 1])
+    if found is None:
+        return None
+    lines[number - 1] = _SIGN_AS_TEXT.sub(" < 0", lines[number - 1])
+    return SignTextFix(code="\n".join(lines), written=found.group(0).lstrip("."))

@@ -221,3 +221,17 @@ def test_gaps_of_a_column_made_from_one_the_question_keeps_recorded_are_not_zero
     # a question that counts them as 0 keeps the fill
     zero = question.replace("whose BOOKED AT was recorded", "(a missing BOOKED AT counts as 0)")
     assert gaps_filled_problem(zero, code) is None
+
+
+@pytest.mark.anyio
+async def test_a_sign_looked_for_as_text_in_numbers_is_re_run_as_a_number_test() -> None:
+    files = {"t.csv": b'Txn,Amount,Tickets\nA,"($45.00)",2\nB,$12.50,1\nC,-$9.00,3\nD,$7.00,4\n'}
+    convert = (
+        "df['Amount'] = df['Amount'].str.strip().str.replace(r'^\\((.*)\\)$', r'-\\1', "
+        "regex=True).str.replace(r'[\\$,\\s]', '', regex=True).astype(float)\n"
+    )
+    cell = f"{READ}{convert}print(df[df['Amount'].str.startswith('-')]['Amount'].sum())"
+    result = await run_one_cell(files, cell, "Question: How much was refunded?")
+    content = str(result.tool_output.content)
+    assert "I re-ran your cell testing the number instead (< 0)" in content, content
+    assert content.rstrip().endswith("-54.0"), content
