@@ -15,8 +15,10 @@ from codeact.agents._isinfold import fold_isin, folded_compare, unfolded_isin
 from codeact.agents._notecols import (
     column_ref,
     file_columns,
+    insert_after,
     masked_into,
     note_column_kinds,
+    read_once,
     task_text,
     unlisted,
     uses_column,
@@ -346,7 +348,38 @@ def subset_problem(question: str, code: str) -> Problem | None:
     )
 
 
+#: "drop the exact duplicate rows first", "remove duplicate rows", "drop duplicates".
+_DROP_DUPLICATES = re.compile(
+    r"\b(?:drop|remove|delete|discard)\w*\s+(?:the\s+|any\s+)?(?:exact(?:ly)?\s+)?"
+    r"(?:duplicate|duplicated|repeated)(?:\s+rows)?\b|\bdrop\s+(?:the\s+)?duplicates\b",
+    re.I,
+)
+
+
+def dedup_problem(question: str, code: str) -> Problem | None:
+    """The question says to drop duplicate rows first, and the code never does (no
+    ``drop_duplicates`` or ``duplicated``): repeated rows count twice (fresh19: dockets the
+    export repeats). The fix drops them right after the file is read: the first file of the
+    note, whose rows the question is about."""
+    task = task_text(question)
+    if not _DROP_DUPLICATES.search(task) or re.search(r"drop_duplicates|duplicated\(", code):
+        return None
+    files = list(file_columns(question))
+    found = read_once(code.splitlines(), files[0]) if files else None
+    fixed = None
+    if found is not None:
+        at, frame = found
+        fixed = insert_after(code, at, f"{frame} = {frame}.drop_duplicates()")
+    return problem_of(
+        "The question says to drop the duplicate rows first, but your code never does: each "
+        "repeated row counts again. Drop them right after reading the file (df = "
+        "df.drop_duplicates()); run your code again, print the result, then answer.",
+        fixed,
+    )
+
+
 DATA_RULES = (
+    dedup_problem,
     marker_problem,
     case_problem,
     yes_no_problem,

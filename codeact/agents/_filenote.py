@@ -23,6 +23,7 @@ from codeact.agents._cellforms import (
     time_of_day_hint,
 )
 from codeact.agents._csvtable import SCAN_ROWS, Table
+from codeact.agents._dateforms import date_formats_hint
 from codeact.agents._money import (
     SIGNED_NUMBER,
     accounting_hint,
@@ -188,7 +189,7 @@ def _kind(present: list[str], missing: int, name: str) -> tuple[str, str]:
         )
     if all(_FLOAT.match(v) for v in stripped):
         return "float64", ""
-    if all(_SEPARATED.match(v) or _INT.match(v) for v in stripped):
+    if all(_SEPARATED.match(v) or _INT.match(v) or _FLOAT.match(v) for v in stripped):
         return "text", "numbers stored as text with ',' separators: read with thousands=','"
     if all(_SIGNED.match(v) or _FLOAT.match(v) or _SEPARATED.match(v) for v in stripped):
         return "text", signed_hint(stripped, name)
@@ -235,6 +236,8 @@ def _kind(present: list[str], missing: int, name: str) -> tuple[str, str]:
     named = other_forms(present, name)
     if named:
         return "text", named
+    if formats := date_formats_hint(stripped, name):
+        return "text", formats
     distinct = len(set(stripped))
     if distinct > 20:  # (many values: named only when they are few written many ways)
         few = len({squeeze(v) for v in stripped}) <= 20

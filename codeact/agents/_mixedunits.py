@@ -32,10 +32,12 @@ _FACTOR = re.compile(r"(divide|multiply|times)\s+(?:it\s+|them\s+)?by\s+(\d[\d,]
 #: Words for units besides the note's own spellings (``'ft'`` for ``'sq ft'``).
 _UNIT_WORDS = {"ft", "feet", "foot", "sqft", "m2", "metre", "metres", "meter", "meters", "sq"}
 _UNIT_WORDS |= {"g", "gram", "grams", "kg", "kilo", "kilos", "kilogram", "kilograms", "lb"}
+_UNIT_WORDS |= {"t", "tonne", "tonnes"}
 _UNIT_WORDS |= {"lbs", "oz", "km", "mi", "mile", "miles", "ml", "l", "litre", "litres", "cm"}
 #: The units a question may ask for, and each unit's size in its kind (``_SIZES``).
 _UNIT_NAMES = [
-    (r"kilo ?grams?|kilos|kgs?", "kg"), (r"grams?", "g"), (r"kilomet(?:re|er)s?|km", "km"),
+    (r"kilo ?grams?|kilos|kgs?", "kg"), (r"grams?", "g"), (r"tonnes?", "t"),
+    (r"kilomet(?:re|er)s?|km", "km"),
     (r"met(?:re|er)s?", "m"), (r"millilit(?:re|er)s?|ml", "ml"), (r"lit(?:re|er)s?", "l"),
     (r"days?", "days"), (r"weeks?", "weeks"), (r"hours?|hrs?", "h"), (r"minutes?|mins?", "min"),
 ]  # fmt: skip
@@ -47,6 +49,7 @@ _ASKING += (r"\b(?:one|two|three|four|five|six|seven|ten)\s+",)
 _ASKING += (r"\b(?:how many|most|fewest|fewer|more)\s+",)  # ("How many hours": fresh17)
 _SIZES = {"g": ("g", 1.0), "kg": ("g", 1000.0), "gram": ("g", 1.0), "grams": ("g", 1.0)}
 _SIZES |= {"kgs": ("g", 1000.0), "m": ("m", 1.0), "km": ("m", 1000.0), "cm": ("m", 0.01)}
+_SIZES |= {u: ("g", 1e6) for u in ("t", "tonne", "tonnes")}  # (fresh19: '12.48 t')
 _SIZES |= {"mm": ("m", 0.001), "ml": ("l", 0.001), "l": ("l", 1.0)}
 _SIZES |= {"day": ("h", 24.0), "days": ("h", 24.0), "week": ("h", 168.0), "weeks": ("h", 168.0)}
 _SIZES |= {u: ("h", 1.0) for u in ("h", "hr", "hrs", "hour", "hours")}  # (fresh17: '2,5 h')
@@ -201,7 +204,8 @@ def _asked_unit(task: str) -> str | None:
     written do not count), or None when it names none or several the same way."""
     unquoted = re.sub(r"'[^'\n]*'", "", task)
     question = re.split(r"\n\s*Constraints?:", unquoted)[0]
-    for before, where in zip(_ASKING, (question, unquoted, question, question), strict=True):
+    places = ((_ASKING[0], question), (_ASKING[1], question), (_ASKING[1], unquoted))
+    for before, where in (*places, (_ASKING[2], question), (_ASKING[3], question)):
         asked = {u for p, u in _UNIT_NAMES if re.search(rf"{before}(?:{p})\b", where, re.I)}
         if asked:
             return asked.pop() if len(asked) == 1 else None

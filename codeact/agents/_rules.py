@@ -55,6 +55,7 @@ from codeact.agents._datarules import (
     DATA_RULES,
     case_problem,
     decimal_point_problem,
+    dedup_problem,
     duration_problem,
     marker_problem,
     subset_problem,
@@ -125,6 +126,23 @@ _NOT_ASKED = (
 )
 
 
+#: "a load's net weight is its Gross minus its Tare": a term defined from columns.
+_DEFINITION = re.compile(
+    r"^\s*(?:(?:a|an|the|its|their)\s+)?(?:\w+'s\s+)?([a-z][\w ]{2,30}?)\s+(?:is|are)\s+"
+    r"[^.;]*?\b(?:minus|plus|times|divided by)\b",
+    re.I,
+)
+
+
+def _defines_unasked(task: str, start: int) -> bool:
+    """``task[start:]`` lies in a clause defining a term from columns that the rest of the
+    question never uses (fresh19: "a load's net weight is its Gross minus its Tare" in a
+    question counting dockets by Gross alone does not ask for Tare)."""
+    left = max(task.rfind(". ", 0, start), task.rfind("; ", 0, start), task.rfind("\n", 0, start))
+    m = _DEFINITION.match(task[left + 1 : start])
+    return m is not None and task.lower().count(m.group(1).lower()) < 2
+
+
 def column_problem(question: str, code: str, written: str = "") -> str | None:
     """A column of the files note that the question names as a word (``units``, ``unit
     price`` for ``unit_price``) and that no code uses (counting rows instead of summing
@@ -143,6 +161,7 @@ def column_problem(question: str, code: str, written: str = "") -> str | None:
             not left_out(task, m.start(), m.end(), code)
             and not in_column_range(task, m.start(), m.end(), columns)
             and not describes_other(task, m.start(), name, columns)
+            and not _defines_unasked(task, m.start())
             and not in_column_list(task, m.start(), m.end(), columns)
             and not _ROW_SENTENCE.search(re.split(r"[.?!;]\s", task[: m.start()])[-1])
             # (nor as a value of another column: "Status is Delivered", "not delivered")
@@ -235,6 +254,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
         ("titles", title_problem(question, code)),
         ("period", period_problem(question, code)),
         ("day", day_problem(question, code)),
+        ("duplicates", dedup_problem(question, code)),
         ("marker", marker_problem(question, code)),
         ("bool column", bool_column_problem(question, code)),
         ("precedence", precedence_problem(question, code)),
@@ -294,6 +314,7 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
 #: cells has no runnable code (a file read in two cells has no one line to fix after: the
 #: fixes that insert a line after the read need the one cell that reads it).
 _ALONE = {
+    "duplicates": dedup_problem,
     "marker": marker_problem,
     "bool column": bool_column_problem,
     "code forms": code_forms_problem,

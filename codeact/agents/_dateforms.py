@@ -1,0 +1,63 @@
+"""Dates written in two or three fixed formats in one column (fresh19, a weighbridge export:
+``'07-Mar-2024'`` beside ``'2024/03/07'``). Read as they are, ``pd.to_datetime`` guesses one
+format from the first value and fails (or coerces the other form to NaT); text tests miss the
+other form. The files note names the formats and gives one reading per format, each filling
+the gaps the one before left."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+#: The formats tried, most specific first (month names before numbers).
+_FORMATS = (
+    "%d-%b-%Y", "%d %b %Y", "%b %d, %Y", "%d-%B-%Y", "%d %B %Y", "%B %d, %Y",
+    "%Y/%m/%d", "%Y-%m-%d", "%Y.%m.%d", "%d/%m/%Y", "%m/%d/%Y", "%d.%m.%Y", "%d-%m-%Y",
+)  # fmt: skip
+MAX_FORMATS = 3
+
+
+def _parses(value: str, fmt: str) -> bool:
+    try:
+        datetime.strptime(value, fmt)
+    except ValueError:
+        return False
+    return True
+
+
+def date_formats(values: list[str]) -> list[str] | None:
+    """The formats (two or three, in the order a reading tries them) that between them read
+    every value, each needed, a format with the day and the month in numbers only when some
+    value tells them apart (``'13/04/2024'``: ``'03/04/2024'`` alone could be 4 March);
+    None when the values are not such dates."""
+    if len(values) < 2:
+        return None
+    readers = {v: [f for f in _FORMATS if _parses(v, f)] for v in set(values)}
+    if not all(readers.values()):
+        return None
+    chosen: list[str] = []
+    for _value, formats in sorted(readers.items(), key=lambda kv: len(kv[1])):
+        if not any(f in chosen for f in formats):
+            chosen.append(formats[0])
+    if not 2 <= len(chosen) <= MAX_FORMATS:
+        return None
+    for fmt in chosen:  # (day and month in numbers: some value must tell which is which)
+        swapped = fmt.replace("%d", "%_").replace("%m", "%d").replace("%_", "%m")
+        if not fmt.startswith(("%d", "%m")) or swapped == fmt:
+            continue  # (year first: always year, month, day)
+        if not any(_parses(v, fmt) and not _parses(v, swapped) for v in readers):
+            return None
+    return sorted(chosen, key=_FORMATS.index)
+
+
+def date_formats_hint(values: list[str], name: str) -> str:
+    """The files note on such a column: its forms and the reading, else ``""``."""
+    formats = date_formats(values)
+    if formats is None:
+        return ""
+    column = f"df[{name!r}]"
+    examples = [next(v for v in values if _parses(v, f)) for f in formats]
+    reads = [f"pd.to_datetime({column}, format={f!r}, errors='coerce')" for f in formats]
+    reading = reads[0] + "".join(f".fillna({r})" for r in reads[1:])
+    shown = " and ".join(repr(e) for e in examples)
+    ways = {2: "two", 3: "three"}[len(formats)]
+    return f"dates as text written {ways} ways ({shown}): {reading}"

@@ -1,0 +1,118 @@
+"""A weighbridge export (fresh19, read after its blind run): dates written two ways
+(``'07-Mar-2024'`` beside ``'2024/03/07'``), weights in kilograms or tonnes inside the value,
+fees with a comma between thousands in some rows, repeated rows the question drops, and a net
+weight defined from two columns. Each test fails on the code before its change."""
+
+from __future__ import annotations
+
+import io
+
+import pandas as pd
+
+from codeact.agents._dateforms import date_formats
+from codeact.agents._rules import column_problem
+from codeact.agents.code import describe_files
+from codeact.agents.validators import AnswerCandidate, CellRun, ModelRetry, rules_validator
+from tests.helpers import exec_with_files, question_of
+
+DATES = ["07-Mar-2024", "2024/03/09", "11-Mar-2024", "2024/04/02", "30-Apr-2024"]
+GROSS = ["12,480 kg", "16.2 t", "9.5 t", "15480 kg", "2,720 kg"]
+FEES = ['"1,234.50"', "30.40", "526.30", "1234.50", "12.00"]
+ROWS = [
+    f'{30000 + i:07d},{DATES[i % 5]},"{GROSS[i % 5]}",{2000 + 100 * (i % 3)} kg,{FEES[i % 5]},'
+    f"{'CV'[i % 7 == 0]}"
+    for i in range(30)
+]
+ROWS += ROWS[:4]  # (the export repeats four dockets as identical rows)
+CSV = "Docket No,Date,Gross,Tare,Fee (AUD),Status\n" + "\n".join(ROWS) + "\n"
+FILES = {"w.csv": CSV.encode()}
+NOTE = describe_files(FILES)
+READ = "import pandas as pd\ndf = pd.read_csv('w.csv')\n"
+EVERY = "The export repeats some dockets as identical rows: drop the exact duplicate rows first."
+WEIGHTS = (
+    "Gross and Tare are the weights of the vehicle with and without its load, in kilograms or "
+    "tonnes ('12,480 kg' and '12.48 t'); a load's net weight is its Gross minus its Tare."
+)
+
+
+def _line(column: str) -> str:
+    return next(ln for ln in NOTE.splitlines() if ln.strip().startswith(f"- {column!r}"))
+
+
+def said(question: str, code: str) -> str | None:
+    cell = CellRun(code=code, stdout="1")
+    try:
+        rules_validator()(AnswerCandidate(text="@x[1]", question=question, cells=(cell,)))
+    except ModelRetry as exc:
+        return str(exc)
+    return None
+
+
+def test_dates_written_in_two_formats_are_named_and_read_both_ways() -> None:
+    line = _line("Date")
+    assert "dates as text written two ways ('07-Mar-2024' and '2024/03/09')" in line
+    reading = line.split("): ", 1)[1].split(", e.g.")[0]
+    got = eval(reading, {"pd": pd, "df": pd.read_csv(io.StringIO(CSV))})
+    assert got.notna().all() and got.dt.month.tolist()[:5] == [3, 3, 3, 4, 4]
+    # a day and a month that could be either are not guessed
+    assert date_formats(["03/04/2024", "2024/03/09", "12/11/2024"]) is None
+    assert date_formats(["13/04/2024", "2024/03/09"]) == ["%Y/%m/%d", "%d/%m/%Y"]
+    assert date_formats(["07-Mar-2024", "11-Mar-2024"]) is None  # (one format: no such note)
+
+
+def test_amounts_with_a_comma_between_thousands_in_some_rows_read_with_thousands() -> None:
+    line = _line("Fee (AUD)")
+    assert "numbers stored as text with ',' separators: read with thousands=','" in line
+    assert "text with :" not in line
+
+
+def test_weights_in_kilograms_and_tonnes_compared_with_tonnes_get_the_factor() -> None:
+    question = question_of(
+        "On how many visits did the loaded vehicle weigh more than 15 tonnes?",
+        f"{EVERY} {WEIGHTS} Count the dockets whose Gross is more than 15 tonnes.",
+        FILES,
+    )
+    code = (
+        READ + "df = df.drop_duplicates()\n"
+        "df['Gross'] = df['Gross'].str.extract(r'([\\d.,]+)')[0].str.replace(',', '')"
+        ".astype(float)\nprint((df['Gross'] > 15).sum())"
+    )
+    told = said(question, code)
+    assert told is not None and "value = value.where(unit != 'kg', value / 1000)" in told
+    # (and the column rule does not ask for Tare, named only where net weight is defined)
+    assert column_problem(question, code) is None
+    from codeact.agents._mixedunits import mixed_units_problem
+
+    problem = mixed_units_problem(question, code)
+    assert problem is not None and problem.code is not None
+    wanted = sum(g in ("16.2 t", "15480 kg") for g in GROSS * 6)
+    assert exec_with_files(FILES, problem.code)[0].strip() == str(wanted)
+
+
+def test_a_column_in_a_definition_counts_when_the_defined_term_is_asked() -> None:
+    asked = question_of(
+        "What is the total net weight?",
+        f"{WEIGHTS} Add up the net weight of every docket.",
+        FILES,
+    )
+    code = READ + "print(df['Gross'].str.extract(r'([\\d.]+)')[0].astype(float).sum())"
+    told = column_problem(asked, code)
+    assert told is not None and "'Tare'" in told
+
+
+def test_rows_the_question_drops_as_duplicates_are_dropped_first() -> None:
+    question = question_of(
+        "How many dockets were voided?", f"{EVERY} Count the dockets whose Status is V.", FILES
+    )
+    code = READ + "print((df['Status'] == 'V').sum())"
+    told = said(question, code)
+    assert told is not None and "drop the duplicate rows first" in told
+    from codeact.agents._datarules import dedup_problem
+
+    problem = dedup_problem(question, code)
+    assert problem is not None and problem.code is not None
+    before, after = exec_with_files(FILES, code, problem.code)
+    assert int(before) == int(after) + 1  # (docket 30000, voided, is one of the repeats)
+    assert said(question, problem.code) is None
+    counted = question_of("How many rows repeat an earlier one?", "Count the copies.", FILES)
+    assert said(counted, READ + "print(df.duplicated().sum())") is None
