@@ -39,7 +39,7 @@ from codeact.agents._groupassign import group_assign_fix
 from codeact.agents._imports import import_fix
 from codeact.agents._joinfix import join_key_fix, mask_join_fix, number_key_fix, on_key_fix
 from codeact.agents._joinmissing import join_missing_fix
-from codeact.agents._keywordfix import date_objects_fix, keyword_fix, regex_fix
+from codeact.agents._keywordfix import date_objects_fix, keyword_fix, name_fix, regex_fix
 from codeact.agents._mixedunits import units_cell_fix
 from codeact.agents._numericfix import integer_fix, numeric_fix
 from codeact.agents._placeholders import required_placeholders
@@ -406,6 +406,7 @@ def _cell_fixes(
         lambda: keyword_fix(result, code),
         lambda: regex_fix(result, code),
         lambda: date_objects_fix(result, code),
+        lambda: name_fix(result, code),
         lambda: timedelta_round_fix(question, result, code),
         lambda: reread_fix(question, result, code),
     )

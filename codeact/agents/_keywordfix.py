@@ -7,14 +7,19 @@ Likewise a text searched for that is no regular expression (fresh18: ``.str.cont
 for refunds written ``($45.00)``: ``missing ), unterminated subpattern``): the cell is run
 again with ``regex=False`` on that call (``regex_fix``); and ``.dt`` on a column an earlier
 line made Python dates (``.dt.date``) is re-run with ``.dt.normalize()`` there
-(``date_objects_fix``)."""
+(``date_objects_fix``); a name the cell misspells (``doockets`` for its ``dockets``) is
+re-run spelt as defined (``name_fix``)."""
 
 from __future__ import annotations
 
 import ast
+import difflib
+import io
 import re
+import tokenize
 from dataclasses import dataclass
 
+from codeact._parse import parse_source
 from codeact.agents._unusedfix import repeatable_failure
 from codeact.executors.base import ExecutionResult
 
@@ -148,3 +153,64 @@ def date_objects_fix(result: ExecutionResult, code: str) -> DateObjectsFix | Non
         lines[at] = f"{m.group(1)}{m.group(2)} = {m.group(4)}.dt.normalize()"
         return DateObjectsFix(code="\n".join(lines), line=lines[at].strip())
     return None
+
+
+_UNDEFINED = re.compile(r"name '(\w+)' is not defined")
+
+
+@dataclass(frozen=True)
+class NameFix:
+    """A failed cell re-run with a misspelt name written as the one the cell defined
+    (fresh19: ``doockets`` for ``dockets``)."""
+
+    code: str
+    wrong: str
+    right: str
+
+    def note(self) -> str:
+        """What the model (and the transcript) is told about the re-run."""
+        return (
+            f"Your cell failed: the name {self.wrong!r} is not defined; your cell defines "
+            f"{self.right!r}. I re-ran your cell with {self.right!r} in its place. Output of "
+            "the re-run:"
+        )
+
+
+def name_fix(result: ExecutionResult, code: str) -> NameFix | None:
+    """The cell with a name it never defines (``NameError``) replaced by the one name the
+    cell assigns that is spelt nearly the same, when what ran before can run again."""
+    error = result.error
+    found = _UNDEFINED.search(error.message) if error is not None else None
+    if error is None or found is None or repeatable_failure(code, error.traceback) is None:
+        return None
+    try:
+        tree = parse_source(code)
+    except (SyntaxError, ValueError):
+        return None
+    defined = {
+        n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+    defined |= {
+        a.arg
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Lambda | ast.FunctionDef)
+        for a in n.args.args
+    }
+    wrong = found.group(1)
+    close = difflib.get_close_matches(wrong, sorted(defined), n=2, cutoff=0.8)
+    if len(close) != 1 or len(wrong) < 4:
+        return None
+    names = [t for t in _tokens(code) if t.type == tokenize.NAME and t.string == wrong]
+    lines = code.splitlines(keepends=True)
+    for token in reversed(names):  # (identifiers only: never inside a text)
+        row, col = token.start
+        line = lines[row - 1]
+        lines[row - 1] = line[:col] + close[0] + line[col + len(wrong) :]
+    return NameFix(code="".join(lines), wrong=wrong, right=close[0]) if names else None
+
+
+def _tokens(code: str) -> list[tokenize.TokenInfo]:
+    try:
+        return list(tokenize.generate_tokens(io.StringIO(code).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return []

@@ -79,3 +79,24 @@ async def test_dates_made_python_dates_then_read_with_dt_are_re_run_normalized()
     content = str(result.tool_output.content)
     assert "re-ran your cell with .dt.normalize() in its place" in content, content
     assert content.rstrip().endswith("3"), content
+
+
+async def test_a_misspelt_name_the_cell_defines_is_re_run_spelt_as_defined() -> None:
+    files = {"d.csv": b"Docket,Status\n30001,C\n30002,V\n30001,C\n30003,C\n"}
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('d.csv')\ndockets = df['Docket'].tolist()\n"
+        "print(len(doockets) - len(set(dockets)))"
+    )
+    result = await run_one_cell(files, cell, "Question: How many dockets repeat?")
+    content = str(result.tool_output.content)
+    assert "I re-ran your cell with 'dockets' in its place" in content, content
+    assert content.rstrip().endswith("1"), content
+    # a name with two near spellings, or none, is left failing
+    from codeact.agents._keywordfix import name_fix
+
+    trace = 'File "<cell-1>", line 3, in <module>\nNameError: ...'
+    failed = ExecutionResult(
+        error=CellError(type="NameError", message="name 'totl' is not defined", traceback=trace)
+    )
+    assert name_fix(failed, "total = 1\ntotal2 = 2\nprint(totl)") is None
+    assert name_fix(failed, "count = 1\nx = 2\nprint(totl)") is None  # (nothing near)
