@@ -114,5 +114,7 @@ def test_rows_the_question_drops_as_duplicates_are_dropped_first() -> None:
     before, after = exec_with_files(FILES, code, problem.code)
     assert int(before) == int(after) + 1  # (docket 30000, voided, is one of the repeats)
     assert said(question, problem.code) is None
+    distinct = READ + "print(df[df['Status'] == 'V']['Docket No'].nunique())"
+    assert dedup_problem(question, distinct) is None  # (a distinct count drops them too)
     counted = question_of("How many rows repeat an earlier one?", "Count the copies.", FILES)
     assert said(counted, READ + "print(df.duplicated().sum())") is None
