@@ -358,9 +358,9 @@ _DROP_DUPLICATES = re.compile(
 
 def dedup_problem(question: str, code: str) -> Problem | None:
     """The question says to drop duplicate rows first, and the code never does (no
-    ``drop_duplicates``, ``duplicated`` or distinct count): repeated rows count twice (fresh19: dockets the
-    export repeats). The fix drops them right after the file is read: the first file of the
-    note, whose rows the question is about."""
+    ``drop_duplicates``, ``duplicated`` or distinct count): repeated rows count twice
+    (fresh19: dockets the export repeats). The fix drops them right after the file is read:
+    the first file of the note, whose rows the question is about."""
     task = task_text(question)
     if not _DROP_DUPLICATES.search(task) or re.search(
         r"drop_duplicates|duplicated\(|nunique", code
