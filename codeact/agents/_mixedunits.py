@@ -160,19 +160,33 @@ def units_cell_fix(question: str, result: ExecutionResult, code: str) -> UnitsFi
         fixed = _units_read(code, name, m.group(2), factors)
         if fixed is None or not safe_to_repeat(code, error.traceback):
             return None
+        for other, its_kind in note_column_kinds(question):  # (Gross, then Tare: fresh19)
+            n = _SEVERAL_UNITS.search(its_kind)
+            if other != name and n is not None:
+                units = re.findall(r"'([^']+)'", n.group(1))
+                again = _units_read(
+                    fixed, other, n.group(2), _factors(task_text(question), units), True
+                )
+                fixed = again or fixed
         return UnitsFix(code=fixed, column=name, factors="; ".join(factors))
     return None
 
 
 #: A failure of text where numbers belong, after a garbled conversion.
-_GARBLED = re.compile(r"Can only use \.str accessor|not supported between instances of 'str'")
+_GARBLED = re.compile(
+    r"Can only use \.str accessor|not supported between instances of 'str'"
+    r"|could not convert string to float: '[\d.,]+\s*[^\d\s'][^']*'"  # ('2.78 t': fresh19)
+)
 
 
-def _units_read(code: str, name: str, reading: str, factors: list[str]) -> str | None:
+def _units_read(
+    code: str, name: str, reading: str, factors: list[str], again: bool = False
+) -> str | None:
     """``code`` with its own conversions of column ``name`` in place (``df['Weight'] =
     ...``) replaced by the note's reading, the unit ``factors`` and ``df['Weight'] =
     value``, where the first of them stood; None without factors, or when the column is
-    converted other than by whole top-level lines of one frame the cell read."""
+    converted other than by whole top-level lines of one frame the cell read; ``again``: a
+    second column of the cell, after the first one's reading set ``value`` and ``unit``."""
     column = rf"(\w+)\s*\[\s*(['\"]){re.escape(name)}\2\s*\]"
     own = [
         (i, m)
@@ -185,7 +199,7 @@ def _units_read(code: str, name: str, reading: str, factors: list[str]) -> str |
         not factors
         or len(frames) != 1
         or inside
-        or re.search(r"^\s*(?:value|unit)\s*=", code, re.M)
+        or (not again and re.search(r"^\s*(?:value|unit)\s*=", code, re.M))
     ):
         return None
     frame = frames.pop()

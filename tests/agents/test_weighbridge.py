@@ -8,18 +8,20 @@ from __future__ import annotations
 import io
 
 import pandas as pd
+import pytest
 
 from codeact.agents._dateforms import date_formats
 from codeact.agents._rules import column_problem
 from codeact.agents.code import describe_files
 from codeact.agents.validators import AnswerCandidate, CellRun, ModelRetry, rules_validator
-from tests.helpers import exec_with_files, question_of
+from tests.helpers import exec_with_files, question_of, run_one_cell
 
 DATES = ["07-Mar-2024", "2024/03/09", "11-Mar-2024", "2024/04/02", "30-Apr-2024"]
 GROSS = ["12,480 kg", "16.2 t", "9.5 t", "15480 kg", "2,720 kg"]
+TARE = ["2,000 kg", "2.1 t", "2200 kg"]
 FEES = ['"1,234.50"', "30.40", "526.30", "1234.50", "12.00"]
 ROWS = [
-    f'{30000 + i:07d},{DATES[i % 5]},"{GROSS[i % 5]}",{2000 + 100 * (i % 3)} kg,{FEES[i % 5]},'
+    f'{30000 + i:07d},{DATES[i % 5]},"{GROSS[i % 5]}","{TARE[i % 3]}",{FEES[i % 5]},'
     f"{'CV'[i % 7 == 0]}"
     for i in range(30)
 ]
@@ -118,3 +120,22 @@ def test_rows_the_question_drops_as_duplicates_are_dropped_first() -> None:
     assert dedup_problem(question, distinct) is None  # (a distinct count drops them too)
     counted = question_of("How many rows repeat an earlier one?", "Count the copies.", FILES)
     assert said(counted, READ + "print(df.duplicated().sum())") is None
+
+
+@pytest.mark.anyio
+async def test_two_weight_columns_converted_as_plain_numbers_are_re_run_in_tonnes() -> None:
+    question = question_of(
+        "On how many visits did the loaded vehicle weigh more than 15 tonnes?",
+        f"{WEIGHTS} Count the dockets whose Gross is more than 15 tonnes.",
+        FILES,
+    )
+    cell = (
+        READ + "df['Gross'] = df['Gross'].str.replace(',', '').astype(float)\n"
+        "df['Tare'] = df['Tare'].str.replace(',', '').astype(float)\n"
+        "df['Net'] = df['Gross'] - df['Tare']\nprint((df['Gross'] > 15).sum())"
+    )
+    result = await run_one_cell(FILES, cell, question)
+    content = str(result.tool_output.content)
+    assert "I re-ran your cell with the files note's reading" in content, content
+    wanted = sum(GROSS[i % 5] in ("16.2 t", "15480 kg") for i in (*range(30), *range(4)))
+    assert content.rstrip().endswith(str(wanted)), content
