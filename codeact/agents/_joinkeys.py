@@ -115,7 +115,50 @@ def key_hints(parsed: dict[str, Table]) -> list[str]:
                     f"{key!r} of {b!r} (e.g. {shown}). Join on the number: "
                     f"{number.format(col)}{other}"
                 )
+    hints += _padded_hints(tables, keys)
     return hints + _case_hints(tables, seen) + _pair_hints(parsed) + prefix_hints(tables)
+
+
+def _abbreviates(short: str, long: str) -> bool:
+    """``short`` is ``long`` with letters left out, first letter kept (``acct``, ``accountno``)."""
+    a, b = _word(short), _word(long)
+    rest = iter(b[1:])
+    return len(a) >= 3 and a[0] == b[:1] and all(c in rest for c in a[1:])
+
+
+def _padded_hints(
+    tables: dict[str, dict[str, list[str]]], keys: dict[tuple[str, str], tuple[str, set[str]]]
+) -> list[str]:
+    """Numbers padded with zeros (``'00417'``, beside a word for none such as ``'CASH'``) in
+    one file that are another file's key of whole numbers (``417``) under a linked or
+    abbreviated name (``Acct``, ``Account No``; fresh19): read as text, they match nothing."""
+    hints = []
+    for a, columns in tables.items():
+        for col, values in columns.items():
+            padded = [v for v in values if _WHOLE.match(v)]
+            words = {v for v in values if not _WHOLE.match(v)}
+            if len(set(padded)) < 3 or len(words) > 2 or not words:
+                continue  # (all numbers: pandas reads them as numbers, the zeros gone)
+            if not any(v.startswith("0") and len(v) > 1 for v in padded):
+                continue
+            numbers = {_digits(v) for v in padded}
+            for (b, key), (letters, wholes) in keys.items():
+                linked = _linked(col, key) or _abbreviates(col, key) or _abbreviates(key, col)
+                if b == a or letters or not linked:
+                    continue
+                if (
+                    len(numbers & wholes) < 0.8 * min(len(numbers), len(wholes), 10**9)
+                    or len(numbers & wholes) < 3
+                ):
+                    continue
+                shown = " and ".join(repr(w) for w in sorted(words))
+                hints.append(
+                    f"- Keys written differently: {col!r} of {a!r} (e.g. {padded[0]!r}, and "
+                    f"{shown} for none) is {key!r} of {b!r} (e.g. {tables[b][key][0]}, without "
+                    f"the zeros). Join on the number: pd.to_numeric(df[{col!r}], errors="
+                    f"'coerce') in {a!r} and {key!r} in {b!r}"
+                )
+    return hints
 
 
 def _key_number(value: str) -> str | None:

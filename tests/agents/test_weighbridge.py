@@ -6,6 +6,7 @@ weight defined from two columns. Each test fails on the code before its change."
 from __future__ import annotations
 
 import io
+import re
 
 import pandas as pd
 import pytest
@@ -139,3 +140,26 @@ async def test_two_weight_columns_converted_as_plain_numbers_are_re_run_in_tonne
     assert "I re-ran your cell with the files note's reading" in content, content
     wanted = sum(GROSS[i % 5] in ("16.2 t", "15480 kg") for i in (*range(30), *range(4)))
     assert content.rstrip().endswith(str(wanted)), content
+
+
+def test_account_numbers_padded_with_zeros_are_joined_on_the_number() -> None:
+    accounts = [417, 1027, 8441, 5149, 686]
+    dockets = "Docket,Acct,Fee\n" + "".join(
+        f"D{i},{'CASH' if i % 3 == 0 else f'{accounts[i % 5]:05d}'},{10 + i}\n" for i in range(30)
+    )
+    table = "Account No,Business Name\n" + "".join(f"{a},Firm {a}\n" for a in accounts)
+    files = {"d.csv": dockets.encode(), "a.csv": table.encode()}
+    note = describe_files(files)
+    hint = next(ln for ln in note.splitlines() if ln.startswith("- Keys written differently"))
+    assert "'Acct' of 'd.csv'" in hint and "'CASH' for none" in hint
+    assert "pd.to_numeric(df['Acct'], errors='coerce')" in hint
+    code = (
+        "import pandas as pd\nd = pd.read_csv('d.csv')\na = pd.read_csv('a.csv')\n"
+        "d['key'] = pd.to_numeric(d['Acct'], errors='coerce')\n"
+        "print(d.merge(a, left_on='key', right_on='Account No')['Fee'].sum())"
+    )
+    wanted = sum(10 + i for i in range(30) if i % 3)
+    assert exec_with_files(files, code)[0].strip() == str(wanted)
+    # numbers unpadded (pandas reads them as numbers) need no such line
+    plain = re.sub(r",0+(\d)", r",\1", dockets)
+    assert "Keys written differently" not in describe_files({**files, "d.csv": plain.encode()})
