@@ -52,6 +52,18 @@ def _legend_positions(question: str, task: str) -> set[int]:
     return out
 
 
+def _code_legend_positions(question: str, task: str) -> set[int]:
+    """Positions of a code column's legend ("Material is a code, in upper or lower case: MSW
+    is general waste, CD construction and demolition waste, ..."; fresh19): every code it
+    explains is what the column holds, not a filter."""
+    out: set[int] = set()
+    for name in note_columns(question):
+        legend = rf"\b{re.escape(name.strip())}\b[^.:\n]{{0,40}}?\bis an? code\b[^:.\n]*:([^.\n]*)"
+        for m in re.finditer(legend, task, re.I):
+            out |= set(range(m.start(1) - 1, m.end(1)))
+    return out
+
+
 def _alias_positions(task: str) -> set[int]:
     """Positions (just before) of each value the question gives other spellings of, where it
     gives them ("Service is also written 'Servicing', Inspection 'Safety check'"): a list of
@@ -76,6 +88,7 @@ def category_problem(question: str, code: str) -> str | None:
     described |= explained_positions(task)  # ("('RIV-0042' is member 42 of RIV)")
     described |= _legend_positions(question, task)  # ("Age Band (Under 18, 18-34 or 60+)")
     described |= _alias_positions(task)  # ("Inspection 'Safety check'": how it is written)
+    described |= _code_legend_positions(question, task)  # ("Status is a code: C is ...")
     quotes = [(q.start(), q.end(), q.group(1) or q.group(2)) for q in QUOTED.finditer(task)]
     for value in category_values(question):
         word = value.lower() in _PLAIN_WORDS  # ("no visit goes past midnight": not 'no')

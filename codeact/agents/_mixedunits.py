@@ -98,9 +98,26 @@ def mixed_units_problem(question: str, code: str) -> Problem | None:
             f"in different units are averaged or compared as one. Take the unit too: "
             f"{m.group(2)}; bring every value to the unit the question asks for{apply}; run "
             "your code again, print the result, then answer.",
-            _units_read(code, name, m.group(2), factors),
+            _every_units_read(question, code, name, m.group(2), factors),
         )
     return None
+
+
+def _every_units_read(
+    question: str, code: str, name: str, reading: str, factors: list[str]
+) -> str | None:
+    """``_units_read`` of column ``name``, then of every other several-units column the
+    cell converts its own way (fresh19: Gross, then Tare), or None when the first fails."""
+    fixed = _units_read(code, name, reading, factors)
+    for other, kind in note_column_kinds(question):
+        n = _SEVERAL_UNITS.search(kind)
+        if fixed is not None and other != name and n is not None:
+            units = re.findall(r"'([^']+)'", n.group(1))
+            again = _units_read(
+                fixed, other, n.group(2), _factors(task_text(question), units), True
+            )
+            fixed = again or fixed
+    return fixed
 
 
 def _factors(task: str, units: list[str]) -> list[str]:
@@ -157,17 +174,9 @@ def units_cell_fix(question: str, result: ExecutionResult, code: str) -> UnitsFi
         if m is None or not (own.match(failing) or (before and uses_column(failing, name))):
             continue
         factors = _factors(task_text(question), re.findall(r"'([^']+)'", m.group(1)))
-        fixed = _units_read(code, name, m.group(2), factors)
+        fixed = _every_units_read(question, code, name, m.group(2), factors)
         if fixed is None or not safe_to_repeat(code, error.traceback):
             return None
-        for other, its_kind in note_column_kinds(question):  # (Gross, then Tare: fresh19)
-            n = _SEVERAL_UNITS.search(its_kind)
-            if other != name and n is not None:
-                units = re.findall(r"'([^']+)'", n.group(1))
-                again = _units_read(
-                    fixed, other, n.group(2), _factors(task_text(question), units), True
-                )
-                fixed = again or fixed
         return UnitsFix(code=fixed, column=name, factors="; ".join(factors))
     return None
 

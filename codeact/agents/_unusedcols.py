@@ -6,7 +6,7 @@ column is read ("percentages written two ways", "numbers stored as text") then s
 cell whose answer never touches that column, and the model rewrites the conversion instead
 of the computation. The rules read the cell without such lines: a line that only sets one
 column from itself (or from nothing else) is dropped when no other line of the code uses
-that column.
+that column (a list of columns to drop duplicates by is no use: fresh19 listed them all).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from codeact._parse import parse_source
-from codeact.agents._notecols import past_conversions, uses_column
+from codeact.agents._notecols import past_conversions, unlisted, uses_column
 
 #: ``df['Discount'] = ...``: a line setting one column.
 _SETS = re.compile(r"^\s*\w+\s*\[\s*(['\"])([^'\"\n]+)\1\s*\]\s*=[^=]", re.M)
@@ -35,6 +35,6 @@ def without_unused_conversions(code: str) -> str:
     out = code
     for name in dict.fromkeys(m.group(2) for m in _SETS.finditer(code)):
         rest = past_conversions(out, name)
-        if rest != out and not uses_column(rest, name) and _parses(rest):
+        if rest != out and not uses_column(unlisted(rest), name) and _parses(rest):
             out = rest
     return out

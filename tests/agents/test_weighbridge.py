@@ -163,3 +163,58 @@ def test_account_numbers_padded_with_zeros_are_joined_on_the_number() -> None:
     # numbers unpadded (pandas reads them as numbers) need no such line
     plain = re.sub(r",0+(\d)", r",\1", dockets)
     assert "Keys written differently" not in describe_files({**files, "d.csv": plain.encode()})
+
+
+LEGEND = (
+    "Status is a code: C is a completed docket, V a docket voided. Material is a code, in "
+    "upper or lower case: MSW is general waste, CD construction and demolition waste, MET "
+    "scrap metal."
+)
+KINDS = "Docket,Material,Status,On Site,Fee\n" + "".join(
+    f'D{i},{["MSW", "cd", "MET", "CD "][i % 4]},{"CV"[i % 5 == 0]},{10 + i}m,"1,{i:03d}.50"\n'
+    for i in range(24)
+)
+KIND_FILES = {"k.csv": KINDS.encode()}
+
+
+def test_codes_a_legend_explains_are_no_filters_and_listed_columns_no_uses() -> None:
+    from codeact.agents._category import category_problem
+
+    question = question_of(
+        "How many completed loads were scrap metal?",
+        f"{EVERY} {LEGEND} Count the completed dockets (Status C) whose Material is MET.",
+        KIND_FILES,
+    )
+    code = (
+        "import pandas as pd\ndf = pd.read_csv('k.csv')\n"
+        "df = df.drop_duplicates(subset=['Docket', 'Material', 'Status', 'On Site', 'Fee'])\n"
+        "print(((df['Status'] == 'C') & (df['Material'].str.strip().str.lower() == 'met')).sum())"
+    )
+    assert category_problem(question, code) is None  # (not 'CD', 'MSW' or 'V')
+    assert said(question, code) is None  # (On Site and Fee only listed: no duration, no text)
+    asked = question.replace("whose Material is MET", "whose Material is CD")
+    told = category_problem(asked, code)
+    assert told is not None and "'CD'" in told  # (asked outside the legend: a filter)
+
+
+def test_both_weight_columns_in_several_units_get_the_reading_in_the_rules_code() -> None:
+    from codeact.agents._mixedunits import mixed_units_problem
+
+    question = question_of(
+        "What is the total net weight, in tonnes?",
+        f"{WEIGHTS} Add up the net weight, in tonnes, of every docket.",
+        FILES,
+    )
+    code = (
+        READ + "df['Gross'] = df['Gross'].str.extract(r'([\\d.,]+)')[0].str.replace(',', '')"
+        ".astype(float)\ndf['Tare'] = df['Tare'].str.extract(r'([\\d.,]+)')[0].str.replace(',',"
+        " '').astype(float)\nprint(round((df['Gross'] - df['Tare']).sum(), 2))"
+    )
+    problem = mixed_units_problem(question, code)
+    assert problem is not None and problem.code is not None
+    assert problem.code.count("value = value.where(unit != 'kg', value / 1000)") == 2
+    tonnes = {"12,480 kg": 12.48, "16.2 t": 16.2, "9.5 t": 9.5, "15480 kg": 15.48}
+    tonnes |= {"2,720 kg": 2.72, "2,000 kg": 2.0, "2.1 t": 2.1, "2200 kg": 2.2}
+    rows = (*range(30), *range(4))
+    wanted = round(sum(tonnes[GROSS[i % 5]] - tonnes[TARE[i % 3]] for i in rows), 2)
+    assert float(exec_with_files(FILES, problem.code)[0]) == wanted
