@@ -60,4 +60,6 @@ def date_formats_hint(values: list[str], name: str) -> str:
     reading = reads[0] + "".join(f".fillna({r})" for r in reads[1:])
     shown = " and ".join(repr(e) for e in examples)
     ways = {2: "two", 3: "three"}[len(formats)]
-    return f"dates as text written {ways} ways ({shown}): {reading}"
+    first = next((f[1] for f in formats if f[1] in "dbB" or f[1] == "m"), "Y")
+    order = {"d": "day", "m": "month", "b": "month", "B": "month", "Y": "year"}[first]
+    return f"dates as text written {ways} ways ({shown}), {order} first: {reading}"

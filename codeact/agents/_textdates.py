@@ -24,7 +24,7 @@ from codeact.agents._unusedfix import repeatable_failure
 from codeact.executors.base import ExecutionResult
 
 _DATE_ORDER = re.compile(
-    r"dates as text(?: written two ways \([^)]*\))?, (day|month) first: "
+    r"dates as text(?: written (?:two|three) ways \([^)]*\))?, (day|month|year) first: "
     r"(pd\.to_datetime\(.*?\))(?:, e\.g\.|$)"
 )
 _NAMED_DATES = re.compile(r"dates with month names as text: (pd\.to_datetime\(.*?\))(?:, e\.g\.|$)")
@@ -68,7 +68,7 @@ def text_date_problem(question: str, code: str) -> Problem | None:
             # (one format for both forms: the others become NaT or fail; day first, the
             # ISO dates need their own format: dayfirst=True reads '2024-01-02' as 1 February)
             iso = m.group(1) == "month" or re.search(r"ISO8601|%Y-%m-%d", code)
-            if "written two ways" in kind and not (
+            if re.search(r"written (?:two|three) ways", kind) and not (
                 re.search(r"format\s*=\s*['\"]mixed", code) and iso
             ):
                 converted = None
@@ -77,7 +77,7 @@ def text_date_problem(question: str, code: str) -> Problem | None:
                 or re.search(r"dayfirst\s*=\s*True|format\s*=\s*['\"]%d", code)
             ):
                 continue
-            if "written two ways" not in kind and _period_tests_only(code, name, kind):
+            if "ways (" not in kind and _period_tests_only(code, name, kind):
                 continue  # ("05/2024" in dates all written '01/05/2024 08:09': May 2024)
             written, read = f"{m.group(1)} first", m.group(2)
         return problem_of(

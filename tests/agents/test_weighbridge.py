@@ -53,8 +53,8 @@ def said(question: str, code: str) -> str | None:
 
 def test_dates_written_in_two_formats_are_named_and_read_both_ways() -> None:
     line = _line("Date")
-    assert "dates as text written two ways ('07-Mar-2024' and '2024/03/09')" in line
-    reading = line.split("): ", 1)[1].split(", e.g.")[0]
+    assert "dates as text written two ways ('07-Mar-2024' and '2024/03/09'), day first" in line
+    reading = line.split("day first: ", 1)[1].split(", e.g.")[0]
     got = eval(reading, {"pd": pd, "df": pd.read_csv(io.StringIO(CSV))})
     assert got.notna().all() and got.dt.month.tolist()[:5] == [3, 3, 3, 4, 4]
     # a day and a month that could be either are not guessed
@@ -218,3 +218,38 @@ def test_both_weight_columns_in_several_units_get_the_reading_in_the_rules_code(
     rows = (*range(30), *range(4))
     wanted = round(sum(tonnes[GROSS[i % 5]] - tonnes[TARE[i % 3]] for i in rows), 2)
     assert float(exec_with_files(FILES, problem.code)[0]) == wanted
+
+
+@pytest.mark.anyio
+async def test_a_cell_failing_to_read_dates_of_two_formats_is_re_run_with_the_notes_reading() -> (
+    None
+):
+    question = question_of(
+        "On which day of the week were the most loads brought in?",
+        "Date is written '07-Mar-2024' or '2024/03/07'. Count the dockets of each weekday.",
+        FILES,
+    )
+    cell = (
+        READ + "df['Date'] = pd.to_datetime(df['Date'])\n"
+        "print(df['Date'].dt.day_name().value_counts().idxmax())"
+    )
+    result = await run_one_cell(FILES, cell, question)
+    content = str(result.tool_output.content)
+    assert not result.tool_output.is_error, content
+    days = pd.Series(
+        pd.to_datetime([DATES[i % 5] for i in (*range(30), *range(4))], format="mixed")
+    ).dt.day_name()
+    assert content.rstrip().endswith(days.value_counts().idxmax()), content
+
+
+def test_dates_of_two_year_first_formats_tested_as_text_are_sent_back() -> None:
+    from codeact.agents._textdates import text_date_problem
+
+    days = ["2024/03/07", "2024.03.19", "2024/04/02", "2024.04.23"]
+    rows = "Docket,Date\n" + "".join(f"D{i},{days[i % 4]}\n" for i in range(20))
+    files = {"y.csv": rows.encode()}
+    assert "written two ways ('2024/03/07' and '2024.03.19'), year first" in describe_files(files)
+    question = question_of("How many dockets in March 2024?", "Count them.", files)
+    code = "import pandas as pd\ndf = pd.read_csv('y.csv')\nprint(df['Date'].str.contains('2024/03').sum())"
+    problem = text_date_problem(question, code)
+    assert problem is not None and "dates written year first" in problem
