@@ -191,6 +191,7 @@ def number_key_fix(question: str, result: ExecutionResult, code: str) -> NumberK
 #: The parts of a "Keys written differently" line: the two columns and files, each side's
 #: number (the second only when both sides hold codes).
 _NUMBER = r"df\[[^\n]*?\]\.str\.extract\(r'\(\\d\+\)'\)\[0\]\.astype\(int\)"
+_NUMBER = rf"(?:{_NUMBER}|pd\.to_numeric\(df\[[^\n]*?\], errors='coerce'\))"  # ('08441', 'CASH')
 _DIFFERENT_PAIR = re.compile(
     r"- Keys written differently: (?P<a>'[^'\n]*') of '(?P<file_a>[^'\n]+)' .*? is "
     r"(?P<b>'[^'\n]*') of '(?P<file_b>[^'\n]+)' .*?Join on the number: "

@@ -253,3 +253,23 @@ def test_dates_of_two_year_first_formats_tested_as_text_are_sent_back() -> None:
     code = "import pandas as pd\ndf = pd.read_csv('y.csv')\nprint(df['Date'].str.contains('2024/03').sum())"
     problem = text_date_problem(question, code)
     assert problem is not None and "dates written year first" in problem
+
+
+@pytest.mark.anyio
+async def test_a_merge_on_padded_account_numbers_is_re_run_on_the_number() -> None:
+    accounts = [417, 1027, 8441]
+    dockets = "Docket,Acct,Fee\n" + "".join(
+        f"D{i},{'CASH' if i % 4 == 0 else f'{accounts[i % 3]:05d}'},{10 + i}\n" for i in range(24)
+    )
+    table = "Account No,Type\n417,Builder\n1027,Landscaper\n8441,Builder\n"
+    files = {"d.csv": dockets.encode(), "a.csv": table.encode()}
+    question = question_of("How much did builders pay?", "Join each docket to its account.", files)
+    cell = (
+        "import pandas as pd\nd = pd.read_csv('d.csv')\na = pd.read_csv('a.csv')\n"
+        "m = d.merge(a, on='Acct')\nprint(m[m['Type'] == 'Builder']['Fee'].sum())"
+    )
+    result = await run_one_cell(files, cell, question)
+    content = str(result.tool_output.content)
+    assert "left_on='Acct', right_on='Account No'" in content, content
+    wanted = sum(10 + i for i in range(24) if i % 4 and accounts[i % 3] != 1027)
+    assert content.rstrip().endswith(str(wanted)), content
