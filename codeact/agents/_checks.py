@@ -307,3 +307,30 @@ def inplace_problem(cells_code: list[str]) -> str | None:
             code.replace(m.group(0), fixed, 1),
         )
     return None
+
+
+_SPREAD_TOKEN = re.compile(r"@(\w+)\[[^\]]*\n[^\]]*dtype: \w+\]?")
+
+
+def series_problem(question: str, outputs: str) -> str | None:
+    """A placeholder the code printed holding a whole Series (``@share[10  49.7\n21 ...
+    Length: 180, dtype: float64]``): an aggregation applied to the wrong part, or one row
+    per group where the question compares the groups (then the example picks the one)."""
+    m = _SPREAD_TOKEN.search(outputs)
+    if m is None:
+        return None
+    group = asked_groups(question)
+    if group is not None:
+        example = group_code(question, group)
+        return problem_of(
+            f"Your code printed a whole column of values as @{m.group(1)}[...], not one value: "
+            f"one row per {group.strip()} group. Aggregate per group, then take the one group "
+            f"the question asks for, for example: {example}. Print it, then answer.",
+            example,
+        )
+    return (
+        f"Your code printed a whole column of values as @{m.group(1)}[...], not one value: "
+        "an aggregation such as .sum() or .mean() applies to only part of the expression. "
+        "Put parentheses around the whole per-row expression before aggregating, e.g. "
+        "(a * b * (1 - c)).sum(), print the one value, then answer."
+    )

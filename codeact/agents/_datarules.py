@@ -25,6 +25,7 @@ from codeact.agents._notecols import (
 )
 from codeact.agents._problem import Problem, problem_of
 from codeact.agents._textnumfix import converted_after_read, converts_column, empty_zero_problem
+from codeact.agents._unusedcols import without_dedup_lists
 
 _MARKERS = "|".join(re.escape(s) for s in sorted(NA_STRINGS, key=len, reverse=True))
 #: ``df['Weight (kg)'] == 'n/a'`` (or ``!=``, or ``df.weight == ''``).
@@ -152,7 +153,7 @@ def text_number_problem(question: str, code: str) -> Problem | str | None:
     written with signs (``'67.5%'``) converted as it is (``pd.to_numeric(df['score'],
     errors='coerce')``, ``.astype(float)``) is sent back too: every value becomes NaN."""
     for name, kind in note_column_kinds(question):
-        if not _AS_TEXT.search(kind) or not uses_column(unlisted(code), name):
+        if not _AS_TEXT.search(kind) or not uses_column(without_dedup_lists(code), name):
             continue  # (fresh17: a European export's 'amounts stored as text' too)
         convert = _SIGNED_CONVERT.search(kind)
         raw = _raw_conversion(code, name)
@@ -257,7 +258,7 @@ def duration_problem(question: str, code: str) -> Problem | None:
         return None
     for name, kind in note_column_kinds(question):
         m = _DURATION_NOTE.search(kind)
-        if m is None or not uses_column(unlisted(code), name):  # (not a subset=[...] name)
+        if m is None or not uses_column(without_dedup_lists(code), name):  # (subset=[...])
             continue
         return problem_of(
             f"The column {name!r} holds durations as text (see the files note): read them "

@@ -32,7 +32,7 @@ model whose code is right can answer again unchanged.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from codeact.agents._aliases import alias_problem
 from codeact.agents._boolcol import bool_column_problem
@@ -46,6 +46,7 @@ from codeact.agents._checks import (
     garbled_problem,
     inplace_problem,
     rate_problem,
+    series_problem,
     share_problem,
     value_problem,
 )
@@ -209,33 +210,6 @@ def missing_problem(question: str, code: str, answer: str) -> str | None:
     return None
 
 
-_SPREAD_TOKEN = re.compile(r"@(\w+)\[[^\]]*\n[^\]]*dtype: \w+\]?")
-
-
-def series_problem(question: str, outputs: str) -> str | None:
-    """A placeholder the code printed holding a whole Series (``@share[10  49.7\n21 ...
-    Length: 180, dtype: float64]``): an aggregation applied to the wrong part, or one row
-    per group where the question compares the groups (then the example picks the one)."""
-    m = _SPREAD_TOKEN.search(outputs)
-    if m is None:
-        return None
-    group = asked_groups(question)
-    if group is not None:
-        example = group_code(question, group)
-        return problem_of(
-            f"Your code printed a whole column of values as @{m.group(1)}[...], not one value: "
-            f"one row per {group.strip()} group. Aggregate per group, then take the one group "
-            f"the question asks for, for example: {example}. Print it, then answer.",
-            example,
-        )
-    return (
-        f"Your code printed a whole column of values as @{m.group(1)}[...], not one value: "
-        "an aggregation such as .sum() or .mean() applies to only part of the expression. "
-        "Put parentheses around the whole per-row expression before aggregating, e.g. "
-        "(a * b * (1 - c)).sum(), print the one value, then answer."
-    )
-
-
 def check_rules(candidate: AnswerCandidate) -> str | None:
     """The first rule the computation breaks (each at most once per run), or None; a
     ``Problem`` carries the runnable example its note gives, if any."""
@@ -250,64 +224,81 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
 
     stale = stale_values_note(question, candidate.text, candidate.ok_cells, passes)
     outputs = "\n".join(c.stdout for c in candidate.ok_cells)
-    problems = (
-        ("titles", title_problem(question, code)),
-        ("period", period_problem(question, code)),
-        ("day", day_problem(question, code)),
-        ("duplicates", dedup_problem(question, code)),
-        ("marker", marker_problem(question, code)),
-        ("bool column", bool_column_problem(question, code)),
-        ("precedence", precedence_problem(question, code)),
-        ("extra filter", extra_filter_problem(question, code, note_columns(question))),
-        ("pm", pm_problem(question, code)),
-        ("sign", sign_problem(question, code)),
-        ("fractions", fraction_problem(question, code)),
-        ("join case", join_case_problem(question, code)),
-        ("code forms", code_forms_problem(question, code)),
-        ("aliases", alias_problem(question, code)),
-        ("case", case_problem(question, code)),
-        ("yes no", yes_no_problem(question, code)),
-        ("bool text", bool_text_problem(question, code)),
-        ("folded text", folded_text_problem(question, code)),
-        ("empty zero", empty_zero_problem(question, code)),
-        ("gaps filled", gaps_filled_problem(question, code)),
-        ("duration", duration_problem(question, code)),
-        ("one way", one_way_problem(question, code)),
-        ("hours", hours_problem(question, code)),
-        ("date of", date_of_problem(question, code)),
-        ("subset", subset_problem(question, code)),
-        ("no marks", marked_missing_problem(question, code)),
-        ("filter", filter_problem(question, code)),
-        ("category", category_problem(question, code)),
-        ("groups", group_problem(question, code)),
-        ("label extreme", label_extreme_problem(question, code)),
-        ("column", column_problem(question, code, written)),
-        ("missing", missing_problem(question, code, candidate.text)),
-        ("inplace", inplace_problem([c.code for c in candidate.ok_cells])),
-        ("decimal point", decimal_point_problem(question, code)),
-        ("text numbers", text_number_problem(question, code)),
-        ("unit", unit_problem(question, code)),
-        ("units", mixed_units_problem(question, code)),
-        ("text dates", text_date_problem(question, code)),
-        ("dates as text", strftime_problem(question, code)),
-        ("year", year_problem(question, code)),
-        ("clock text", clock_text_problem(question, code)),
-        ("date text", date_text_problem(question, code)),
-        ("product", product_problem(question, code)),
-        ("deviation", deviation_problem(question, code)),
-        ("fill", fill_problem(question, code)),
-        ("share", share_problem(question, candidate.text, code)),
-        ("rate", rate_problem(question, candidate.text, code)),
-        ("stale", stale_problem(stale)),
-        ("series", series_problem(question, outputs)),
-        ("value", value_problem(question, candidate.text)),
-        ("garbled", garbled_problem(candidate.text)),
-        ("whole days", duration_problem_answer(candidate.text, outputs)),
-    )
-    for rule, problem in problems:
+    for rule, make in _problems(candidate, code, written, stale, outputs):
+        problem = make()
         if problem is not None and first_time(rule, candidate.cells[0], problem):
+            if code != written and isinstance(problem, Problem) and problem.code:
+                # (the rule read the cell without conversions nothing uses; its runnable
+                # code comes from the cell as written, or there is none)
+                again = dict(_problems(candidate, written, written, stale, outputs))[rule]()
+                same = isinstance(again, Problem) and str(again) == str(problem)
+                problem.code = again.code if same and isinstance(again, Problem) else None
             return _with_code(rule, problem, candidate)
     return None
+
+
+def _problems(
+    candidate: AnswerCandidate,
+    code: str,
+    written: str,
+    stale: tuple[str, str] | None,
+    outputs: str,
+) -> Iterator[tuple[str, Callable[[], str | None]]]:
+    """Each rule's name and how to ask it of ``code`` (the cells without conversions nothing
+    uses; ``written``: as written), in the order they are told."""
+    question = candidate.question
+    yield "titles", lambda: title_problem(question, code)
+    yield "period", lambda: period_problem(question, code)
+    yield "day", lambda: day_problem(question, code)
+    yield "duplicates", lambda: dedup_problem(question, code)
+    yield "marker", lambda: marker_problem(question, code)
+    yield "bool column", lambda: bool_column_problem(question, code)
+    yield "precedence", lambda: precedence_problem(question, code)
+    yield "extra filter", lambda: extra_filter_problem(question, code, note_columns(question))
+    yield "pm", lambda: pm_problem(question, code)
+    yield "sign", lambda: sign_problem(question, code)
+    yield "fractions", lambda: fraction_problem(question, code)
+    yield "join case", lambda: join_case_problem(question, code)
+    yield "code forms", lambda: code_forms_problem(question, code)
+    yield "aliases", lambda: alias_problem(question, code)
+    yield "case", lambda: case_problem(question, code)
+    yield "yes no", lambda: yes_no_problem(question, code)
+    yield "bool text", lambda: bool_text_problem(question, code)
+    yield "folded text", lambda: folded_text_problem(question, code)
+    yield "empty zero", lambda: empty_zero_problem(question, code)
+    yield "gaps filled", lambda: gaps_filled_problem(question, code)
+    yield "duration", lambda: duration_problem(question, code)
+    yield "one way", lambda: one_way_problem(question, code)
+    yield "hours", lambda: hours_problem(question, code)
+    yield "date of", lambda: date_of_problem(question, code)
+    yield "subset", lambda: subset_problem(question, code)
+    yield "no marks", lambda: marked_missing_problem(question, code)
+    yield "filter", lambda: filter_problem(question, code)
+    yield "category", lambda: category_problem(question, code)
+    yield "groups", lambda: group_problem(question, code)
+    yield "label extreme", lambda: label_extreme_problem(question, code)
+    yield "column", lambda: column_problem(question, code, written)
+    yield "missing", lambda: missing_problem(question, code, candidate.text)
+    yield "inplace", lambda: inplace_problem([c.code for c in candidate.ok_cells])
+    yield "decimal point", lambda: decimal_point_problem(question, code)
+    yield "text numbers", lambda: text_number_problem(question, code)
+    yield "unit", lambda: unit_problem(question, code)
+    yield "units", lambda: mixed_units_problem(question, code)
+    yield "text dates", lambda: text_date_problem(question, code)
+    yield "dates as text", lambda: strftime_problem(question, code)
+    yield "year", lambda: year_problem(question, code)
+    yield "clock text", lambda: clock_text_problem(question, code)
+    yield "date text", lambda: date_text_problem(question, code)
+    yield "product", lambda: product_problem(question, code)
+    yield "deviation", lambda: deviation_problem(question, code)
+    yield "fill", lambda: fill_problem(question, code)
+    yield "share", lambda: share_problem(question, candidate.text, code)
+    yield "rate", lambda: rate_problem(question, candidate.text, code)
+    yield "stale", lambda: stale_problem(stale)
+    yield "series", lambda: series_problem(question, outputs)
+    yield "value", lambda: value_problem(question, candidate.text)
+    yield "garbled", lambda: garbled_problem(candidate.text)
+    yield "whole days", lambda: duration_problem_answer(candidate.text, outputs)
 
 
 #: Rules that read code alone, asked again of the last cell alone when their note on all the
@@ -338,7 +329,7 @@ def _with_code(rule: str, problem: str, candidate: AnswerCandidate) -> str:
     again = _ALONE.get(rule)
     if not isinstance(problem, Problem) or problem.code or again is None:
         return problem
-    alone = again(candidate.question, without_unused_conversions(candidate.ok_cells[-1].code))
+    alone = again(candidate.question, candidate.ok_cells[-1].code)
     if isinstance(alone, Problem) and alone.code and str(alone) == str(problem):
         problem.code = alone.code
     return problem
@@ -413,8 +404,11 @@ def repeat_problem(
             again = rule(question, read)  # ran: fresh17, seven job-type spellings sent back,
             if not isinstance(again, Problem) or not again.code:  # the count re-sent; once:
                 continue  # a model sure of its cell is not told the same again and again)
-            if first_time(f"{name} re-sent", cells[0], again):
-                return again
+            full = rule(question, code) if read != code else again  # (code as written)
+            if not isinstance(full, Problem) or str(full) != str(again) or not full.code:
+                continue
+            if first_time(f"{name} re-sent", cells[0], full):
+                return full
     if problem is None or isinstance(problem, Problem):
         return problem
     return problem_of(problem)

@@ -14,7 +14,17 @@ from __future__ import annotations
 import re
 
 from codeact._parse import parse_source
-from codeact.agents._notecols import past_conversions, unlisted, uses_column
+from codeact.agents._notecols import past_conversions, uses_column
+
+#: ``.drop_duplicates(subset=[...])``: a list of columns rows are compared on, no use of them.
+_DEDUP_LIST = re.compile(r"(\.drop_duplicates\(\s*subset\s*=\s*)\[[^\]\n]*\]")
+
+
+def without_dedup_lists(code: str) -> str:
+    """``code`` with each ``drop_duplicates(subset=[...])`` list emptied: naming a column
+    there neither converts nor computes on it (fresh19 listed every column)."""
+    return _DEDUP_LIST.sub(r"\1[]", code)
+
 
 #: ``df['Discount'] = ...``: a line setting one column.
 _SETS = re.compile(r"^\s*\w+\s*\[\s*(['\"])([^'\"\n]+)\1\s*\]\s*=[^=]", re.M)
@@ -35,6 +45,6 @@ def without_unused_conversions(code: str) -> str:
     out = code
     for name in dict.fromkeys(m.group(2) for m in _SETS.finditer(code)):
         rest = past_conversions(out, name)
-        if rest != out and not uses_column(unlisted(rest), name) and _parses(rest):
+        if rest != out and not uses_column(without_dedup_lists(rest), name) and _parses(rest):
             out = rest
     return out
