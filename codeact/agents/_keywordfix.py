@@ -64,7 +64,9 @@ def keyword_fix(result: ExecutionResult, code: str) -> KeywordFix | None:
 
 
 #: ``.str.contains('($')``: a text searched for as written, its first argument a literal.
-_CONTAINS = re.compile(r"""\.str\.contains\(\s*(r?(?:'[^'\n]*'|"[^"\n]*"))\s*(?=[,)])""")
+_CONTAINS = re.compile(
+    r"""\.str\.contains\(\s*(r?(?:'[^'\n]*'|"[^"\n]*"))(?P<rest>\s*(?:,[^()\n]*)?)\)"""
+)
 
 
 @dataclass(frozen=True)
@@ -105,7 +107,14 @@ def regex_fix(result: ExecutionResult, code: str) -> RegexFix | None:
     if not broken:
         return None
     for m in reversed(broken):
-        line = f"{line[: m.end(1)]}, regex=False{line[m.end(1) :]}"
+        rest = m.group("rest")
+        if re.search(r"\bregex\s*=", rest):  # (regex=True written: made False)
+            rest = re.sub(r"\bregex\s*=\s*\w+", "regex=False", rest)
+        elif re.match(r"\s*,\s*(?![A-Za-z_]\w*\s*=)\S", rest):
+            return None  # (a second argument given by position: not guessed)
+        else:
+            rest = f", regex=False{rest}"
+        line = f"{line[: m.end(1)]}{rest}{line[m.end('rest') :]}"
     lines[number - 1] = line
     return RegexFix(code="\n".join(lines), text=broken[0].group(1))
 
@@ -200,7 +209,15 @@ def name_fix(result: ExecutionResult, code: str) -> NameFix | None:
     close = difflib.get_close_matches(wrong, sorted(defined), n=2, cutoff=0.8)
     if len(close) != 1 or len(wrong) < 4:
         return None
-    names = [t for t in _tokens(code) if t.type == tokenize.NAME and t.string == wrong]
+    tokens = _tokens(code)
+    names = [  # (a name: not an attribute after '.', nor a keyword argument before '=')
+        t
+        for i, t in enumerate(tokens)
+        if t.type == tokenize.NAME
+        and t.string == wrong
+        and (i == 0 or tokens[i - 1].string != ".")
+        and (i + 1 == len(tokens) or tokens[i + 1].string != "=")
+    ]
     lines = code.splitlines(keepends=True)
     for token in reversed(names):  # (identifiers only: never inside a text)
         row, col = token.start

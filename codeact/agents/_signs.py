@@ -124,9 +124,11 @@ def _sign_tested(code: str, column: str) -> bool:
     return any(_SIGN_TEST.search(ln) and re.search(uses, ln) for ln in code.splitlines())
 
 
-#: A sign looked for in text: ``.str.startswith('-')``, ``.str.contains('(', regex=False)``.
+#: A column's sign looked for in text: ``df['Amount'].str.startswith('-')``,
+#: ``.str.contains('(', regex=False)``.
 _SIGN_AS_TEXT = re.compile(
-    r"\.str\.(?:startswith|contains)\(\s*(['\"])[-(]\1(?:\s*,\s*regex\s*=\s*False)?\s*\)"
+    r"(\w+\s*\[\s*(['\"])[^'\"\n]+\2\s*\])\.str\.(?:startswith|contains)\(\s*(['\"])[-(]\3"
+    r"(?:\s*,\s*regex\s*=\s*False)?\s*\)"
 )
 
 
@@ -160,5 +162,6 @@ def sign_text_fix(result: ExecutionResult, code: str) -> SignTextFix | None:
     found = _SIGN_AS_TEXT.search(lines[number - 1])
     if found is None:
         return None
-    lines[number - 1] = _SIGN_AS_TEXT.sub(" < 0", lines[number - 1])
-    return SignTextFix(code="\n".join(lines), written=found.group(0).lstrip("."))
+    lines[number - 1] = _SIGN_AS_TEXT.sub(r"(\1 < 0)", lines[number - 1])
+    written = found.group(0)[len(found.group(1)) :].lstrip(".")
+    return SignTextFix(code="\n".join(lines), written=written)
