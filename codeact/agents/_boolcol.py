@@ -71,6 +71,9 @@ def bool_column_problem(question: str, code: str) -> Problem | None:
             if (_with_text(node) and _column(_left(node))) and ast.unparse(_left(node)) in made:
                 line, text = made[ast.unparse(_left(node))]
                 return _problem(code, line, text, node)
+        if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) for t in stmt.targets):
+            frames = {t.id for t in stmt.targets if isinstance(t, ast.Name)}  # (read again:
+            made = {k: v for k, v in made.items() if k.split("[")[0] not in frames}  # its text)
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and _column(stmt.targets[0]):
             target = ast.unparse(stmt.targets[0])
             tested = _tested(stmt.value)
@@ -84,7 +87,8 @@ def bool_column_problem(question: str, code: str) -> Problem | None:
 def _problem(code: str, line: ast.Assign, text: ast.AST, later: ast.AST) -> Problem:
     target = ast.unparse(line.targets[0])
     written = ast.get_source_segment(code, line) or ast.unparse(line)
-    kept = f"{target} = {ast.get_source_segment(code, text) or ast.unparse(text)}"
+    source = ast.get_source_segment(code, text) or ast.unparse(text)
+    kept = f"{target} = ({source})" if "\n" in source else f"{target} = {source}"
     test = ast.get_source_segment(code, later) or ast.unparse(later)
     fixed = code.replace(written, kept, 1) if written in code else None
     return problem_of(

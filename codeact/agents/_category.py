@@ -58,7 +58,7 @@ def _code_legend_positions(question: str, task: str) -> set[int]:
     explains is what the column holds, not a filter."""
     out: set[int] = set()
     for name in note_columns(question):
-        legend = rf"\b{re.escape(name.strip())}\b[^.:\n]{{0,40}}?\bis an? code\b[^:.\n]*:([^.\n]*)"
+        legend = rf"\b{re.escape(name.strip())}\b[^.:\n]{{0,40}}?\bis an? code\b[^:.\n]*:([^.;\n]*)"
         for m in re.finditer(legend, task, re.I):
             out |= set(range(m.start(1) - 1, m.end(1)))
     return out

@@ -42,10 +42,16 @@ def one_way_problem(question: str, code: str) -> Problem | None:
         clock, minutes = ":" in texts, re.search(r"min", texts, re.I) is not None
         if not lines or clock == minutes:
             continue  # (both ways read, or neither: other rules say how to read it)
+        if re.search(
+            r"np\.where|\.where\(|\.mask\(|fillna\(|combine_first|contains\(\s*['\"]:", live
+        ):
+            continue  # (the two ways told apart: np.where(is_clock, h * 60 + m, plain))
         made = re.search(rf"^(\s*)([\w\[\]'\" ]+?)\s*=(?!=)(.*{ref}.*)$", live, re.M)
         whole = f"({reading.group(1)}).fillna({reading.group(2)})"
         fixed = None
-        if made is not None and re.search(r"extract|split|to_numeric|astype", made.group(3)):
+        reads = r"extract|split|to_numeric|astype"
+        if made is not None and re.search(reads, made.group(3)) and "60" in made.group(3):
+            # (a line that alone makes minutes: hours and minutes read on two lines are not)
             column = re.search(ref, made.group(3))
             assert column is not None
             whole = whole.replace(f"df[{name!r}]", column.group(0))
@@ -89,16 +95,32 @@ def hours_problem(question: str, code: str) -> Problem | None:
     live = without_comments(code)
     if not re.search(r"\*\s*60\b|\b60\s*\*", live) or re.search(r"/\s*60\b", live):
         return None
+    made = [  # (what the * 60 makes: a name or a column, or the line itself)
+        m.group(1).strip()
+        for m in re.finditer(r"^\s*([^=\n]+?)\s*=(?!=)[^\n]*(?:\*\s*60\b|\b60\s*\*)", live, re.M)
+    ]
     for m in _HOURS.finditer(task_text(question)):
         number = m.group(1)
-        compared = re.search(rf"([<>]=?)\s*{re.escape(number)}(?![\d.]|\s*[*/])", live)
+        limit = rf"([<>]=?)\s*{re.escape(number)}(?![\d.]|\s*[*/])"
+        compared = next(
+            (
+                c
+                for ln in code.splitlines()
+                if (c := re.search(limit, ln))
+                and (re.search(r"\*\s*60\b", ln) or any(t in ln for t in made))
+            ),
+            None,
+        )
         if compared is None:
-            continue
+            continue  # (no comparison of what the * 60 made: an hours column compared in hours)
         minutes = float(number) * 60
         shown = f"{minutes:g}"
         if re.search(rf"(?<![\d.]){re.escape(shown)}(?![\d.])", live):
             continue
-        fixed = live.replace(compared.group(0), f"{compared.group(1)} {shown}", 1)
+        line = compared.string
+        fixed = code.replace(
+            line, line.replace(compared.group(0), f"{compared.group(1)} {shown}", 1), 1
+        )
         return problem_of(
             f"The question's {m.group(0)} are {shown} minutes, but your code makes the "
             f"durations minutes (* 60) and compares them with {number} "

@@ -363,9 +363,10 @@ def dedup_problem(question: str, code: str) -> Problem | None:
     (fresh19: dockets the export repeats). The fix drops them right after the file is read:
     the first file of the note, whose rows the question is about."""
     task = task_text(question)
-    if not _DROP_DUPLICATES.search(task) or re.search(
-        r"drop_duplicates|duplicated\(|nunique", code
-    ):
+    said = task[: m.start()] if (m := _DROP_DUPLICATES.search(task)) else ""
+    if m is None or re.search(r"\b(?:not|n't|never|no need to)\s+$", said[-16:]):
+        return None  # ("Do not remove duplicate rows")
+    if re.search(r"drop_duplicates|duplicated\(|nunique|\.unique\(", code):
         return None
     files = list(file_columns(question))
     found = read_once(code.splitlines(), files[0]) if files else None

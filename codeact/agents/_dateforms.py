@@ -42,8 +42,10 @@ def date_formats(values: list[str]) -> list[str] | None:
         return None
     for fmt in chosen:  # (day and month in numbers: some value must tell which is which)
         swapped = fmt.replace("%d", "%_").replace("%m", "%d").replace("%_", "%m")
-        if not fmt.startswith(("%d", "%m")) or swapped == fmt:
-            continue  # (year first: always year, month, day)
+        if swapped in chosen:
+            return None  # (day first and month first both: '03/04/2024' cannot be read)
+        if "%m" not in fmt or not fmt.startswith(("%d", "%m")):
+            continue  # (year first, or a month name: always clear)
         if not any(_parses(v, fmt) and not _parses(v, swapped) for v in readers):
             return None
     return sorted(chosen, key=_FORMATS.index)

@@ -139,8 +139,8 @@ def _defines_unasked(task: str, start: int) -> bool:
     """``task[start:]`` lies in a clause defining a term from columns that the rest of the
     question never uses (fresh19: "a load's net weight is its Gross minus its Tare" in a
     question counting dockets by Gross alone does not ask for Tare)."""
-    left = max(task.rfind(". ", 0, start), task.rfind("; ", 0, start), task.rfind("\n", 0, start))
-    m = _DEFINITION.match(task[left + 1 : start])
+    left = max(task.rfind(b, 0, start) + len(b) for b in (". ", "; ", "\n", ": "))
+    m = _DEFINITION.match(task[max(left, 0) : start])
     return m is not None and task.lower().count(m.group(1).lower()) < 2
 
 

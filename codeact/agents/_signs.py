@@ -85,7 +85,11 @@ def _converted_at(code: str, column: str) -> tuple[int, str] | None:
     numbers in place (``df['Amount ($)'] = ....astype(float)``), or None."""
     ref = rf"\[\s*(['\"]){re.escape(column)}\2\s*\]"
     made = re.compile(rf"^([A-Za-z_]\w*)\s*{ref}\s*=(?!=).*(?:astype\(\s*float|to_numeric)")
-    found = [(i, m.group(1)) for i, ln in enumerate(code.splitlines()) if (m := made.match(ln))]
+    found = [
+        (i, m.group(1))
+        for i, ln in enumerate(code.splitlines())
+        if (m := made.match(ln)) and ln.count("(") == ln.count(")")  # (one whole line)
+    ]
     return found[-1] if found else None
 
 

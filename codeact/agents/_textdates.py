@@ -65,6 +65,8 @@ def text_date_problem(question: str, code: str) -> Problem | None:
             assert m is not None
             if re.sub(r"\s+", "", m.group(2)) in re.sub(r"\s+", "", code):
                 continue  # (read as the note says: fresh17, '3 Jan 2024' beside '04-01-2024')
+            if _read_each_way(m.group(2), code):
+                continue  # (each of the note's formats read, in any order or frame: fresh19)
             # (one format for both forms: the others become NaT or fail; day first, the
             # ISO dates need their own format: dayfirst=True reads '2024-01-02' as 1 February)
             iso = m.group(1) == "month" or re.search(r"ISO8601|%Y-%m-%d", code)
@@ -89,6 +91,19 @@ def text_date_problem(question: str, code: str) -> Problem | None:
             _reread(code, name, read) or _retest(question, code, name, read),
         )
     return None
+
+
+def _read_each_way(read: str, code: str) -> bool:
+    """Whether ``code`` reads dates of the formats the note's ``read`` names (two or three)
+    with each of them, or with ``format='mixed'`` when no format has the day and the month
+    both as numbers (year first, or a month name: pandas reads each value right)."""
+    formats = re.findall(r"format='([^']+)'", read)
+    if len(formats) < 2:
+        return False
+    if all(re.search(rf"['\"]{re.escape(f)}['\"]", code) for f in formats):
+        return True
+    clear = all(f.startswith("%Y") or "%b" in f or "%B" in f for f in formats)
+    return clear and re.search(r"format\s*=\s*['\"]mixed", code) is not None
 
 
 def _retest(question: str, code: str, name: str, read: str) -> str | None:
