@@ -156,3 +156,16 @@ def question_of(asked: str, said: str, files: dict[str, bytes]) -> str:
     from codeact.agents.code import describe_files
 
     return f"Question: {asked}\nConstraints: {said}\n\n{describe_files(files)}"
+
+
+def rule_note(question: str, code: str, stdout: str = "1") -> str | None:
+    """What the answer rules (``rules_validator``, as ``codeact run`` uses them) tell the
+    model of one successful cell's ``code``, or None when they pass it."""
+    from codeact.agents.validators import AnswerCandidate, CellRun, ModelRetry, rules_validator
+
+    cell = CellRun(code=code, stdout=stdout)
+    try:
+        rules_validator()(AnswerCandidate(text="@x[1]", question=question, cells=(cell,)))
+    except ModelRetry as exc:
+        return str(exc)
+    return None

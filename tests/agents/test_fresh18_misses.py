@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from codeact.agents._boolcol import bool_column_problem
-from codeact.agents.validators import AnswerCandidate, CellRun, ModelRetry, rules_validator
 from tests.helpers import exec_with_files, question_of, run_one_cell
+from tests.helpers import rule_note as said
 
 CHANNELS = ["Online", "web", "App", "Box Office", "Counter", "online "]
 DISCOUNTS = ["20%", "0.2", "0%", "12.5%", "0.125", ""]
@@ -20,16 +20,6 @@ TICKETS = "Txn,Amount ($),Discount,sales channel,Tickets\n" + "".join(
 )
 FILES = {"t.csv": TICKETS.encode()}
 READ = "import pandas as pd\ndf = pd.read_csv('t.csv')\n"
-
-
-def said(question: str, code: str, stdout: str = "1") -> str | None:
-    """What the answer rules tell the model of one successful cell (None: nothing)."""
-    cell = CellRun(code=code, stdout=stdout)
-    try:
-        rules_validator()(AnswerCandidate(text="@x[1]", question=question, cells=(cell,)))
-    except ModelRetry as exc:
-        return str(exc)
-    return None
 
 
 def test_a_column_converted_but_never_used_is_no_concern_of_the_rules() -> None:

@@ -10,20 +10,9 @@ import pytest
 
 from codeact.agents._candidate import AnswerCandidate as AC
 from codeact.agents._rules import check_rules
-from codeact.agents.validators import AnswerCandidate, CellRun, ModelRetry, rules_validator
+from codeact.agents.validators import CellRun
 from tests.helpers import exec_with_files, question_of, run_one_cell
-
-
-def said(question: str, code: str) -> str | None:
-    try:
-        rules_validator()(
-            AnswerCandidate(
-                text="@x[1]", question=question, cells=(CellRun(code=code, stdout="1"),)
-            )
-        )
-    except ModelRetry as exc:
-        return str(exc)
-    return None
+from tests.helpers import rule_note as said
 
 
 def first_problem(question: str, code: str):

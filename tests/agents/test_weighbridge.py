@@ -14,8 +14,8 @@ import pytest
 from codeact.agents._dateforms import date_formats
 from codeact.agents._rules import column_problem
 from codeact.agents.code import describe_files
-from codeact.agents.validators import AnswerCandidate, CellRun, ModelRetry, rules_validator
 from tests.helpers import exec_with_files, question_of, run_one_cell
+from tests.helpers import rule_note as said
 
 DATES = ["07-Mar-2024", "2024/03/09", "11-Mar-2024", "2024/04/02", "30-Apr-2024"]
 GROSS = ["12,480 kg", "16.2 t", "9.5 t", "15480 kg", "2,720 kg"]
@@ -40,15 +40,6 @@ WEIGHTS = (
 
 def _line(column: str) -> str:
     return next(ln for ln in NOTE.splitlines() if ln.strip().startswith(f"- {column!r}"))
-
-
-def said(question: str, code: str) -> str | None:
-    cell = CellRun(code=code, stdout="1")
-    try:
-        rules_validator()(AnswerCandidate(text="@x[1]", question=question, cells=(cell,)))
-    except ModelRetry as exc:
-        return str(exc)
-    return None
 
 
 def test_dates_written_in_two_formats_are_named_and_read_both_ways() -> None:
