@@ -12,6 +12,15 @@ import ast
 TRIES = 3
 
 
+def parses(source: str) -> bool:
+    """Whether ``source`` parses as a whole (not cut off in the middle of a statement)."""
+    try:
+        parse_source(source)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    return True
+
+
 def parse_source(source: str) -> ast.Module:
     """The module ``source`` parses to (``SyntaxError`` as ``ast.parse`` raises it)."""
     for _ in range(TRIES - 1):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from codeact._parse import parse_source
+from codeact._parse import parses
 from codeact.agents._csvtable import Table, read_table
 from codeact.agents._filenote import describe_table
 from codeact.agents._joinkeys import key_hints
@@ -43,15 +43,6 @@ def describe_files(files: dict[str, bytes]) -> str:
     return "\n".join(out)
 
 
-def _complete(code: str) -> bool:
-    """Whether ``code`` parses as a whole (not cut off in the middle of a statement)."""
-    try:
-        parse_source(code)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return False
-    return True
-
-
 def parse_blocks(text: str) -> tuple[list[str], str | None]:
     """``(code blocks, format error)`` found in a reply; fences inside the tags are tolerated.
     A last block opened and never closed is run when its code parses whole; cut off inside a
@@ -66,7 +57,7 @@ def parse_blocks(text: str) -> tuple[list[str], str | None]:
     rest = _BLOCK.sub("", text)
     if "<execute>" in rest:
         tail = _FENCE.sub(r"\1", rest.partition("<execute>")[2].strip("\n"))
-        whole = tail.strip() and "<execute>" not in tail and _complete(tail)
+        whole = tail.strip() and "<execute>" not in tail and parses(tail)
         if whole:  # (fresh17: a whole cell, its closing tag left out; sent back, the model
             return [*blocks, tail], None  # asked for the task again)
         return blocks, (

@@ -300,6 +300,12 @@ _HOURS_MINUTES = re.compile(r"^\d{1,2}:[0-5]\d$")
 _MINUTES = re.compile(r"^\d+(?:\.\d+)?\s*(?:min|mins|minutes?)$", re.I)
 
 
+#: How the files note names durations written as hours:minutes beside minutes.
+CLOCK_MINUTES = "durations written two ways, hours:minutes and minutes"
+#: That note's reading (``minutes = <hours:minutes>; minutes = minutes.fillna(<minutes>)``).
+CLOCK_MINUTES_READING = re.compile(rf"{CLOCK_MINUTES} .*?: (minutes = .*?)(?:, e\.g\.|$)")
+
+
 def clock_minutes(values: list[str], name: str) -> str:
     """The hint for durations written as hours:minutes beside minutes (fresh18: a film's
     Runtime ``'1:28'`` or ``'90 min'``), both present; else ``""``. Read as times of day or
@@ -310,7 +316,7 @@ def clock_minutes(values: list[str], name: str) -> str:
         return ""
     column = f"df[{name!r}].str.strip()"
     return (
-        f"durations written two ways, hours:minutes and minutes ({clocks[0]!r} is "
+        f"{CLOCK_MINUTES} ({clocks[0]!r} is "
         f"{int(clocks[0].split(':')[0]) * 60 + int(clocks[0].split(':')[1])} minutes, like "
         rf"{minutes[0]!r}): minutes = pd.to_numeric({column}.str.extract(r'^(\d+):')[0]) * 60 "
         rf"+ pd.to_numeric({column}.str.extract(r':(\d+)$')[0]); minutes = minutes.fillna("

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import re
 
+from codeact.agents._cellforms import CLOCK_MINUTES_READING
 from codeact.agents._notecols import name_pattern, note_column_kinds, task_text, without_comments
 from codeact.agents._problem import Problem, problem_of
 
-_TWO_WAYS = re.compile(r"durations written two ways, hours:minutes and minutes .*?: (minutes = .*)")
 #: The note's two lines: the hours:minutes reading, then the minutes one filled in.
 _READING = re.compile(r"minutes = (.*?); minutes = minutes\.fillna\((.*)\)(?:, e\.g\.|$)")
 
@@ -32,7 +32,7 @@ def one_way_problem(question: str, code: str) -> Problem | None:
     one of the two only (a ``':'`` and never ``min``, or the other way round)."""
     live = without_comments(code)
     for name, kind in note_column_kinds(question):
-        m = _TWO_WAYS.search(kind)
+        m = CLOCK_MINUTES_READING.search(kind)
         reading = _READING.search(m.group(1)) if m is not None else None
         if reading is None:
             continue

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from codeact.agents._cellforms import CLOCK_MINUTES_READING
 from codeact.agents._notecols import TEXT_NUMBER_CONVERSION, note_column_kinds, uses_column
 
 #: What the files note says a column holds, the code it gives to read it, and what in a
@@ -18,7 +19,7 @@ _CONVERSIONS = (
     ),
     (re.compile(r"durations as text: (.*?) gives minutes"), "to_timedelta", "durations as text"),
     (  # ('1:28' beside '90 min': both lines of the note; fresh18 compared the text with 120)
-        re.compile(r"durations written two ways, .*?: (minutes = .*?)(?:, e\.g\.|$)"),
+        CLOCK_MINUTES_READING,
         "min",
         "durations written two ways",
     ),

@@ -62,6 +62,6 @@ def date_formats_hint(values: list[str], name: str) -> str:
     reading = reads[0] + "".join(f".fillna({r})" for r in reads[1:])
     shown = " and ".join(repr(e) for e in examples)
     ways = {2: "two", 3: "three"}[len(formats)]
-    first = next((f[1] for f in formats if f[1] in "dbB" or f[1] == "m"), "Y")
-    order = {"d": "day", "m": "month", "b": "month", "B": "month", "Y": "year"}[first]
+    first = next((f[1] for f in formats if f[1] in "dmbB"), "Y")  # (day, month, or none)
+    order = "day" if first == "d" else "year" if first == "Y" else "month"
     return f"dates as text written {ways} ways ({shown}), {order} first: {reading}"

@@ -190,8 +190,10 @@ def number_key_fix(question: str, result: ExecutionResult, code: str) -> NumberK
 
 #: The parts of a "Keys written differently" line: the two columns and files, each side's
 #: number (the second only when both sides hold codes).
-_NUMBER = r"df\[[^\n]*?\]\.str\.extract\(r'\(\\d\+\)'\)\[0\]\.astype\(int\)"
-_NUMBER = rf"(?:{_NUMBER}|pd\.to_numeric\(df\[[^\n]*?\], errors='coerce'\))"  # ('08441', 'CASH')
+_NUMBER = (  # (the code's digits, or a number padded with zeros: '08441', 'CASH' for none)
+    r"(?:df\[[^\n]*?\]\.str\.extract\(r'\(\\d\+\)'\)\[0\]\.astype\(int\)"
+    r"|pd\.to_numeric\(df\[[^\n]*?\], errors='coerce'\))"
+)
 _DIFFERENT_PAIR = re.compile(
     r"- Keys written differently: (?P<a>'[^'\n]*') of '(?P<file_a>[^'\n]+)' .*? is "
     r"(?P<b>'[^'\n]*') of '(?P<file_b>[^'\n]+)' .*?Join on the number: "

@@ -146,10 +146,7 @@ def _padded_hints(
                 linked = _linked(col, key) or _abbreviates(col, key) or _abbreviates(key, col)
                 if b == a or letters or not linked:
                     continue
-                if (
-                    len(numbers & wholes) < 0.8 * min(len(numbers), len(wholes), 10**9)
-                    or len(numbers & wholes) < 3
-                ):
+                if len(numbers & wholes) < max(3, 0.8 * min(len(numbers), len(wholes))):
                     continue
                 shown = " and ".join(repr(w) for w in sorted(words))
                 hints.append(

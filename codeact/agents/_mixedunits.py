@@ -109,9 +109,11 @@ def _every_units_read(
     """``_units_read`` of column ``name``, then of every other several-units column the
     cell converts its own way (fresh19: Gross, then Tare), or None when the first fails."""
     fixed = _units_read(code, name, reading, factors)
+    if fixed is None:
+        return None
     for other, kind in note_column_kinds(question):
         n = _SEVERAL_UNITS.search(kind)
-        if fixed is not None and other != name and n is not None:
+        if other != name and n is not None:
             units = re.findall(r"'([^']+)'", n.group(1))
             again = _units_read(
                 fixed, other, n.group(2), _factors(task_text(question), units), True

@@ -231,8 +231,9 @@ def check_rules(candidate: AnswerCandidate) -> str | None:
                 # (the rule read the cell without conversions nothing uses; its runnable
                 # code comes from the cell as written, or there is none)
                 again = dict(_problems(candidate, written, written, stale, outputs))[rule]()
-                same = isinstance(again, Problem) and str(again) == str(problem)
-                problem.code = again.code if same and isinstance(again, Problem) else None
+                problem.code = (
+                    again.code if isinstance(again, Problem) and again == problem else None
+                )
             return _with_code(rule, problem, candidate)
     return None
 

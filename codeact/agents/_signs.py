@@ -58,16 +58,12 @@ def sign_problem(question: str, code: str) -> Problem | None:
         kind = dict(note_column_kinds(question)).get(column, "")
         convert = TEXT_NUMBER_CONVERSION.search(kind)
         number = convert.group(1) if convert else f"df[{column!r}]"
-        found = column_read(question, code.splitlines(), column)
-        converted = _converted_at(code, column)
+        converted = _converted_at(code, column)  # (the cell made it numbers: the test reads them)
+        found = converted or column_read(question, code.splitlines(), column)
         fixed = None
-        if converted is not None:  # (the cell made it numbers: the test reads them)
-            at, frame = converted
-            number = f"{frame}[{column!r}]"
-            fixed = insert_after(code, at, f"{frame} = {frame}[{number} {keep} 0]")
-        elif found is not None:
+        if found is not None:
             at, frame = found
-            number = number.replace("df[", f"{frame}[")
+            number = f"{frame}[{column!r}]" if converted else number.replace("df[", f"{frame}[")
             fixed = insert_after(code, at, f"{frame} = {frame}[{number} {keep} 0]")
         word = m.group(1) or m.group(2)
         return problem_of(

@@ -70,16 +70,15 @@ def text_date_problem(question: str, code: str) -> Problem | None:
             # (one format for both forms: the others become NaT or fail; day first, the
             # ISO dates need their own format: dayfirst=True reads '2024-01-02' as 1 February)
             iso = m.group(1) == "month" or re.search(r"ISO8601|%Y-%m-%d", code)
-            if re.search(r"written (?:two|three) ways", kind) and not (
-                re.search(r"format\s*=\s*['\"]mixed", code) and iso
-            ):
+            several = re.search(r"written (?:two|three) ways", kind) is not None
+            if several and not (re.search(r"format\s*=\s*['\"]mixed", code) and iso):
                 converted = None
             if converted and (
                 m.group(1) == "month"
                 or re.search(r"dayfirst\s*=\s*True|format\s*=\s*['\"]%d", code)
             ):
                 continue
-            if "ways (" not in kind and _period_tests_only(code, name, kind):
+            if not several and _period_tests_only(code, name, kind):
                 continue  # ("05/2024" in dates all written '01/05/2024 08:09': May 2024)
             written, read = f"{m.group(1)} first", m.group(2)
         return problem_of(

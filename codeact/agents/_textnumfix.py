@@ -21,6 +21,7 @@ from codeact.agents._notecols import (
     uses_column,
 )
 from codeact.agents._problem import Problem, problem_of
+from codeact.agents._unusedcols import COLUMN_SET
 from codeact.agents._unusedfix import failing_lineno, safe_to_repeat, shown_lines
 from codeact.executors.base import ExecutionResult
 
@@ -263,10 +264,9 @@ _RECORDED = re.compile(
 def _made_from(code: str, names: list[str]) -> list[str]:
     """The columns ``code`` sets from one of ``names`` (``df['days_ahead'] = (df['showDate']
     - df['BOOKED AT']).dt.days``): a gap in them is a gap in the column they come from."""
-    made = re.finditer(r"^\s*\w+\s*\[\s*(['\"])([^'\"\n]+)\1\s*\]\s*=(?!=)(.*)$", code, re.M)
     return [
         m.group(2)
-        for m in made
+        for m in COLUMN_SET.finditer(code)
         if m.group(2) not in names
         and any(re.search(rf"\[\s*['\"]{re.escape(n)}['\"]\s*\]", m.group(3)) for n in names)
     ]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from codeact._parse import parse_source
+from codeact._parse import parses
 from codeact.agents._notecols import past_conversions, uses_column
 
 #: ``.drop_duplicates(subset=[...])``: a list of columns rows are compared on, no use of them.
@@ -26,16 +26,8 @@ def without_dedup_lists(code: str) -> str:
     return _DEDUP_LIST.sub(r"\1[]", code)
 
 
-#: ``df['Discount'] = ...``: a line setting one column.
-_SETS = re.compile(r"^\s*\w+\s*\[\s*(['\"])([^'\"\n]+)\1\s*\]\s*=[^=]", re.M)
-
-
-def _parses(code: str) -> bool:
-    try:
-        parse_source(code)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return False
-    return True
+#: ``df['Discount'] = ...``: a line setting one column (its name, then what it is set to).
+COLUMN_SET = re.compile(r"^\s*\w+\s*\[\s*(['\"])([^'\"\n]+)\1\s*\]\s*=(?!=)(.*)$", re.M)
 
 
 def without_unused_conversions(code: str) -> str:
@@ -43,8 +35,8 @@ def without_unused_conversions(code: str) -> str:
     (comments left out too when any line is dropped); ``code`` itself when none is, or when
     dropping them would leave code that does not parse (a statement over several lines)."""
     out = code
-    for name in dict.fromkeys(m.group(2) for m in _SETS.finditer(code)):
+    for name in dict.fromkeys(m.group(2) for m in COLUMN_SET.finditer(code)):
         rest = past_conversions(out, name)
-        if rest != out and not uses_column(without_dedup_lists(rest), name) and _parses(rest):
+        if rest != out and not uses_column(without_dedup_lists(rest), name) and parses(rest):
             out = rest
     return out

@@ -11,6 +11,7 @@ import pytest
 from codeact.agents._candidate import AnswerCandidate as AC
 from codeact.agents._rules import check_rules
 from codeact.agents.validators import CellRun
+from tests.agents.test_fresh18_misses import FILMS
 from tests.helpers import exec_with_files, question_of, run_one_cell
 from tests.helpers import rule_note as said
 
@@ -82,13 +83,6 @@ def test_do_not_remove_duplicates_is_no_order_to_drop_them() -> None:
 
 
 # 4. one_way_problem: both forms read (the plain minutes by '(\d+)', no 'min' literal)
-RUNTIMES = ["1:28", "90 min", "2:05", "125 min", "1:54", "2:21", "100 min", "131 min"]
-FILMS = {
-    "films.csv": (
-        "Film ID,Title,Runtime\n"
-        + "".join(f"{1000 + i},Film {i},{r}\n" for i, r in enumerate(RUNTIMES))
-    ).encode()
-}
 FILM_READ = "import pandas as pd\nimport numpy as np\ndf = pd.read_csv('films.csv')\n"
 
 
