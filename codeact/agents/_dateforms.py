@@ -31,9 +31,11 @@ def date_formats(values: list[str]) -> list[str] | None:
     None when the values are not such dates."""
     if len(values) < 2:
         return None
-    readers = {v: [f for f in _FORMATS if _parses(v, f)] for v in set(values)}
-    if not all(readers.values()):
-        return None
+    readers: dict[str, list[str]] = {}
+    for value in dict.fromkeys(values):  # (the first value no format reads ends it: free text)
+        readers[value] = [f for f in _FORMATS if _parses(value, f)]
+        if not readers[value]:
+            return None
     chosen: list[str] = []
     for _value, formats in sorted(readers.items(), key=lambda kv: len(kv[1])):
         if not any(f in chosen for f in formats):
