@@ -60,6 +60,7 @@ from answer_data_fresh16 import build_fresh16_questions, generate_fresh16_files
 from answer_data_fresh17 import build_fresh17_questions, generate_fresh17_files
 from answer_data_fresh18 import build_fresh18_questions, generate_fresh18_files
 from answer_data_fresh19 import build_fresh19_questions, generate_fresh19_files
+from answer_data_fresh20 import build_fresh20_questions, generate_fresh20_files
 from answer_data_styled import build_styled_questions, generate_styled_files
 
 from codeact import CodeActAgent, Context, RestrictedExecutor
@@ -287,6 +288,7 @@ def every_question() -> tuple[dict[str, bytes], list[Question]]:
     files |= generate_fresh11_files() | generate_fresh12_files() | generate_fresh13_files()
     files |= generate_fresh14_files() | generate_fresh15_files() | generate_fresh16_files()
     files |= generate_fresh17_files() | generate_fresh18_files() | generate_fresh19_files()
+    files |= generate_fresh20_files()
     questions = build_questions(files) + build_styled_questions(files)
     questions += build_fresh_questions(files) + build_fresh2_questions(files)
     questions += build_fresh3_questions(files) + build_fresh4_questions(files)
@@ -297,7 +299,7 @@ def every_question() -> tuple[dict[str, bytes], list[Question]]:
     questions += build_fresh13_questions(files) + build_fresh14_questions(files)
     questions += build_fresh15_questions(files) + build_fresh16_questions(files)
     questions += build_fresh17_questions(files) + build_fresh18_questions(files)
-    questions += build_fresh19_questions(files)
+    questions += build_fresh19_questions(files) + build_fresh20_questions(files)
     return files, questions
 
 
@@ -344,7 +346,7 @@ def main() -> None:
     parser.add_argument("--model", default="local", help="model spec (codeact.llms.infer_llm)")
     parser.add_argument(
         "--split",
-        choices=["tune", "heldout", "fresh", *(f"fresh{n}" for n in range(2, 20)), "all"],
+        choices=["tune", "heldout", "fresh", *(f"fresh{n}" for n in range(2, 21)), "all"],
         default="heldout",
         help="fresh: twelve questions never used to tune (benchmarks/answer_data_fresh.py); "
         "fresh2: twenty more (benchmarks/answer_data_fresh2.py); fresh3: twenty more "
@@ -366,7 +368,8 @@ def main() -> None:
         "written blind, three joining two files (benchmarks/answer_data_fresh17.py); fresh18: "
         "twenty more, written blind, three joining two files (benchmarks/answer_data_fresh18.py); "
         "fresh19: twenty more, written blind, three joining two files "
-        "(benchmarks/answer_data_fresh19.py)",
+        "(benchmarks/answer_data_fresh19.py); fresh20: twenty more, written blind, three joining "
+        "two files (benchmarks/answer_data_fresh20.py)",
     )
     parser.add_argument("--config", action="append", choices=list(CONFIGS))
     parser.add_argument("--skip", default="", help="questions whose id contains this are left out")
