@@ -35,9 +35,10 @@ _QUANTITY = re.compile(r"^\d+\s?[xX]\s?[^\W\d_]")
 _COUNT = re.compile(r"^\d+\s?[xX]\s?")
 LIST_SEPARATORS = ("; ", ";", " | ", "|")
 LIST_SCAN = 2_000
-#: Spaces, hyphens and underscores between two letters (``Uber Eats``, ``Take-away``); a sign
-#: (``-1``) or a grade's ``A-`` is not between letters, so it stays.
-SQUEEZE_PATTERN = r"(?<=[a-z])[\s_-]+(?=[a-z])"
+#: Spaces, hyphens and underscores between two letters (``Uber Eats``, ``Take-away``), and
+#: spaces between a letter and a digit (a code ``'L 12'``); a sign (``-1``), a grade's ``A-``
+#: or ``'3-D'`` stays.
+SQUEEZE_PATTERN = r"(?<=[a-z])[\s_-]+(?=[a-z])|(?<=[a-z])\s+(?=\d)"
 _SQUEEZE = re.compile(SQUEEZE_PATTERN)
 
 
@@ -298,29 +299,55 @@ def other_forms(present: list[str], name: str) -> str:
 
 _HOURS_MINUTES = re.compile(r"^\d{1,2}:[0-5]\d$")
 _MINUTES = re.compile(r"^\d+(?:\.\d+)?\s*(?:min|mins|minutes?)$", re.I)
+#: Hours, perhaps with a decimal comma (``'6,75 h'``, ``'6.5 hours'``).
+_DECIMAL_HOURS = re.compile(r"^\d+(?:[.,]\d+)?\s*(?:h|hrs?|hours?)$", re.I)
 
 
-#: How the files note names durations written as hours:minutes beside minutes.
+#: How the files note names durations written as hours:minutes beside minutes (and hours).
 CLOCK_MINUTES = "durations written two ways, hours:minutes and minutes"
-#: That note's reading (``minutes = <hours:minutes>; minutes = minutes.fillna(<minutes>)``).
-CLOCK_MINUTES_READING = re.compile(rf"{CLOCK_MINUTES} .*?: (minutes = .*?)(?:, e\.g\.|$)")
+#: That note's reading (``minutes = <hours:minutes>; minutes = minutes.fillna(<minutes>)``,
+#: perhaps a third line filling in the hours).
+CLOCK_MINUTES_READING = re.compile(
+    r"durations written (?:two|three) ways, hours:minutes(?:, hours)? and (?:minutes|hours) "
+    r".*?: (minutes = .*?)(?:, e\.g\.|$)"
+)
 
 
 def clock_minutes(values: list[str], name: str) -> str:
-    """The hint for durations written as hours:minutes beside minutes (fresh18: a film's
-    Runtime ``'1:28'`` or ``'90 min'``), both present; else ``""``. Read as times of day or
-    as numbers, the two give nonsense; the conversion gives minutes."""
+    """The hint for durations written as hours:minutes beside minutes or hours, or all three
+    (fresh18: a film's Runtime ``'1:28'`` or ``'90 min'``; fresh20: ``'6:45'``, ``'405 min'``
+    or ``'6,75 h'``), two at least present; else ``""``. Read as times of day or as numbers,
+    they give nonsense; the conversion gives minutes."""
     clocks = [v for v in values if _HOURS_MINUTES.match(v)]
     minutes = [v for v in values if _MINUTES.match(v)]
-    if not clocks or not minutes or len(clocks) + len(minutes) < len(values):
+    hours = [v for v in values if _DECIMAL_HOURS.match(v)]
+    if (
+        not clocks
+        or not (minutes or hours)
+        or len(clocks) + len(minutes) + len(hours) < len(values)
+    ):
         return ""
     column = f"df[{name!r}].str.strip()"
+    reads = [  # (each form's reading, the first filled in by the others)
+        rf"pd.to_numeric({column}.str.extract(r'(?i)^([\d.]+)\s*min')[0])" * bool(minutes),
+        rf"pd.to_numeric({column}.str.extract(r'(?i)^([\d.,]+)\s*h')[0].str.replace(',', '.'))"
+        " * 60" * bool(hours),
+    ]
+    ways = ["minutes"] * bool(minutes) + ["hours"] * bool(hours)
+    kind = (
+        CLOCK_MINUTES
+        if ways == ["minutes"]
+        else (
+            f"durations written {['two', 'three'][len(ways) - 1]} ways, hours:minutes"
+            f"{', hours' * (len(ways) == 2)} and {ways[0]}"
+        )
+    )
+    alike = " and ".join(repr(v[0]) for v in (minutes, hours) if v)
+    clock = int(clocks[0].split(":")[0]) * 60 + int(clocks[0].split(":")[1])
     return (
-        f"{CLOCK_MINUTES} ({clocks[0]!r} is "
-        f"{int(clocks[0].split(':')[0]) * 60 + int(clocks[0].split(':')[1])} minutes, like "
-        rf"{minutes[0]!r}): minutes = pd.to_numeric({column}.str.extract(r'^(\d+):')[0]) * 60 "
-        rf"+ pd.to_numeric({column}.str.extract(r':(\d+)$')[0]); minutes = minutes.fillna("
-        rf"pd.to_numeric({column}.str.extract(r'(?i)^([\d.]+)\s*min')[0]))"
+        f"{kind} ({clocks[0]!r} is {clock} minutes, like {alike}): minutes = pd.to_numeric("
+        rf"{column}.str.extract(r'^(\d+):')[0]) * 60 + pd.to_numeric({column}.str.extract("
+        rf"r':(\d+)$')[0])" + "".join(f"; minutes = minutes.fillna({r})" for r in reads if r)
     )
 
 

@@ -18,8 +18,15 @@ from codeact.agents._cellforms import CLOCK_MINUTES_READING
 from codeact.agents._notecols import name_pattern, note_column_kinds, task_text, without_comments
 from codeact.agents._problem import Problem, problem_of
 
-#: The note's two lines: the hours:minutes reading, then the minutes one filled in.
-_READING = re.compile(r"minutes = (.*?); minutes = minutes\.fillna\((.*)\)(?:, e\.g\.|$)")
+#: The note's lines: the hours:minutes reading, then the minutes (and hours) ones filled in.
+_READING = re.compile(r"minutes = (.*?)((?:; minutes = minutes\.fillna\(.*?\))+)(?:, e\.g\.|$)")
+_FILL = "; minutes = minutes.fillna("
+#: Each form the note reads, how code that reads it shows it, and how it is written.
+_FORMS = (
+    ("clock", re.compile(r":"), "'2:05'"),
+    ("min", re.compile(r"min", re.I), "'125 min'"),
+    ("h", re.compile(r"(?<![a-z])h(?:ours?|rs?)?(?![a-z])", re.I), "'2,5 h'"),
+)
 
 
 def _string_texts(code: str) -> str:
@@ -28,26 +35,28 @@ def _string_texts(code: str) -> str:
 
 
 def one_way_problem(question: str, code: str) -> Problem | None:
-    """A column the note shows as durations written two ways, read by lines that look for
-    one of the two only (a ``':'`` and never ``min``, or the other way round)."""
+    """A column the note shows as durations written two or three ways, read by lines that
+    look for some of them only (a ``':'`` and never ``min``, or the other way round)."""
     live = without_comments(code)
     for name, kind in note_column_kinds(question):
         m = CLOCK_MINUTES_READING.search(kind)
         reading = _READING.search(m.group(1)) if m is not None else None
         if reading is None:
             continue
+        fills = [r.removesuffix(")") for r in reading.group(2).split(_FILL)[1:]]
+        forms = [_FORMS[0], *(f for f in _FORMS[1:] for r in fills if f[0] in r.split("s*")[-1])]
         ref = rf"\w+\s*\[\s*['\"](?:{name_pattern(name)})['\"]\s*\]"
         lines = [ln for ln in live.splitlines() if re.search(ref, ln)]
         texts = _string_texts("\n".join(lines))
-        clock, minutes = ":" in texts, re.search(r"min", texts, re.I) is not None
-        if not lines or clock == minutes:
-            continue  # (both ways read, or neither: other rules say how to read it)
+        read = [form for form in forms if form[1].search(texts)]
+        if not lines or len(read) in (0, len(forms)):
+            continue  # (every way read, or none: other rules say how to read it)
         if re.search(
             r"np\.where|\.where\(|\.mask\(|fillna\(|combine_first|contains\(\s*['\"]:", live
         ):
-            continue  # (the two ways told apart: np.where(is_clock, h * 60 + m, plain))
+            continue  # (the ways told apart: np.where(is_clock, h * 60 + m, plain))
         made = re.search(rf"^(\s*)([\w\[\]'\" ]+?)\s*=(?!=)(.*{ref}.*)$", live, re.M)
-        whole = f"({reading.group(1)}).fillna({reading.group(2)})"
+        whole = f"({reading.group(1)})" + "".join(f".fillna({r})" for r in fills)
         fixed = None
         reads = r"extract|split|to_numeric|astype"
         if made is not None and re.search(reads, made.group(3)) and "60" in made.group(3):
@@ -57,13 +66,14 @@ def one_way_problem(question: str, code: str) -> Problem | None:
             whole = whole.replace(f"df[{name!r}]", column.group(0))
             line = f"{made.group(1)}{made.group(2)} = {whole}"
             fixed = code.replace(made.group(0), line, 1) if made.group(0) in code else None
-        read = "'2:05' form" if clock else "'125 min' form"
-        other = "'125 min'" if clock else "'2:05'"
+        shown = " and ".join(f[2] for f in read)
+        other = " or ".join(f[2] for f in forms if f not in read)
+        ways = {2: "two", 3: "three"}[len(forms)]
         return problem_of(
-            f"The column {name!r} holds durations written two ways (see the files note), and "
-            f"your code reads only the {read}: the rows written like {other} become NaN and "
-            f"drop out. Read both, as the note does: minutes = {whole}; run your code again, "
-            "print the result, then answer.",
+            f"The column {name!r} holds durations written {ways} ways (see the files note), "
+            f"and your code reads only the {shown} form: the rows written like {other} become "
+            f"NaN and drop out. Read every way, as the note does: minutes = {whole}; run your "
+            "code again, print the result, then answer.",
             fixed,
         )
     return None

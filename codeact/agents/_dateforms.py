@@ -6,14 +6,23 @@ the gaps the one before left."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 #: The formats tried, most specific first (month names before numbers).
 _FORMATS = (
     "%d-%b-%Y", "%d %b %Y", "%b %d, %Y", "%d-%B-%Y", "%d %B %Y", "%B %d, %Y",
     "%Y/%m/%d", "%Y-%m-%d", "%Y.%m.%d", "%d/%m/%Y", "%m/%d/%Y", "%d.%m.%Y", "%d-%m-%Y",
+    "%d. %m. %Y",
 )  # fmt: skip
 MAX_FORMATS = 3
+#: A date written the Czech or Slovak way, a space after each dot (``'5. 3. 2023'``).
+_SPACED_DOTS = re.compile(r"^\d{1,2}\. \d{1,2}\. \d{4}$")
+
+
+def is_spaced_date(value: str) -> bool:
+    """Whether ``value`` is a date such as ``'5. 3. 2023'`` (day, month, year)."""
+    return bool(_SPACED_DOTS.match(value))
 
 
 def _parses(value: str, fmt: str) -> bool:

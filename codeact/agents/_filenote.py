@@ -23,15 +23,16 @@ from codeact.agents._cellforms import (
     time_of_day_hint,
 )
 from codeact.agents._csvtable import SCAN_ROWS, Table
-from codeact.agents._dateforms import date_formats_hint
+from codeact.agents._dateforms import date_formats_hint, is_spaced_date
+from codeact.agents._mixedunits import units_reading
 from codeact.agents._money import (
     SIGNED_NUMBER,
-    accounting_hint,
-    european_hint,
+    amount_hint,
     signed_conversion,
     signed_hint,
     signs_of,
 )
+from codeact.agents._totals import totals_hint
 
 MAX_COLUMNS = 40
 MAX_EXAMPLE_CHARS = 24
@@ -110,7 +111,7 @@ def describe_table(table: Table) -> str:
     out = [f"  {about}{rows} rows x {len(header)} columns{sep}. Columns (name: type):", *described]
     if len(header) > MAX_COLUMNS:
         out.append(f"  - ... and {len(header) - MAX_COLUMNS} more columns")
-    out += _wide_hint(header)
+    out += _wide_hint(header) + [t for t in [totals_hint(header, columns)] if t]
     if scanned < rows:
         out.append(f"  (types and missing counts from the first {scanned} rows)")
     return "\n".join(out)
@@ -144,7 +145,10 @@ def _column(name: str, values: list[str]) -> str:
     present = [v for v in values if v.strip() not in NA_STRINGS]
     missing = len(values) - len(present)
     dates, marks = date_marks(
-        present, lambda v: bool(_DATE.match(v) or _NUMERIC_DATE.match(v)) or is_named_date(v)
+        present,
+        lambda v: (
+            bool(_DATE.match(v) or _NUMERIC_DATE.match(v) or is_spaced_date(v)) or is_named_date(v)
+        ),
     )
     kind, hint = _kind(dates if marks else present, missing, name)
     if marks and "errors=" not in hint:  # (the signs would stop the conversion)
@@ -193,7 +197,7 @@ def _kind(present: list[str], missing: int, name: str) -> tuple[str, str]:
         return "text", "numbers stored as text with ',' separators: read with thousands=','"
     if all(_SIGNED.match(v) or _FLOAT.match(v) or _SEPARATED.match(v) for v in stripped):
         return "text", signed_hint(stripped, name)
-    if european := european_hint(stripped, name) or accounting_hint(stripped, name):
+    if european := amount_hint(stripped, name):
         return "text", european
     if all(_DATE.match(v) for v in stripped):
         return "text", "dates as text: pd.to_datetime() them"
@@ -248,12 +252,12 @@ def _kind(present: list[str], missing: int, name: str) -> tuple[str, str]:
 _DECIMAL_COMMA = re.compile(r"^[-+]?(?:\d{1,3}(?:\.\d{3})+|\d+),\d+$")
 _DOTTED = re.compile(r"^[-+]?\d{1,3}(?:\.\d{3})+$")
 _UNIT = re.compile(
-    r"^[-+]?(\d{1,3}(?:[.,]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?)\s?"
+    r"^[-+]?(\d{1,3}(?:[., ]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?)\s?"
     r"((?:sq|cu)\.? ?(?:ft|m|yd|in|km|mi)|weeks?|months?|years?|[a-zA-Zµ°%²³]{1,4})$"
 )
 _THOUSANDS = re.compile(r"^\d{1,3}(?:,\d{3})+$")  # (``1,500 g``: a comma of thousands)
 #: A number written with a decimal comma (``420,2``, ``1.178,3``), the point a decimal one.
-_COMMA_FIRST = re.compile(r"^(?:\d{1,3}(?:\.\d{3})+|\d+),\d+$")
+_COMMA_FIRST = re.compile(r"^(?:\d{1,3}(?:[. ]\d{3})+|\d+),\d+$")
 _FRACTION = re.compile(r"^\d+(?:\.\d+)?/\d+$")
 _TRUTHS = {"true", "false", "1", "0", "yes", "no", "y", "n", "t", "f"}
 
@@ -305,20 +309,15 @@ def _written_kind(values: list[str], name: str) -> str:
                 f"{' and '.join(repr(w) for w in words)} standing for no number: convert with "
                 f"pd.to_numeric({number}, errors='coerce')"
             )
-        digits = f"{column}.str.extract(r'([\\d.,]+)')[0]"
-        number = (
-            f"{digits}.str.replace('.', '').str.replace(',', '.')"
-            if comma
-            else f"{digits}.str.replace(',', '')"
-        )
+        number, unit = units_reading(column, [m.group(1) for m in found], comma)
         none = (
             f", {len(values) - len(found)} values {' and '.join(repr(w) for w in words)} "
             "standing for no number (NaN in value)"
         )
         return (
             f"numbers with units ({shown}) as text{none * bool(words)}: value = pd.to_numeric("
-            f"{number}, errors='coerce'); unit = {column}.str.extract(r'[\\d.,]+\\s*(\\D+)')[0]"
-            ".str.strip(); bring every value to one unit before comparing or averaging"
+            f"{number}, errors='coerce'); unit = {unit}; bring every value to one unit before "
+            "comparing or averaging"
         )
     if all(_FRACTION.match(v) for v in values):
         return f"fractions as text: {column}.str.split('/').str[0].astype(float) is the top"

@@ -116,7 +116,64 @@ def key_hints(parsed: dict[str, Table]) -> list[str]:
                     f"{number.format(col)}{other}"
                 )
     hints += _padded_hints(tables, keys)
-    return hints + _case_hints(tables, seen) + _pair_hints(parsed) + prefix_hints(tables)
+    hints += _case_hints(tables, seen)
+    hints += _folded_hints(tables, seen | _hinted(hints, tables))
+    return hints + _pair_hints(parsed) + prefix_hints(tables)
+
+
+def _hinted(
+    hints: list[str], tables: dict[str, dict[str, list[str]]]
+) -> set[frozenset[tuple[str, str]]]:
+    """The column pairs ``hints`` already join (each names its two columns first)."""
+    pairs = set()
+    for hint in hints:
+        named = re.findall(r"'([^'\n]*)' of '([^'\n]*)'", hint)[:2]
+        if len(named) == 2:
+            pairs.add(frozenset((f, c) for c, f in named))
+    return pairs
+
+
+def _fold(value: str) -> str:
+    return re.sub(r"[^A-Z0-9]", "", value.upper())
+
+
+#: How the note folds a key: capitals, and nothing but letters and digits.
+_FOLD = "df[{!r}].str.upper().str.replace(r'[^A-Z0-9]', '', regex=True)"
+
+
+def _folded_hints(
+    tables: dict[str, dict[str, list[str]]], joined: set[frozenset[tuple[str, str]]]
+) -> list[str]:
+    """A column of one file whose values are another file's key (each once, with letters)
+    once case, spaces and signs are ignored (fresh20: ``'L 12'``, ``'l12'`` and ``'L12 '``
+    are beer ``'L-12'``), where a plain merge would drop rows: the join on the folded keys.
+    The names need not be linked (``' Beer '`` and ``'Code'``): most values must match."""
+    columns = [(name, col, values) for name, cols in tables.items() for col, values in cols.items()]
+    texts = [c for c in columns if any(ch.isalpha() for ch in c[2][0])]
+    hints = []
+    for (a, col, values), (b, key, written) in itertools.permutations(texts, 2):
+        pair = frozenset({(a, col), (b, key)})
+        if b == a or pair in joined or len(set(written)) != len(written):
+            continue  # (the other side is a key: each value once)
+        keys = {_fold(w) for w in written}
+        mine = {_fold(v) for v in values}
+        if len(keys) != len(written) or len(mine) < 3 or len(mine & keys) < 0.8 * len(mine):
+            continue  # (not the same keys, or two keys fold into one)
+        exact = set(written)
+        rescued = [v for v in values if v not in exact and _fold(v) in keys]
+        if len(rescued) < max(3, 0.05 * len(values)):
+            continue  # (a plain merge matches them; keys missing from the other file stay so)
+        joined = joined | {pair}
+        by_fold = {_fold(w): w for w in written}
+        odd = rescued[0]
+        hints.append(
+            f"- Keys written differently: {col!r} of {a!r} (e.g. {odd!r}) is {key!r} of {b!r} "
+            f"(e.g. {by_fold.get(_fold(odd), written[0])!r}) once case, spaces and signs are "
+            "ignored. Join on the "
+            f"folded keys: df['key'] = {_FOLD.format(col)} in {a!r}, the same of {key!r} in "
+            f"{b!r}, then merge on 'key'"
+        )
+    return hints
 
 
 def _abbreviates(short: str, long: str) -> bool:

@@ -32,13 +32,14 @@ _FACTOR = re.compile(r"(divide|multiply|times)\s+(?:it\s+|them\s+)?by\s+(\d[\d,]
 #: Words for units besides the note's own spellings (``'ft'`` for ``'sq ft'``).
 _UNIT_WORDS = {"ft", "feet", "foot", "sqft", "m2", "metre", "metres", "meter", "meters", "sq"}
 _UNIT_WORDS |= {"g", "gram", "grams", "kg", "kilo", "kilos", "kilogram", "kilograms", "lb"}
-_UNIT_WORDS |= {"t", "tonne", "tonnes"}
+_UNIT_WORDS |= {"t", "tonne", "tonnes", "hl", "hectolitre", "hectolitres"}
 _UNIT_WORDS |= {"lbs", "oz", "km", "mi", "mile", "miles", "ml", "l", "litre", "litres", "cm"}
 #: The units a question may ask for, and each unit's size in its kind (``_SIZES``).
 _UNIT_NAMES = [
     (r"kilo ?grams?|kilos|kgs?", "kg"), (r"grams?", "g"), (r"tonnes?", "t"),
     (r"kilomet(?:re|er)s?|km", "km"),
-    (r"met(?:re|er)s?", "m"), (r"millilit(?:re|er)s?|ml", "ml"), (r"lit(?:re|er)s?", "l"),
+    (r"met(?:re|er)s?", "m"), (r"millilit(?:re|er)s?|ml", "ml"), (r"hectolit(?:re|er)s?|hl", "hl"),
+    (r"lit(?:re|er)s?", "l"),
     (r"days?", "days"), (r"weeks?", "weeks"), (r"hours?|hrs?", "h"), (r"minutes?|mins?", "min"),
 ]  # fmt: skip
 #: How a question asks for a unit, most telling first: "in kilograms" or "per kg" in the
@@ -50,10 +51,28 @@ _ASKING += (r"\b(?:how many|most|fewest|fewer|more)\s+",)  # ("How many hours": 
 _SIZES = {"g": ("g", 1.0), "kg": ("g", 1000.0), "gram": ("g", 1.0), "grams": ("g", 1.0)}
 _SIZES |= {"kgs": ("g", 1000.0), "m": ("m", 1.0), "km": ("m", 1000.0), "cm": ("m", 0.01)}
 _SIZES |= {u: ("g", 1e6) for u in ("t", "tonne", "tonnes")}  # (fresh19: '12.48 t')
-_SIZES |= {"mm": ("m", 0.001), "ml": ("l", 0.001), "l": ("l", 1.0)}
+_SIZES |= {"mm": ("m", 0.001), "ml": ("l", 0.001), "l": ("l", 1.0), "hl": ("l", 100.0)}
 _SIZES |= {"day": ("h", 24.0), "days": ("h", 24.0), "week": ("h", 168.0), "weeks": ("h", 168.0)}
 _SIZES |= {u: ("h", 1.0) for u in ("h", "hr", "hrs", "hour", "hours")}  # (fresh17: '2,5 h')
 _SIZES |= {u: ("h", 1 / 60) for u in ("min", "mins", "minute", "minutes")}  # ('150 min')
+
+
+def units_reading(column: str, numbers: list[str], comma: bool) -> tuple[str, str]:
+    """The files note's reading of ``column`` (an expression) written in several units, whose
+    numbers are ``numbers`` as written (``comma``: with decimal commas): the value's and the
+    unit's expressions. Numbers with spaces between thousands (``'2 800 l'``) are read whole."""
+    if any(re.search(r"\d\s\d{3}(?!\d)", n) for n in numbers):
+        digits = (
+            f"{column}.str.extract(r'(\\d[\\d.,]*(?:\\s\\d{{3}}[\\d.,]*)*)')[0]"
+            ".str.replace(r'\\s', '', regex=True)"
+        )
+        unit = f"{column}.str.extract(r'([^\\d\\s.,]+)\\s*$')[0].str.strip()"
+    else:
+        digits = f"{column}.str.extract(r'([\\d.,]+)')[0]"
+        unit = f"{column}.str.extract(r'[\\d.,]+\\s*(\\D+)')[0].str.strip()"
+    if comma:
+        return f"{digits}.str.replace('.', '').str.replace(',', '.')", unit
+    return f"{digits}.str.replace(',', '')", unit
 
 
 def _names_a_unit(code: str, units: list[str]) -> bool:

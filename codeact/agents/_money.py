@@ -131,3 +131,43 @@ def accounting_hint(values: list[str], name: str) -> str:
         f"convert with {column}.str.strip().str.replace(r'^\\((.*)\\)$', r'-\\1', regex=True)"
         f".str.replace(r'[{signs},\\s]{codes}', '', regex=True).astype(float)"
     )
+
+
+#: A number with spaces between thousands (``57 265,34``, ``2 850``, ``1 234.50``; the space
+#: may be a no-break one), or a plain one, with a currency or unit word after or a sign before.
+_SPACED = re.compile(
+    r"^(?P<sign>[$€£¥]\s?)?(?P<number>[-+]?(?:\d{1,3}(?:[ \u00a0\u202f]\d{3})+|\d+)"
+    r"(?:[.,]\d+)?)(?:\s?(?P<word>[^\W\d_]{1,3}\.?|[€£$%]))?$"
+)
+_SPACE_GROUP = re.compile(r"\d[ \u00a0\u202f]\d{3}(?!\d)")
+
+
+def spaced_hint(values: list[str], name: str) -> str:
+    """The files note on numbers with a space between thousands (a Czech export: ``'57 265,34'``
+    beside ``'37897,74'`` and ``'53 422,56 Kč'``; ``'2 850'``), when every value is one, some
+    has such a space, and one mark (a comma or a point) is the decimal one; else ''."""
+    found = [m for v in values if (m := _SPACED.match(v))]
+    if len(found) < len(values) or not any(_SPACE_GROUP.search(v) for v in values):
+        return ""
+    marks = {c for m in found for c in ",." if c in m.group("number")}
+    words = sorted({w for m in found for w in (m.group("word"), m.group("sign")) if w})
+    if len(marks) > 1 or len(words) > 1:
+        return ""  # (both marks, or several units: another note's)
+    comma = marks == {","}
+    example = next(v for v in values if _SPACE_GROUP.search(v))
+    number = float(re.sub(r"[^\d.-]", "", example.replace(",", ".") if comma else example))
+    column = f"df[{name!r}]"
+    where = "after" if any(m.group("word") for m in found) else "before"
+    said = f", some with {words[0].strip()!r} {where}" if words else ""
+    kind = "a space between thousands" + " and a decimal comma" * comma
+    keep, point = ("[^\\d,-]", ".str.replace(',', '.')") if comma else ("[^\\d.-]", "")
+    return (
+        f"numbers stored as text with {kind} ({example!r} is {number:.12g}){said}: convert with "
+        f"{column}.str.replace(r'{keep}', '', regex=True){point}.astype(float)"
+    )
+
+
+def amount_hint(values: list[str], name: str) -> str:
+    """The files note on amounts written the European way, the accountants' way or with
+    spaces between thousands; '' when they are none of these."""
+    return european_hint(values, name) or accounting_hint(values, name) or spaced_hint(values, name)

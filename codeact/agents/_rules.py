@@ -107,6 +107,7 @@ from codeact.agents._signs import sign_problem
 from codeact.agents._stale import settled_answer, stale_problem, stale_values_note
 from codeact.agents._textdates import text_date_problem
 from codeact.agents._textnumfix import empty_zero_problem, gaps_filled_problem
+from codeact.agents._totals import totals_problem
 from codeact.agents._unusedcols import without_unused_conversions
 
 _FILL = re.compile(r"\bfill(?:ing|ed)?\b.{0,60}\bmissing\b|\bmissing\b.{0,60}\bfill", re.I)
@@ -254,6 +255,7 @@ def _problems(
     yield "day", lambda: day_problem(question, code)
     yield "duplicates", lambda: dedup_problem(question, code)
     yield "keep all", lambda: keep_all_problem(question, code)
+    yield "totals", lambda: totals_problem(question, code)
     yield "marker", lambda: marker_problem(question, code)
     yield "bool column", lambda: bool_column_problem(question, code)
     yield "precedence", lambda: precedence_problem(question, code)

@@ -1,0 +1,94 @@
+"""Total rows inside a table (fresh20: a brewing log with ``'Total 03/2023'`` after each month,
+only Volume and Cost filled in). Spreadsheets exported as CSV carry them; summed or counted
+with the records, every total counts the month twice. The files note names them and gives the
+line that leaves them out; a question that says to leave them out, answered by code that
+never does, is sent back with that line in place after the read.
+"""
+
+from __future__ import annotations
+
+import re
+
+from codeact.agents._notecols import NOTE_HEAD, insert_after, read_once, task_text
+from codeact.agents._problem import Problem, problem_of
+
+#: A label of a total row: "Total", "Subtotal", "Sub-total", "Grand total", "Sum", "Totals".
+_TOTAL = re.compile(r"^(?:sub-?\s?totals?|grand\s+totals?|totals?|sum)\b", re.I)
+#: What the files note says of them, and its line leaving them out.
+_SAID = re.compile(
+    r"^  \d+ rows? (?:is a total|are totals), not records \(.*? in (['\"].*?['\"]), most other "
+    r"columns empty\).*?: (df = .*)$",
+    re.M,
+)
+#: A question that speaks of them ("a subtotal row after each month ... leave those rows out",
+#: "a summary line (Loan ID 'TOTAL'), not a loan: leave it out").
+_ASKED = re.compile(
+    r"\b(?:sub-?\s?)?total\s+(?:rows?|lines?)\b|\bsubtotals?\b|\brows? of totals\b"
+    r"|\bsummary\s+(?:rows?|lines?)\b",
+    re.I,
+)
+_EMPTY = {"", "-", "n/a", "na", "nan", "null", "none"}
+
+
+def totals_hint(header: list[str], columns: list[list[str]]) -> str:
+    """The note's line on rows labelled as totals (``'Total 03/2023'`` in the first column
+    with more than half of the others empty), or '' when the table has none or they are
+    half its rows or more."""
+    rows = min((len(c) for c in columns), default=0)
+    for j, column in enumerate(columns):
+        found = [i for i, v in enumerate(column[:rows]) if _TOTAL.match(v.strip())]
+        if not found or len(found) * 2 >= rows:
+            continue
+        others = [c for k, c in enumerate(columns) if k != j]
+        if not others or any(
+            sum(c[i].strip().lower() not in _EMPTY for c in others) * 2 > len(others) for i in found
+        ):
+            continue  # (a record whose text starts with "Total": its row is filled in)
+        labels = [column[i].strip() for i in found]
+        words = {re.match(r"[\w-]+", w).group(0).lower() for w in labels}  # type: ignore[union-attr]
+        name = header[j]
+        test = (
+            f".str.strip().str.lower().str.startswith({words.pop()!r})"
+            if len(words) == 1
+            else ".str.strip().str.match(r'(?i)(sub-?\\s?|grand\\s+)?totals?\\b|sum\\b')"
+        )
+        count = f"{len(found)} rows are totals" if len(found) > 1 else "1 row is a total"
+        return (
+            f"  {count}, not records ({labels[0]!r} in {name!r}, most other columns empty): "
+            f"leave them out first: df = df[~df[{name!r}].astype(str){test}]"
+        )
+    return ""
+
+
+def totals_problem(question: str, code: str) -> Problem | None:
+    """The question says to leave the total rows out, the files note names them, and the
+    code never mentions them: each total is counted (or summed) with the records. The fix
+    leaves them out right after the file is read."""
+    if not _ASKED.search(task_text(question)):
+        return None
+    note = question.partition(NOTE_HEAD)[2]
+    for section in re.split(r"\n- (?='|\")", note)[1:]:
+        said = _SAID.search(section)
+        file = re.match(r"'([^'\n]*)'|\"([^\"\n]*)\"", section)
+        if said is None or file is None:
+            continue
+        column = re.escape(said.group(1)[1:-1])
+        if re.search(
+            rf"(?i)\[\s*['\"]{column}['\"]\s*\].*['\"]\W*(?:sub-?\s?|grand\s+)?totals?\b"
+            r"|\.dropna\((?:\)|.*subset)|\[\s*:\s*-\s*\d+\s*\]|\.head\(\s*-|\.drop\(",
+            code,
+        ):
+            return None  # (left out, by the label or by the empty columns)
+        found = read_once(code.splitlines(), file.group(1) or file.group(2))
+        fixed = None
+        if found is not None:
+            at, frame = found
+            fixed = insert_after(code, at, re.sub(r"\bdf\b", frame, said.group(2)))
+        return problem_of(
+            "The question says to leave the total rows out, but your code never does: each "
+            "total counts again with the records it adds up. Leave them out right after "
+            f"reading the file ({said.group(2)}); run your code again, print the result, "
+            "then answer.",
+            fixed,
+        )
+    return None

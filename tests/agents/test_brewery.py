@@ -1,0 +1,170 @@
+"""A Czech brewing log (fresh20, read after its blind run started): amounts with a space
+between thousands and a decimal comma (``'57 265,34 Kč'``), dates ``'5. 3. 2023'`` beside
+``'2023-03-05'``, codes with a space inside (``'L 12'`` is ``'l12'``) keyed ``'L-12'`` in a
+lookup file, volumes in litres or hectolitres, brewhouse times written three ways and a
+subtotal row after each month. Each test fails on the code before its change."""
+
+from __future__ import annotations
+
+import io
+
+import pandas as pd
+
+from codeact.agents._clockmins import one_way_problem
+from codeact.agents._datarules import case_problem
+from codeact.agents._mixedunits import mixed_units_problem
+from codeact.agents._money import spaced_hint
+from codeact.agents._totals import totals_hint, totals_problem
+from codeact.agents.code import describe_files
+from tests.helpers import exec_with_files, question_of
+from tests.helpers import rule_note as said
+
+DATES = ["3. 1. 2023", "2023-01-04", "17. 1. 2023", "2023-02-02", "28. 2. 2023"]
+BEERS = ["L12 ", "l 12", "D12", "d 12", "w 12"]
+VOLUMES = ['"47,4 hl"', "4910 l", "2 800 l", '"24,1 hl"', "5040 l"]
+TIMES = ['"7,25 h"', "6:45", "390 min", "6:00", '"6,5 h"', "435 min"]
+COSTS = ['"57 265,34"', '"37897,74"', '"53 422,56 Kč"', '"1 045,00"', '"12,50"']
+ROWS = [
+    f"23-{i:03d},{DATES[i % 5]},{BEERS[i % 5]},{VOLUMES[i % 5]},{TIMES[i % 6]},{COSTS[i % 5]}"
+    for i in range(1, 31)
+]
+ROWS.insert(15, 'Total 01/2023,,,"1 234,5 hl",,"987 654,32"')
+ROWS.append('Total 02/2023,,,"2 345,6 hl",,"1 876 543,21"')
+CSV = "Batch No,Brew Date, Beer ,Volume,Brewhouse Time,Cost (Kč)\n" + "\n".join(ROWS) + "\n"
+LOOKUP = "Code,Beer,Fermentation,List Price\nL-12,Ležák,Bottom,3 350\nD-12,Tmavý,Bottom,3 450\n"
+LOOKUP += "W-12,Pšeničné,Top,3 800\nI-14,IPA,Top,4 600\n"
+FILES = {"b.csv": CSV.encode()}
+BOTH = {**FILES, "beers.csv": LOOKUP.encode()}
+NOTE = describe_files(FILES)
+READ = "import pandas as pd\ndf = pd.read_csv('b.csv')\n"
+RECORDS = "df = df[~df['Batch No'].str.startswith('Total')]\n"
+E = "A subtotal row after each month has 'Total' in 'Batch No': leave those rows out"
+
+
+def _line(column: str, note: str = NOTE) -> str:
+    return next(ln for ln in note.splitlines() if ln.strip().startswith(f"- {column!r}"))
+
+
+def _frame() -> pd.DataFrame:
+    return pd.read_csv(io.StringIO(CSV))
+
+
+def _records() -> pd.DataFrame:
+    df = _frame()
+    return df[~df["Batch No"].str.startswith("Total")]
+
+
+def test_amounts_with_spaces_between_thousands_and_decimal_commas_are_read() -> None:
+    line = _line("Cost (Kč)")
+    assert "a space between thousands and a decimal comma ('53 422,56 Kč' is 53422.56)" in line
+    assert "some with 'Kč' after" in line
+    got = eval(line.split("convert with ")[1].split(", e.g.")[0], {"df": _frame()})
+    assert got.tolist()[:5] == [37897.74, 53422.56, 1045.0, 12.5, 57265.34]
+    assert got.isna().sum() == 0  # (the subtotals' '1 876 543,21' too)
+    plain = spaced_hint(["2 850", "3 050", "850"], "Price")
+    assert "('2 850' is 2850)" in plain and "[^\\d.-]" in plain
+    assert spaced_hint(["1\u00a0250,50", "980,10"], "x")  # (a no-break space)
+    assert spaced_hint(["1 250.50", "1,5"], "x") == ""  # (both marks: not one reading)
+    assert spaced_hint(["1250,50", "980,10"], "x") == ""  # (no space: another note's)
+    assert spaced_hint(["12 kg", "3 500 l"], "x") == ""  # (two units: another note's)
+
+
+def test_czech_dates_beside_iso_ones_are_named_and_read() -> None:
+    line = _line("Brew Date")
+    assert "dates as text written two ways ('2023-01-04' and '17. 1. 2023'), day first" in line
+    reading = line.split("day first: ")[1].split(", e.g.")[0]
+    got = eval(reading, {"pd": pd, "df": _records()})
+    assert got.notna().all() and got.dt.month.tolist()[:5] == [1, 1, 2, 2, 1]
+
+
+def test_codes_with_a_space_inside_fold_as_one_code() -> None:
+    line = _line(" Beer ")
+    assert "3 ignoring case and spaces (and hyphens)" in line
+    question = question_of("How many batches of beer L12?", "Count the L12 batches.", FILES)
+    code = READ + "print((df[' Beer '].str.strip().str.lower() == 'l12').sum())"
+    problem = case_problem(question, code)
+    assert problem is not None and problem.code is not None
+    before, after = exec_with_files(FILES, code, problem.code)
+    assert (int(before), int(after)) == (6, 12)  # ('l 12' counted too)
+
+
+def test_volumes_in_litres_and_hectolitres_are_read_with_the_unit() -> None:
+    line = _line("Volume")
+    assert "numbers with units ('hl' and 'l') as text" in line
+    reading = line.split("as text: ", 1)[1].split("; bring")[0].replace("; ", "\n")
+    scope = {"pd": pd, "df": _frame()}
+    exec(reading, scope)
+    assert scope["value"].tolist()[:3] == [4910.0, 2800.0, 24.1]
+    assert scope["value"].isna().sum() == 0 and set(scope["unit"]) == {"hl", "l"}
+    question = question_of(
+        "How many hectolitres were brewed?", f"{E}. Add up the Volume in hectolitres.", FILES
+    )
+    code = (
+        READ + RECORDS + "df['Volume'] = pd.to_numeric(df['Volume'].str.replace(r'[^\\d,]', '', "
+        "regex=True).str.replace(',', '.'))\nprint(round(df['Volume'].sum(), 2))"
+    )
+    problem = mixed_units_problem(question, code)
+    assert problem is not None and "value / 100" in problem and problem.code is not None
+    want = sum([49.1, 28.0, 24.1, 50.4, 47.4] * 6)
+    assert abs(float(exec_with_files(FILES, problem.code)[0]) - want) < 0.01
+
+
+def test_brewhouse_times_written_three_ways_are_read_every_way() -> None:
+    line = _line("Brewhouse Time")
+    assert "durations written three ways, hours:minutes, hours and minutes" in line
+    reading = line.split("minutes, like ")[1].split(": ", 1)[1].split(", e.g.")[0]
+    scope = {"pd": pd, "df": _records()}
+    exec(reading.replace("; ", "\n"), scope)
+    assert scope["minutes"].tolist()[:6] == [405.0, 390.0, 360.0, 390.0, 435.0, 435.0]
+    question = question_of("How many batches took more than 7 hours?", f"{E}. Count them.", FILES)
+    code = (
+        READ + RECORDS + "t = df['Brewhouse Time'].str.extract(r'(\\d+):(\\d+)').astype(float)\n"
+        "df['m'] = t[0] * 60 + t[1]\nprint((df['m'] > 420).sum())"
+    )
+    problem = one_way_problem(question, code)
+    assert problem is not None and "'2:05' form" in problem and "'2,5 h'" in problem
+    assert problem.code is None  # (read over two lines: no one line to put the reading in)
+    both = code.replace(
+        "df['m'] = t[0] * 60 + t[1]",
+        "m = pd.to_numeric(df['Brewhouse Time'].str.extract(r'(\\d+) min')[0])\n"
+        "df['m'] = (t[0] * 60 + t[1]).add(m, fill_value=0)",
+    )
+    told = one_way_problem(question, both)
+    assert told is not None and "reads only the '2:05' and '125 min' form" in told
+    assert "'2,5 h' become NaN" in told
+
+
+def test_keys_written_with_a_hyphen_and_spaces_get_a_folded_join() -> None:
+    note = describe_files(BOTH)
+    hint = next(ln for ln in note.splitlines() if "Keys written differently" in ln)
+    assert "' Beer ' of 'b.csv'" in hint and "'Code' of 'beers.csv' (e.g. " in hint
+    fold = hint.split("df['key'] = ")[1].split(" in 'b.csv'")[0]
+    df, beers = _records(), pd.read_csv(io.StringIO(LOOKUP))
+    df["key"] = eval(fold, {"df": df})
+    beers["key"] = eval(fold.replace("' Beer '", "'Code'"), {"df": beers})
+    assert df.merge(beers, on="key")["Fermentation"].notna().sum() == len(df)
+    # (keys written the same way in both need no hint)
+    same = {"a.csv": b"id,x\nL-12,1\nD-12,2\nL-12,3\n", "beers.csv": LOOKUP.encode()}
+    assert "Keys written differently" not in describe_files(same)
+
+
+def test_subtotal_rows_are_named_and_left_out_when_the_question_says_so() -> None:
+    line = next(ln for ln in NOTE.splitlines() if "not records" in ln)
+    assert line.startswith("  2 rows are totals, not records ('Total 01/2023' in 'Batch No'")
+    question = question_of("How much did the batches cost?", f"{E}. Add up the Cost.", FILES)
+    cost = "df['Cost (Kč)'].str.replace(r'[^\\d,-]', '', regex=True).str.replace(',', '.')"
+    code = READ + f"print(round({cost}.astype(float).sum(), 2))"
+    told = said(question, code)
+    assert told is not None and "leave the total rows out" in told
+    problem = totals_problem(question, code)
+    assert problem is not None and problem.code is not None
+    before, after = exec_with_files(FILES, code, problem.code)
+    assert round(float(before) - float(after), 2) == 987654.32 + 1876543.21
+    assert totals_problem(question, READ + RECORDS + code.split("\n", 2)[2]) is None
+    unasked = question_of("How much did the batches cost?", "Add up the Cost.", FILES)
+    assert totals_problem(unasked, code) is None
+    # a record whose text starts with "Total" is no total row: its other columns are filled
+    assert (
+        totals_hint(["Item", "Qty", "Price"], [["Totalizer", "Pump"], ["2", "1"], ["9", "4"]]) == ""
+    )
+    assert totals_hint(["Item", "Qty"], [["Total", "Total"], ["", ""]]) == ""  # (every row)
