@@ -76,3 +76,16 @@ def date_formats_hint(values: list[str], name: str) -> str:
     first = next((f[1] for f in formats if f[1] in "dmbB"), "Y")  # (day, month, or none)
     order = "day" if first == "d" else "year" if first == "Y" else "month"
     return f"dates as text written {ways} ways ({shown}), {order} first: {reading}"
+
+
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+
+
+def one_year(values: list[str], hint: str) -> str:
+    """For a column the note reads as dates (``hint``), whose ``values`` all fall in one year:
+    ``"all in 2023"`` (a question's "in 2023" then needs no filter); else ''."""
+    if "date" not in hint or not values:
+        return ""
+    years = {y for v in values for y in _YEAR.findall(v)}
+    whole = all(_YEAR.search(v) for v in values)
+    return f"all in {years.pop()}" if len(years) == 1 and whole else ""

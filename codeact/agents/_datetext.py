@@ -150,8 +150,8 @@ def year_problem(question: str, code: str) -> str | None:
     for m in _YEAR_LIMIT.finditer(task):
         sentence = re.split(r"[.?!;]\s", task[: m.start()])[-1] + task[m.start() : m.end() + 8]
         year, month = m.group("year"), _month_number(m.group("month"))
-        if _COVERS.search(sentence):
-            continue
+        if _COVERS.search(sentence) or re.search(rf", all in {year}, ", question):
+            continue  # (every date of the file is in that year: the note says so)
         if year in live and (month is None or _uses_month(live, month)):
             continue
         if year not in live:

@@ -23,7 +23,7 @@ from codeact.agents._cellforms import (
     time_of_day_hint,
 )
 from codeact.agents._csvtable import SCAN_ROWS, Table
-from codeact.agents._dateforms import date_formats_hint, is_spaced_date
+from codeact.agents._dateforms import date_formats_hint, is_spaced_date, one_year
 from codeact.agents._mixedunits import units_reading
 from codeact.agents._money import (
     SIGNED_NUMBER,
@@ -162,8 +162,7 @@ def _column(name: str, values: list[str]) -> str:
     if missing:
         parts.append(f"{missing} missing{_markers(values)}")
     parts += [marks] * bool(marks)
-    if hint:
-        parts.append(hint)
+    parts += [p for p in (one_year(dates if marks else present, hint), hint) if p]
     if examples:
         parts.append(f"e.g. {examples}")
     return ", ".join(parts)

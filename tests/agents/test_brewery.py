@@ -168,3 +168,18 @@ def test_subtotal_rows_are_named_and_left_out_when_the_question_says_so() -> Non
         totals_hint(["Item", "Qty", "Price"], [["Totalizer", "Pump"], ["2", "1"], ["9", "4"]]) == ""
     )
     assert totals_hint(["Item", "Qty"], [["Total", "Total"], ["", ""]]) == ""  # (every row)
+
+
+def test_a_year_every_date_of_the_file_is_in_needs_no_filter() -> None:
+    line = _line("Brew Date")
+    assert line.startswith("  - 'Brew Date': text, 2 missing, all in 2023, dates as text")
+    question = question_of(
+        "How many batches failed?", "Every row is a batch of a brewery in 2023. Count them.", FILES
+    )
+    code = READ + RECORDS + "print(len(df))"
+    assert said(question, code) is None
+    other = {"b.csv": CSV.replace("2023-02-02", "2022-02-02").encode()}
+    told = said(
+        question_of("How many batches?", "Batches brewed in 2023. Count them.", other), code
+    )
+    assert told is not None and "never uses that year" in told

@@ -25,7 +25,7 @@ def test_the_note_gives_dtypes_missing_values_and_numbers_stored_as_text() -> No
     assert "3 rows x 5 columns" in note
     assert "' WINDSPEED' (mind the spaces in the name): float64, 1 missing, e.g. 3.5, 7.25" in note
     assert "'POPULATION': text, numbers stored as text with ',' separators" in note
-    assert "'DATE': text, dates as text" in note
+    assert "'DATE': text, all in 2022, dates as text" in note
     assert "'city': text, 2 distinct values, e.g. 'Lyon', 'Graz'" in note
     assert "'age': float64, 1 missing, whole numbers" in note
 

@@ -300,7 +300,7 @@ def test_title_lines_above_the_header_are_named_with_the_read_call_past_them() -
 
 def test_twelve_hour_times_and_durations_written_three_ways_get_their_reading() -> None:
     assert (
-        "'Opened': text, dates with 12-hour times (AM/PM) as text: pd.to_datetime("
+        "'Opened': text, all in 2024, dates with 12-hour times (AM/PM) as text: pd.to_datetime("
         "df['Opened'], format='%Y-%m-%d %I:%M %p') (then .dt.hour counts 0 to 23)"
     ) in TITLED_NOTE
     assert (

@@ -41,11 +41,13 @@ def test_the_note_tells_which_of_day_and_month_comes_first() -> None:
     assert "'hire_date': text, dates as text, day first: " in note
     assert "pd.to_datetime(df['hire_date'], dayfirst=True)" in note
     month_first = describe_files({"m.csv": b"d,x\n03/15/2020,1\n04/01/2020,2\n"})
-    assert "'d': text, dates as text, month first: pd.to_datetime(df['d'])" in month_first
+    assert (
+        "'d': text, all in 2020, dates as text, month first: pd.to_datetime(df['d'])" in month_first
+    )
     unknown = describe_files({"u.csv": b"d,x\n03/04/2020,1\n04/01/2020,2\n"})
     assert "day and month order unknown" in unknown
     iso = describe_files({"i.csv": b"d,x\n2020-03-04,1\n2020-04-01,2\n"})
-    assert "'d': text, dates as text: pd.to_datetime() them" in iso
+    assert "'d': text, all in 2020, dates as text: pd.to_datetime() them" in iso
 
 
 def test_day_first_dates_matched_or_compared_as_text_are_sent_back() -> None:
