@@ -28,6 +28,7 @@ from codeact.agents._mixedunits import units_reading
 from codeact.agents._money import (
     SIGNED_NUMBER,
     amount_hint,
+    per_column_decimals,
     signed_conversion,
     signed_hint,
     signs_of,
@@ -100,6 +101,7 @@ def describe_table(table: Table) -> str:
         for name, values in list(zip(header, columns, strict=False))[:MAX_COLUMNS]
     ]
     sep = "" if delimiter == "," else f", separated by {delimiter!r}"
+    described = [per_column_decimals(x) for x in described] if not sep else described
     skip = f", skiprows={titles}" if titles else ""
     if sep:
         decimal = any("decimal commas" in line for line in described)

@@ -171,3 +171,23 @@ def amount_hint(values: list[str], name: str) -> str:
     """The files note on amounts written the European way, the accountants' way or with
     spaces between thousands; '' when they are none of these."""
     return european_hint(values, name) or accounting_hint(values, name) or spaced_hint(values, name)
+
+
+_FILE_DECIMAL = "numbers with decimal commas: read the file with decimal=',', thousands='.'"
+
+
+def per_column_decimals(line: str) -> str:
+    """A comma-separated file's column line whose numbers have decimal commas, told to read
+    them column by column (fresh20: ``decimal=','`` on the whole file made part of another
+    column, ``'37897,74'`` beside ``'57 265,34'``, floats that the column's own conversion
+    then lost); other lines as they are."""
+    if _FILE_DECIMAL not in line:
+        return line
+    name = re.match(r"  - ('(?:[^'\\]|\\.)*'|\"[^\"]*\")", line)
+    if name is None:
+        return line
+    return line.replace(
+        _FILE_DECIMAL,
+        f"numbers with decimal commas: convert with pd.to_numeric(df[{name.group(1)}]"
+        ".str.replace('.', '').str.replace(',', '.'), errors='coerce')",
+    )

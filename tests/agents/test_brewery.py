@@ -183,3 +183,14 @@ def test_a_year_every_date_of_the_file_is_in_needs_no_filter() -> None:
         question_of("How many batches?", "Batches brewed in 2023. Count them.", other), code
     )
     assert told is not None and "never uses that year" in told
+
+
+def test_decimal_commas_of_a_comma_separated_file_are_read_column_by_column() -> None:
+    files = {"g.csv": (b'Batch,OG,Cost\n1,"12,3","37897,74"\n2,12,"57 265,34"\n3,"11,8",10\n')}
+    line = _line("OG", describe_files(files))
+    assert "decimal=','" not in line  # (the whole file read so would garble Cost)
+    reading = line.split("convert with ")[1].split(", e.g.")[0]
+    got = eval(reading, {"pd": pd, "df": pd.read_csv(io.BytesIO(files["g.csv"]))})
+    assert got.tolist() == [12.3, 12.0, 11.8]
+    semi = {"s.csv": b"Batch;OG\n1;12,3\n2;12\n3;11,8\n"}
+    assert "sep=';', decimal=','" in describe_files(semi)  # (a European export: read so)
