@@ -102,12 +102,11 @@ from codeact.agents._pmtimes import pm_problem
 from codeact.agents._precedence import precedence_problem
 from codeact.agents._problem import Problem, first_time, problem_of
 from codeact.agents._readfix import title_problem, unit_problem
-from codeact.agents._repeats import keep_all_problem
+from codeact.agents._rowrules import row_rules
 from codeact.agents._signs import sign_problem
 from codeact.agents._stale import settled_answer, stale_problem, stale_values_note
 from codeact.agents._textdates import text_date_problem
 from codeact.agents._textnumfix import empty_zero_problem, gaps_filled_problem
-from codeact.agents._totals import totals_problem
 from codeact.agents._unusedcols import without_unused_conversions
 
 _FILL = re.compile(r"\bfill(?:ing|ed)?\b.{0,60}\bmissing\b|\bmissing\b.{0,60}\bfill", re.I)
@@ -254,8 +253,7 @@ def _problems(
     yield "period", lambda: period_problem(question, code)
     yield "day", lambda: day_problem(question, code)
     yield "duplicates", lambda: dedup_problem(question, code)
-    yield "keep all", lambda: keep_all_problem(question, code)
-    yield "totals", lambda: totals_problem(question, code)
+    yield from row_rules(question, code)
     yield "marker", lambda: marker_problem(question, code)
     yield "bool column", lambda: bool_column_problem(question, code)
     yield "precedence", lambda: precedence_problem(question, code)

@@ -194,3 +194,29 @@ def test_decimal_commas_of_a_comma_separated_file_are_read_column_by_column() ->
     assert got.tolist() == [12.3, 12.0, 11.8]
     semi = {"s.csv": b"Batch;OG\n1;12,3\n2;12\n3;11,8\n"}
     assert "sep=';', decimal=','" in describe_files(semi)  # (a European export: read so)
+
+
+def test_a_filter_the_cells_own_later_test_contradicts_is_sent_back() -> None:
+    from codeact.agents._contradict import contradiction_problem
+
+    rows = "Batch,QC\n" + "".join(f"{i},{['OK', 'FAIL', 'ok', 'fail'][i % 4]}\n" for i in range(20))
+    files = {"q.csv": rows.encode()}
+    question = question_of("How many batches failed?", "Count the FAIL batches.", files)
+    read = "import pandas as pd\ndf = pd.read_csv('q.csv')\n"
+    code = (
+        read + "df = df[df['QC'] == 'OK']  # keep the checked ones\n"
+        "print((df['QC'].str.strip().str.lower() == 'fail').sum())"
+    )
+    told = said(question, code)
+    assert told is not None and "keeps only the rows whose 'QC' is 'OK'" in told
+    problem = contradiction_problem(question, code)
+    assert problem is not None and problem.code is not None
+    assert exec_with_files(files, code, problem.code) == ["0", "10"]
+    for fine in (
+        code.replace("'fail'", "'ok'"),  # (the kept value itself)
+        code.replace("== 'OK'", "!= 'OK'"),  # (another filter)
+        code.replace("print(", "df = pd.read_csv('q.csv')\nprint("),  # (read again)
+    ):
+        assert contradiction_problem(question, fine) is None, fine
+    isin = code.replace(" == 'fail'", ".isin(['fail', 'FAIL'])")
+    assert contradiction_problem(question, isin) is not None

@@ -1,0 +1,17 @@
+"""The rules on which rows a computation counts, asked after the duplicates rule (``_rules``):
+repeats counted with their first copy, total rows left in, a filter the cell contradicts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from codeact.agents._contradict import contradiction_problem
+from codeact.agents._repeats import keep_all_problem
+from codeact.agents._totals import totals_problem
+
+
+def row_rules(question: str, code: str) -> Iterator[tuple[str, Callable[[], str | None]]]:
+    """Each rule's name and how to ask it of ``code``, in the order they are told."""
+    yield "keep all", lambda: keep_all_problem(question, code)
+    yield "totals", lambda: totals_problem(question, code)
+    yield "contradiction", lambda: contradiction_problem(question, code)
