@@ -166,8 +166,10 @@ _AGGREGATE = re.compile(
 
 #: How a file is laid out, right before "per X" ("one row per tariff", "a column per
 #: month"): a description of the data, not a question comparing groups.
-_LAYOUT = re.compile(
-    r"\b(?:one|a|an|single)\s+(?:rows?|lines?|records?|columns?|entr(?:y|ies)|files?)\s+$", re.I
+_LAYOUT = re.compile(  # (and where rows stand: "a subtotal row after each month")
+    r"\b(?:one|a|an|single)\s+(?:rows?|lines?|records?|columns?|entr(?:y|ies)|files?)\s+$"
+    r"|\b(?:after|before|following|below|above|(?:end|start|top|bottom) of)\s+$",
+    re.I,
 )
 
 

@@ -220,3 +220,13 @@ def test_a_filter_the_cells_own_later_test_contradicts_is_sent_back() -> None:
         assert contradiction_problem(question, fine) is None, fine
     isin = code.replace(" == 'fail'", ".isin(['fail', 'FAIL'])")
     assert contradiction_problem(question, isin) is not None
+
+
+def test_a_row_after_each_month_is_no_grouping_by_month() -> None:
+    question = question_of(
+        "Which beer was brewed most often?", f"{E}. Count the batches of each beer.", FILES
+    )
+    code = READ + RECORDS + "print(df[' Beer '].str.strip().str.upper().value_counts())"
+    assert "asks per month" not in (said(question, code) or "")
+    monthly = question_of("How many batches were brewed each month?", "Count them.", FILES)
+    assert "asks per month" in (said(monthly, code) or "")
