@@ -1,11 +1,13 @@
 """The rules on which rows a computation counts, asked after the duplicates rule (``_rules``):
-repeats counted with their first copy, total rows left in, a filter the cell contradicts."""
+repeats counted with their first copy, total rows left in, a filter the cell contradicts,
+rows dropped for values missing in columns nothing uses."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
 from codeact.agents._contradict import contradiction_problem
+from codeact.agents._dropna import extra_dropna_problem
 from codeact.agents._repeats import keep_all_problem
 from codeact.agents._totals import totals_problem
 
@@ -15,3 +17,4 @@ def row_rules(question: str, code: str) -> Iterator[tuple[str, Callable[[], str 
     yield "keep all", lambda: keep_all_problem(question, code)
     yield "totals", lambda: totals_problem(question, code)
     yield "contradiction", lambda: contradiction_problem(question, code)
+    yield "extra dropna", lambda: extra_dropna_problem(question, code)

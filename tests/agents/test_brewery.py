@@ -230,3 +230,33 @@ def test_a_row_after_each_month_is_no_grouping_by_month() -> None:
     assert "asks per month" not in (said(question, code) or "")
     monthly = question_of("How many batches were brewed each month?", "Count them.", FILES)
     assert "asks per month" in (said(monthly, code) or "")
+
+
+def test_rows_dropped_for_values_missing_in_columns_nothing_uses_are_sent_back() -> None:
+    from codeact.agents._dropna import extra_dropna_problem
+
+    rows = "Batch,Volume,QC,Cost\n" + "".join(
+        f"{i},{10 + i},{'' if i % 3 else 'OK'},{'' if i % 4 else 5}\n" for i in range(12)
+    )
+    files = {"v.csv": rows.encode()}
+    question = question_of("How much was brewed?", "Add up the Volume of every batch.", files)
+    read = "import pandas as pd\ndf = pd.read_csv('v.csv')\n"
+    code = read + (
+        "df = df.dropna(subset=['Volume', 'QC', 'Cost'])\n"
+        "df['Cost'] = df['Cost'].astype(float)\nprint(df['Volume'].sum())"
+    )
+    told = said(question, code)
+    assert told is not None and "missing a value in 'QC', 'Cost'" in told
+    problem = extra_dropna_problem(question, code)
+    assert problem is not None and problem.code is not None
+    assert "dropna(subset=['Volume'])" in problem.code
+    assert exec_with_files(files, code, problem.code) == ["10", str(sum(range(10, 22)))]
+    alone = code.replace("'Volume', 'QC', 'Cost'", "'QC'")
+    fixed = extra_dropna_problem(question, alone)
+    assert fixed is not None and fixed.code is not None and "dropna" not in fixed.code
+    used = code.replace("print(df['Volume'].sum())", "print(df['Volume'].sum(), df['QC'].count())")
+    assert "'QC'" not in (extra_dropna_problem(question, used) or "")
+    asked = question_of(
+        "How much was brewed by checked batches?", "Batches whose QC is known.", files
+    )
+    assert "'QC'" not in (extra_dropna_problem(asked, code) or "")
