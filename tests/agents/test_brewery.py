@@ -260,3 +260,25 @@ def test_rows_dropped_for_values_missing_in_columns_nothing_uses_are_sent_back()
         "How much was brewed by checked batches?", "Batches whose QC is known.", files
     )
     assert "'QC'" not in (extra_dropna_problem(asked, code) or "")
+
+
+def test_words_pandas_reads_as_missing_looked_for_with_isin_are_sent_back() -> None:
+    from codeact.agents._isinna import isin_marker_problem
+
+    marks = ["OK", "-", "n/a", "", "FAIL", "ok"]
+    rows = "Batch,QC\n" + "".join(f"{i},{marks[i % 6]}\n" for i in range(24))
+    files = {"q.csv": rows.encode()}
+    question = question_of("How many were not checked?", "QC is '-', 'n/a' or empty.", files)
+    read = "import pandas as pd\ndf = pd.read_csv('q.csv')\n"
+    code = read + (
+        "df = df[df['QC'].notna()]\nprint(df[df['QC'].str.strip().isin(['-', 'n/a', ''])].shape[0])"
+    )
+    told = said(question, code)
+    assert told is not None and "misses the cells written 'n/a' and ''" in told
+    problem = isin_marker_problem(question, code)
+    assert problem is not None and problem.code is not None and "notna" not in problem.code
+    assert exec_with_files(files, code, problem.code) == ["4", "12"]
+    words = read + "print(df['QC'].isin(['-']).sum())"
+    assert isin_marker_problem(question, words) is None
+    raw = read.replace("'q.csv')", "'q.csv', keep_default_na=False)") + code.split("\n", 2)[2]
+    assert isin_marker_problem(question, raw) is None
