@@ -16,8 +16,8 @@ from codeact.agents._problem import Problem, problem_of
 _TOTAL = re.compile(r"^(?:sub-?\s?totals?|grand\s+totals?|totals?|sum)\b", re.I)
 #: What the files note says of them, and its line leaving them out.
 _SAID = re.compile(
-    r"^  \d+ rows? (?:is a total|are totals), not records \(.*? in (['\"].*?['\"]), most other "
-    r"columns empty\).*?: (df = .*)$",
+    r"^  \d+ rows? (?:is a total|are totals), not records \((['\"].*?['\"]) in (['\"].*?['\"]), "
+    r"most other columns empty\).*?: (df = .*)$",
     re.M,
 )
 #: A question that speaks of them ("a subtotal row after each month ... leave those rows out",
@@ -72,22 +72,26 @@ def totals_problem(question: str, code: str) -> Problem | None:
         file = re.match(r"'([^'\n]*)'|\"([^\"\n]*)\"", section)
         if said is None or file is None:
             continue
-        column = re.escape(said.group(1)[1:-1])
-        if re.search(
-            rf"(?i)\[\s*['\"]{column}['\"]\s*\].*['\"]\W*(?:sub-?\s?|grand\s+)?totals?\b"
-            r"|\.dropna\((?:\)|.*subset)|\[\s*:\s*-\s*\d+\s*\]|\.head\(\s*-|\.drop\(",
-            code,
-        ):
+        label, column = said.group(1)[1:-1], re.escape(said.group(2)[1:-1])
+        ref = rf"\[\s*['\"]{column}['\"]\s*\]"
+        tests = (
+            rf"(?i){ref}.*(?:startswith|contains|match)\(\s*r?['\"]\W*(?:sub-?\s?|grand\s+)?total"
+        )
+        exact = rf"{ref}\s*!=\s*['\"]{re.escape(label)}['\"]"  # (one label: 'TOTAL')
+        others = r"\.dropna\((?:\)|.*subset)|\[\s*:\s*-\s*\d+\s*\]|\.head\(\s*-|\.drop\("
+        if re.search(f"{tests}|{exact}|{others}", code, re.I):
             return None  # (left out, by the label or by the empty columns)
+        near = re.search(rf"{ref}\s*!=\s*(['\"][^'\"\n]*['\"])", code)
+        kept = f" ({near.group(0)} keeps them: they read {label!r})" if near else ""
         found = read_once(code.splitlines(), file.group(1) or file.group(2))
         fixed = None
         if found is not None:
             at, frame = found
-            fixed = insert_after(code, at, re.sub(r"\bdf\b", frame, said.group(2)))
+            fixed = insert_after(code, at, re.sub(r"\bdf\b", frame, said.group(3)))
         return problem_of(
-            "The question says to leave the total rows out, but your code never does: each "
-            "total counts again with the records it adds up. Leave them out right after "
-            f"reading the file ({said.group(2)}); run your code again, print the result, "
+            f"The question says to leave the total rows out, but your code never does{kept}: "
+            "each total counts again with the records it adds up. Leave them out right after "
+            f"reading the file ({said.group(3)}); run your code again, print the result, "
             "then answer.",
             fixed,
         )

@@ -161,6 +161,9 @@ def test_subtotal_rows_are_named_and_left_out_when_the_question_says_so() -> Non
     before, after = exec_with_files(FILES, code, problem.code)
     assert round(float(before) - float(after), 2) == 987654.32 + 1876543.21
     assert totals_problem(question, READ + RECORDS + code.split("\n", 2)[2]) is None
+    exact = READ + "df = df[df['Batch No'] != 'Total']\n" + code.split("\n", 2)[2]
+    wrong = totals_problem(question, exact)
+    assert wrong is not None and "!= 'Total' keeps them: they read 'Total 01/2023'" in wrong
     unasked = question_of("How much did the batches cost?", "Add up the Cost.", FILES)
     assert totals_problem(unasked, code) is None
     # a record whose text starts with "Total" is no total row: its other columns are filled
