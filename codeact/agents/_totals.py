@@ -7,9 +7,10 @@ never does, is sent back with that line in place after the read.
 
 from __future__ import annotations
 
+import ast
 import re
 
-from codeact.agents._notecols import NOTE_HEAD, insert_after, read_once, task_text
+from codeact.agents._notecols import NOTE_HEAD, insert_after, read_once, task_text, uses_column
 from codeact.agents._problem import Problem, problem_of
 
 #: A label of a total row: "Total", "Subtotal", "Sub-total", "Grand total", "Sum", "Totals".
@@ -17,9 +18,12 @@ _TOTAL = re.compile(r"^(?:sub-?\s?totals?|grand\s+totals?|totals?|sum)\b", re.I)
 #: What the files note says of them, and its line leaving them out.
 _SAID = re.compile(
     r"^  \d+ rows? (?:is a total|are totals), not records \((['\"].*?['\"]) in (['\"].*?['\"]), "
-    r"most other columns empty\).*?: (df = .*)$",
+    r"most other columns empty(?:, only (.*?) filled in)?\).*?: (df = .*)$",
     re.M,
 )
+_QUOTED = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"[^\"\n]*\"")
+#: A test that keeps rows by a value they hold (``== 'FAIL'``, ``.isin([...])``, ``> 6``).
+_KEEPS = re.compile(r"==|\.isin\(|\.str\.(?:contains|startswith)\(|[<>]=?\s*-?\d")
 #: A question that speaks of them ("a subtotal row after each month ... leave those rows out",
 #: "a summary line (Loan ID 'TOTAL'), not a loan: leave it out").
 _ASKED = re.compile(
@@ -53,9 +57,16 @@ def totals_hint(header: list[str], columns: list[list[str]]) -> str:
             else ".str.strip().str.match(r'(?i)(sub-?\\s?|grand\\s+)?totals?\\b|sum\\b')"
         )
         count = f"{len(found)} rows are totals" if len(found) > 1 else "1 row is a total"
+        filled = [
+            header[k]
+            for k, c in enumerate(columns)
+            if k != j and any(c[i].strip().lower() not in _EMPTY for i in found)
+        ]
+        shown = " and ".join(repr(f) for f in filled)
+        told = f", only {shown} filled in" if filled and len(filled) <= 3 else ""
         return (
-            f"  {count}, not records ({labels[0]!r} in {name!r}, most other columns empty): "
-            f"leave them out first: df = df[~df[{name!r}].astype(str){test}]"
+            f"  {count}, not records ({labels[0]!r} in {name!r}, most other columns empty"
+            f"{told}): leave them out first: df = df[~df[{name!r}].astype(str){test}]"
         )
     return ""
 
@@ -81,17 +92,20 @@ def totals_problem(question: str, code: str) -> Problem | None:
         others = r"\.dropna\((?:\)|.*subset)|\[\s*:\s*-\s*\d+\s*\]|\.head\(\s*-|\.drop\("
         if re.search(f"{tests}|{exact}|{others}", code, re.I):
             return None  # (left out, by the label or by the empty columns)
-        near = re.search(rf"{ref}\s*!=\s*(['\"][^'\"\n]*['\"])", code)
+        filled = [ast.literal_eval(f) for f in _QUOTED.findall(said.group(3) or "")]
+        if filled and not any(uses_column(code, f) for f in filled) and _KEEPS.search(code):
+            continue  # (a test of the rows' own columns: a total, empty there, never passes)
+        near = re.search(rf"\w+{ref}\s*!=\s*(['\"][^'\"\n]*['\"])", code)
         kept = f" ({near.group(0)} keeps them: they read {label!r})" if near else ""
         found = read_once(code.splitlines(), file.group(1) or file.group(2))
         fixed = None
         if found is not None:
             at, frame = found
-            fixed = insert_after(code, at, re.sub(r"\bdf\b", frame, said.group(3)))
+            fixed = insert_after(code, at, re.sub(r"\bdf\b", frame, said.group(4)))
         return problem_of(
             f"The question says to leave the total rows out, but your code never does{kept}: "
             "each total counts again with the records it adds up. Leave them out right after "
-            f"reading the file ({said.group(3)}); run your code again, print the result, "
+            f"reading the file ({said.group(4)}); run your code again, print the result, "
             "then answer.",
             fixed,
         )

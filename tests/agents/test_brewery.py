@@ -164,6 +164,10 @@ def test_subtotal_rows_are_named_and_left_out_when_the_question_says_so() -> Non
     exact = READ + "df = df[df['Batch No'] != 'Total']\n" + code.split("\n", 2)[2]
     wrong = totals_problem(question, exact)
     assert wrong is not None and "!= 'Total' keeps them: they read 'Total 01/2023'" in wrong
+    assert "most other columns empty, only 'Volume' and 'Cost (Kč)' filled in)" in line
+    counted = READ + "print((df[' Beer '].str.strip() == 'D12').sum())"
+    assert totals_problem(question, counted) is None  # (a total's Beer is empty: never 'D12')
+    assert totals_problem(question, counted.replace("== 'D12'", "!= 'D12'")) is not None
     unasked = question_of("How much did the batches cost?", "Add up the Cost.", FILES)
     assert totals_problem(unasked, code) is None
     # a record whose text starts with "Total" is no total row: its other columns are filled
