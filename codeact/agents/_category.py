@@ -64,6 +64,10 @@ def _code_legend_positions(question: str, task: str) -> set[int]:
     return out
 
 
+#: A value defined by what it means: "OK if the batch passed, FAIL if it failed" (fresh20).
+_DEFINED = re.compile(r"(?<![\w'-])[A-Za-z][\w/-]*(?=\s+(?:if|when|means|stands\s+for)\b)")
+
+
 def _alias_positions(task: str) -> set[int]:
     """Positions (just before) of each value the question gives other spellings of, where it
     gives them ("Service is also written 'Servicing', Inspection 'Safety check'"): a list of
@@ -89,6 +93,7 @@ def category_problem(question: str, code: str) -> str | None:
     described |= _legend_positions(question, task)  # ("Age Band (Under 18, 18-34 or 60+)")
     described |= _alias_positions(task)  # ("Inspection 'Safety check'": how it is written)
     described |= _code_legend_positions(question, task)  # ("Status is a code: C is ...")
+    described |= {m.start() - 1 for m in _DEFINED.finditer(task)}  # ("OK if it passed")
     quotes = [(q.start(), q.end(), q.group(1) or q.group(2)) for q in QUOTED.finditer(task)]
     for value in category_values(question):
         word = value.lower() in _PLAIN_WORDS  # ("no visit goes past midnight": not 'no')

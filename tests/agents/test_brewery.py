@@ -289,3 +289,15 @@ def test_words_pandas_reads_as_missing_looked_for_with_isin_are_sent_back() -> N
     assert isin_marker_problem(question, words) is None
     raw = read.replace("'q.csv')", "'q.csv', keep_default_na=False)") + code.split("\n", 2)[2]
     assert isin_marker_problem(question, raw) is None
+
+
+def test_values_defined_by_what_they_mean_are_no_filters() -> None:
+    rows = "Id,QC\n" + "".join(f"{i},{['OK', 'FAIL', '-', ''][i % 4]}\n" for i in range(20))
+    files = {"q.csv": rows.encode()}
+    legend = "QC is OK if the batch passed, FAIL if it failed, or '-' or empty if not checked"
+    question = question_of("How many were not checked?", f"{legend}. Count them.", files)
+    code = "import pandas as pd\ndf = pd.read_csv('q.csv')\nprint((df['QC'].isna() | (df['QC'] == '-')).sum())"
+    assert said(question, code) is None
+    asked = question_of("How many passed?", f"{legend}. Count the batches whose QC is OK.", files)
+    told = said(asked, code)
+    assert told is not None and "The question is about 'OK'" in told
