@@ -23,7 +23,7 @@ _SAID = re.compile(
 )
 _QUOTED = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"[^\"\n]*\"")
 #: A test that keeps rows by a value they hold (``== 'FAIL'``, ``.isin([...])``, ``> 6``).
-_KEEPS = re.compile(r"==|\.isin\(|\.str\.(?:contains|startswith)\(|[<>]=?\s*-?\d")
+_KEEPS = re.compile(r"==|\.isin\(|\.str\.(?:contains|startswith)\(|[<>]=?\s*(?:-?\d|['\"])")
 #: A question that speaks of them ("a subtotal row after each month ... leave those rows out",
 #: "a summary line (Loan ID 'TOTAL'), not a loan: leave it out").
 _ASKED = re.compile(

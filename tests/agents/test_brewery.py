@@ -167,6 +167,8 @@ def test_subtotal_rows_are_named_and_left_out_when_the_question_says_so() -> Non
     assert "most other columns empty, only 'Volume' and 'Cost (Kč)' filled in)" in line
     counted = READ + "print((df[' Beer '].str.strip() == 'D12').sum())"
     assert totals_problem(question, counted) is None  # (a total's Beer is empty: never 'D12')
+    text = READ + "print((df['Brewhouse Time'] > '7:00').sum())"  # (NaN > '7:00' is False)
+    assert totals_problem(question, text) is None
     assert totals_problem(question, counted.replace("== 'D12'", "!= 'D12'")) is not None
     unasked = question_of("How much did the batches cost?", "Add up the Cost.", FILES)
     assert totals_problem(unasked, code) is None
