@@ -225,6 +225,7 @@ _EXCLUDES = re.compile(
 _SELECTS_ROWS = re.compile(
     r"\[[^\n]*?(?:==|!=|<|>|\.isin\(|\.str\.|\.notna\(|\.notnull\(|\.isna\(|~)[^\n]*\]"
     r"|\.query\(|\.dropna\(|skipfooter|\.iloc\[\s*:\s*-|\[\s*:\s*-\d|\.head\(\s*-|nrows"
+    r"|(?:==|!=|<|>|\.isin\()[^\n]*\)\s*\.sum\(\)"  # (a count of a test: (a == 'x').sum())
 )
 
 
@@ -314,6 +315,7 @@ def filter_problem(question: str, code: str) -> str | None:
     task = task_text(question)
     low = code.lower()
     described = described_values(task, low)
+    columns = {name.strip() for name, _kind in note_column_kinds(question)}
     for m in QUOTED.finditer(task):
         value = (m.group(1) or m.group(2)).strip()
         if _example(task, m):
@@ -339,6 +341,8 @@ def filter_problem(question: str, code: str) -> str | None:
             continue  # ("'not synced' was not recorded": converted to NaN, or read as NaN)
         if left_out(task, m.start(), m.end(), code) or coerced_marker(question, value, code):
             continue  # (the code drops the row the question leaves out, or made it NaN)
+        if value in columns:
+            continue  # (a column's name: "the month in 'Batch No'"; the column rule's)
         listed = rf"(?:'[^'\n]*' and )*{re.escape(repr(value))}(?: and '[^'\n]*')*"  # (fresh18)
         read_as_nan = re.search(
             rf"\(written {listed} in the file: pandas reads them as NaN", question

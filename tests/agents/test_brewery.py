@@ -303,3 +303,18 @@ def test_values_defined_by_what_they_mean_are_no_filters() -> None:
     asked = question_of("How many passed?", f"{legend}. Count the batches whose QC is OK.", files)
     told = said(asked, code)
     assert told is not None and "The question is about 'OK'" in told
+
+
+def test_the_total_rows_description_is_no_filter_for_a_count_they_never_meet() -> None:
+    rows = "Batch No,QC,Volume\n" + "".join(
+        f"23-{i:03d},{['OK', 'FAIL'][i % 2]},5\n" for i in range(9)
+    )
+    rows += "Total 01/2023,,45\n"
+    files = {"q.csv": rows.encode()}
+    legend = (
+        "A subtotal row after each month, with 'Total' and the month in 'Batch No' "
+        "('Total 01/2023'): leave those rows out"
+    )
+    question = question_of("How many batches failed?", f"{legend}. Count the FAIL ones.", files)
+    code = "import pandas as pd\ndf = pd.read_csv('q.csv')\nprint((df['QC'] == 'FAIL').sum())"
+    assert said(question, code) is None
