@@ -25,7 +25,7 @@ _FILL = "; minutes = minutes.fillna("
 _FORMS = (
     ("clock", re.compile(r":"), "'2:05'"),
     ("min", re.compile(r"min", re.I), "'125 min'"),
-    ("h", re.compile(r"(?<![a-z])h(?:ours?|rs?)?(?![a-z])", re.I), "'2,5 h'"),
+    ("h", re.compile(r"(?<![A-Za-z])[hH](?:ours?|rs?)?(?![A-Za-z])|\[hH\]|\[Hh\]"), "'2,5 h'"),
 )
 
 

@@ -38,8 +38,8 @@ def contradiction_problem(question: str, code: str) -> Problem | None:
         frame, column, kept = keep.group("frame"), keep.group("col"), keep.group("value")
         ref = rf"\b{frame}\s*\[\s*['\"]{re.escape(column)}['\"]\s*\]{_FOLDS}"
         for later in lines[i + 1 :]:
-            if re.match(rf"\s*{frame}\s*=\s*pd\.read_", later):
-                break  # (read again: the filter is gone)
+            if re.match(rf"\s*{frame}\s*=(?!=)(?!\s*{frame}\b)", later):
+                break  # (read again, or set from a saved copy: the filter is gone)
             tests = [m.group(2) for m in re.finditer(rf"{ref}\s*==\s*(['\"])([^'\"\n]*)\1", later)]
             if isin := re.search(rf"{ref}\.isin\(\s*\[([^\]\n]*)\]", later):
                 tests += [a or b for a, b in re.findall(r"'([^'\n]*)'|\"([^\"\n]*)\"", isin[1])]

@@ -22,7 +22,7 @@ _SPACED_DOTS = re.compile(r"^\d{1,2}\. \d{1,2}\. \d{4}$")
 
 def is_spaced_date(value: str) -> bool:
     """Whether ``value`` is a date such as ``'5. 3. 2023'`` (day, month, year)."""
-    return bool(_SPACED_DOTS.match(value))
+    return ". " in value and bool(_SPACED_DOTS.match(value))
 
 
 def _parses(value: str, fmt: str) -> bool:
@@ -63,7 +63,14 @@ def date_formats(values: list[str]) -> list[str] | None:
 
 
 def date_formats_hint(values: list[str], name: str) -> str:
-    """The files note on such a column: its forms and the reading, else ``""``."""
+    """The files note on such a column: its forms and the reading, else ``""``; dates all
+    written the Czech way (``'5. 3. 2023'``, which ``pd.to_datetime`` reads month first)
+    get their one format."""
+    if len(values) >= 2 and all(_SPACED_DOTS.match(v) for v in values):
+        return (
+            f"dates as text written day first ({values[0]!r}): pd.to_datetime(df[{name!r}], "
+            "format='%d. %m. %Y')"
+        )
     formats = date_formats(values)
     if formats is None:
         return ""

@@ -150,8 +150,8 @@ def year_problem(question: str, code: str) -> str | None:
     for m in _YEAR_LIMIT.finditer(task):
         sentence = re.split(r"[.?!;]\s", task[: m.start()])[-1] + task[m.start() : m.end() + 8]
         year, month = m.group("year"), _month_number(m.group("month"))
-        if _COVERS.search(sentence) or re.search(rf", all in {year}, ", question):
-            continue  # (every date of the file is in that year: the note says so)
+        if _COVERS.search(sentence) or (month is None and _all_in(question, year)):
+            continue  # (every date of the files is in that year: the note says so)
         if year in live and (month is None or _uses_month(live, month)):
             continue
         if year not in live:
@@ -167,6 +167,13 @@ def year_problem(question: str, code: str) -> str | None:
             f"(d.dt.year == {year}) & (d.dt.month == {month})), print the result, then answer."
         )
     return None
+
+
+def _all_in(question: str, year: str) -> bool:
+    """Whether the files note says every date of every date column is in ``year`` (a
+    question's "in 2023" then leaves no row out)."""
+    dates = [kind for _name, kind in note_column_kinds(question) if "date" in kind]
+    return bool(dates) and all(f", all in {year}, " in kind for kind in dates)
 
 
 def _month_number(name: str | None) -> int | None:

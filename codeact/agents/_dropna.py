@@ -11,10 +11,17 @@ import re
 
 from codeact.agents._notecols import note_column_kinds, past_conversions, task_text, uses_column
 from codeact.agents._problem import Problem, problem_of
+from codeact.agents._totals import totals_left_empty
 
 #: ``.dropna(subset=[...])`` (its list, as written).
 _SUBSET = re.compile(r"\.dropna\(\s*subset\s*=\s*\[(?P<names>[^\]\n]*)\]\s*(?:,\s*)?\)")
 _QUOTED = re.compile(r"'([^'\n]*)'|\"([^\"\n]*)\"")
+
+
+def _bare(name: str) -> str:
+    """A column's name as a question writes it: lower case, without its unit in brackets
+    (``'Cost (Kč)'``: ``'cost'``)."""
+    return re.sub(r"\s*[(\[][^)\]]*[)\]]", "", name).strip().lower() or name.strip().lower()
 
 
 def extra_dropna_problem(question: str, code: str) -> Problem | None:
@@ -29,12 +36,14 @@ def extra_dropna_problem(question: str, code: str) -> Problem | None:
     columns = {name for name, _kind in note_column_kinds(question)}
     task = task_text(question).lower()
     rest = code[: m.start()] + code[m.end() :]
+    blank = totals_left_empty(question)  # (dropped where empty: the total rows go)
     unused = [
         n
         for n in listed
         if n in columns
+        and n not in blank
         and not uses_column(past_conversions(rest, n), n)
-        and not re.search(rf"(?<!\w){re.escape(n.strip().lower())}(?!\w)", task)
+        and not re.search(rf"(?<!\w){re.escape(_bare(n))}(?!\w)", task)
     ]
     if not unused:
         return None

@@ -102,6 +102,8 @@ def describe_table(table: Table) -> str:
     ]
     sep = "" if delimiter == "," else f", separated by {delimiter!r}"
     described = [per_column_decimals(x) for x in described] if not sep else described
+    if scanned < rows:  # (one year in the rows read says nothing of the rest)
+        described = [re.sub(r", all in \d{4}(?=, )", "", x) for x in described]
     skip = f", skiprows={titles}" if titles else ""
     if sep:
         decimal = any("decimal commas" in line for line in described)

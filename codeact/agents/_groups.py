@@ -168,7 +168,7 @@ _AGGREGATE = re.compile(
 #: month"): a description of the data, not a question comparing groups.
 _LAYOUT = re.compile(  # (and where rows stand: "a subtotal row after each month")
     r"\b(?:one|a|an|single)\s+(?:rows?|lines?|records?|columns?|entr(?:y|ies)|files?)\s+$"
-    r"|\b(?:after|before|following|below|above|(?:end|start|top|bottom) of)\s+$",
+    r"|\b(?:rows?|lines?)\s+(?:after|before|following|below|above|at the (?:end|start) of)\s+$",
     re.I,
 )
 

@@ -34,6 +34,8 @@ def isin_marker_problem(question: str, code: str) -> Problem | None:
         if not missing or re.search(r"\.fillna\(", code):
             continue  # (filled first: the words may be there again)
         col, others = m.group("col"), [w for w in items if w.strip() not in NA_STRINGS]
+        if re.search(rf"^\s*{re.escape(col)}\s*=(?!=)", code[: m.start()], re.M):
+            continue  # (the column set again first: .replace(np.nan, 'n/a') puts the word back)
         test = f"{col}.isna()"
         if others:
             test = f"({test} | {col}{m.group('folds')}.isin({others!r}))"

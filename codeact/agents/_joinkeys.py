@@ -155,6 +155,8 @@ def _folded_hints(
         pair = frozenset({(a, col), (b, key)})
         if b == a or pair in joined or len(set(written)) != len(written):
             continue  # (the other side is a key: each value once)
+        if not _linked(col, key) and not any(c.isdigit() for c in written[0]):
+            continue  # (words alike in two files, 'High' and 'Low', join nothing unnamed)
         keys = {_fold(w) for w in written}
         mine = {_fold(v) for v in values}
         if len(keys) != len(written) or len(mine) < 3 or len(mine & keys) < 0.8 * len(mine):

@@ -66,7 +66,8 @@ def units_reading(column: str, numbers: list[str], comma: bool) -> tuple[str, st
             f"{column}.str.extract(r'(\\d[\\d.,]*(?:\\s\\d{{3}}[\\d.,]*)*)')[0]"
             ".str.replace(r'\\s', '', regex=True)"
         )
-        unit = f"{column}.str.extract(r'([^\\d\\s.,]+)\\s*$')[0].str.strip()"
+        end = r"\d\s*((?:sq|cu)\.?\s?\w+|[^\d\s.,]+)\s*$"  # ('1 200 sq ft': 'sq ft')
+        unit = f"{column}.str.extract(r'{end}')[0].str.strip()"
     else:
         digits = f"{column}.str.extract(r'([\\d.,]+)')[0]"
         unit = f"{column}.str.extract(r'[\\d.,]+\\s*(\\D+)')[0].str.strip()"

@@ -136,24 +136,45 @@ def accounting_hint(values: list[str], name: str) -> str:
 #: A number with spaces between thousands (``57 265,34``, ``2 850``, ``1 234.50``; the space
 #: may be a no-break one), or a plain one, with a currency or unit word after or a sign before.
 _SPACED = re.compile(
-    r"^(?P<sign>[$€£¥]\s?)?(?P<number>[-+]?(?:\d{1,3}(?:[ \u00a0\u202f]\d{3})+|\d+)"
-    r"(?:[.,]\d+)?)(?:\s?(?P<word>[^\W\d_]{1,3}\.?|[€£$%]))?$"
+    r"^(?P<sign>[$€£¥]\s?)?(?P<number>-?(?:\d{1,3}(?:[ \u00a0\u202f]\d{3})+|\d+)"
+    r"(?:[.,]\d+)?)(?:\s?(?P<word>[^\W\d_]{1,3}|[€£$%]))?$"
 )
 _SPACE_GROUP = re.compile(r"\d[ \u00a0\u202f]\d{3}(?!\d)")
+#: Signs and words standing for no number beside such amounts (``'-'``, ``'n/a'``).
+_NONE_WORDS = {"-", "--", "—", "n/a", "na", "none", "?", "x"}
+#: Names of columns whose spaced digits are no amounts.
+_NOT_AMOUNTS = re.compile(r"phone|tel\b|mobile|fax|zip|post ?code|iban|account|card|\bid\b", re.I)
 
 
 def spaced_hint(values: list[str], name: str) -> str:
     """The files note on numbers with a space between thousands (a Czech export: ``'57 265,34'``
-    beside ``'37897,74'`` and ``'53 422,56 Kč'``; ``'2 850'``), when every value is one, some
-    has such a space, and one mark (a comma or a point) is the decimal one; else ''."""
-    found = [m for v in values if (m := _SPACED.match(v))]
-    if len(found) < len(values) or not any(_SPACE_GROUP.search(v) for v in values):
+    beside ``'37897,74'`` and ``'53 422,56 Kč'``; ``'2 850'``), when every value is one (or a
+    sign such as ``'-'`` for none), some has such a space, and one mark (a comma or a point)
+    is the decimal one; else ''. Phone numbers (``'602 123 456'``) are no amounts."""
+    if _NOT_AMOUNTS.search(name):
+        return ""
+    found: list[re.Match[str]] = []
+    nones: set[str] = set()
+    for v in values:  # (the first value that is neither ends it: most columns are no amounts)
+        if m := _SPACED.match(v):
+            found.append(m)
+        elif v.lower() in _NONE_WORDS and len(nones) < 2:
+            nones.add(v)
+        else:
+            return ""
+    if not any(_SPACE_GROUP.search(m.group("number")) for m in found):
         return ""
     marks = {c for m in found for c in ",." if c in m.group("number")}
     words = sorted({w for m in found for w in (m.group("word"), m.group("sign")) if w})
     if len(marks) > 1 or len(words) > 1:
         return ""  # (both marks, or several units: another note's)
+    digits = {len(re.sub(r"\D", "", m.group("number"))) for m in found}
+    if not marks and not words and len(digits) == 1 and digits.pop() >= 8:
+        return ""  # (numbers all of one length past eight digits: phone numbers, ids)
     comma = marks == {","}
+    tails = {len(m.group("number").rpartition(",")[2]) for m in found if "," in m.group("number")}
+    if tails == {3}:
+        return ""  # ('1,250' beside '2 500': a comma of thousands or a decimal one, unknown)
     example = next(v for v in values if _SPACE_GROUP.search(v))
     number = float(re.sub(r"[^\d.-]", "", example.replace(",", ".") if comma else example))
     column = f"df[{name!r}]"
@@ -161,9 +182,17 @@ def spaced_hint(values: list[str], name: str) -> str:
     said = f", some with {words[0].strip()!r} {where}" if words else ""
     kind = "a space between thousands" + " and a decimal comma" * comma
     keep, point = ("[^\\d,-]", ".str.replace(',', '.')") if comma else ("[^\\d.-]", "")
+    read = f"{column}.str.replace(r'{keep}', '', regex=True){point}"
+    if nones:
+        shown = " and ".join(repr(w) for w in sorted(nones))
+        said += f", {shown} standing for no number"
+        return (
+            f"numbers stored as text with {kind} ({example!r} is {number:.12g}){said}: convert "
+            f"with pd.to_numeric({read}, errors='coerce')"
+        )
     return (
         f"numbers stored as text with {kind} ({example!r} is {number:.12g}){said}: convert with "
-        f"{column}.str.replace(r'{keep}', '', regex=True){point}.astype(float)"
+        f"{read}.astype(float)"
     )
 
 

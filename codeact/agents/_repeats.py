@@ -21,11 +21,17 @@ _LATER_COPIES = re.compile(
     r"\b(?:repeats?|repeating|duplicates?|copies|cop(?:y|ies)\s+of)\s+(?:of\s+)?(?:an?\s+|the\s+)?"
     r"(?:earlier|previous|preceding|prior)\b"
     r"|\brepeat(?:s|ed)?\s+(?:an?\s+)?(?:earlier|previous|preceding|prior)\b"
-    r"|\b(?:after|beyond|besides|other\s+than)\s+(?:the|its|their)\s+first\b"
-    r"|\bnot\s+counting\s+(?:the|its|their)\s+first\b"
     r"|\b(?:extra|surplus|redundant|superfluous)\s+(?:copies|rows|duplicates|entries)\b",
     re.I,
 )
+#: "not counting the first copy", "after the first": said of copies only in a sentence that
+#: speaks of them ("orders placed after the first of March" is a date).
+_BUT_FIRST = re.compile(
+    r"\b(?:after|beyond|besides|other\s+than|not\s+counting)\s+(?:the|its|their)\s+first\b", re.I
+)
+_COPIES = re.compile(r"\b(?:cop(?:y|ies)|duplicat\w*|repeat\w*|twice|again)\b", re.I)
+#: A count made of the marks on the same line (``.sum()``, ``len(``, ``.shape``, ``.count()``).
+_COUNTED = re.compile(r"\.sum\(\)|\blen\(|\.shape\b|\.count\(\)|\.value_counts\(")
 #: The question counts every copy itself ("all copies", "both copies", "every copy").
 _EVERY_COPY = re.compile(
     r"\b(?:all|both|every|each)\s+(?:of\s+(?:the|their|its)\s+)?(?:cop(?:y|ies)|occurrences?)\b"
@@ -41,10 +47,15 @@ def keep_all_problem(question: str, code: str) -> Problem | None:
     duplicates with ``keep=False``, which marks the first copy too. The fix marks only the
     later copies (``keep='first'``)."""
     task = task_text(question)
-    if not _LATER_COPIES.search(task) or _EVERY_COPY.search(task):
+    sentences = re.split(r"(?<=[.?!])\s+", task)
+    later = _LATER_COPIES.search(task) or any(
+        _BUT_FIRST.search(t) and _COPIES.search(t) for t in sentences
+    )
+    if not later or _EVERY_COPY.search(task):
         return None
-    if not _KEEP_ALL.search(code):
-        return None
+    lines = [ln for ln in code.splitlines() if _KEEP_ALL.search(ln)]
+    if not any(_COUNTED.search(ln) and "drop_duplicates" not in ln for ln in lines):
+        return None  # (the marks shown, or kept to count otherwise: len(d) - len(d.drop_...))
     fixed = _KEEP_ALL.sub(r"\1'first'", code)
     return problem_of(
         "The question counts the rows that repeat an earlier row (the later copies only), but "

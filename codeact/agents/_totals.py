@@ -10,7 +10,14 @@ from __future__ import annotations
 import ast
 import re
 
-from codeact.agents._notecols import NOTE_HEAD, insert_after, read_once, task_text, uses_column
+from codeact.agents._notecols import (
+    NOTE_HEAD,
+    insert_after,
+    note_column_kinds,
+    read_once,
+    task_text,
+    uses_column,
+)
 from codeact.agents._problem import Problem, problem_of
 
 #: A label of a total row: "Total", "Subtotal", "Sub-total", "Grand total", "Sum", "Totals".
@@ -32,6 +39,7 @@ _ASKED = re.compile(
     re.I,
 )
 _EMPTY = {"", "-", "n/a", "na", "nan", "null", "none"}
+_FIRST = set("TtSsGg ")  # (the first characters of a label: most values are no label)
 
 
 def totals_hint(header: list[str], columns: list[list[str]]) -> str:
@@ -40,7 +48,9 @@ def totals_hint(header: list[str], columns: list[list[str]]) -> str:
     half its rows or more."""
     rows = min((len(c) for c in columns), default=0)
     for j, column in enumerate(columns):
-        found = [i for i, v in enumerate(column[:rows]) if _TOTAL.match(v.strip())]
+        found = [
+            i for i, v in enumerate(column[:rows]) if v[:1] in _FIRST and _TOTAL.match(v.strip())
+        ]
         if not found or len(found) * 2 >= rows:
             continue
         others = [c for k, c in enumerate(columns) if k != j]
@@ -48,20 +58,22 @@ def totals_hint(header: list[str], columns: list[list[str]]) -> str:
             sum(c[i].strip().lower() not in _EMPTY for c in others) * 2 > len(others) for i in found
         ):
             continue  # (a record whose text starts with "Total": its row is filled in)
-        labels = [column[i].strip() for i in found]
-        words = {re.match(r"[\w-]+", w).group(0).lower() for w in labels}  # type: ignore[union-attr]
-        name = header[j]
-        test = (
-            f".str.strip().str.lower().str.startswith({words.pop()!r})"
-            if len(words) == 1
-            else ".str.strip().str.match(r'(?i)(sub-?\\s?|grand\\s+)?totals?\\b|sum\\b')"
-        )
-        count = f"{len(found)} rows are totals" if len(found) > 1 else "1 row is a total"
         filled = [
             header[k]
             for k, c in enumerate(columns)
             if k != j and any(c[i].strip().lower() not in _EMPTY for i in found)
         ]
+        if not any(re.search(r"\d", columns[k][i]) for k in range(len(columns)) for i in found):
+            continue  # (no number in them: "Sum up survey results" is a task, not a total)
+        labels = [column[i].strip() for i in found]
+        words = {re.match(r"[\w-]+", w).group(0).lower() for w in labels}  # type: ignore[union-attr]
+        name = header[j]
+        test = (  # (the word whole: 'Summer Ale' is no 'Sum')
+            f".str.strip().str.match(r'(?i){re.escape(words.pop())}\\b')"
+            if len(words) == 1
+            else ".str.strip().str.match(r'(?i)(sub-?\\s?|grand\\s+)?totals?\\b|sum\\b')"
+        )
+        count = f"{len(found)} rows are totals" if len(found) > 1 else "1 row is a total"
         shown = " and ".join(repr(f) for f in filled)
         told = f", only {shown} filled in" if filled and len(filled) <= 3 else ""
         return (
@@ -84,22 +96,24 @@ def totals_problem(question: str, code: str) -> Problem | None:
         if said is None or file is None:
             continue
         label, column = said.group(1)[1:-1], re.escape(said.group(2)[1:-1])
-        ref = rf"\[\s*['\"]{column}['\"]\s*\]"
-        tests = (
-            rf"(?i){ref}.*(?:startswith|contains|match)\(\s*r?['\"]\W*(?:sub-?\s?|grand\s+)?total"
-        )
+        ref = rf"(?:\[\s*['\"]{column}['\"]\s*\]|`{column}`|\.iloc\[\s*:\s*,\s*\d+\s*\])"
+        tests = rf"{ref}[^\n]*\.str\.(?:startswith|contains|match|isdigit|isnumeric|len|slice)\("
         exact = rf"{ref}\s*!=\s*['\"]{re.escape(label)}['\"]"  # (one label: 'TOTAL')
         others = r"\.dropna\((?:\)|.*subset)|\[\s*:\s*-\s*\d+\s*\]|\.head\(\s*-|\.drop\("
-        if re.search(f"{tests}|{exact}|{others}", code, re.I):
-            return None  # (left out, by the label or by the empty columns)
         filled = [ast.literal_eval(f) for f in _QUOTED.findall(said.group(3) or "")]
+        empty = [  # (a column the totals leave empty, kept where present: no total passes)
+            rf"\[\s*['\"]{re.escape(n)}['\"]\s*\]\.(?:notna|notnull)\(\)"
+            for n in totals_left_empty(f"{NOTE_HEAD}\n- {section}")
+        ]
+        if re.search("|".join([tests, exact, others, *empty]), code, re.I):
+            return None  # (left out, by the label or by the empty columns)
         if filled and not any(uses_column(code, f) for f in filled) and _KEEPS.search(code):
             continue  # (a test of the rows' own columns: a total, empty there, never passes)
         near = re.search(rf"\w+{ref}\s*!=\s*(['\"][^'\"\n]*['\"])", code)
         kept = f" ({near.group(0)} keeps them: they read {label!r})" if near else ""
         found = read_once(code.splitlines(), file.group(1) or file.group(2))
         fixed = None
-        if found is not None:
+        if found is not None and not re.search(r"usecols|index_col", code.splitlines()[found[0]]):
             at, frame = found
             fixed = insert_after(code, at, re.sub(r"\bdf\b", frame, said.group(4)))
         return problem_of(
@@ -110,3 +124,21 @@ def totals_problem(question: str, code: str) -> Problem | None:
             fixed,
         )
     return None
+
+
+def totals_left_empty(question: str) -> set[str]:
+    """The columns the total rows the files note names leave empty (none without such rows,
+    or when the note does not say which they fill)."""
+    out: set[str] = set()
+    for section in re.split(r"\n- (?='|\")", question.partition(NOTE_HEAD)[2])[1:]:
+        said = _SAID.search(section)
+        if said is None or not said.group(3):
+            continue
+        filled = {ast.literal_eval(f) for f in _QUOTED.findall(said.group(3))}
+        label = said.group(2)[1:-1]
+        out |= {
+            n
+            for n, _kind in note_column_kinds(f"{NOTE_HEAD}\n- {section}")
+            if n not in filled and n != label
+        }
+    return out
