@@ -170,10 +170,11 @@ def year_problem(question: str, code: str) -> str | None:
 
 
 def _all_in(question: str, year: str) -> bool:
-    """Whether the files note says every date of every date column is in ``year`` (a
-    question's "in 2023" then leaves no row out)."""
+    """Whether the files note says every date of the first date column (the records' own:
+    a batch's Brew Date before its Packaged) is in ``year``: a question's "in 2023" then
+    leaves no row out."""
     dates = [kind for _name, kind in note_column_kinds(question) if "date" in kind]
-    return bool(dates) and all(f", all in {year}, " in kind for kind in dates)
+    return bool(dates) and f", all in {year}, " in dates[0]
 
 
 def _month_number(name: str | None) -> int | None:

@@ -183,3 +183,17 @@ def test_czech_dates_of_one_format_are_read_day_first() -> None:
     reading = line.split(": ", 2)[2].split(", e.g.")[0]
     got = eval(reading, {"pd": pd, "df": pd.read_csv(io.StringIO(csv))})
     assert got.dt.month.tolist() == [3, 12, 12]
+
+
+def test_the_records_own_date_column_speaks_for_the_year() -> None:
+    rows = "Batch,Brewed,Packaged\n1,2023-03-01,2023-04-01\n2,2023-12-01,2024-01-05\n"
+    rows += "3,2023-06-01,2023-07-01\n"
+    files = {"b.csv": rows.encode()}
+    question = question_of("How many batches failed?", "Batches brewed in 2023. Count.", files)
+    code = "import pandas as pd\ndf = pd.read_csv('b.csv')\nprint(len(df))"
+    assert year_problem(question, code) is None  # (every Brewed date is of 2023)
+    swapped = rows.replace("Brewed,Packaged", "Packaged,Brewed")
+    other = question_of(
+        "How many batches failed?", "Batches packaged in 2023. Count.", {"b.csv": swapped.encode()}
+    )
+    assert year_problem(other, code) is not None
