@@ -192,7 +192,8 @@ def test_the_records_own_date_column_speaks_for_the_year() -> None:
     question = question_of("How many batches failed?", "Batches brewed in 2023. Count.", files)
     code = "import pandas as pd\ndf = pd.read_csv('b.csv')\nprint(len(df))"
     assert year_problem(question, code) is None  # (every Brewed date is of 2023)
-    swapped = rows.replace("Brewed,Packaged", "Packaged,Brewed")
+    swapped = "Batch,Packaged,Brewed\n1,2023-04-01,2023-03-01\n2,2024-01-05,2023-12-01\n"
+    swapped += "3,2023-07-01,2023-06-01\n"
     other = question_of(
         "How many batches failed?", "Batches packaged in 2023. Count.", {"b.csv": swapped.encode()}
     )
