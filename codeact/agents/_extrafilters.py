@@ -17,6 +17,13 @@ _TEXT_SELECTION = re.compile(
 
 
 _FLAGS = {"y", "n", "yes", "no", "true", "false", "t", "f", "0", "1"}
+#: Values a ``!=`` leaves out to clean the table: a total or summary row, a sign for none
+#: (fresh20's ``df['Package'] != 'BOTTLE'`` is a filter of its own).
+_CLEANING = re.compile(
+    r"^\s*(?:(?:sub-?\s?|grand\s+)?totals?\b|sum\b|summary|header|footer|n/?a$|none$|null$"
+    r"|nan$|unknown$|missing$|-+$|\?$)",
+    re.I,
+)
 #: Words a question uses for a coded value (``'F'`` for "women").
 _MEANT_BY = {
     "f": ("female", "wom[ae]n", "girl"),
@@ -75,8 +82,9 @@ def extra_filter_problem(question: str, code: str, columns: list[str]) -> str | 
     for m in _TEXT_SELECTION.finditer(code):
         column = m.group("quoted") or m.group("attr")
         value = m.group("value").strip()
-        if column not in columns or not value or "!=" in m.group(0):
-            continue  # (rows left out, such as a summary row, are cleaning, not a filter)
+        dropped = "!=" in m.group(0)
+        if column not in columns or not value or (dropped and _CLEANING.match(value)):
+            continue  # (rows left out such as a summary row or a sign for none are cleaning)
         if value.lower() in _FLAGS:
             continue  # (a yes/no flag may be what "have left" or "passed" means)
         words = {column.strip().lower(), column.strip().lower().replace("_", " ")}
@@ -86,8 +94,9 @@ def extra_filter_problem(question: str, code: str, columns: list[str]) -> str | 
             continue
         if any(re.search(rf"\b{w}", task) for w in _MEANT_BY.get(value.lower(), ())):
             continue  # ("women" for 'F')
+        how = "leaves out the rows" if dropped else "keeps only the rows"
         return (
-            f"Your code keeps only the rows where {column!r} is {value!r}, but the "
+            f"Your code {how} where {column!r} is {value!r}, but the "
             f"question never mentions {column!r} or {value!r}. Leave that "
             "condition out unless the question asks for it, print the result, then answer."
         )

@@ -318,3 +318,18 @@ def test_the_total_rows_description_is_no_filter_for_a_count_they_never_meet() -
     question = question_of("How many batches failed?", f"{legend}. Count the FAIL ones.", files)
     code = "import pandas as pd\ndf = pd.read_csv('q.csv')\nprint((df['QC'] == 'FAIL').sum())"
     assert said(question, code) is None
+
+
+def test_rows_left_out_by_a_value_nobody_asked_about_are_sent_back() -> None:
+    rows = "Id,Package,OG,ABV\n" + "".join(
+        f"{i},{['Keg', 'BOTTLE', 'Can'][i % 3]},{10 + i % 5},{4 + i % 4}\n" for i in range(15)
+    )
+    files = {"p.csv": rows.encode()}
+    question = question_of("What is the correlation of OG and ABV?", "Use every batch.", files)
+    read = "import pandas as pd\ndf = pd.read_csv('p.csv')\n"
+    code = read + "df = df[df['Package'] != 'BOTTLE']\nprint(df['OG'].corr(df['ABV']))"
+    told = said(question, code)
+    assert told is not None and "leaves out the rows where 'Package' is 'BOTTLE'" in told
+    for cleaning in ("'-'", "'TOTAL'", "'n/a'"):
+        kept = code.replace("'BOTTLE'", cleaning)
+        assert "leaves out the rows" not in (said(question, kept) or ""), cleaning
