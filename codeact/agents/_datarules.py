@@ -32,7 +32,8 @@ _MARKERS = "|".join(re.escape(s) for s in sorted(NA_STRINGS, key=len, reverse=Tr
 _NA_COMPARE = re.compile(
     rf"(\w+\s*\[\s*(['\"])[^'\"\n]+\2\s*\]|\b\w+\.\w+)\s*(==|!=)\s*(['\"])({_MARKERS})\4"
 )
-_NO_DEFAULT_NA = re.compile(r"keep_default_na\s*=\s*False|na_filter\s*=\s*False")
+#: A read that keeps the words pandas would make NaN ('n/a', '') as text.
+NO_DEFAULT_NA = re.compile(r"keep_default_na\s*=\s*False|na_filter\s*=\s*False")
 
 
 def _filled_with(code: str, column: str, word: str) -> bool:
@@ -54,7 +55,7 @@ def marker_problem(question: str, code: str) -> Problem | None:
     after ``read_csv`` those cells are NaN, so the comparison finds nothing. The fix uses
     ``.isna()`` / ``.notna()``."""
     del question
-    if _NO_DEFAULT_NA.search(code):
+    if NO_DEFAULT_NA.search(code):
         return None
     found = [
         m for m in _NA_COMPARE.finditer(code) if not _filled_with(code, m.group(1), m.group(5))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from codeact.agents._datarules import NO_DEFAULT_NA
 from codeact.agents._filenote import NA_STRINGS
 from codeact.agents._problem import Problem, problem_of
 
@@ -19,14 +20,13 @@ _ISIN = re.compile(
     r"\.isin\(\s*\[(?P<items>[^\]\n]*)\]\s*\)"
 )
 _QUOTED = re.compile(r"'([^'\n]*)'|\"([^\"\n]*)\"")
-_NO_DEFAULT_NA = re.compile(r"keep_default_na\s*=\s*False|na_filter\s*=\s*False")
 
 
 def isin_marker_problem(question: str, code: str) -> Problem | None:
     """``.isin([...])`` with a word pandas reads as missing (``'n/a'``, ``''``) among other
     words: those cells are NaN after ``read_csv``, so the list finds none of them."""
     del question
-    if _NO_DEFAULT_NA.search(code):
+    if NO_DEFAULT_NA.search(code):
         return None
     for m in _ISIN.finditer(code):
         items = [a or b for a, b in _QUOTED.findall(m.group("items"))]
