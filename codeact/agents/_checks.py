@@ -112,6 +112,9 @@ def value_problem(question: str, answer: str) -> Problem | None:
     (``'city': text, 3 distinct values, e.g. 'Lyon', 'Porto', 'Graz'``) holds none of them
     (``@city[2023-01-01]``); the example compares the groups when the question does."""
     given = TOKEN.findall(answer)
+    asks = re.search(r"\b(?:which|what)\s+(?:\w+\s+)?month\b", task_text(question), re.I)
+    if asks and (month := _no_month(given)):
+        return month  # ("In which month ...": @month[710] is a row's label)
     for column, kind in note_column_kinds(question):
         m = _DISTINCT.match(kind)
         if m is None:
@@ -136,6 +139,24 @@ def value_problem(question: str, answer: str) -> Problem | None:
                 f"@{name}[{value.strip()}] is not a {column.strip()}: the column {column!r} "
                 f"holds {listed}.{then} Print the result, then answer.",
                 example,
+            )
+    return None
+
+
+def _no_month(given: list[tuple[str, str]]) -> Problem | None:
+    """A placeholder named a month (``@month[...]``, ``@best_month[...]``) holding a whole
+    number that is no month (ord_best_month: ``@month[710]``, the label of the row with the
+    largest revenue, ``idxmax`` of per-row values never grouped by month)."""
+    for name, value in given:
+        number = value.strip()
+        if name.lower().split("_")[-1] != "month" or not re.fullmatch(r"\d{1,4}", number):
+            continue
+        if not 1 <= int(number) <= 12:
+            return problem_of(
+                f"@{name}[{number}] is no month (1 to 12, or its name): it looks like the label "
+                "of one row, as idxmax of values per row gives. Add the values up per month "
+                "first (s = df.groupby(df['<date column>'].dt.month)['<value>'].sum(); "
+                "print(s.idxmax(), s.max())); print the result, then answer."
             )
     return None
 

@@ -333,3 +333,20 @@ def test_rows_left_out_by_a_value_nobody_asked_about_are_sent_back() -> None:
     for cleaning in ("'-'", "'TOTAL'", "'n/a'"):
         kept = code.replace("'BOTTLE'", cleaning)
         assert "leaves out the rows" not in (said(question, kept) or ""), cleaning
+
+
+def test_a_month_placeholder_holding_a_row_label_is_sent_back() -> None:
+    files = {"o.csv": b"date,units\n2024-01-05,3\n2024-02-07,9\n2024-02-09,1\n"}
+    question = question_of(
+        "In which month was revenue highest?", "@month[month_number] @revenue[x]", files
+    )
+    from codeact.agents._checks import value_problem
+
+    told = value_problem(question, "@month[710] @revenue[1113.20]")
+    assert told is not None and "@month[710] is no month" in told
+    assert value_problem(question, "@month[11] @revenue[25975.94]") is None
+    assert value_problem(question, "@best_month[2024] @revenue[1]") is not None
+    counted = question_of("How many stores sold something every month?", "@every_month[n]", files)
+    assert (
+        value_problem(counted, "@every_month[99]") is None
+    )  # (a count, named after "every month")
