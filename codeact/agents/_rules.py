@@ -107,6 +107,7 @@ from codeact.agents._signs import sign_problem
 from codeact.agents._stale import settled_answer, stale_problem, stale_values_note
 from codeact.agents._textdates import text_date_problem
 from codeact.agents._textnumfix import empty_zero_problem, gaps_filled_problem
+from codeact.agents._totals import about_total_rows
 from codeact.agents._unusedcols import without_unused_conversions
 
 _FILL = re.compile(r"\bfill(?:ing|ed)?\b.{0,60}\bmissing\b|\bmissing\b.{0,60}\bfill", re.I)
@@ -123,8 +124,9 @@ _IDENTIFIERS = re.compile(r"(?:int64|text), e\.g\. '?[A-Za-z]{0,4}[-_]?\d{5,}")
 
 
 #: Words before a column's name that do not ask for it ("a unit", "whatever their Status").
-_NOT_ASKED = (
-    r"(?:\b(?:an?|one)|\bwhatever (?:their|its|the)|\bregardless of (?:their |its |the )?)\s*$"
+_NOT_ASKED = (  # (and "alcohol by volume": a strength, not the Volume column)
+    r"(?:\b(?:an?|one)|\bwhatever (?:their|its|the)|\bregardless of (?:their |its |the )?"
+    r"|\b(?:alcohol|%|percent) by)\s*$"
 )
 
 
@@ -164,6 +166,7 @@ def column_problem(question: str, code: str, written: str = "") -> str | None:
             and not in_column_range(task, m.start(), m.end(), columns)
             and not describes_other(task, m.start(), name, columns)
             and not _defines_unasked(task, m.start())
+            and not about_total_rows(task, m.start())
             and not in_column_list(task, m.start(), m.end(), columns)
             and not _ROW_SENTENCE.search(re.split(r"[.?!;]\s", task[: m.start()])[-1])
             # (nor as a value of another column: "Status is Delivered", "not delivered")

@@ -142,3 +142,18 @@ def totals_left_empty(question: str) -> set[str]:
             if n not in filled and n != label
         }
     return out
+
+
+_LEAVE = re.compile(
+    r"\b(?:leave|leaving|exclud\w*|ignor\w*|drop\w*|skip\w*|except|not counted)\b", re.I
+)
+
+
+def about_total_rows(task: str, start: int) -> bool:
+    """Whether ``task[start]`` lies in a sentence about total rows the question leaves out
+    (fresh20: "a subtotal row after each month, with ... and only Volume and Cost filled in:
+    leave those rows out" names Volume for the totals, not for the count)."""
+    left = max(task.rfind(". ", 0, start), task.rfind("\n", 0, start)) + 1
+    ends = [i for i in (task.find(". ", start), task.find("\n", start)) if i >= 0]
+    sentence = task[left : min(ends, default=len(task))]
+    return bool(_ASKED.search(sentence) and _LEAVE.search(sentence))

@@ -350,3 +350,24 @@ def test_a_month_placeholder_holding_a_row_label_is_sent_back() -> None:
     assert (
         value_problem(counted, "@every_month[99]") is None
     )  # (a count, named after "every month")
+
+
+def test_columns_named_for_the_total_rows_or_in_alcohol_by_volume_are_not_asked() -> None:
+    from codeact.agents._rules import column_problem
+
+    rows = "Batch No,Volume,ABV\n" + "".join(f"23-{i:03d},{40 + i},{4 + i % 4}\n" for i in range(9))
+    rows += "Total 01/2023,369,\n"
+    files = {"a.csv": rows.encode()}
+    legend = (
+        "A subtotal row after each month, with 'Total' and the month in 'Batch No' "
+        "('Total 01/2023') and only Volume filled in: leave those rows out"
+    )
+    question = question_of(
+        "How many batches were stronger than 6 % alcohol by volume?",
+        f"{legend}. ABV is the alcohol by volume in percent. Count the ABV above 6.",
+        files,
+    )
+    code = "import pandas as pd\ndf = pd.read_csv('a.csv')\nprint((df['ABV'] > 6).sum())"
+    assert column_problem(question, code) is None
+    asked = question_of("What volume was brewed?", "Add up the Volume.", files)
+    assert column_problem(asked, code) is not None
