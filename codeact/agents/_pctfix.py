@@ -46,3 +46,35 @@ def fraction_problem(question: str, code: str) -> Problem | None:
             fixed,
         )
     return None
+
+
+#: ``df['ABV'] = df['ABV'] / 100``: percentages made fractions in place.
+_TO_FRACTION = re.compile(
+    r"^(?P<ref>\w+\s*\[\s*(?P<q>['\"])(?P<col>[^'\"\n]+)(?P=q)\s*\])\s*=\s*(?P=ref)\s*"
+    r"(?:/\s*100(?:\.0*)?|\*\s*0?\.01)\s*$",
+    re.M,
+)
+
+
+def fraction_compare_problem(question: str, code: str) -> Problem | None:
+    """Percentages made fractions (``/ 100``) and then compared with the question's percent
+    threshold as written (fresh20: ``df['ABV'] / 100`` then ``> 6`` for "stronger than 6 %":
+    none is). The fix leaves the percentages as they were."""
+    del question
+    live = without_comments(code)
+    for m in _TO_FRACTION.finditer(live):
+        column = re.escape(m.group("col"))
+        ref = rf"\w+\s*\[\s*['\"]{column}['\"]\s*\]"
+        later = live[m.end() :]
+        compared = re.search(rf"{ref}\s*(?:>|<|>=|<=)\s*(\d+(?:\.\d+)?)", later)
+        if compared is None or float(compared.group(1)) <= 1:
+            continue
+        fixed = "\n".join(ln for ln in code.splitlines() if ln.strip() != m.group(0).strip())
+        return problem_of(
+            f"Your code makes {m.group('col')!r} a fraction ({m.group(0).strip()}), then "
+            f"compares it with {compared.group(1)} as a percent: no fraction is that large. "
+            "Keep the percentages as they are (or compare with the fraction); run your code "
+            "again, print the result, then answer.",
+            fixed,
+        )
+    return None

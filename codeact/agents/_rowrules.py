@@ -1,6 +1,7 @@
 """The rules on which rows a computation counts, asked after the duplicates rule (``_rules``):
 repeats counted with their first copy, total rows left in, a filter the cell contradicts,
-rows dropped for values missing in columns nothing uses, missing ones looked for by words."""
+rows dropped for values missing in columns nothing uses, missing ones looked for by words,
+percentages made fractions then compared as percent."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Callable, Iterator
 from codeact.agents._contradict import contradiction_problem
 from codeact.agents._dropna import extra_dropna_problem
 from codeact.agents._isinna import isin_marker_problem
+from codeact.agents._pctfix import fraction_compare_problem
 from codeact.agents._repeats import keep_all_problem
 from codeact.agents._totals import totals_problem
 
@@ -20,3 +22,4 @@ def row_rules(question: str, code: str) -> Iterator[tuple[str, Callable[[], str 
     yield "contradiction", lambda: contradiction_problem(question, code)
     yield "extra dropna", lambda: extra_dropna_problem(question, code)
     yield "isin marker", lambda: isin_marker_problem(question, code)
+    yield "fraction compare", lambda: fraction_compare_problem(question, code)

@@ -371,3 +371,20 @@ def test_columns_named_for_the_total_rows_or_in_alcohol_by_volume_are_not_asked(
     assert column_problem(question, code) is None
     asked = question_of("What volume was brewed?", "Add up the Volume.", files)
     assert column_problem(asked, code) is not None
+
+
+def test_percentages_made_fractions_then_compared_as_percent_are_sent_back() -> None:
+    from codeact.agents._pctfix import fraction_compare_problem
+
+    files = {"a.csv": b"Id,ABV\n1,4.9\n2,6.3\n3,7.8\n4,5.0\n"}
+    question = question_of("How many are stronger than 6 %?", "Count ABV above 6.", files)
+    code = (
+        "import pandas as pd\ndf = pd.read_csv('a.csv')\ndf['ABV'] = df['ABV'] / 100\n"
+        "print((df['ABV'] > 6).sum())"
+    )
+    told = said(question, code)
+    assert told is not None and "makes 'ABV' a fraction" in told
+    problem = fraction_compare_problem(question, code)
+    assert problem is not None and problem.code is not None
+    assert exec_with_files(files, code, problem.code) == ["0", "2"]
+    assert fraction_compare_problem(question, code.replace("> 6", "> 0.06")) is None
