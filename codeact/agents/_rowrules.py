@@ -12,7 +12,9 @@ from codeact.agents._dropna import extra_dropna_problem
 from codeact.agents._isinna import isin_marker_problem
 from codeact.agents._pctfix import fraction_compare_problem
 from codeact.agents._repeats import keep_all_problem
-from codeact.agents._totals import totals_problem
+from codeact.agents._totals import about_total_rows, totals_problem
+
+__all__ = ["about_total_rows", "row_rules"]
 
 
 def row_rules(question: str, code: str) -> Iterator[tuple[str, Callable[[], str | None]]]:

@@ -102,12 +102,11 @@ from codeact.agents._pmtimes import pm_problem
 from codeact.agents._precedence import precedence_problem
 from codeact.agents._problem import Problem, first_time, problem_of
 from codeact.agents._readfix import title_problem, unit_problem
-from codeact.agents._rowrules import row_rules
+from codeact.agents._rowrules import about_total_rows, row_rules
 from codeact.agents._signs import sign_problem
 from codeact.agents._stale import settled_answer, stale_problem, stale_values_note
 from codeact.agents._textdates import text_date_problem
 from codeact.agents._textnumfix import empty_zero_problem, gaps_filled_problem
-from codeact.agents._totals import about_total_rows
 from codeact.agents._unusedcols import without_unused_conversions
 
 _FILL = re.compile(r"\bfill(?:ing|ed)?\b.{0,60}\bmissing\b|\bmissing\b.{0,60}\bfill", re.I)
@@ -124,9 +123,10 @@ _IDENTIFIERS = re.compile(r"(?:int64|text), e\.g\. '?[A-Za-z]{0,4}[-_]?\d{5,}")
 
 
 #: Words before a column's name that do not ask for it ("a unit", "whatever their Status").
-_NOT_ASKED = (  # (and "alcohol by volume": a strength, not the Volume column)
+_NOT_ASKED = (  # ("alcohol by volume": a strength; "hectolitres of beer": a substance)
     r"(?:\b(?:an?|one)|\bwhatever (?:their|its|the)|\bregardless of (?:their |its |the )?"
-    r"|\b(?:alcohol|%|percent) by)\s*$"
+    r"|\b(?:alcohol|%|percent) by|\b(?:(?:hecto|milli)?lit(?:re|er)s|kilo(?:gram)?s|kg|tonnes"
+    r"|bottles|cans|pints|barrels) of)\s*$"
 )
 
 

@@ -388,3 +388,14 @@ def test_percentages_made_fractions_then_compared_as_percent_are_sent_back() -> 
     assert problem is not None and problem.code is not None
     assert exec_with_files(files, code, problem.code) == ["0", "2"]
     assert fraction_compare_problem(question, code.replace("> 6", "> 0.06")) is None
+
+
+def test_the_substance_a_unit_measures_is_no_column() -> None:
+    from codeact.agents._rules import column_problem
+
+    files = {"v.csv": b"Batch,Beer,Volume\n1,L12,40\n2,D12,50\n3,L10,45\n"}
+    code = "import pandas as pd\ndf = pd.read_csv('v.csv')\nprint(df['Volume'].sum())"
+    brewed = question_of("How many hectolitres of beer were brewed?", "Add up Volume.", files)
+    assert column_problem(brewed, code) is None
+    per_beer = question_of("How many hectolitres of each beer were brewed?", "Per Beer.", files)
+    assert column_problem(per_beer, code) is not None
