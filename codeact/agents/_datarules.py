@@ -121,7 +121,8 @@ def case_problem(question: str, code: str) -> Problem | None:
         if kept and all(t.group(5) in {v for _, _, v in ms} for t in kept):
             continue
         isins = unfolded_isin(code, name)  # (fresh17: .isin(['vw', 'volkswagen']) as written)
-        folded = own if compare.search(code) else _FOLDS.search(code)
+        searched = re.search(rf"{column_ref(name)}\.str\.(?:contains|match|split|find)\(", code)
+        folded = own if compare.search(code) else own or searched if inner else _FOLDS.search(code)
         if folded and not isins and (not inner or not compare.search(code)):
             continue  # (this column folded; contains, split and join left alone)
         fixed = compare.sub(partial(folded_compare, fold=fold, inner=inner), code)

@@ -399,3 +399,15 @@ def test_the_substance_a_unit_measures_is_no_column() -> None:
     assert column_problem(brewed, code) is None
     per_beer = question_of("How many hectolitres of each beer were brewed?", "Per Beer.", files)
     assert column_problem(per_beer, code) is not None
+
+
+def test_codes_grouped_as_written_are_sent_back_though_other_text_is_stripped() -> None:
+    question = question_of("Which beer was brewed most often?", "Count each beer's batches.", FILES)
+    code = READ + "df.columns = df.columns.str.strip()\nprint(df['Beer'].value_counts().idxmax())"
+    told = said(question, code)
+    assert told is not None and "holds one value written in several cases" in told
+    folded = code.replace(
+        "df['Beer'].value_counts()",
+        "df['Beer'].str.strip().str.lower().str.replace(' ', '').value_counts()",
+    )
+    assert "several cases" not in (said(question, folded) or "")
