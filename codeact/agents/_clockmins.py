@@ -13,10 +13,13 @@ read by code that handles one way only, and thresholds in hours compared with mi
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from codeact.agents._cellforms import CLOCK_MINUTES_READING
 from codeact.agents._notecols import name_pattern, note_column_kinds, task_text, without_comments
 from codeact.agents._problem import Problem, problem_of
+from codeact.agents._unusedfix import failing_lineno, safe_to_repeat
+from codeact.executors.base import ExecutionResult
 
 #: The note's lines: the hours:minutes reading, then the minutes (and hours) ones filled in.
 _READING = re.compile(r"minutes = (.*?)((?:; minutes = minutes\.fillna\(.*?\))+)(?:, e\.g\.|$)")
@@ -138,4 +141,65 @@ def hours_problem(question: str, code: str) -> Problem | None:
             "result, then answer.",
             fixed,
         )
+    return None
+
+
+#: A conversion that failed on text where numbers belong, or on numbers where text belongs.
+_FAILED_READ = re.compile(
+    r"Can only use \.str accessor|not supported between instances of 'str'"
+    r"|could not convert string to float|invalid literal for int|Unable to parse string"
+)
+
+
+@dataclass(frozen=True)
+class ClockFix:
+    """A failed cell whose own conversions of a column of durations written several ways
+    give way to the files note's whole reading (``df['Brewhouse Time'] = <minutes>``)."""
+
+    code: str
+    column: str
+
+    def note(self) -> str:
+        """What the model (and the transcript) is told about the re-run."""
+        return (
+            f"Your cell failed converting {self.column!r}, whose durations are written "
+            "several ways (see the files note). I re-ran your cell with the note's whole "
+            f"reading in place of its own conversions: {self.column!r} set to minutes read "
+            "every way. Output of the re-run:"
+        )
+
+
+def clock_cell_fix(question: str, result: ExecutionResult, code: str) -> ClockFix | None:
+    """The cell with its top-level lines setting a durations-written-several-ways column
+    (``df['Brewhouse Time'] = ...``) replaced by one line setting it to the note's reading
+    in minutes, when it failed at one of them (or at a line using the column after them)
+    with a conversion error, and what ran before can run again (fresh20: the reading copied
+    into column assignments, the later ones reading ``.str`` of numbers)."""
+    error = result.error
+    if error is None or not _FAILED_READ.search(error.message):
+        return None
+    number = failing_lineno(error.traceback)
+    lines = code.splitlines()
+    if number is None or not 0 < number <= len(lines):
+        return None
+    for name, kind in note_column_kinds(question):
+        m = CLOCK_MINUTES_READING.search(kind)
+        reading = _READING.search(m.group(1)) if m is not None else None
+        if reading is None:
+            continue
+        own = re.compile(rf"^(\w+)\s*\[\s*(['\"]){re.escape(name)}\2\s*\]\s*=(?!=)")
+        sets = [i for i, ln in enumerate(lines) if own.match(ln)]
+        frames = {own.match(lines[i]).group(1) for i in sets}  # type: ignore[union-attr]
+        if not sets or len(frames) != 1 or sets[0] >= number:
+            continue
+        frame = frames.pop()
+        fills = [r.removesuffix(")") for r in reading.group(2).split(_FILL)[1:]]
+        whole = f"({reading.group(1)})" + "".join(f".fillna({r})" for r in fills)
+        whole = whole.replace(f"df[{name!r}]", f"{frame}[{name!r}]")
+        kept = [ln for i, ln in enumerate(lines) if i not in sets[1:]]
+        kept[sets[0]] = f"{frame}[{name!r}] = {whole}"
+        fixed = "\n".join(kept)
+        if not safe_to_repeat(code, error.traceback):
+            return None
+        return ClockFix(code=fixed, column=name)
     return None

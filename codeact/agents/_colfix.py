@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from codeact._parse import parse_source
 from codeact.agents._answerlines import answer_line_fix, final_answer_fix, print_placeholders
+from codeact.agents._clockmins import clock_cell_fix
 from codeact.agents._datetext import date_test_fix
 from codeact.agents._durationfix import timedelta_round_fix
 from codeact.agents._groupassign import group_assign_fix
@@ -393,6 +394,7 @@ def _cell_fixes(
         lambda: number_key_fix(question, result, code),
         lambda: alias_fix(result, code),
         lambda: units_cell_fix(question, result, code),
+        lambda: clock_cell_fix(question, result, code),
         lambda: date_test_fix(result, code),
         lambda: sign_text_fix(result, code),
         lambda: conversion_fix(result, code),

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 
 import pandas as pd
+import pytest
 
 from codeact.agents._clockmins import one_way_problem
 from codeact.agents._datarules import case_problem
@@ -16,7 +17,7 @@ from codeact.agents._mixedunits import mixed_units_problem
 from codeact.agents._money import spaced_hint
 from codeact.agents._totals import totals_hint, totals_problem
 from codeact.agents.code import describe_files
-from tests.helpers import exec_with_files, question_of
+from tests.helpers import exec_with_files, question_of, run_one_cell
 from tests.helpers import rule_note as said
 
 DATES = ["3. 1. 2023", "2023-01-04", "17. 1. 2023", "2023-02-02", "28. 2. 2023"]
@@ -411,3 +412,26 @@ def test_codes_grouped_as_written_are_sent_back_though_other_text_is_stripped() 
         "df['Beer'].str.strip().str.lower().str.replace(' ', '').value_counts()",
     )
     assert "several cases" not in (said(question, folded) or "")
+
+
+@pytest.mark.anyio
+async def test_durations_read_into_the_column_step_by_step_are_re_run_with_the_reading() -> None:
+    question = question_of(
+        "On average, how many hours did a batch take?", f"{E}. Take the mean in hours.", FILES
+    )
+    t = "df['Brewhouse Time']"
+    cell = (
+        READ
+        + RECORDS
+        + (
+            f"{t} = {t}.str.extract(r'^(\\d+):(\\d+)$').astype(float).apply("
+            "lambda x: x[0] * 60 + x[1], axis=1)\n"
+            f"{t} = {t}.fillna({t}.str.extract(r'(\\d+) min')[0])\n"
+            f"print(round({t}.astype(float).mean() / 60, 2))"
+        )
+    )
+    result = await run_one_cell(FILES, cell, question)
+    content = str(result.tool_output.content)
+    assert "whose durations are written several ways" in content, content
+    want = round(sum([435, 405, 390, 360, 390, 435] * 5) / 30 / 60, 2)
+    assert content.rstrip().endswith(str(want)), content
