@@ -93,7 +93,9 @@ def _compared_columns(question: str, code: str) -> list[str]:
     return [n for n in note_columns(question, numeric=True) if n.strip().lower() in compared]
 
 
-_DISTINCT = re.compile(r"text, (?:\d+ missing(?: \([^)]*\))?, )?(\d+) distinct values, e\.g\. (.*)")
+_DISTINCT = re.compile(
+    r"text, (?:\d+ missing(?: \((?:[^()]|\(\))*\))?, )?(\d+) distinct values, e\.g\. (.*)"
+)
 
 
 def garbled_problem(answer: str) -> str | None:

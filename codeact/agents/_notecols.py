@@ -150,7 +150,7 @@ NOTE_COLUMN = re.compile(
 )
 
 
-CATEGORY = re.compile(r"text, (?:\d+ missing(?: \([^)]*\))?, )?\d+ distinct values")
+CATEGORY = re.compile(r"text, (?:\d+ missing(?: \((?:[^()]|\(\))*\))?, )?\d+ distinct values")
 
 
 _NUMERIC = re.compile(r"^(?:int64|float64)\b|numbers stored as text")

@@ -102,7 +102,7 @@ from codeact.agents._pmtimes import pm_problem
 from codeact.agents._precedence import precedence_problem
 from codeact.agents._problem import Problem, first_time, problem_of
 from codeact.agents._readfix import title_problem, unit_problem
-from codeact.agents._rowrules import about_total_rows, row_rules
+from codeact.agents._rowrules import named_aside, row_rules
 from codeact.agents._signs import sign_problem
 from codeact.agents._stale import settled_answer, stale_problem, stale_values_note
 from codeact.agents._textdates import text_date_problem
@@ -166,7 +166,7 @@ def column_problem(question: str, code: str, written: str = "") -> str | None:
             and not in_column_range(task, m.start(), m.end(), columns)
             and not describes_other(task, m.start(), name, columns)
             and not _defines_unasked(task, m.start())
-            and not about_total_rows(task, m.start())
+            and not named_aside(question, task, m.start(), m.end(), name)
             and not in_column_list(task, m.start(), m.end(), columns)
             and not _ROW_SENTENCE.search(re.split(r"[.?!;]\s", task[: m.start()])[-1])
             # (nor as a value of another column: "Status is Delivered", "not delivered")

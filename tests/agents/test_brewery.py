@@ -435,3 +435,25 @@ async def test_durations_read_into_the_column_step_by_step_are_re_run_with_the_r
     assert "whose durations are written several ways" in content, content
     want = round(sum([435, 405, 390, 360, 390, 435] * 5) / 30 / 60, 2)
     assert content.rstrip().endswith(str(want)), content
+
+
+def test_a_legend_of_a_column_with_marked_blanks_and_a_verb_named_like_a_column() -> None:
+    packages = ["Keg", "Bottle", "BOTTLE", "Can", "n/a", "Tank", "keg ", "-"]
+    rows = "Id,Packaged,Package,Cost\n" + "".join(
+        f"{i},2023-0{1 + i % 9}-01,{packages[i % 8]},{100 + i}\n" for i in range(40)
+    )
+    files = {"k.csv": rows.encode()}
+    legend = "Package is Keg, Bottle, Can or Tank (tank beer for pubs), in any case"
+    question = question_of(
+        "How much did the batches packaged in kegs cost?",
+        f"{legend}. Add up the Cost of the batches whose Package is Keg.",
+        files,
+    )
+    code = (
+        "import pandas as pd\ndf = pd.read_csv('k.csv')\n"
+        "print(df[df['Package'].str.strip().str.lower() == 'keg']['Cost'].sum())"
+    )
+    assert said(question, code) is None
+    dated = question_of("When was the last batch packaged?", "Use Packaged.", files)
+    told = said(dated, code)
+    assert told is not None and "column 'Packaged'" in told
