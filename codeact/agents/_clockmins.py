@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from codeact.agents._cellforms import CLOCK_MINUTES_READING
 from codeact.agents._notecols import name_pattern, note_column_kinds, task_text, without_comments
 from codeact.agents._problem import Problem, problem_of
-from codeact.agents._unusedfix import failing_lineno, safe_to_repeat
+from codeact.agents._unusedfix import failed_at, safe_to_repeat
 from codeact.executors.base import ExecutionResult
 
 #: The note's lines: the hours:minutes reading, then the minutes (and hours) ones filled in.
@@ -175,13 +175,11 @@ def clock_cell_fix(question: str, result: ExecutionResult, code: str) -> ClockFi
     in minutes, when it failed at one of them (or at a line using the column after them)
     with a conversion error, and what ran before can run again (fresh20: the reading copied
     into column assignments, the later ones reading ``.str`` of numbers)."""
-    error = result.error
-    if error is None or not _FAILED_READ.search(error.message):
+    number = failed_at(result, code, _FAILED_READ)
+    if number is None:
         return None
-    number = failing_lineno(error.traceback)
-    lines = code.splitlines()
-    if number is None or not 0 < number <= len(lines):
-        return None
+    lines, error = code.splitlines(), result.error
+    assert error is not None  # (failed_at found it)
     for name, kind in note_column_kinds(question):
         m = CLOCK_MINUTES_READING.search(kind)
         reading = _READING.search(m.group(1)) if m is not None else None

@@ -18,7 +18,7 @@ from codeact.agents._notecols import (
     without_comments,
 )
 from codeact.agents._problem import Problem, problem_of
-from codeact.agents._unusedfix import failing_lineno, safe_to_repeat
+from codeact.agents._unusedfix import failed_at, safe_to_repeat
 from codeact.executors.base import ExecutionResult
 
 _SEVERAL_UNITS = re.compile(
@@ -181,13 +181,11 @@ def units_cell_fix(question: str, result: ExecutionResult, code: str) -> UnitsFi
     numbers, ``'>' not supported between 'str' and 'int'``) at one of those lines or at a
     line using the column after them, the question gives the factors and what ran before
     can run again."""
-    error = result.error
-    if error is None or not _GARBLED.search(error.message):
+    number = failed_at(result, code, _GARBLED)
+    if number is None:
         return None
-    number = failing_lineno(error.traceback)
-    lines = code.splitlines()
-    if number is None or not 0 < number <= len(lines):
-        return None
+    lines, error = code.splitlines(), result.error
+    assert error is not None  # (failed_at found it)
     for name, kind in note_column_kinds(question):
         m = _SEVERAL_UNITS.search(kind)
         own = re.compile(rf"^\w+\s*\[\s*(['\"]){re.escape(name)}\1\s*\]\s*=[^=]")

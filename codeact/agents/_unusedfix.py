@@ -70,6 +70,16 @@ _CHANGERS = frozenset(
 )
 
 
+def failed_at(result: ExecutionResult, code: str, errors: re.Pattern[str]) -> int | None:
+    """The line number of ``code`` at which its cell failed with an error whose message
+    ``errors`` matches, or None (no such error, or no line of the cell named)."""
+    error = result.error
+    if error is None or not errors.search(error.message):
+        return None
+    number = failing_lineno(error.traceback)
+    return number if number is not None and 0 < number <= len(code.splitlines()) else None
+
+
 def safe_to_repeat(code: str, traceback: str) -> bool:
     """Whether the statements before the failing line can run again without changing what
     the cell computes: imports, prints, names bound afresh from what the cell has not
