@@ -7,15 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from codeact.agents._colwords import named_aside
 from codeact.agents._contradict import contradiction_problem
 from codeact.agents._dropna import extra_dropna_problem
 from codeact.agents._isinna import isin_marker_problem
 from codeact.agents._pctfix import fraction_compare_problem
 from codeact.agents._repeats import keep_all_problem
 from codeact.agents._totals import totals_problem
-
-__all__ = ["named_aside", "row_rules"]
 
 
 def row_rules(question: str, code: str) -> Iterator[tuple[str, Callable[[], str | None]]]:

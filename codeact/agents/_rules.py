@@ -52,6 +52,7 @@ from codeact.agents._checks import (
 )
 from codeact.agents._clockmins import hours_problem, one_way_problem
 from codeact.agents._codeforms import code_forms_problem
+from codeact.agents._colwords import NOT_ASKED, named_aside
 from codeact.agents._datarules import (
     DATA_RULES,
     case_problem,
@@ -102,7 +103,7 @@ from codeact.agents._pmtimes import pm_problem
 from codeact.agents._precedence import precedence_problem
 from codeact.agents._problem import Problem, first_time, problem_of
 from codeact.agents._readfix import title_problem, unit_problem
-from codeact.agents._rowrules import named_aside, row_rules
+from codeact.agents._rowrules import row_rules
 from codeact.agents._signs import sign_problem
 from codeact.agents._stale import settled_answer, stale_problem, stale_values_note
 from codeact.agents._textdates import text_date_problem
@@ -120,31 +121,6 @@ _ROW_SENTENCE = re.compile(r"\b(?:every|each) row\b", re.I)
 
 #: A column of identifiers (``int64, e.g. 39003895783``, ``text, e.g. 'LN70215'``).
 _IDENTIFIERS = re.compile(r"(?:int64|text), e\.g\. '?[A-Za-z]{0,4}[-_]?\d{5,}")
-
-
-#: Words before a column's name that do not ask for it ("a unit", "whatever their Status").
-_NOT_ASKED = (  # ("alcohol by volume": a strength; "hectolitres of beer": a substance)
-    r"(?:\b(?:an?|one)|\bwhatever (?:their|its|the)|\bregardless of (?:their |its |the )?"
-    r"|\b(?:alcohol|%|percent) by|\b(?:(?:hecto|milli)?lit(?:re|er)s|kilo(?:gram)?s|kg|tonnes"
-    r"|bottles|cans|pints|barrels) of)\s*$"
-)
-
-
-#: "a load's net weight is its Gross minus its Tare": a term defined from columns.
-_DEFINITION = re.compile(
-    r"^\s*(?:(?:a|an|the|its|their)\s+)?(?:\w+'s\s+)?([a-z][\w ]{2,30}?)\s+(?:is|are)\s+"
-    r"[^.;]*?\b(?:minus|plus|times|divided by)\b",
-    re.I,
-)
-
-
-def _defines_unasked(task: str, start: int) -> bool:
-    """``task[start:]`` lies in a clause defining a term from columns that the rest of the
-    question never uses (fresh19: "a load's net weight is its Gross minus its Tare" in a
-    question counting dockets by Gross alone does not ask for Tare)."""
-    left = max(task.rfind(b, 0, start) + len(b) for b in (". ", "; ", "\n", ": "))
-    m = _DEFINITION.match(task[max(left, 0) : start])
-    return m is not None and task.lower().count(m.group(1).lower()) < 2
 
 
 def column_problem(question: str, code: str, written: str = "") -> str | None:
@@ -165,7 +141,6 @@ def column_problem(question: str, code: str, written: str = "") -> str | None:
             not left_out(task, m.start(), m.end(), code)
             and not in_column_range(task, m.start(), m.end(), columns)
             and not describes_other(task, m.start(), name, columns)
-            and not _defines_unasked(task, m.start())
             and not named_aside(question, task, m.start(), m.end(), name)
             and not in_column_list(task, m.start(), m.end(), columns)
             and not _ROW_SENTENCE.search(re.split(r"[.?!;]\s", task[: m.start()])[-1])
@@ -173,7 +148,7 @@ def column_problem(question: str, code: str, written: str = "") -> str | None:
             and column_of_value(question, task[m.start() : m.end()], fold=True) in (None, name)
             for w in spoken
             for m in re.finditer(rf"(?<![\w'\"]){re.escape(w)}(?![\w'\"])", task, re.I)
-            if not re.search(_NOT_ASKED, task[max(0, m.start() - 30) : m.start()], re.I)
+            if not re.search(NOT_ASKED, task[max(0, m.start() - 30) : m.start()], re.I)
         )
         used = uses_column(past_conversions(code, name), name)
         if named and not used and not row_key(task, name):

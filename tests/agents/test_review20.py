@@ -277,7 +277,7 @@ def test_a_filter_after_the_legend_in_the_same_sentence_is_still_a_filter() -> N
     assert told is not None and "'CD'" in told
 
 
-# 14. _rules._defines_unasked: a definition opening the Constraints line is not seen
+# 14. _colwords._defines_unasked: a definition opening the Constraints line is not seen
 def test_a_definition_first_in_the_constraints_does_not_ask_for_its_columns() -> None:
     csv = "Rego,Gross,Tare\n" + "".join(
         f"R{i % 4},{1000 + i * 37},{200 + i * 11}\n" for i in range(20)
