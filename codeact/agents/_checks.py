@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from codeact.agents._groups import asked_groups, group_code
+from codeact.agents._monthfix import month_sum_code
 from codeact.agents._notecols import (
     named_number_columns,
     note_column_kinds,
@@ -109,13 +110,14 @@ def garbled_problem(answer: str) -> str | None:
     return None
 
 
-def value_problem(question: str, answer: str) -> Problem | None:
+def value_problem(question: str, answer: str, code: str = "") -> Problem | None:
     """A placeholder named after a text column whose values the files note lists in full
     (``'city': text, 3 distinct values, e.g. 'Lyon', 'Porto', 'Graz'``) holds none of them
-    (``@city[2023-01-01]``); the example compares the groups when the question does."""
+    (``@city[2023-01-01]``); the example compares the groups when the question does. ``code``:
+    the cells that computed the answer (the month note's runnable code comes from them)."""
     given = TOKEN.findall(answer)
     asks = re.search(r"\b(?:which|what)\s+(?:\w+\s+)?month\b", task_text(question), re.I)
-    if asks and (month := _no_month(given)):
+    if asks and (month := _no_month(given, code)):
         return month  # ("In which month ...": @month[710] is a row's label)
     for column, kind in note_column_kinds(question):
         m = _DISTINCT.match(kind)
@@ -145,20 +147,28 @@ def value_problem(question: str, answer: str) -> Problem | None:
     return None
 
 
-def _no_month(given: list[tuple[str, str]]) -> Problem | None:
+def _no_month(given: list[tuple[str, str]], code: str) -> Problem | None:
     """A placeholder named a month (``@month[...]``, ``@best_month[...]``) holding a whole
     number that is no month (ord_best_month: ``@month[710]``, the label of the row with the
-    largest revenue, ``idxmax`` of per-row values never grouped by month)."""
+    largest revenue, ``idxmax`` of per-row values never grouped by month); the example adds
+    up the code's own Series by its own month when the code shows both."""
     for name, value in given:
         number = value.strip()
         if name.lower().split("_")[-1] != "month" or not re.fullmatch(r"\d{1,4}", number):
             continue
         if not 1 <= int(number) <= 12:
+            own = month_sum_code(code)
+            example = (
+                own.replace("\n", "; ")
+                if own
+                else "s = df.groupby(df['<date column>'].dt.month)['<value>'].sum(); "
+                "print(s.idxmax(), s.max())"
+            )
             return problem_of(
                 f"@{name}[{number}] is no month (1 to 12, or its name): it looks like the label "
                 "of one row, as idxmax of values per row gives. Add the values up per month "
-                "first (s = df.groupby(df['<date column>'].dt.month)['<value>'].sum(); "
-                "print(s.idxmax(), s.max())); print the result, then answer."
+                f"first ({example}); print the result, then answer.",
+                own,
             )
     return None
 

@@ -277,7 +277,7 @@ def _problems(
     yield "rate", lambda: rate_problem(question, candidate.text, code)
     yield "stale", lambda: stale_problem(stale)
     yield "series", lambda: series_problem(question, outputs)
-    yield "value", lambda: value_problem(question, candidate.text)
+    yield "value", lambda: value_problem(question, candidate.text, written)
     yield "garbled", lambda: garbled_problem(candidate.text)
     yield "whole days", lambda: duration_problem_answer(candidate.text, outputs)
 

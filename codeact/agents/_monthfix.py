@@ -1,0 +1,85 @@
+"""Runnable code for a month answer taken from values per row (held-out ord_best_month:
+``revenue = orders['units'] * ...; revenue.idxmax()`` gave ``@month[710]``, a row's label):
+the cell's own Series added up by the cell's own month, so the note's code computes what was
+asked from what the model already built, not from a template it rewrites (it summed units)."""
+
+from __future__ import annotations
+
+import ast
+
+
+def month_sum_code(code: str) -> str | None:
+    """``s = <series>.groupby(<month>).sum()`` and a print of its largest month and value,
+    where ``<series>`` is what the code took ``idxmax``/``idxmin`` of without grouping it and
+    ``<month>`` the month the code derived (``orders['month'] = ....dt.month``, or ``.dt.month``
+    of a column it parsed as dates); None when the code shows neither."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
+    series, which = _extreme_of(tree)
+    month = _month_of(tree)
+    if series is None or month is None:
+        return None
+    value = "max" if which == "idxmax" else "min"
+    return f"s = {series}.groupby({month}).sum()\nprint(s.{which}(), round(s.{value}(), 2))"
+
+
+def _extreme_of(tree: ast.Module) -> tuple[str | None, str]:
+    """The source of what ``.idxmax()`` (or ``.idxmin()``) was called on, when no grouping or
+    resampling made it: a name or a column."""
+    for node in ast.walk(tree):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("idxmax", "idxmin")
+            and not node.args
+        ):
+            continue
+        target = node.func.value
+        if isinstance(target, ast.Name) and not _grouped(tree, target.id):
+            return target.id, node.func.attr
+        if (
+            isinstance(target, ast.Subscript)
+            and isinstance(target.value, ast.Name)
+            and isinstance(target.slice, ast.Constant)
+            and not _grouped(tree, target.value.id)
+        ):
+            return ast.unparse(target), node.func.attr
+    return None, ""
+
+
+def _grouped(tree: ast.Module, name: str) -> bool:
+    """Whether ``name`` is assigned anywhere from a grouping, a resampling or a pivot."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == name for t in node.targets
+        ):
+            text = ast.unparse(node.value)
+            if any(w in text for w in ("groupby", "resample", "pivot", "value_counts", "agg(")):
+                return True
+    return False
+
+
+def _month_of(tree: ast.Module) -> str | None:
+    """A column the code set to ``<dates>.dt.month`` (its source), else ``.dt.month`` of a
+    column it converted with ``pd.to_datetime``."""
+    parsed: str | None = None
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+            continue
+        target, value = node.targets[0], node.value
+        if not isinstance(target, ast.Subscript | ast.Name):
+            continue
+        if isinstance(value, ast.Attribute) and value.attr == "month":
+            inner = value.value
+            if isinstance(inner, ast.Attribute) and inner.attr == "dt":
+                return ast.unparse(target)
+        if (
+            parsed is None
+            and isinstance(target, ast.Subscript)
+            and isinstance(value, ast.Call)
+            and ast.unparse(value.func) in ("pd.to_datetime", "pandas.to_datetime")
+        ):
+            parsed = f"{ast.unparse(target)}.dt.month"
+    return parsed

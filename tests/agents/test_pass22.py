@@ -1,0 +1,86 @@
+"""Issue 29, twenty-second pass: notes whose runnable code starts from what the model's own
+cell built (held-out ord_best_month summed units when told a template with '<value>')."""
+
+from __future__ import annotations
+
+import pytest
+
+from codeact.agents._monthfix import month_sum_code
+from codeact.agents.validators import AnswerCandidate, CellRun, ModelRetry, rules_validator
+from tests.helpers import exec_with_files, question_of
+
+ORDERS = b"date,units,unit_price,discount\n" + b"".join(
+    f"2024-{m:02d}-{d:02d},{u},{p},{disc}\n".encode()
+    for m, d, u, p, disc in [
+        (1, 3, 2, 10.0, 0.0),
+        (1, 9, 50, 1.0, 0.1),
+        (2, 4, 1, 400.0, 0.0),
+        (3, 5, 9, 5.0, 0.0),
+        (3, 6, 8, 5.0, 0.5),
+    ]
+)
+CELL = (
+    "import pandas as pd\n"
+    "orders = pd.read_csv('orders.csv')\n"
+    "orders['date'] = pd.to_datetime(orders['date'])\n"
+    "orders['month'] = orders['date'].dt.month\n"
+    "revenue = orders['units'] * orders['unit_price'] * (1 - orders['discount'])\n"
+    "max_month = revenue.idxmax()\n"
+    "print(f'@month[{max_month}] @revenue[{round(revenue.max(), 2)}]')\n"
+)
+
+
+def _told(question: str, answer: str, code: str, stdout: str) -> ModelRetry | None:
+    cell = CellRun(code=code, stdout=stdout)
+    try:
+        rules_validator()(AnswerCandidate(text=answer, question=question, cells=(cell,)))
+    except ModelRetry as exc:
+        return exc
+    return None
+
+
+def test_a_row_label_as_the_month_gets_code_adding_the_cells_own_series_up_by_month() -> None:
+    files = {"orders.csv": ORDERS}
+    question = question_of(
+        "In which month was revenue (units times unit price, less the discount) highest?",
+        "@month[month_number] @revenue[total rounded to 2 decimals]",
+        files,
+    )
+    (printed,) = exec_with_files(files, CELL)
+    assert printed.strip() == "@month[2] @revenue[400.0]"  # (row 2 happens to be February)
+    bigger = ORDERS + b"2024-03-09,1,1.0,0.0\n" * 700  # (row labels past 12)
+    cell = CELL.replace("max_month = revenue.idxmax()", "max_month = revenue.idxmax() + 700")
+    told = _told(question, "@month[702] @revenue[400.0]", cell, "@month[702] @revenue[400.0]")
+    assert told is not None and "@month[702] is no month" in str(told)
+    assert told.code == (
+        "s = revenue.groupby(orders['month']).sum()\nprint(s.idxmax(), round(s.max(), 2))"
+    )
+    assert "revenue.groupby(orders['month']).sum()" in str(told)  # (named in the note too)
+    (ran,) = exec_with_files({"orders.csv": bigger}, cell + "\n" + told.code)
+    assert ran.split()[-2:] == ["3", "765.0"]  # (March: 45 + 20 + 700 * 1)
+
+
+@pytest.mark.parametrize(
+    ("cell", "expected"),
+    [
+        # a column of the table, the month from the parsed dates
+        (
+            "df = pd.read_csv('o.csv')\ndf['date'] = pd.to_datetime(df['date'])\n"
+            "df['rev'] = df['a'] * df['b']\nprint(df['rev'].idxmax())",
+            "s = df['rev'].groupby(df['date'].dt.month).sum()\n"
+            "print(s.idxmax(), round(s.max(), 2))",
+        ),
+        # the smallest month
+        (
+            "df['m'] = df['d'].dt.month\nx = df['a'] * 2\nprint(x.idxmin())",
+            "s = x.groupby(df['m']).sum()\nprint(s.idxmin(), round(s.min(), 2))",
+        ),
+        # already grouped: nothing to add up again
+        ("df['m'] = df['d'].dt.month\nx = df.groupby('m')['a'].sum()\nprint(x.idxmax())", None),
+        # no month in the code
+        ("x = df['a'] * 2\nprint(x.idxmax())", None),
+        ("not python (", None),
+    ],
+)
+def test_month_sum_code_reads_the_cells_series_and_month(cell: str, expected: str | None) -> None:
+    assert month_sum_code(cell) == expected
