@@ -23,12 +23,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from codeact._messages import ChatMessage
+from codeact._messages import ChatMessage, ToolCallRequest
 from codeact.agents._candidate import cell_run
 from codeact.agents._placeholders import TOKEN, required_placeholders, templates
+from codeact.agents._render import EXECUTE
 from codeact.agents._selfcheck import RECHECK_NOTE, SelfCheck
 from codeact.agents._state import RunState, StepContext
 from codeact.agents._style_state import CodeActRunState
+from codeact.agents._suggest import bound_suggestion
 from codeact.agents._trace import (
     bare_values,
     best_traced_answer,
@@ -94,9 +96,12 @@ class AnswerPolicy:
         try:
             candidate = apply_validators(self.validators, candidate)
         except ModelRetry as exc:
+            taken = _take_over(step, reply, exc)
+            if taken is not None:
+                return taken
             if mine.answer_retries < self.max_answer_retries and not is_last_step(run):
                 mine.answer_retries += 1
-                mine.suggested = exc.code or mine.suggested
+                mine.suggested, mine.retry_cells = exc.code or mine.suggested, len(mine.cells)
                 return _retry(step, reply, str(exc), "validator", mine.answer_retries)
             if exc.answer is not None:  # (what the validator knows to answer instead)
                 candidate = candidate.replace(text=exc.answer)
@@ -146,6 +151,7 @@ class AnswerPolicy:
             if mine.answer_retries >= self.max_answer_retries or is_last_step(run):
                 return output  # no step left to retry in: the value came from code
             mine.answer_retries += 1
+            mine.suggested, mine.retry_cells = exc.code or mine.suggested, len(mine.cells)
             step.handler.emit(
                 AnswerRetry(reason="validator", message=str(exc), attempt=mine.answer_retries)
             )
@@ -263,6 +269,29 @@ def _source_hint(question: str) -> str:
     if files:
         return "reads " + ", ".join(f if f[0] in "'\"" else repr(f) for f in files)
     return "works the answer out"
+
+
+def _take_over(step: StepContext, reply: ChatMessage, exc: ModelRetry) -> AgentOutput | None:
+    """The code a rule's note suggests (this one's, else the earlier note's), run as this
+    reply's cell when the model, sent back with a note whose code it never ran, answered in
+    words again (no cell since) and a rule still finds the answer wanting; once per run, not
+    on the last step (the model answers from its output next). The cell's output starts
+    with ``TAKEOVER_NOTE``."""
+    run = step.run
+    mine = run.state_of(CodeActRunState)
+    if not mine.suggested or mine.takeovers or is_last_step(run):
+        return None
+    suggested = exc.code or mine.suggested  # (the rule's own code, else the earlier note's)
+    code = bound_suggestion(mine, suggested) if mine.retry_cells == len(mine.cells) else None
+    if code is None:
+        return None
+    mine.takeovers += 1
+    mine.suggested, mine.took_over = None, (code, str(exc))
+    step.handler.emit(
+        AnswerRetry(reason="validator", message=str(exc), attempt=mine.answer_retries)
+    )
+    call = ToolCallRequest(id=f"{step.message_id}-exec0", name=EXECUTE, arguments={"code": code})
+    return AgentOutput(response=reply, tool_calls=[call])
 
 
 def _retry(

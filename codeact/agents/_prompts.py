@@ -1,6 +1,12 @@
-"""CodeActAgent's system prompts: the default one, and one tuned for small local models."""
+"""CodeActAgent's system prompts: the default one, one tuned for small local models, and
+the tools section's Python stubs."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from codeact.tools import BaseTool, FunctionTool
 
 CODEACT_INSTRUCTIONS = """\
 You solve tasks by writing Python code and reading what it prints.
@@ -66,3 +72,27 @@ User: Execution result:
 1234
 Assistant: The total of the amount column is 1234.
 """
+
+
+def render_tool_stubs(tools: Sequence[BaseTool]) -> str:
+    """Each tool as a Python stub with its docstring, for the system prompt."""
+    out = []
+    for tool in tools:
+        if isinstance(tool, FunctionTool):
+            head = tool.signature().replace("async def", "def")
+        else:
+            props = tool.metadata.parameters.get("properties", {})
+            params = ", ".join(_typed_param(name, spec) for name, spec in props.items())
+            head = f"def {tool.name}({params})"
+        doc = tool.metadata.description.replace('"""', "'''")
+        out.append(f'{head}:\n    """{doc}"""')
+    return "\n".join(out)
+
+
+_PY_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
+
+
+def _typed_param(name: str, spec: Any) -> str:
+    """``name: type`` for a JSON-schema property of a simple type, else just ``name``."""
+    kind = _PY_TYPES.get(str(spec.get("type"))) if isinstance(spec, dict) else None
+    return f"{name}: {kind}" if kind else name

@@ -1,5 +1,6 @@
 """Code a rule's note suggested, run by the agent when the model re-sends an earlier cell
-unchanged instead of trying it (``run_suggestion``)."""
+unchanged instead of trying it (``run_suggestion``), or answers again in words without
+running any cell (``TAKEOVER_NOTE``)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,26 @@ SUGGESTION_NOTE = (
     "instead:\n{code}\nCheck that it computes what the question asks; output:"
 )
 
+#: ...and when the model answered again in words after a note whose code it never ran, and a
+#: rule still finds the answer wanting (held-out wea_temp_range: "Lyon ... 0.0" three times).
+TAKEOVER_NOTE = (
+    "Note: {problem}\nYou answered again without running any code, so I ran the code the "
+    "note suggests:\n{code}\nCheck that it computes what the question asks; output:"
+)
+
+
+def bound_suggestion(mine: CodeActRunState, suggestion: str, code: str = "") -> str | None:
+    """``suggestion`` with ``df`` bound to the model's table when the cells (and ``code``, a
+    cell about to run) named it otherwise; None when no cell made a table to bind."""
+    sources = [c.code for c in mine.cells if c.error is None] + ([code] if code else [])
+    uses_df = re.search(r"\bdf\b", suggestion) is not None
+    if uses_df and "df" not in assigned_names([CellCode(c) for c in [*sources, suggestion]]):
+        tables = [n for c in sources for n in frame_names(c)]
+        if not tables:
+            return None
+        suggestion = f"df = {tables[0]}\n{suggestion}"
+    return suggestion
+
 
 async def run_suggestion(
     session: CodeExecutor,
@@ -42,16 +63,10 @@ async def run_suggestion(
     the model's table when it named it otherwise; the result and the code that ran, or None
     when there is nothing to run."""
     mine = run.state_of(CodeActRunState)
-    suggestion, mine.suggested = mine.suggested, None
+    suggested, mine.suggested = mine.suggested, None
+    suggestion = bound_suggestion(mine, suggested, code) if suggested else None
     if not suggestion:
         return None
-    sources = [c.code for c in mine.cells if c.error is None] + [code]
-    uses_df = re.search(r"\bdf\b", suggestion) is not None
-    if uses_df and "df" not in assigned_names([CellCode(c) for c in [*sources, suggestion]]):
-        tables = [n for c in sources for n in frame_names(c)]
-        if not tables:
-            return None
-        suggestion = f"df = {tables[0]}\n{suggestion}"
     mine.suggestion_ran = suggestion
     if on_output is not None:
         on_output("stderr", "\n[" + SUGGESTION_NOTE.format(code=suggestion) + "]\n")
@@ -123,3 +138,13 @@ def _answer_now(question: str, code: str, stdout: str) -> str:
     if not wanted or found is None or found.count("@") < len(wanted):
         return ""
     return ANSWER_NOW.format(answer=found)
+
+
+def taken_over_note(run: RunState | None, code: str) -> str:
+    """``TAKEOVER_NOTE`` when ``code`` is the cell the agent runs for a model that answered
+    in words instead of running a note's code (``_answers._take_over``); clears it, else empty."""
+    mine = run.state_of(CodeActRunState) if run is not None else None
+    if mine is None or mine.took_over is None or mine.took_over[0] != code:
+        return ""
+    (_, problem), mine.took_over = mine.took_over, None
+    return TAKEOVER_NOTE.format(problem=problem, code=code)

@@ -30,6 +30,7 @@ from codeact.agents._loop import current_call
 from codeact.agents._prompts import CODEACT_INSTRUCTIONS as CODEACT_INSTRUCTIONS
 from codeact.agents._prompts import MCP_SECTION, TOOLS_SECTION
 from codeact.agents._prompts import SMALL_MODEL_INSTRUCTIONS as SMALL_MODEL_INSTRUCTIONS
+from codeact.agents._prompts import render_tool_stubs as render_tool_stubs
 from codeact.agents._render import EXECUTE, render_code_rounds
 from codeact.agents._resample import (
     LOOP_NOTE,
@@ -42,6 +43,7 @@ from codeact.agents._resample import (
 )
 from codeact.agents._selfcheck import SelfCheck
 from codeact.agents._style_state import CodeActRunState
+from codeact.agents._suggest import taken_over_note
 from codeact.agents.base import BaseAgent, RunState, StepContext
 from codeact.agents.validators import AnswerValidator
 from codeact.context import Context
@@ -55,37 +57,13 @@ from codeact.executors.base import (
 )
 from codeact.llms.base import sampling
 from codeact.mcp import MCPTool
-from codeact.tools import BaseTool, FunctionTool, ToolMetadata, ToolOutput
+from codeact.tools import BaseTool, ToolMetadata, ToolOutput
 
 ExecutorSpec = CodeExecutor | str | Callable[[], CodeExecutor]
 
 _SOLUTION = re.compile(r"</?solution>")
 _NOT_RUN = "[Not run: an earlier block in this reply failed or ended the task.]"
 SEARCH_TOOLS = "search_tools"
-
-
-def render_tool_stubs(tools: Sequence[BaseTool]) -> str:
-    """Each tool as a Python stub with its docstring, for the system prompt."""
-    out = []
-    for tool in tools:
-        if isinstance(tool, FunctionTool):
-            head = tool.signature().replace("async def", "def")
-        else:
-            props = tool.metadata.parameters.get("properties", {})
-            params = ", ".join(_typed_param(name, spec) for name, spec in props.items())
-            head = f"def {tool.name}({params})"
-        doc = tool.metadata.description.replace('"""', "'''")
-        out.append(f'{head}:\n    """{doc}"""')
-    return "\n".join(out)
-
-
-_PY_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
-
-
-def _typed_param(name: str, spec: Any) -> str:
-    """``name: type`` for a JSON-schema property of a simple type, else just ``name``."""
-    kind = _PY_TYPES.get(str(spec.get("type"))) if isinstance(spec, dict) else None
-    return f"{name}: {kind}" if kind else name
 
 
 class CodeActAgent(BaseAgent):
@@ -384,6 +362,7 @@ class _ExecuteTool(BaseTool):
                 handler.emit(CodeOutputStream(tool_id=tool_id, stream=stream, text=text))
 
         assert isinstance(ctx, Context)
+        taken = taken_over_note(scope.step.run if scope is not None else None, code)
         session = self.agent.executor_for(ctx)
         await session.start()  # lazily, on the first block; a failure ends the run (ExecutorError)
         result = await session.execute(code, timeout=self.agent.cell_timeout, on_output=on_output)
@@ -407,6 +386,8 @@ class _ExecuteTool(BaseTool):
                 if run is not None:  # (a re-run of what the model wrote is still a repeat)
                     run.state_of(CodeActRunState).written.setdefault(ran, []).append(code)
             failed = not result.ok
+        if taken:  # (the agent ran a note's code for a model that answered in words)
+            observation = f"{taken}\n{observation}"
         return ToolOutput(
             content=observation,
             tool_name=EXECUTE,

@@ -84,3 +84,63 @@ def test_a_row_label_as_the_month_gets_code_adding_the_cells_own_series_up_by_mo
 )
 def test_month_sum_code_reads_the_cells_series_and_month(cell: str, expected: str | None) -> None:
     assert month_sum_code(cell) == expected
+
+
+TEMPS = {"Lyon": [-2.1, 37.3, 10.0], "Porto": [8.0, 30.5, 12.0], "Graz": [-5.0, 25.0, 3.0]}
+WEATHER = b"date,city,temp_c\n" + b"".join(
+    f"2023-0{k + 1}-01,{city},{t}\n".encode()
+    for city, temps in TEMPS.items()
+    for k, t in enumerate(temps)
+)
+RANGE_QUESTION = (
+    "Which city had the largest difference between its highest and lowest temperature?",
+    "@city[city_name] @range[difference rounded to one decimal]",
+)
+BY_DATE = (
+    "import pandas as pd\ndf = pd.read_csv('weather.csv')\n"
+    "s = df.groupby('date')['temp_c'].agg(lambda x: x.max() - x.min())\n"
+    "print(s.idxmax(), s.max())"
+)
+
+
+async def _range_run(replies: list[str]) -> tuple[list[str], str]:
+    from codeact.agents._answers import command_line_options
+    from tests.helpers import run_scripted
+
+    question = question_of(*RANGE_QUESTION, {"weather.csv": WEATHER})
+    validators = command_line_options(None, require_execution=True)["answer_validators"]
+    results, llm = await run_scripted({"weather.csv": WEATHER}, question, replies, validators)
+    return results, llm.requests[-1].messages[-1].text
+
+
+@pytest.mark.anyio
+@pytest.mark.filterwarnings("ignore::UserWarning")
+async def test_a_model_answering_in_words_again_after_a_note_gets_the_notes_code_run() -> None:
+    """held-out wea_temp_range: grouped by date, then told twice (groups by city, with code)
+    and answered 'Lyon ... 0.0' in words each time; the note's code never ran."""
+    words = "The city is Lyon and the difference is 0.0.\n@city[2023-02-01] @range[0.0]"
+    # (the first answer's date traces: the cell printed it; 0.0 is what the model makes up)
+    results, seen = await _range_run(
+        [f"<execute>\n{BY_DATE}\n</execute>", words, words, "@city[Lyon] @range[39.4]"]
+    )
+    assert len(results) == 2, results  # (its own cell, then the note's code the agent ran)
+    assert results[1].startswith("Note: ") and "so I ran the code the note suggests" in results[1]
+    assert "groupby('city')" in results[1]
+    assert "Lyon 39.4" in results[1]  # (the note's code computed the asked range)
+    assert "Lyon 39.4" in seen  # (what the model read before its last answer)
+
+
+@pytest.mark.anyio
+@pytest.mark.filterwarnings("ignore::UserWarning")
+async def test_a_model_running_code_after_the_note_is_not_taken_over() -> None:
+    fixed = BY_DATE.replace("groupby('date')", "groupby('city')")
+    results, _ = await _range_run(
+        [
+            f"<execute>\n{BY_DATE}\n</execute>",
+            "@city[2023-02-01] @range[0.0]",
+            f"<execute>\n{fixed}\n</execute>",
+            "@city[Lyon] @range[39.4]",
+        ]
+    )
+    assert len(results) == 2 and not any("so I ran" in r for r in results), results
+    assert "Lyon 39.4" in results[1]
