@@ -72,6 +72,7 @@ from codeact.agents._datetext import (
 )
 from codeact.agents._durationfix import date_of_problem
 from codeact.agents._extrafilters import extra_filter_problem
+from codeact.agents._filldrop import filled_dropped_problem
 from codeact.agents._filters import filter_problem, left_out
 from codeact.agents._groups import (
     asked_groups,
@@ -227,6 +228,7 @@ def _problems(
     """Each rule's name and how to ask it of ``code`` (the cells without conversions nothing
     uses; ``written``: as written), in the order they are told."""
     question = candidate.question
+    task = task_text(question)
     yield "titles", lambda: title_problem(question, code)
     yield "period", lambda: period_problem(question, code)
     yield "day", lambda: day_problem(question, code)
@@ -260,6 +262,7 @@ def _problems(
     yield "label extreme", lambda: label_extreme_problem(question, code)
     yield "column", lambda: column_problem(question, code, written)
     yield "missing", lambda: missing_problem(question, code, candidate.text)
+    yield "filled copy", lambda: filled_dropped_problem(question, code, bool(_FILL.search(task)))
     yield "inplace", lambda: inplace_problem([c.code for c in candidate.ok_cells])
     yield "decimal point", lambda: decimal_point_problem(question, code)
     yield "text numbers", lambda: text_number_problem(question, code)

@@ -144,3 +144,52 @@ async def test_a_model_running_code_after_the_note_is_not_taken_over() -> None:
     )
     assert len(results) == 2 and not any("so I ran" in r for r in results), results
     assert "Lyon 39.4" in results[1]
+
+
+SHOPS = b"shop,rating\n" + b"".join(
+    f"s{i},{r}\n".encode() for i, r in enumerate([4.5, "", 2.0, 3.0, "", 1.5, 4.0, 3.0])
+)
+FILLED_COPY = (
+    "import pandas as pd\nshops = pd.read_csv('shops.csv')\n"
+    "shops_with_ratings = shops.dropna(subset=['rating'])\n"
+    "median_rating = shops_with_ratings['rating'].median()\n"
+    "shops['rating'] = shops['rating'].fillna(median_rating)\n"
+    "print(shops_with_ratings['rating'].mean())\n"
+)
+
+
+@pytest.mark.parametrize(
+    "fill",
+    [
+        "shops['rating'] = shops['rating'].fillna(median_rating)",
+        "shops['rating'].fillna(median_rating, inplace=True)",
+    ],
+)
+def test_a_mean_read_from_a_copy_that_dropped_the_filled_rows_is_sent_back(fill: str) -> None:
+    """held-out dab_filled_mean: filled shops, printed the mean of shops_with_ratings (2.964
+    for 2.969)."""
+
+    files = {"shops.csv": SHOPS}
+    question = question_of(
+        "Fill the missing ratings with the median rating, then give the mean rating.",
+        "@filled_mean[mean rounded to 3 decimals]",
+        files,
+    )
+    cell = FILLED_COPY.replace("shops['rating'] = shops['rating'].fillna(median_rating)", fill)
+    (printed,) = exec_with_files(files, cell)
+    assert printed.strip() == "3.0"  # (the six known ratings: 18 / 6)
+    told = _told(question, "@filled_mean[3.000]", cell, printed)
+    assert told is not None and "reads shops_with_ratings, which dropped" in str(told)
+    assert told.code is not None
+    (fixed,) = exec_with_files(files, told.code)
+    assert fixed.strip() == "3.0"  # (the median is 3.0: the filled mean stays 3.0 here)
+    shifted = SHOPS.replace(b"s7,3.0", b"s7,5.0")  # (median 3.5 now, the known mean 3.333)
+    (wrong,) = exec_with_files({"shops.csv": shifted}, cell)
+    (right,) = exec_with_files({"shops.csv": shifted}, told.code)
+    assert round(float(wrong), 3) == 3.333 and round(float(right), 3) == 3.375
+    # not asked to fill; read from the filled frame; the copy made again after the fill
+    skip = question.replace("Fill the missing ratings with the median rating, then give", "Give")
+    own = cell.replace("print(shops_with_ratings['rating']", "print(shops['rating']")
+    again = cell.replace("print(", "shops_with_ratings = shops.dropna()\nprint(")
+    for asked, code in ((skip, cell), (question, own), (question, again)):
+        assert "which dropped" not in str(_told(asked, "@filled_mean[3.000]", code, printed))

@@ -1,0 +1,57 @@
+"""Missing values filled in one frame, the answer read from a copy that dropped them (held-out
+dab_filled_mean: ``rated = shops.dropna(subset=['rating'])`` for the median, then
+``shops['rating'] = shops['rating'].fillna(median)`` and ``print(rated['rating'].mean())``:
+the mean of the known ratings, not of the filled column). The cell is sent back, and the
+runnable code reads the filled frame on the lines after the fill (and assigns an in-place
+fill of one column, a no-op under copy-on-write)."""
+
+from __future__ import annotations
+
+import re
+
+from codeact.agents._problem import Problem, problem_of
+
+#: ``copy = frame.dropna(...)`` (the copy, the frame).
+_DROPPED = re.compile(r"^[ \t]*(\w+)\s*=\s*(\w+)\.dropna\(", re.M)
+#: ``frame['col'] = frame['col'].fillna(`` or ``frame['col'].fillna(..., inplace=True)``.
+_FILLED = r"^[ \t]*{frame}\[(['\"])([^'\"\n]+)\1\](?:\s*=\s*{frame}\[\1\2\1\])?\.fillna\("
+
+
+def filled_dropped_problem(question: str, code: str, asks_fill: bool) -> Problem | None:
+    """With the question asking to fill missing values (``asks_fill``): a line after the
+    code fills ``frame[col]`` that reads ``copy[col]`` of a ``copy = frame.dropna(...)``,
+    where the rows missing ``col`` are gone and nothing was filled."""
+    if not asks_fill:
+        return None
+    for drop in _DROPPED.finditer(code):
+        copy, frame = drop.groups()
+        if copy == frame:
+            continue
+        fill = re.search(_FILLED.format(frame=re.escape(frame)), code, re.M)
+        if fill is None:
+            continue
+        column = fill.group(2)
+        read = re.compile(rf"\b{re.escape(copy)}\[(['\"]){re.escape(column)}\1\]")
+        after = code[fill.end() :]
+        line_end = after.find("\n")
+        rest = after[line_end + 1 :] if line_end >= 0 else ""
+        if re.search(rf"^[ \t]*{re.escape(copy)}\s*=", rest, re.M) or not read.search(rest):
+            continue  # (the copy made again after the fill, or never read after it)
+        head = code[: len(code) - len(rest)]
+        start = head.rfind("\n", 0, fill.start() + 1) + 1
+        filled = head[start:].rstrip("\n")
+        if re.search(r",\s*inplace\s*=\s*True\s*\)", filled):  # (a no-op on a column)
+            target = f"{frame}[{column!r}]"
+            assigned = re.sub(r",\s*inplace\s*=\s*True\s*\)", ")", filled.strip())
+            indent = filled[: len(filled) - len(filled.lstrip())]
+            head = head[:start] + f"{indent}{target} = {assigned}\n"
+        fixed = head + read.sub(f"{frame}[{column!r}]", rest)
+        line = next(x.strip() for x in rest.splitlines() if read.search(x))
+        return problem_of(
+            f"The question asks to fill the missing values, and your code fills "
+            f"{frame}[{column!r}], but {line} reads {copy}, which dropped the rows missing "
+            f"{column!r} ({copy} = {frame}.dropna(...)): nothing in it was filled. Compute "
+            f"from {frame} after the fill ({frame}[{column!r}]), print the result, then answer.",
+            fixed,
+        )
+    return None
