@@ -42,6 +42,7 @@ from codeact.agents._joinfix import join_key_fix, mask_join_fix, number_key_fix,
 from codeact.agents._joinmissing import join_missing_fix
 from codeact.agents._keywordfix import date_objects_fix, keyword_fix, name_fix, regex_fix
 from codeact.agents._mixedunits import units_cell_fix
+from codeact.agents._monthfix import date_part_fix
 from codeact.agents._numericfix import integer_fix, numeric_fix
 from codeact.agents._placeholders import required_placeholders
 from codeact.agents._precedence import precedence_fix
@@ -408,6 +409,7 @@ def _cell_fixes(
         lambda: keyword_fix(result, code),
         lambda: regex_fix(result, code),
         lambda: date_objects_fix(result, code),
+        lambda: date_part_fix(result, code),
         lambda: name_fix(result, code),
         lambda: timedelta_round_fix(question, result, code),
         lambda: reread_fix(question, result, code),

@@ -1,11 +1,18 @@
 """Runnable code for a month answer taken from values per row (held-out ord_best_month:
 ``revenue = orders['units'] * ...; revenue.idxmax()`` gave ``@month[710]``, a row's label):
 the cell's own Series added up by the cell's own month, so the note's code computes what was
-asked from what the model already built, not from a template it rewrites (it summed units)."""
+asked from what the model already built, not from a template it rewrites (it summed units);
+and a failed cell re-run without ``.month`` after a value that already is the month
+(``date_part_fix``)."""
 
 from __future__ import annotations
 
 import ast
+import re
+from dataclasses import dataclass
+
+from codeact.agents._unusedfix import repeatable_failure
+from codeact.executors.base import ExecutionResult
 
 
 def month_sum_code(code: str) -> str | None:
@@ -83,3 +90,47 @@ def _month_of(tree: ast.Module) -> str | None:
         ):
             parsed = f"{ast.unparse(target)}.dt.month"
     return parsed
+
+
+#: A whole number asked for a date's part (``'numpy.int32' object has no attribute 'month'``):
+#: the value is already the month, as grouping by ``.dt.month`` gives.
+_NO_PART = re.compile(
+    r"'(?:numpy\.)?u?int(?:8|16|32|64)?' object has no attribute '(month|year|day|hour|quarter)'"
+)
+
+
+@dataclass(frozen=True)
+class DatePartFix:
+    """A failed cell re-run without ``.month`` (or ``.year``, ...) after a value that is
+    already that number (held-out dab_month_rain: ``monthly.loc[i, 'DATE'].month`` of a
+    table grouped by ``df['DATE'].dt.month``)."""
+
+    code: str
+    part: str
+
+    def note(self) -> str:
+        """What the model (and the transcript) is told about the re-run."""
+        return (
+            f"Your cell failed: that value is already a whole number (the {self.part}, as "
+            f"grouping by .dt.{self.part} gives), which has no .{self.part}. I re-ran your cell "
+            f"without .{self.part} on that line. Output of the re-run:"
+        )
+
+
+def date_part_fix(result: ExecutionResult, code: str) -> DatePartFix | None:
+    """The cell without ``.<part>`` (not ``.dt.<part>``, not a call) on the failing line, when
+    the error says a whole number has no such attribute and what ran before can run again."""
+    error = result.error
+    found = _NO_PART.search(error.message) if error is not None else None
+    if error is None or found is None:
+        return None
+    failing = repeatable_failure(code, error.traceback)
+    if failing is None:
+        return None
+    number, lines = failing
+    part = found.group(1)
+    fixed = re.sub(rf"(?<!\.dt)(?<=[\]\)\w])\.{part}\b(?!\s*\()", "", lines[number - 1])
+    if fixed == lines[number - 1]:
+        return None
+    lines[number - 1] = fixed
+    return DatePartFix(code="\n".join(lines), part=part)

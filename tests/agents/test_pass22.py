@@ -193,3 +193,52 @@ def test_a_mean_read_from_a_copy_that_dropped_the_filled_rows_is_sent_back(fill:
     again = cell.replace("print(", "shops_with_ratings = shops.dropna()\nprint(")
     for asked, code in ((skip, cell), (question, own), (question, again)):
         assert "which dropped" not in str(_told(asked, "@filled_mean[3.000]", code, printed))
+
+
+RAIN_CELL = (
+    "import pandas as pd\ndf = pd.read_csv('stations.csv')\n"
+    "df['DATE'] = pd.to_datetime(df['DATE'])\n"
+    "monthly_rain = df.groupby(df['DATE'].dt.month)['RAIN'].sum().reset_index()\n"
+    "highest_rain_month = monthly_rain.loc[monthly_rain['RAIN'].idxmax(), 'DATE'].month\n"
+    "highest_rain = monthly_rain.loc[monthly_rain['RAIN'].idxmax(), 'RAIN']\n"
+    'print(f"@month[{highest_rain_month}] @month_rain[{highest_rain:.1f}]")'
+)
+
+
+@pytest.mark.anyio
+@pytest.mark.filterwarnings("ignore::UserWarning")
+async def test_a_month_number_asked_for_its_month_is_re_run_without_it() -> None:
+    """held-out dab_month_rain: ' RAIN' fixed, then ``.loc[i, 'DATE'].month`` of a table
+    grouped by ``.dt.month`` failed ('numpy.int32' object has no attribute 'month') and the
+    model looped on it to the step limit."""
+    from tests.helpers import run_one_cell
+
+    rain = {(2, 1): 5.5, (2, 2): 7.0, (3, 1): 4.0, (3, 2): 1.5, (4, 3): 6.0}
+    rows = "".join(f"2022-0{m}-0{d},A,{r}\n" for (m, d), r in rain.items())
+    files = {"stations.csv": f"DATE,STATION, RAIN\n{rows}".encode()}
+    question = question_of(
+        "In which month (1-12) was the total rain highest, and how much fell?",
+        "@month[month_number] @month_rain[rain rounded to 1 decimal]",
+        files,
+    )
+    result = await run_one_cell(files, RAIN_CELL, question)
+    out = str(result.tool_output.content)
+    assert "without .month on that line" in out, out
+    assert "@month[2] @month_rain[12.5]" in out, out
+    assert not result.tool_output.is_error
+
+
+def test_the_date_part_fix_keeps_dt_and_calls() -> None:
+    from codeact.agents._monthfix import date_part_fix
+    from codeact.executors.base import ExecutionError, ExecutionResult
+
+    code = "import pandas as pd\nm = t.loc[0, 'd'].month + s.dt.month.max() + x.month()"
+    tb = 'Traceback (most recent call last):\n  File "<cell>", line 2, in <module>\n'
+    error = ExecutionError(
+        type="AttributeError", message="'int' object has no attribute 'month'", traceback=tb
+    )
+    fix = date_part_fix(ExecutionResult(error=error), code)
+    assert fix is not None
+    assert fix.code.splitlines()[1] == "m = t.loc[0, 'd'] + s.dt.month.max() + x.month()"
+    other = error.model_copy(update={"message": "'str' object has no attribute 'month'"})
+    assert date_part_fix(ExecutionResult(error=other), code) is None
