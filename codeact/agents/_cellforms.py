@@ -153,7 +153,19 @@ def _first(values: list[str]) -> str:
 
 
 #: Words written for "no value" (besides signs such as '-' and '?').
-NO_VALUE = {"unknown", "none", "null", "missing", "nan", "na", "n/a", "n.a.", "tbd", "pending"}
+NO_VALUE = {
+    "unknown",
+    "none",
+    "nil",
+    "null",
+    "missing",
+    "nan",
+    "na",
+    "n/a",
+    "n.a.",
+    "tbd",
+    "pending",
+}
 
 
 def date_marks(values: list[str], is_date: Callable[[str], bool]) -> tuple[list[str], str]:
@@ -186,11 +198,15 @@ def time_of_day_hint(values: list[str], name: str) -> str:
     (``'--:--'``): minutes since midnight, and how the signs read as missing; on a 12-hour
     clock (``'4:30 pm'``, with 24-hour ones or not), read per value by pandas."""
     twelve = [v for v in values if _TWELVE_HOUR.match(v)]
-    if twelve and all(_TWELVE_HOUR.match(v) or _TIME_OF_DAY.match(v) for v in values):
+    marks = sorted({v for v in values if not (_TWELVE_HOUR.match(v) or _TIME_OF_DAY.match(v))})
+    if twelve and len(marks) <= 2 and not any(c.isalnum() for m in marks for c in m):
         other = next((v for v in values if _TIME_OF_DAY.match(v)), "")
         clocks = f" or a 24-hour one ({other!r})" if other else ""
+        none = sum(v in marks for v in values)
+        shown = " and ".join(repr(m) for m in marks)
+        said = f", {none} values {shown} standing for no time (NaT after this)" if marks else ""
         return (
-            f"times of day as text on a 12-hour clock ({twelve[0]!r}){clocks}: t = "
+            f"times of day as text on a 12-hour clock ({twelve[0]!r}){clocks}{said}: t = "
             f"pd.to_datetime(df[{name!r}], format='mixed', errors='coerce'); minutes since "
             "midnight = t.dt.hour * 60 + t.dt.minute"
         )
@@ -211,43 +227,6 @@ def time_of_day_hint(values: list[str], name: str) -> str:
         f"times of day as text, {len(values) - len(times)} values {shown} standing for no "
         f"time (read the file with na_values=[{listed}] and .isna() finds them with the empty "
         f"ones): minutes since midnight = {minutes}"
-    )
-
-
-#: An amount with a currency sign, in full or with ``k`` for thousands and ``m`` for millions
-#: (``£140,000``, ``£318.5k``, ``$1.2M``, ``€3bn``).
-_SCALED = re.compile(
-    r"^[-+]?([$€£¥])?\s?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s?(k|K|m|M|bn|BN|Bn)?$"
-)
-
-
-#: ``€1.500``: a dot that may be a thousands separator.
-_DOTTED_THOUSANDS = re.compile(r"\d\.\d{3}(?!\d)\s*$")
-
-
-def scaled_amounts(values: list[str], name: str) -> str:
-    """Money written in full or shortened with ``k``/``m``/``bn`` (``£175k``, ``£1m``,
-    ``£140,000``): stripping the signs alone reads ``£175k`` as 175 (or fails). The
-    conversion that multiplies each number by what its letter stands for."""
-    found = [m for v in values if (m := _SCALED.match(v))]
-    if len(found) < len(values) or not any(m.group(2) for m in found):
-        return ""
-    short = [m for m in found if m.group(2)]
-    if sum(bool(m.group(1)) for m in short) < 0.8 * len(short):
-        return ""  # (``12m`` without a currency sign may be metres)
-    if len({m.group(1) for m in found if m.group(1)}) > 1 or any(
-        v.lstrip().startswith("-") or _DOTTED_THOUSANDS.search(v) for v in values
-    ):
-        return ""  # (two currencies, a sign, or '€1.500' read as 1.5: no one-line answer)
-    worth = {"k": "1,000", "m": "1,000,000", "bn": "1,000,000,000"}
-    letters = [x for x in worth if x in {m.group(2).lower() for m in found if m.group(2)}]
-    shown = ", ".join(f"'{x}' = {worth[x]}" for x in letters)
-    scale = ", ".join(f"'{x}': {worth[x].replace(',', '_')}" for x in letters)
-    column = f"df[{name!r}]"
-    return (
-        f"amounts as text, some shortened ({shown}): convert with pd.to_numeric({column}.str."
-        f"extract(r'([\\d.,]+)')[0].str.replace(',', ''), errors='coerce') * {column}.str.lower()"
-        f".str.extract(r'\\d\\s*({'|'.join(letters)})\\s*$')[0].map({{{scale}}}).fillna(1)"
     )
 
 
@@ -362,3 +341,30 @@ def dot_thousands(numbers: list[str], bare: list[str]) -> bool:
     dotted = [n for n in numbers if "." in n]
     big = any(n.isdigit() and int(n) >= 1000 for n in bare)
     return big and len(dotted) >= 5 and all(_THOUSANDS_DOT.match(n) for n in dotted)
+
+
+#: A range of two numbers, perhaps with a unit (``'10-12 weeks'``, ``'3 - 5 wks'``, ``'2 to 4'``).
+_RANGE = re.compile(
+    r"^(\d+(?:\.\d+)?)(\s*)(?:-|\u2013|to)\s*(\d+(?:\.\d+)?)\s*([A-Za-z]+\.?)?$", re.I
+)
+
+
+def range_hint(values: list[str], name: str) -> str:
+    """Ranges written as text (``'10-12 weeks'``, ``'3 - 5 wks'``: fresh21's promised wait):
+    both ends as numbers, or ``""``. Only when every value is a range whose low end is not
+    above its high end and some carry a unit or spaces (``'555-1234'`` is a phone number)."""
+    found = [m for v in values if (m := _RANGE.match(v))]
+    if len(found) < max(5, len(values)) or any(
+        float(m.group(1)) > float(m.group(3)) for m in found
+    ):
+        return ""
+    units = sorted({m.group(4).lower().rstrip(".") for m in found if m.group(4)})
+    if not units and not any(m.group(2) for m in found):
+        return ""
+    said = f" in {', '.join(repr(u) for u in units)}" if units else ""
+    ends = r"(\d+(?:\.\d+)?)\D+(\d+(?:\.\d+)?)"
+    return (
+        f"ranges as text{said}, written several ways ({found[0].group(0)!r}): ends = "
+        f"df[{name!r}].str.extract(r'{ends}').astype(float) (ends[0] the low end, ends[1] "
+        "the high end)"
+    )

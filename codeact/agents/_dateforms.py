@@ -2,7 +2,8 @@
 ``'07-Mar-2024'`` beside ``'2024/03/07'``). Read as they are, ``pd.to_datetime`` guesses one
 format from the first value and fails (or coerces the other form to NaT); text tests miss the
 other form. The files note names the formats and gives one reading per format, each filling
-the gaps the one before left."""
+the gaps the one before left. Also the note's other date readings: day or month first
+(``15/03/2019``), ISO beside numeric dates, times with UTC offsets."""
 
 from __future__ import annotations
 
@@ -96,3 +97,63 @@ def one_year(values: list[str], hint: str) -> str:
     years = {y for v in values for y in _YEAR.findall(v)}
     whole = all(_YEAR.search(v) for v in values)
     return f"all in {years.pop()}" if len(years) == 1 and whole else ""
+
+
+#: A date as pandas writes it (``2023-10-25``, with a time or not).
+ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?$")
+#: A date with the day and month first, in either order (``15/03/2019``, ``3.15.2019``).
+NUMERIC_DATE = re.compile(r"^(\d{1,2})([/.-])(\d{1,2})\2(\d{4})(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?$")
+#: A date and time with its UTC offset (``2024-03-05T14:22:05+01:00``).
+OFFSET_TIME = re.compile(
+    r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(Z|[+-]\d{2}:?\d{2})$"
+)
+
+
+def numeric_date_hint(values: list[str], name: str) -> str:
+    """Which of day and month comes first in dates like ``15/03/2019`` (a part above 12
+    tells), and how to read them: text comparisons and ``str.contains`` get them wrong."""
+    parts = [m.groups() for v in values if (m := NUMERIC_DATE.match(v))]
+    column = f"df[{name!r}]"
+    if any(int(first) > 12 for first, *_ in parts):
+        return f"dates as text, day first: pd.to_datetime({column}, dayfirst=True)"
+    if any(int(second) > 12 for _, _, second, _ in parts):
+        return f"dates as text, month first: pd.to_datetime({column})"
+    return "dates as text, day and month order unknown: pd.to_datetime() them"
+
+
+def mixed_date_hint(values: list[str], name: str) -> str:
+    """Dates written two ways in one column (``2023-10-25`` and ``24/09/2023``): matching
+    the text (``str.contains('2024-03')``) misses the other form; one call reads both."""
+    iso = next(v for v in values if ISO_DATE.match(v))
+    other = next(v for v in values if NUMERIC_DATE.match(v))
+    order = numeric_date_hint([v for v in values if NUMERIC_DATE.match(v)], name)
+    first = (
+        ", day first" if "day first" in order else ", month first" if "month first" in order else ""
+    )
+    column = f"df[{name!r}]"
+    read = f"pd.to_datetime({column}, format='mixed')"
+    if first == ", day first":  # (format='mixed' with dayfirst=True reads '2024-01-02' as 1 Feb)
+        read = (
+            f"pd.to_datetime({column}, format='ISO8601', errors='coerce').fillna("
+            f"pd.to_datetime({column}, format='mixed', dayfirst=True, errors='coerce'))"
+        )
+    return f"dates as text written two ways ({iso!r} and {other!r}){first}: {read}"
+
+
+def offset_hint(values: list[str], name: str) -> str:
+    """Times with their UTC offset: several offsets (summer time) leave pandas a column of
+    text (``.dt`` fails) unless read as UTC; the local date and hour are the text itself."""
+    found = {m.group(1).replace(":", "") for v in values if (m := OFFSET_TIME.match(v))}
+    offsets = sorted(
+        {"+00:00" if o in ("Z", "+0000", "-0000") else f"{o[:3]}:{o[3:]}" for o in found}
+    )
+    column = f"df[{name!r}]"
+    if len(offsets) == 1:
+        return f"times with UTC offset {offsets[0]!r}: pd.to_datetime({column})"
+    shown = " and ".join(repr(o) for o in offsets[:3])
+    return (
+        f"times with different UTC offsets ({shown}): pd.to_datetime({column}, utc=True) "
+        f"gives UTC times (without it pandas cannot give them one time zone: they stay "
+        f"text when read by read_csv, and .dt fails); the local date "
+        f"and hour as written are {column}.str[:10] and {column}.str[11:13].astype(int)"
+    )

@@ -17,18 +17,29 @@ from codeact.agents._cellforms import (
     dot_thousands,
     is_named_date,
     other_forms,
-    scaled_amounts,
+    range_hint,
     spelling_hint,
     squeeze,
     time_of_day_hint,
 )
 from codeact.agents._csvtable import SCAN_ROWS, Table
-from codeact.agents._dateforms import date_formats_hint, is_spaced_date, one_year
+from codeact.agents._dateforms import (
+    NUMERIC_DATE,
+    OFFSET_TIME,
+    date_formats_hint,
+    is_spaced_date,
+    mixed_date_hint,
+    numeric_date_hint,
+    offset_hint,
+    one_year,
+)
 from codeact.agents._mixedunits import units_reading
 from codeact.agents._money import (
+    GROUPED,
     SIGNED_NUMBER,
     amount_hint,
     per_column_decimals,
+    scaled_amounts,
     signed_conversion,
     signed_hint,
     signs_of,
@@ -63,8 +74,8 @@ NA_STRINGS = frozenset(
 )
 _INT = re.compile(r"^[-+]?\d+$")
 _FLOAT = re.compile(r"^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$|^[-+]?(?:inf|Infinity)$")
-#: A number written with ',' thousands separators (``5,350,380``).
-SEPARATED_NUMBER = r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?"
+#: A number written with ',' thousands separators (``5,350,380``, or in lakhs ``6,35,000``).
+SEPARATED_NUMBER = rf"[-+]?(?:{GROUPED})(?:\.\d+)?"
 _SEPARATED = re.compile(f"^{SEPARATED_NUMBER}$")
 _SIGNED = re.compile(f"^(?:{SIGNED_NUMBER})$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?$")
@@ -78,12 +89,6 @@ _CLOCK = re.compile(r"^(\d+):[0-5]\d:[0-5]\d$")
 _DURATION_NAME = re.compile(r"duration|elapsed|spent|taken|length|time to|resolve|wait", re.I)
 #: A date with a 12-hour time (``2024-03-05 09:41 PM``).
 _DATE_12H = re.compile(r"^\d{4}-\d{2}-\d{2} \d{1,2}:\d{2}(:\d{2})? ?[AP]M$", re.I)
-#: A date with the day and month first, in either order (``15/03/2019``, ``3.15.2019``).
-_NUMERIC_DATE = re.compile(r"^(\d{1,2})([/.-])(\d{1,2})\2(\d{4})(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?$")
-#: A date and time with its UTC offset (``2024-03-05T14:22:05+01:00``).
-_OFFSET_TIME = re.compile(
-    r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(Z|[+-]\d{2}:?\d{2})$"
-)
 
 
 def describe_table(table: Table) -> str:
@@ -116,9 +121,23 @@ def describe_table(table: Table) -> str:
     if len(header) > MAX_COLUMNS:
         out.append(f"  - ... and {len(header) - MAX_COLUMNS} more columns")
     out += _wide_hint(header) + [t for t in [totals_hint(header, columns)] if t]
+    out += _copies(columns) if scanned == rows else []
     if scanned < rows:
         out.append(f"  (types and missing counts from the first {scanned} rows)")
     return "\n".join(out)
+
+
+def _copies(columns: list[list[str]]) -> list[str]:
+    """A line on rows that repeat an earlier row exactly, when there are a few (at most one
+    in ten: a long table of few values repeats rows by chance, and nobody drops those)."""
+    rows = list(zip(*columns, strict=False))
+    copies = len(rows) - len(set(rows))
+    if not 0 < copies * 10 <= len(rows):
+        return []
+    return [
+        f"  {copies} row{'s' * (copies > 1)} repeat{'s' * (copies == 1)} an earlier row exactly "
+        "(df.duplicated().sum() counts them; df.drop_duplicates() keeps one copy of each)"
+    ]
 
 
 _MONTHS = [
@@ -151,7 +170,7 @@ def _column(name: str, values: list[str]) -> str:
     dates, marks = date_marks(
         present,
         lambda v: (
-            bool(_DATE.match(v) or _NUMERIC_DATE.match(v) or is_spaced_date(v)) or is_named_date(v)
+            bool(_DATE.match(v) or NUMERIC_DATE.match(v) or is_spaced_date(v)) or is_named_date(v)
         ),
     )
     kind, hint = _kind(dates if marks else present, missing, name)
@@ -216,13 +235,14 @@ def _kind(present: list[str], missing: int, name: str) -> tuple[str, str]:
             f"dates with 12-hour times (AM/PM) as text: pd.to_datetime(df[{name!r}], "
             f"format={form}) (then .dt.hour counts 0 to 23)"
         )
-    if all(_NUMERIC_DATE.match(v) for v in stripped):
-        return "text", _numeric_date_hint(stripped, name)
-    if all(_DATE.match(v) or _NUMERIC_DATE.match(v) for v in stripped):
-        return "text", _mixed_date_hint(stripped, name)
-    if all(_OFFSET_TIME.match(v) for v in stripped):
-        return "text", _offset_hint(stripped, name)
-    written = scaled_amounts(stripped, name) or _written_kind(stripped, name)
+    if all(NUMERIC_DATE.match(v) for v in stripped):
+        return "text", numeric_date_hint(stripped, name)
+    if all(_DATE.match(v) or NUMERIC_DATE.match(v) for v in stripped):
+        return "text", mixed_date_hint(stripped, name)
+    if all(OFFSET_TIME.match(v) for v in stripped):
+        return "text", offset_hint(stripped, name)
+    written = scaled_amounts(stripped, name) or range_hint(stripped, name)
+    written = written or _written_kind(stripped, name)
     if written:
         return "text", written
     marked = _marked_numbers(stripped, name)
@@ -339,7 +359,7 @@ def _written_kind(values: list[str], name: str) -> str:
 def _marked_numbers(values: list[str], name: str) -> str:
     """Numbers with a few values of a word or a sign standing for no number (``'-'``,
     ``'?'``, ``'unknown'``): what they are and the conversion that makes the rest numbers."""
-    others = [v for v in values if not (_FLOAT.match(v) or _SIGNED.match(v))]
+    others = [v for v in values if not (_FLOAT.match(v) or _SIGNED.match(v) or _SEPARATED.match(v))]
     words = sorted(set(others))
     if not others or len(words) > 3:
         return ""
@@ -355,60 +375,12 @@ def _marked_numbers(values: list[str], name: str) -> str:
     signs = signs_of(numbers) if any(_SIGNED.match(v) for v in numbers) else []  # ('£1.40')
     column = f"df[{name!r}]"
     clean = signed_conversion(numbers, column).removesuffix(".astype(float)") if signs else column
+    grouped = not signs and any(_SEPARATED.match(v) for v in numbers)  # ('21,000')
+    clean = f"{column}.str.replace(',', '')" if grouped else clean
     return (
         f"numbers stored as text{' with ' * bool(signs)}{' and '.join(repr(c) for c in signs)}"
-        f"{' signs' * bool(signs)}, {len(others)} values {shown} standing for no number: "
-        f"convert with pd.to_numeric({clean}, errors='coerce')"
-    )
-
-
-def _numeric_date_hint(values: list[str], name: str) -> str:
-    """Which of day and month comes first in dates like ``15/03/2019`` (a part above 12
-    tells), and how to read them: text comparisons and ``str.contains`` get them wrong."""
-    parts = [m.groups() for v in values if (m := _NUMERIC_DATE.match(v))]
-    column = f"df[{name!r}]"
-    if any(int(first) > 12 for first, *_ in parts):
-        return f"dates as text, day first: pd.to_datetime({column}, dayfirst=True)"
-    if any(int(second) > 12 for _, _, second, _ in parts):
-        return f"dates as text, month first: pd.to_datetime({column})"
-    return "dates as text, day and month order unknown: pd.to_datetime() them"
-
-
-def _mixed_date_hint(values: list[str], name: str) -> str:
-    """Dates written two ways in one column (``2023-10-25`` and ``24/09/2023``): matching
-    the text (``str.contains('2024-03')``) misses the other form; one call reads both."""
-    iso = next(v for v in values if _DATE.match(v))
-    other = next(v for v in values if _NUMERIC_DATE.match(v))
-    order = _numeric_date_hint([v for v in values if _NUMERIC_DATE.match(v)], name)
-    first = (
-        ", day first" if "day first" in order else ", month first" if "month first" in order else ""
-    )
-    column = f"df[{name!r}]"
-    read = f"pd.to_datetime({column}, format='mixed')"
-    if first == ", day first":  # (format='mixed' with dayfirst=True reads '2024-01-02' as 1 Feb)
-        read = (
-            f"pd.to_datetime({column}, format='ISO8601', errors='coerce').fillna("
-            f"pd.to_datetime({column}, format='mixed', dayfirst=True, errors='coerce'))"
-        )
-    return f"dates as text written two ways ({iso!r} and {other!r}){first}: {read}"
-
-
-def _offset_hint(values: list[str], name: str) -> str:
-    """Times with their UTC offset: several offsets (summer time) leave pandas a column of
-    text (``.dt`` fails) unless read as UTC; the local date and hour are the text itself."""
-    found = {m.group(1).replace(":", "") for v in values if (m := _OFFSET_TIME.match(v))}
-    offsets = sorted(
-        {"+00:00" if o in ("Z", "+0000", "-0000") else f"{o[:3]}:{o[3:]}" for o in found}
-    )
-    column = f"df[{name!r}]"
-    if len(offsets) == 1:
-        return f"times with UTC offset {offsets[0]!r}: pd.to_datetime({column})"
-    shown = " and ".join(repr(o) for o in offsets[:3])
-    return (
-        f"times with different UTC offsets ({shown}): pd.to_datetime({column}, utc=True) "
-        f"gives UTC times (without it pandas cannot give them one time zone: they stay "
-        f"text when read by read_csv, and .dt fails); the local date "
-        f"and hour as written are {column}.str[:10] and {column}.str[11:13].astype(int)"
+        f"{' signs' * bool(signs)}{' with separators' * grouped}, {len(others)} values {shown} "
+        f"standing for no number: convert with pd.to_numeric({clean}, errors='coerce')"
     )
 
 

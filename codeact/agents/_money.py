@@ -8,11 +8,14 @@ import re
 
 #: Currency codes written after or before an amount (``12.50 EUR``, ``USD 3``).
 _CODES = "EUR|USD|GBP|CHF|JPY|CAD|AUD|SEK|NOK|DKK|PLN|INR|CNY"
-_AMOUNT = r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
+#: Digits grouped by commas: in thousands (``5,350,380``) or the Indian way, in lakhs and
+#: crores (``6,35,000``, ``1,23,45,678``).
+GROUPED = r"\d{1,3}(?:,\d{3})+|\d{1,2}(?:,\d{2})+,\d{3}"
+_AMOUNT = rf"[-+]?(?:{GROUPED}|\d+)(?:\.\d+)?"
 #: A number with a currency sign or code or a percent sign (``$1,234.50``, ``-€3``, ``7.5%``,
 #: ``12.50 EUR``).
 SIGNED_NUMBER = (
-    rf"[-+]?[$€£¥]\s?{_AMOUNT}|{_AMOUNT}\s?(?:[%€]|(?:{_CODES})(?![A-Za-z]))"
+    rf"[-+]?[$€£¥₹]\s?{_AMOUNT}|{_AMOUNT}\s?(?:[%€]|(?:{_CODES})(?![A-Za-z]))"
     rf"|[-+]?(?<![A-Za-z])(?:{_CODES})\s?{_AMOUNT}"
 )
 _CODE = re.compile(rf"(?<![A-Za-z])(?:{_CODES})(?![A-Za-z])")
@@ -20,7 +23,7 @@ _CODE = re.compile(rf"(?<![A-Za-z])(?:{_CODES})(?![A-Za-z])")
 
 def signs_of(values: list[str]) -> list[str]:
     """The currency and percent signs written in ``values``."""
-    return sorted({c for v in values for c in v if c in "$€£¥%"})
+    return sorted({c for v in values for c in v if c in "$€£¥₹%"})
 
 
 def _codes(values: list[str]) -> list[str]:
@@ -219,4 +222,80 @@ def per_column_decimals(line: str) -> str:
         _FILE_DECIMAL,
         f"numbers with decimal commas: convert with pd.to_numeric(df[{name.group(1)}]"
         ".str.replace('.', '').str.replace(',', '.'), errors='coerce')",
+    )
+
+
+#: An amount with a currency sign, in full or shortened: ``k`` for thousands, ``m`` for
+#: millions (``£140,000``, ``£318.5k``, ``$1.2M``, ``€3bn``), ``L`` for lakhs and ``Cr`` for
+#: crores of rupees (``7.25 L``, ``₹ 1.2 Cr``).
+_SCALED = re.compile(
+    rf"^[-+]?([$€£¥₹])?\s?(?:{GROUPED}|\d+)(?:\.\d+)?\s?"
+    r"(k|m|bn|lakhs?|lacs?|l|crores?|cr)?\.?$",
+    re.I,
+)
+#: What each shortening stands for, longest first (the extract tries them in this order).
+_WORTH = {
+    "bn": "1,000,000,000",
+    "k": "1,000",
+    "m": "1,000,000",
+    "lakhs": "1,00,000",
+    "lakh": "1,00,000",
+    "lacs": "1,00,000",
+    "lac": "1,00,000",
+    "l": "1,00,000",
+    "crores": "1,00,00,000",
+    "crore": "1,00,00,000",
+    "cr": "1,00,00,000",
+}
+_INDIAN = {"lakhs", "lakh", "lacs", "lac", "l", "crores", "crore", "cr"}
+#: A name (or sign) saying the amounts are rupees (``Ex-Showroom (₹)``, ``Discount (Rs)``).
+_RUPEES = re.compile(r"₹|\bRs\b|\bINR\b|rupee", re.I)
+#: ``€1.500``: a dot that may be a thousands separator.
+_DOTTED_THOUSANDS = re.compile(r"\d\.\d{3}(?!\d)\s*$")
+
+
+def scaled_amounts(values: list[str], name: str) -> str:
+    """Money written in full or shortened with ``k``/``m``/``bn`` (``£175k``, ``£1m``,
+    ``£140,000``), or rupees with ``L``/``Cr`` (``7.25 L`` beside ``6,35,000``), a few
+    values of a sign or word standing for none aside (``'Nil'``, ``'-'``): stripping the signs
+    alone reads ``£175k`` as 175 (or fails). The conversion that multiplies each number by
+    what its letter stands for."""
+    from codeact.agents._cellforms import NO_VALUE
+
+    marks = sorted(
+        {v for v in values if not _SCALED.match(v) and (v.lower() in NO_VALUE or not v.isalnum())}
+    )
+    marks = [v for v in marks if not any(c.isdigit() for c in v)]
+    found = [m for v in values if (m := _SCALED.match(v))]
+    if len(found) + sum(v in marks for v in values) < len(values) or len(marks) > 3:
+        return ""
+    short = [m for m in found if m.group(2)]
+    if not short:
+        return ""
+    rupees = bool(_RUPEES.search(name)) or any(m.group(1) == "₹" for m in found)
+    if any(m.group(2).lower() in _INDIAN for m in short) and not rupees:
+        return ""  # (``7.5 l`` of a volume is litres)
+    if sum(bool(m.group(1)) for m in short) < 0.8 * len(short) and not rupees:
+        return ""  # (``12m`` without a currency sign may be metres)
+    if len({m.group(1) for m in found if m.group(1)}) > 1 or any(
+        (v.lstrip().startswith("-") and v not in marks) or _DOTTED_THOUSANDS.search(v)
+        for v in values
+    ):
+        return ""  # (two currencies, a sign, or '€1.500' read as 1.5: no one-line answer)
+    used = {m.group(2).lower() for m in short}
+    letters = [x for x in _WORTH if x in used]
+    written = {m.group(2).lower(): m.group(2) for m in reversed(short)}  # (first as written)
+    shown = ", ".join(f"{written[x]!r} = {_WORTH[x]}" for x in letters)
+    scale = ", ".join(f"'{x}': {_WORTH[x].replace(',', '')}" for x in letters)
+    column = f"df[{name!r}]"
+    none = (
+        f"; {' and '.join(repr(v) for v in marks)} stand for no amount (NaN after this)"
+        if marks
+        else ""
+    )
+    return (
+        f"amounts as text, some shortened ({shown}): convert with pd.to_numeric({column}.str."
+        f"extract(r'([\\d.,]+)')[0].str.replace(',', ''), errors='coerce') * {column}.str.lower()"
+        f".str.extract(r'\\d\\s*({'|'.join(letters)})\\.?\\s*$')[0].map({{{scale}}}).fillna(1)"
+        f"{none}"
     )

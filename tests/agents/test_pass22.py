@@ -242,3 +242,73 @@ def test_the_date_part_fix_keeps_dt_and_calls() -> None:
     assert fix.code.splitlines()[1] == "m = t.loc[0, 'd'] + s.dt.month.max() + x.month()"
     other = error.model_copy(update={"message": "'str' object has no attribute 'month'"})
     assert date_part_fix(ExecutionResult(error=other), code) is None
+
+
+def _note(text: str, name: str = "t.csv") -> str:
+    from codeact.agents.code import describe_files
+
+    return describe_files({name: text.encode()})
+
+
+def _column_line(note: str, column: str) -> str:
+    return next(line for line in note.splitlines() if line.startswith(f"  - {column!r}"))
+
+
+def test_the_files_note_reads_indian_amounts_lakhs_and_nil_discounts() -> None:
+    """fresh21's dealership export: '6,35,000' beside '635000' and '7.25 L' (lakh rupees);
+    '₹ 7,17,747.73'; a discount of '21,000', '35000', 'Nil' or '-'."""
+    import pandas as pd
+
+    shown = ["6,35,000", "635000", "7.25 L", "12,50,000", "1.2 Cr", "8,10,500.50"] * 2
+    paid = ["₹ 7,17,747.73", "7,98,556.68", "₹ 12,00,000", "650000.5"] * 3
+    off = ["21,000", "35000", "Nil", "-", "12500", "0"] * 2
+    rows = "".join(f'"{a}","{b}","{c}"\n' for a, b, c in zip(shown, paid, off, strict=True))
+    text = "Ex-Showroom (₹),On-Road (₹),Discount (Rs)\n" + rows
+    note = _note(text)
+    frame = pd.read_csv(__import__("io").StringIO(text))
+    for column, expected in [
+        ("Ex-Showroom (₹)", [635000, 635000, 725000, 1250000, 12000000, 810500.5]),
+        ("On-Road (₹)", [717747.73, 798556.68, 1200000, 650000.5]),
+        ("Discount (Rs)", [21000, 35000, None, None, 12500, 0]),
+    ]:
+        line = _column_line(note, column)
+        code = line.split("convert with ", 1)[1].split(", e.g.")[0].split("; ")[0]
+        got = eval(code, {"pd": pd, "df": frame})  # (the note's own conversion, run)
+        want = pd.Series(expected * (12 // len(expected)), dtype=float)
+        pd.testing.assert_series_equal(got.reset_index(drop=True), want, check_names=False)
+    assert "'L' = 1,00,000" in note and "'Cr' = 1,00,00,000" in note
+    assert "'-' and 'Nil' standing for no number" in note
+    # litres are no lakhs: a volume column with 'l' is not read as rupees
+    volumes = "Volume\n" + "".join(f"{v}\n" for v in ["7.5 l", "12 l", "1,500", "800"] * 3)
+    assert "1,00,000" not in _note(volumes)
+
+
+def test_the_files_note_reads_12_hour_times_with_a_dash_ranges_and_repeated_rows() -> None:
+    import pandas as pd
+
+    times = ["12:05 PM", "05:30 pm", "11:00 AM", "-", "6:35 PM", "", "9:10 am"] * 2
+    waits = [
+        "3 - 5 wks",
+        "3-5 weeks",
+        "10-12 Weeks",
+        "8-10 weeks",
+        "2 to 4 weeks",
+        "3-5 wks",
+        "4-6 weeks",
+    ] * 2
+    rows = [f"{i},{t},{w}\n" for i, (t, w) in enumerate(zip(times, waits, strict=True))]
+    text = "No,Delivery Time,Promised Wait\n" + "".join(rows + rows[:1])  # (row 0 twice)
+    note = _note(text)
+    clock = _column_line(note, "Delivery Time")
+    assert "12-hour clock" in clock and "2 values '-' standing for no time" in clock
+    frame = pd.read_csv(__import__("io").StringIO(text))
+    wait = _column_line(note, "Promised Wait")
+    code = wait.split("ends = ", 1)[1].split(" (ends[0]")[0]
+    ends = eval(code, {"pd": pd, "df": frame})
+    assert ends[1].tolist()[:7] == [5.0, 5.0, 12.0, 10.0, 4.0, 5.0, 6.0]
+    assert "1 row repeats an earlier row exactly" in note
+    # phone numbers are no ranges; a long table of few values repeats rows by chance
+    phones = "Phone\n" + "".join(f"555-{1000 + i}\n" for i in range(12))
+    assert "ranges as text" not in _note(phones)
+    many = "a,b\n" + "x,1\ny,2\n" * 20
+    assert "repeat" not in _note(many)
