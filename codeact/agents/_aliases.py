@@ -1,9 +1,10 @@
 """Values the question says are written other ways that no folding of case and spaces joins:
 "'Canceled' and 'CANCELLED' are Cancelled", "Phone is also written 'Telephone'", "written both
-'GB' and 'UK' (count them together as GB)". The 1.5B model compares or groups the folded
-text and counts 'Canceled' (13 bookings) and 'Telephone' as values of their own (fresh15:
-50 cancellations for 63). The rule sends such a cell back; as code, each other spelling made
-the question's value right after the file is read (``alias_problem``)."""
+'GB' and 'UK' (count them together as GB)", "typed by hand ...: Delivered (or 'Deliverd')".
+The 1.5B model compares or groups the folded text and counts 'Canceled' (13 bookings) and
+'Telephone' as values of their own (fresh15: 50 cancellations for 63). The rule sends such a
+cell back; as code, each other spelling made the question's value right after the file is
+read (``alias_problem``)."""
 
 from __future__ import annotations
 
@@ -48,6 +49,12 @@ _TOGETHER = re.compile(
     rf"{_QUOTE}\s+and\s+{_QUOTE}\s*\((?:count|treat|take)\w* them (?:together )?as {_VALUE}\)"
 )
 
+#: "Delivered (or 'Deliverd')", "EV (electric, also written 'Electric')" (fresh21).
+_PAREN = re.compile(
+    rf"{_VALUE}\s+\((?:[^()'\n]{{0,30}},\s*)?(?:or|also\s+(?:written|spelt|spelled|typed)"
+    rf"(?:\s+as)?)\s+{_QUOTE}((?:,?\s+(?:or|and)\s+{_QUOTE})*)\)"
+)
+
 
 def stated_aliases(task: str) -> list[tuple[str, str, int]]:
     """(other spelling, the value, where it is said) for each spelling the question says is
@@ -79,6 +86,11 @@ def stated_aliases(task: str) -> list[tuple[str, str, int]]:
             listed += [(a, then.group(1), m.start()) for a in re.findall(_QUOTE, then.group(0))]
         if re.fullmatch(r"[\s)]*", rest[at:]):  # (a list to the sentence's end, not "Status
             found += listed  # 'Done' marks a finished job")
+    for m in _PAREN.finditer(task):
+        start = max(task.rfind(". ", 0, m.start()), task.rfind("\n", 0, m.start())) + 1
+        if _SPELLING.search(task[start : m.end()]) or "misspel" in task[start : m.start()]:
+            said = [m.group(2), *re.findall(_QUOTE, m.group(3) or "")]
+            found += [(a, m.group(1), m.start()) for a in said]
     for m in _TOGETHER.finditer(task):
         found += [(m.group(1), m.group(3), m.start()), (m.group(2), m.group(3), m.start())]
     also = {at for m in _ALSO.finditer(task) for at in (m.start(),)}  # (said to be the value:

@@ -312,3 +312,51 @@ def test_the_files_note_reads_12_hour_times_with_a_dash_ranges_and_repeated_rows
     assert "ranges as text" not in _note(phones)
     many = "a,b\n" + "x,1\ny,2\n" * 20
     assert "repeat" not in _note(many)
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        (
+            "Status was typed by hand in any case, some misspelt: Delivered (or 'Deliverd'), "
+            "Cancelled (or 'Canceled'), or Pending.",
+            [("Deliverd", "Delivered"), ("Canceled", "Cancelled")],
+        ),
+        (
+            "Fuel is Petrol, Diesel, CNG or EV (electric, also written 'Electric'), in any case.",
+            [("Electric", "EV")],
+        ),
+        # no sentence about how values are written: a parenthesis of examples
+        ("Seating is 5 Seater (or '7 Seater' for the vans).", []),
+    ],
+)
+def test_aliases_said_in_parentheses_after_the_value(
+    said: str, expected: list[tuple[str, str]]
+) -> None:
+    from codeact.agents._aliases import stated_aliases
+
+    assert [(a, v) for a, v, _at in stated_aliases(said)] == expected
+
+
+def test_a_fold_missing_a_misspelling_in_parentheses_gets_code_naming_it() -> None:
+    """fresh21_cancelled_bookings: the folded 'cancelled' counted 51 of 72 ('Canceled')."""
+    statuses = ["Cancelled", "Canceled", "cancelled ", "Delivered", "Deliverd", "Pending"] * 3
+    files = {
+        "b.csv": ("No,Status\n" + "".join(f"{i},{s}\n" for i, s in enumerate(statuses))).encode()
+    }
+    question = question_of(
+        "How many bookings were cancelled?",
+        "Status was typed by hand in any case, some misspelt: Delivered (or 'Deliverd'), "
+        "Cancelled (or 'Canceled'), or Pending. @cancelled[count]",
+        files,
+    )
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('b.csv')\n"
+        "print((df['Status'].str.strip().str.lower() == 'cancelled').sum())"
+    )
+    (printed,) = exec_with_files(files, cell)
+    told = _told(question, f"@cancelled[{printed.strip()}]", cell, printed)
+    assert told is not None and "'Canceled' is Cancelled too" in str(told)
+    assert told.code is not None
+    (fixed,) = exec_with_files(files, told.code)
+    assert printed.strip() == "6" and fixed.strip() == "9"
