@@ -262,19 +262,22 @@ def left_out(task: str, start: int, end: int, code: str) -> bool:
 def _example(task: str, m: re.Match[str]) -> bool:
     """The quoted value at ``m`` shows how values are written: after "such as" or "written
     as", or a value with a digit inside parentheses (``a negative Subtotal ('-€12.50' or
-    '-12.50 EUR')``, ``('br3' in orders.csv is 'BR-03' in branches.csv)``)."""
+    '-12.50 EUR')``, ``('br3' in orders.csv is 'BR-03' in branches.csv)``), or a list alone
+    in them (``'Fuel Options' lists its fuels ('Petrol / CNG')``)."""
     if _FORMAT_EXAMPLE.search(task[max(0, m.start() - 40) : m.start()]):
         return True
     value = m.group(1) or m.group(2)
     opened, closed = task.rfind("(", 0, m.start()), task.rfind(")", 0, m.start())
     ends = [i for i in (task.find(")", m.end()), task.find("\n", m.end())) if i >= 0]
     inside = opened > closed and bool(ends) and task[min(ends)] == ")"
-    if not inside or not any(c.isdigit() for c in value):
+    listed = len(re.split(r"\s*[/;|]\s*", value.strip())) > 1  # ('Petrol / CNG': a cell's form)
+    if not inside or not (listed or any(c.isdigit() for c in value)):
         return False
-    # what the parenthesis says before the value: nothing, other values, "or", "e.g." or
+    # before the value (from the last comma outside quotes): nothing, values, "or", "e.g.",
     # "'br3' in orders.csv is": an example; a column's name ("(Priority 'P1')"): a filter
-    # (from the last comma outside quotes: "('2,5 h' is two and a half hours, '1 h' one hour)")
     before = QUOTED.sub(lambda q: " " * len(q.group(0)), task[opened + 1 : m.start()])
+    if listed and not any(c.isdigit() for c in value) and before.strip():
+        return False  # (a list after other words: "(Fuel 'Petrol / CNG')" is a filter)
     before = before[max(before.rfind(","), before.rfind(";")) + 1 :]
     return all(w.lower() in _EXAMPLE_WORDS or "." in w for w in re.findall(r"[\w.]+", before))
 

@@ -360,3 +360,23 @@ def test_a_fold_missing_a_misspelling_in_parentheses_gets_code_naming_it() -> No
     assert told.code is not None
     (fixed,) = exec_with_files(files, told.code)
     assert printed.strip() == "6" and fixed.strip() == "9"
+
+
+def test_a_list_quoted_alone_in_parentheses_shows_a_cells_form_not_a_filter() -> None:
+    """fresh21_cng_models: "'Fuel Options' lists its fuels ('Petrol / CNG')" sent the right
+    count (4, str.contains('CNG')) to 'Petrol / CNG' (3)."""
+    from tests.helpers import rule_note
+
+    fuels = ["Petrol / CNG", "Diesel", "Petrol / Diesel / CNG", "EV", "CNG"]
+    files = {
+        "m.csv": (
+            "Model,Fuel Options\n" + "".join(f"M{i},{f}\n" for i, f in enumerate(fuels))
+        ).encode()
+    }
+    said = "'Fuel Options' lists its fuels ('Petrol / CNG'). Count the models with CNG among them."
+    question = question_of("How many models come with CNG?", said + " @cng[n]", files)
+    cell = "import pandas as pd\ndf = pd.read_csv('m.csv')\nprint(df['Fuel Options'].str.contains('CNG').sum())"
+    assert rule_note(question, cell) is None
+    # after other words in the parenthesis it names a value to select
+    named = question.replace("its fuels ('Petrol / CNG')", "its fuels (Fuel 'Petrol / CNG')")
+    assert "names 'Petrol / CNG'" in str(rule_note(named, cell))
