@@ -25,7 +25,7 @@ from typing import Any
 
 from codeact._messages import ChatMessage, ToolCallRequest
 from codeact.agents._candidate import cell_run
-from codeact.agents._placeholders import TOKEN, required_placeholders, templates
+from codeact.agents._placeholders import TOKEN, required_placeholders, rounding, templates
 from codeact.agents._render import EXECUTE
 from codeact.agents._selfcheck import RECHECK_NOTE, SelfCheck
 from codeact.agents._state import RunState, StepContext
@@ -37,6 +37,7 @@ from codeact.agents._trace import (
     best_traced_values,
     computed_texts,
     given_values,
+    round_as_asked,
     traces,
 )
 from codeact.agents.validators import (
@@ -225,7 +226,7 @@ def traced_fallback(candidate: AnswerCandidate) -> AnswerCandidate:
     holds a value no cell printed takes the value a successful cell printed for it, if any
     (``best_traced_values``); an asked value with nothing printed for it is left out, with a
     note, rather than returned as if computed; placeholders not asked for whose value no cell
-    printed are dropped."""
+    printed are dropped; numbers are written with the decimals the question asks for."""
     best = best_traced_values(candidate.question, candidate.cells)
     texts = computed_texts(candidate.ok_cells)
     given = given_values(candidate.text, templates(candidate.question))
@@ -247,7 +248,13 @@ def traced_fallback(candidate: AnswerCandidate) -> AnswerCandidate:
             dropped.append(f"@{name}")
     if dropped:
         text = f"{text.rstrip()}\n{UNTRACED_NOTE.format(names=', '.join(dropped))}"
-    return candidate.replace(text=text.strip())
+    places = rounding(candidate.question)  # (the asked decimals: '34.0' asked to 2 is '34.00')
+
+    def asked(m: re.Match[str]) -> str:
+        name, value = m.group(1), m.group(2)
+        return f"@{name}[{round_as_asked(value, places[name], texts)}]" if name in places else m[0]
+
+    return candidate.replace(text=TOKEN.sub(asked, text).strip())
 
 
 def _drop_untraced_extras(text: str, wanted: Sequence[str], texts: Sequence[str]) -> str:

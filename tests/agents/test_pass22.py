@@ -380,3 +380,24 @@ def test_a_list_quoted_alone_in_parentheses_shows_a_cells_form_not_a_filter() ->
     # after other words in the parenthesis it names a value to select
     named = question.replace("its fuels ('Petrol / CNG')", "its fuels (Fuel 'Petrol / CNG')")
     assert "names 'Petrol / CNG'" in str(rule_note(named, cell))
+
+
+def test_the_answer_kept_when_no_retry_is_left_has_the_asked_decimals() -> None:
+    """fresh21_median_wait_days: the rules still objected at the last retry, the answer
+    '@median_wait_days[34.0]' was kept as given and graded wrong for 34.00."""
+    from codeact.agents._answers import traced_fallback
+
+    question = (
+        'Question: What is the median wait?\nFormat: @median_wait_days[days] where "days" is a '
+        "float rounded to 2 decimal places.\n"
+    )
+    cells = (CellRun(code="print(s.median())", stdout="34.0\n"),)
+    kept = traced_fallback(
+        AnswerCandidate(text="34.0\n@median_wait_days[34.0]", question=question, cells=cells)
+    )
+    assert "@median_wait_days[34.00]" in kept.text
+    printed = (CellRun(code="print(s.median())", stdout="33.456\n"),)
+    finer = traced_fallback(
+        AnswerCandidate(text="@median_wait_days[33.5]", question=question, cells=printed)
+    )
+    assert "@median_wait_days[33.46]" in finer.text  # (re-rounded from the printed number)
