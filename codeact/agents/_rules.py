@@ -74,6 +74,7 @@ from codeact.agents._durationfix import date_of_problem
 from codeact.agents._extrafilters import extra_filter_problem
 from codeact.agents._filldrop import filled_dropped_problem
 from codeact.agents._filters import filter_problem, left_out
+from codeact.agents._fiscal import fiscal_quarter_problem
 from codeact.agents._groups import (
     asked_groups,
     day_problem,
@@ -231,6 +232,7 @@ def _problems(
     task = task_text(question)
     yield "titles", lambda: title_problem(question, code)
     yield "period", lambda: period_problem(question, code)
+    yield "fiscal", lambda: fiscal_quarter_problem(question, code)
     yield "day", lambda: day_problem(question, code)
     yield "duplicates", lambda: dedup_problem(question, code)
     yield from row_rules(question, code)

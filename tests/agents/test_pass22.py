@@ -401,3 +401,33 @@ def test_the_answer_kept_when_no_retry_is_left_has_the_asked_decimals() -> None:
         AnswerCandidate(text="@median_wait_days[33.5]", question=question, cells=printed)
     )
     assert "@median_wait_days[33.46]" in finer.text  # (re-rounded from the printed number)
+
+
+def test_calendar_quarters_of_a_fiscal_year_starting_in_april_are_sent_back() -> None:
+    """fresh21_top_quarter: "Q1 (April to June 2023), ... Q4 (January to March 2024)"."""
+
+    days = ["2023-04-03", "2023-10-09", "2023-10-20", "2023-11-02", "2024-01-15", "2023-07-01"]
+    files = {"b.csv": ("No,Booked\n" + "".join(f"{i},{d}\n" for i, d in enumerate(days))).encode()}
+    question = question_of(
+        "In which quarter of the fiscal year were the most cars booked?",
+        "The fiscal year's quarters: Q1 (April to June 2023), Q2 (July to September), Q3 "
+        "(October to December), Q4 (January to March 2024). @quarter[Q1, Q2, Q3 or Q4]",
+        files,
+    )
+    read = "import pandas as pd\ndf = pd.read_csv('b.csv')\nd = pd.to_datetime(df['Booked'])\n"
+    for calendar in (
+        "s = d.dt.quarter.value_counts()",
+        "s = d.dt.to_period('Q').dt.quarter.value_counts()",
+    ):
+        cell = read + calendar + "\nprint(s.idxmax())"
+        (printed,) = exec_with_files(files, cell)
+        told = _told(question, f"@quarter[Q{printed.strip()}]", cell, printed)
+        assert told is not None and "start in April" in str(told), calendar
+        assert told.code is not None
+        (fixed,) = exec_with_files(files, told.code)
+        assert (printed.strip(), fixed.strip()) == ("4", "3"), calendar
+    fiscal = read + "s = d.dt.to_period('Q-MAR').dt.quarter.value_counts()\nprint(s.idxmax())"
+    assert "start in April" not in str(_told(question, "@quarter[Q3]", fiscal, "3"))
+    calendar_year = question.replace("Q1 (April to June 2023)", "Q1 (January to March)")
+    cell = read + "print(d.dt.quarter.value_counts().idxmax())"
+    assert "start in" not in str(_told(calendar_year, "@quarter[Q4]", cell, "4"))
