@@ -71,6 +71,7 @@ from codeact.agents._datetext import (
     year_problem,
 )
 from codeact.agents._durationfix import date_of_problem
+from codeact.agents._extractmiss import extract_miss_problem
 from codeact.agents._extrafilters import extra_filter_problem
 from codeact.agents._filldrop import filled_dropped_problem
 from codeact.agents._filters import filter_problem, left_out
@@ -268,6 +269,7 @@ def _problems(
     yield "inplace", lambda: inplace_problem([c.code for c in candidate.ok_cells])
     yield "decimal point", lambda: decimal_point_problem(question, code)
     yield "text numbers", lambda: text_number_problem(question, code)
+    yield "extract", lambda: extract_miss_problem(question, code)
     yield "unit", lambda: unit_problem(question, code)
     yield "units", lambda: mixed_units_problem(question, code)
     yield "text dates", lambda: text_date_problem(question, code)

@@ -431,3 +431,25 @@ def test_calendar_quarters_of_a_fiscal_year_starting_in_april_are_sent_back() ->
     calendar_year = question.replace("Q1 (April to June 2023)", "Q1 (January to March)")
     cell = read + "print(d.dt.quarter.value_counts().idxmax())"
     assert "start in" not in str(_told(calendar_year, "@quarter[Q4]", cell, "4"))
+
+
+def test_an_extract_missing_forms_the_note_shows_is_sent_back_with_the_notes_conversion() -> None:
+    """fresh21_diesel_mean_lakh: str.extract('(\\d+\\.\\d+)') kept only the '7.25 L' prices."""
+    shown = ["6,35,000", "7.25 L", "635000", "12,50,000", "8.10 L", "9,00,000"] * 2
+    files = {
+        "p.csv": ("No,Price (₹)\n" + "".join(f'{i},"{v}"\n' for i, v in enumerate(shown))).encode()
+    }
+    question = question_of("What is the mean price in rupees?", "@mean[value]", files)
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('p.csv')\n"
+        "print(df['Price (₹)'].str.extract(r'(\\d+\\.\\d+)')[0].astype(float).mean())"
+    )
+    (printed,) = exec_with_files(files, cell)
+    told = _told(question, f"@mean[{printed.strip()}]", cell, printed)
+    assert told is not None and "finds no number in '6,35,000'" in str(told)
+    assert told.code is not None
+    (fixed,) = exec_with_files(files, told.code)
+    assert round(float(printed), 3) == 7.675 and round(float(fixed), 2) == 825833.33
+    # a pattern finding a number in every example passes
+    every = cell.replace("(\\d+\\.\\d+)", "([\\d.,]+)")
+    assert "finds no number" not in str(_told(question, "@mean[1]", every, "1"))
