@@ -102,7 +102,7 @@ class AnswerPolicy:
                 return taken
             if mine.answer_retries < self.max_answer_retries and not is_last_step(run):
                 mine.answer_retries += 1
-                mine.suggested, mine.retry_cells = exc.code or mine.suggested, len(mine.cells)
+                _remember(mine, exc)
                 return _retry(step, reply, str(exc), "validator", mine.answer_retries)
             if exc.answer is not None:  # (what the validator knows to answer instead)
                 candidate = candidate.replace(text=exc.answer)
@@ -152,7 +152,7 @@ class AnswerPolicy:
             if mine.answer_retries >= self.max_answer_retries or is_last_step(run):
                 return output  # no step left to retry in: the value came from code
             mine.answer_retries += 1
-            mine.suggested, mine.retry_cells = exc.code or mine.suggested, len(mine.cells)
+            _remember(mine, exc)
             step.handler.emit(
                 AnswerRetry(reason="validator", message=str(exc), attempt=mine.answer_retries)
             )
@@ -288,17 +288,25 @@ def _take_over(step: StepContext, reply: ChatMessage, exc: ModelRetry) -> AgentO
     mine = run.state_of(CodeActRunState)
     if not mine.suggested or mine.takeovers or is_last_step(run):
         return None
+    if mine.suggested_at != len(mine.cells):
+        return None  # (a cell ran since the note with code: the model tried something)
     suggested = exc.code or mine.suggested  # (the rule's own code, else the earlier note's)
-    code = bound_suggestion(mine, suggested) if mine.retry_cells == len(mine.cells) else None
+    code = bound_suggestion(mine, suggested)
     if code is None:
         return None
     mine.takeovers += 1
     mine.suggested, mine.took_over = None, (code, str(exc))
     step.handler.emit(
-        AnswerRetry(reason="validator", message=str(exc), attempt=mine.answer_retries)
+        AnswerRetry(reason="validator", message=str(exc), attempt=mine.answer_retries + 1)
     )
     call = ToolCallRequest(id=f"{step.message_id}-exec0", name=EXECUTE, arguments={"code": code})
     return AgentOutput(response=reply, tool_calls=[call])
+
+
+def _remember(mine: CodeActRunState, exc: ModelRetry) -> None:
+    """A note's code waits to run (and when it was given: how many cells had run)."""
+    if exc.code:
+        mine.suggested, mine.suggested_at = exc.code, len(mine.cells)
 
 
 def _retry(

@@ -71,7 +71,8 @@ def join_key_fix(question: str, result: ExecutionResult, code: str) -> JoinKeyFi
         if re.search(rf"\b{frame}\s*\[\s*['\"]{re.escape(key)}['\"]\s*\]\s*=", code):
             continue  # (the model made the key: its own way failed otherwise)
         merged = rf"\b{frame}\s*\.\s*merge\(|\bpd\.merge\(\s*{frame}\b"
-        if not re.search(merged, failing) or len(re.findall(rf"^\s*{frame}\s*=", code, re.M)) > 1:
+        rebuilt = rf"^\s*{frame}\s*=(?!\s*{frame}\s*(?:\.|\[(?!\s*\[)))"  # (df = df[...] keeps it)
+        if not re.search(merged, failing) or len(re.findall(rebuilt, code, re.M)) > 1:
             continue  # (another frame merged, or this one rebuilt since it was read)
         if re.search(rf"\b{frame}\s*\[\s*['\"]{re.escape(codes)}['\"]\s*\]\s*=", code):
             continue  # (the codes changed by the cell: the note's cut may not fit them)

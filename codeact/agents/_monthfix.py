@@ -119,7 +119,8 @@ class DatePartFix:
 
 def date_part_fix(result: ExecutionResult, code: str) -> DatePartFix | None:
     """The cell without ``.<part>`` (not ``.dt.<part>``, not a call) on the failing line, when
-    the error says a whole number has no such attribute and what ran before can run again."""
+    the error says a whole number has no such attribute, the code groups by ``.dt.<part>``
+    (not ``idxmax().month``: a row's label is no month) and what ran before can run again."""
     error = result.error
     found = _NO_PART.search(error.message) if error is not None else None
     if error is None or found is None:
@@ -129,6 +130,11 @@ def date_part_fix(result: ExecutionResult, code: str) -> DatePartFix | None:
         return None
     number, lines = failing
     part = found.group(1)
+    line = lines[number - 1]
+    if not re.search(rf"groupby\([^\n]*\.dt\.{part}\b", code) or re.search(
+        rf"\.idx(?:max|min)\(\s*\)\.{part}\b", line
+    ):
+        return None  # (no table grouped by the part: the number may be a row's label)
     fixed = re.sub(rf"(?<!\.dt)(?<=[\]\)\w])\.{part}\b(?!\s*\()", "", lines[number - 1])
     if fixed == lines[number - 1]:
         return None

@@ -32,9 +32,9 @@ class CodeActRunState:
     suggested: str | None = None
     #: The code of the last suggestion the agent ran (its output answers first at a limit).
     suggestion_ran: str | None = None
-    #: How many cells had run when a validator last sent the model back (-1: never), and the
+    #: How many cells had run when a validator's note last gave code (-1: never), and the
     #: note and code the agent runs for a model that then answered in words (once per run).
-    retry_cells: int = -1
+    suggested_at: int = -1
     took_over: tuple[str, str] | None = None
     takeovers: int = 0
     #: What the model wrote for cells whose code the agent changed (a column name fixed, a

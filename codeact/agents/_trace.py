@@ -136,7 +136,10 @@ def round_as_asked(value: str, places: int, texts: Sequence[str]) -> str:
     if x is None or value.strip().endswith("%"):
         return value
     source = _source(x, decimals_of(value), _printed_numbers(texts)) or x
-    return f"{source.quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP):f}"
+    try:
+        return f"{source.quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP):f}"
+    except InvalidOperation:  # (more digits than the context holds: '1e400', 30 digits)
+        return value
 
 
 def given_values(text: str, template: dict[str, str] | None = None) -> dict[str, str]:

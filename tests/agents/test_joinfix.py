@@ -195,3 +195,22 @@ async def test_codes_in_any_case_merged_with_plain_numbers_are_re_run_on_the_num
     )
     assert number_key_fix(question, mixed, own) is None
     assert number_key_fix(question, _failed(5), cell) is None
+
+
+async def test_a_frame_filtered_or_deduplicated_before_the_merge_still_gets_the_key() -> None:
+    """fresh21: ``df = df.drop_duplicates(...)`` between the read and the merge counted as
+    the frame rebuilt, and the merge on 'Model' failed four times."""
+    cell = CELL.replace(
+        "\nmerged = listings.merge",
+        "\nlistings = listings.drop_duplicates()\nlistings = listings[listings['Beds'] > 0]"
+        "\nmerged = listings.merge",
+    )
+    result = await run_one_cell(FILES, cell, QUESTION, "@zone[1]")
+    content = str(result.tool_output.content)
+    assert not result.tool_output.is_error, content
+    assert "with `listings['District'] = listings['Postcode']" in content
+    # a frame read again from another file is rebuilt: the note's cut would not fit it
+    again = cell.replace(
+        "listings = listings.drop_duplicates()", "listings = pd.read_csv('areas.csv')"
+    )
+    assert join_key_fix(QUESTION, _failed(7), again) is None

@@ -232,7 +232,10 @@ def test_the_date_part_fix_keeps_dt_and_calls() -> None:
     from codeact.agents._monthfix import date_part_fix
     from codeact.executors.base import ExecutionError, ExecutionResult
 
-    code = "import pandas as pd\nm = t.loc[0, 'd'].month + s.dt.month.max() + x.month()"
+    code = (
+        "t = df.groupby(df['d'].dt.month).sum()\n"
+        "m = t.loc[0, 'd'].month + s.dt.month.max() + x.month()"
+    )
     tb = 'Traceback (most recent call last):\n  File "<cell>", line 2, in <module>\n'
     error = ExecutionError(
         type="AttributeError", message="'int' object has no attribute 'month'", traceback=tb
@@ -453,3 +456,53 @@ def test_an_extract_missing_forms_the_note_shows_is_sent_back_with_the_notes_con
     # a pattern finding a number in every example passes
     every = cell.replace("(\\d+\\.\\d+)", "([\\d.,]+)")
     assert "finds no number" not in str(_told(question, "@mean[1]", every, "1"))
+
+
+@pytest.mark.anyio
+@pytest.mark.filterwarnings("ignore::UserWarning")
+async def test_a_row_label_asked_for_its_month_is_not_re_run_as_a_month() -> None:
+    """Review: ``df['units'].idxmax().month`` fails on the row label; dropping ``.month``
+    printed the label (10) as the month (11)."""
+    from tests.helpers import run_one_cell
+
+    units = [5, 3, 9, 2, 1, 4, 2, 8, 1, 2, 30, 1]
+    rows = "".join(f"2024-{m:02d}-15,{u}\n" for m, u in enumerate(units, 1))
+    files = {"sales.csv": ("date,units\n" + rows).encode()}
+    question = question_of("In which month were the most units sold?", "@month[n]", files)
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('sales.csv')\ndf['date'] = pd.to_datetime(df['date'])\n"
+        "best = df['units'].idxmax().month\nprint(f'@month[{best}]')"
+    )
+    out = str((await run_one_cell(files, cell, question)).tool_output.content)
+    assert "without .month" not in out and "@month[10]" not in out, out
+
+
+@pytest.mark.anyio
+@pytest.mark.filterwarnings("ignore::UserWarning")
+async def test_no_takeover_once_the_model_ran_a_cell_after_the_note() -> None:
+    """Review: the model ran the note's code itself, then answered a value no cell printed
+    twice; the agent re-ran the old note's code as if the model had ignored it."""
+    fixed = BY_DATE.replace("groupby('date')", "groupby('city')")
+    results, _ = await _range_run(
+        [
+            f"<execute>\n{BY_DATE}\n</execute>",
+            "@city[2023-02-01] @range[0.0]",
+            f"<execute>\n{fixed}\n</execute>",
+            "@city[Lyon] @range[41.0]",
+            "@city[Lyon] @range[41.0]",
+            "@city[Lyon] @range[39.4]",
+        ]
+    )
+    assert not any("so I ran the code" in r for r in results), results
+
+
+def test_rounding_a_huge_value_keeps_it_instead_of_failing() -> None:
+    from codeact.agents._answers import traced_fallback
+
+    question = (
+        'Question: Total?\nFormat: @total[t] where "t" is a float rounded to 2 decimal places.\n'
+    )
+    big = "1" * 30
+    cells = (CellRun(code="print(t)", stdout=f"{big}\n"),)
+    kept = traced_fallback(AnswerCandidate(text=f"@total[{big}]", question=question, cells=cells))
+    assert f"@total[{big}]" in kept.text
