@@ -9,6 +9,7 @@ read (``alias_problem``)."""
 from __future__ import annotations
 
 import re
+from difflib import SequenceMatcher
 
 from codeact.agents._cellforms import squeeze
 from codeact.agents._isinfold import SQUEEZE_FOLD, with_alias
@@ -51,7 +52,7 @@ _TOGETHER = re.compile(
 
 #: "Delivered (or 'Deliverd')", "EV (electric, also written 'Electric')" (fresh21).
 _PAREN = re.compile(
-    rf"{_VALUE}\s+\((?:[^()'\n]{{0,30}},\s*)?(?:or|also\s+(?:written|spelt|spelled|typed)"
+    rf"(?<![\w.+-]){_VALUE}\s+\((?:[^()'\n]{{0,30}},\s*)?(?:or|also\s+(?:written|spelt|spelled|typed)"
     rf"(?:\s+as)?)\s+{_QUOTE}((?:,?\s+(?:or|and)\s+{_QUOTE})*)\)"
 )
 
@@ -86,11 +87,13 @@ def stated_aliases(task: str) -> list[tuple[str, str, int]]:
             listed += [(a, then.group(1), m.start()) for a in re.findall(_QUOTE, then.group(0))]
         if re.fullmatch(r"[\s)]*", rest[at:]):  # (a list to the sentence's end, not "Status
             found += listed  # 'Done' marks a finished job")
-    for m in _PAREN.finditer(task):
-        start = max(task.rfind(". ", 0, m.start()), task.rfind("\n", 0, m.start())) + 1
-        if _SPELLING.search(task[start : m.end()]) or "misspel" in task[start : m.start()]:
-            said = [m.group(2), *re.findall(_QUOTE, m.group(3) or "")]
-            found += [(a, m.group(1), m.start()) for a in said]
+    for m in _PAREN.finditer(task):  # (a spelling said so, or one close to the value: not
+        told = "also" in m.group(0)  # "M or F (or 'Other')", another value of a list)
+        said = [m.group(2), *re.findall(_QUOTE, m.group(3) or "")]
+        close = [
+            a for a in said if SequenceMatcher(None, a.lower(), m.group(1).lower()).ratio() >= 0.75
+        ]
+        found += [(a, m.group(1), m.start()) for a in (said if told else close)]
     for m in _TOGETHER.finditer(task):
         found += [(m.group(1), m.group(3), m.start()), (m.group(2), m.group(3), m.start())]
     also = {at for m in _ALSO.finditer(task) for at in (m.start(),)}  # (said to be the value:

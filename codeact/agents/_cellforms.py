@@ -349,22 +349,39 @@ _RANGE = re.compile(
 )
 
 
+#: Units a range may carry, by what they measure (one kind per column).
+_UNIT_KIND = {
+    **dict.fromkeys(("day", "days", "d"), "days"),
+    **dict.fromkeys(("week", "weeks", "wk", "wks", "w"), "weeks"),
+    **dict.fromkeys(("month", "months", "mo", "mos"), "months"),
+    **dict.fromkeys(("year", "years", "yr", "yrs", "y"), "years"),
+    **dict.fromkeys(("hour", "hours", "hr", "hrs", "h"), "hours"),
+    **dict.fromkeys(("min", "mins", "minute", "minutes"), "minutes"),
+    **dict.fromkeys(("kg", "g", "lb", "lbs"), "weight"),
+    **dict.fromkeys(("km", "m", "mi", "miles", "ft"), "length"),
+    **dict.fromkeys(("people", "persons", "guests", "seats", "pcs", "units"), "count"),
+}
+
+
 def range_hint(values: list[str], name: str) -> str:
     """Ranges written as text (``'10-12 weeks'``, ``'3 - 5 wks'``: fresh21's promised wait):
     both ends as numbers, or ``""``. Only when every value is a range whose low end is not
-    above its high end and some carry a unit or spaces (``'555-1234'`` is a phone number)."""
+    above its high end and most carry a unit of one kind (``'555-1234'`` is a phone number,
+    ``'1 - 2'`` a score, ``'2-3 weeks'`` beside ``'1-2 months'`` needs its units first)."""
     found = [m for v in values if (m := _RANGE.match(v))]
     if len(found) < max(5, len(values)) or any(
         float(m.group(1)) > float(m.group(3)) for m in found
     ):
         return ""
     units = sorted({m.group(4).lower().rstrip(".") for m in found if m.group(4)})
-    if not units and not any(m.group(2) for m in found):
-        return ""
-    said = f" in {', '.join(repr(u) for u in units)}" if units else ""
+    kinds = {_UNIT_KIND.get(u) for u in units}
+    if sum(bool(m.group(4)) for m in found) * 2 < len(found) or None in kinds or len(kinds) != 1:
+        return ""  # (scores '1 - 2', codes '100-200 A', or days beside weeks: units first)
+    said = f" in {', '.join(repr(u) for u in units)}"
     ends = r"(\d+(?:\.\d+)?)\D+(\d+(?:\.\d+)?)"
+    ways = ", written several ways" if len({squeeze(v) for v in values}) < len(set(values)) else ""
     return (
-        f"ranges as text{said}, written several ways ({found[0].group(0)!r}): ends = "
+        f"ranges as text{said}{ways} ({found[0].group(0)!r}): ends = "
         f"df[{name!r}].str.extract(r'{ends}').astype(float) (ends[0] the low end, ends[1] "
         "the high end)"
     )

@@ -129,10 +129,12 @@ def describe_table(table: Table) -> str:
 
 def _copies(columns: list[list[str]]) -> list[str]:
     """A line on rows that repeat an earlier row exactly, when there are a few (at most one
-    in ten: a long table of few values repeats rows by chance, and nobody drops those)."""
-    rows = list(zip(*columns, strict=False))
+    in ten) and a column is nearly all distinct (an id: a repeated id is a copy; a sales log
+    of few values repeats rows by chance, and nobody drops those)."""
+    rows = [r for r in zip(*columns, strict=False) if any(v.strip() for v in r)]
     copies = len(rows) - len(set(rows))
-    if not 0 < copies * 10 <= len(rows):
+    ids = any(len(set(c)) * 10 >= len(c) * 9 for c in columns)  # (an id column: a copy)
+    if not 0 < copies * 10 <= len(rows) or not ids:
         return []
     return [
         f"  {copies} row{'s' * (copies > 1)} repeat{'s' * (copies == 1)} an earlier row exactly "

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import re
 
+from codeact.agents._notecols import task_text
 from codeact.agents._problem import Problem, problem_of
 
+#: A question asking for values before the fill too (the copy computes those).
+_BEFORE = re.compile(r"\bbefore\b|\boriginal\b|\bwithout filling\b|\bknown\b", re.I)
 #: ``copy = frame.dropna(...)`` (the copy, the frame).
 _DROPPED = re.compile(r"^[ \t]*(\w+)\s*=\s*(\w+)\.dropna\(", re.M)
 #: ``frame['col'] = frame['col'].fillna(`` or ``frame['col'].fillna(..., inplace=True)``.
@@ -21,8 +24,8 @@ def filled_dropped_problem(question: str, code: str, asks_fill: bool) -> Problem
     """With the question asking to fill missing values (``asks_fill``): a line after the
     code fills ``frame[col]`` that reads ``copy[col]`` of a ``copy = frame.dropna(...)``,
     where the rows missing ``col`` are gone and nothing was filled."""
-    if not asks_fill:
-        return None
+    if not asks_fill or _BEFORE.search(task_text(question)):
+        return None  # ("the mean before and after filling": the copy is asked for too)
     for drop in _DROPPED.finditer(code):
         copy, frame = drop.groups()
         if copy == frame:
@@ -37,6 +40,9 @@ def filled_dropped_problem(question: str, code: str, asks_fill: bool) -> Problem
         rest = after[line_end + 1 :] if line_end >= 0 else ""
         if re.search(rf"^[ \t]*{re.escape(copy)}\s*=", rest, re.M) or not read.search(rest):
             continue  # (the copy made again after the fill, or never read after it)
+        own = re.compile(rf"\b{re.escape(frame)}\[(['\"]){re.escape(column)}\1\]")
+        if any(own.search(x) or ".count()" in x for x in rest.splitlines() if read.search(x)):
+            continue  # (read beside the filled frame, or counted: the known values are asked)
         head = code[: len(code) - len(rest)]
         start = head.rfind("\n", 0, fill.start() + 1) + 1
         filled = head[start:].rstrip("\n")

@@ -270,7 +270,7 @@ def _example(task: str, m: re.Match[str]) -> bool:
     opened, closed = task.rfind("(", 0, m.start()), task.rfind(")", 0, m.start())
     ends = [i for i in (task.find(")", m.end()), task.find("\n", m.end())) if i >= 0]
     inside = opened > closed and bool(ends) and task[min(ends)] == ")"
-    listed = len(re.split(r"\s*[/;|]\s*", value.strip())) > 1  # ('Petrol / CNG': a cell's form)
+    listed = len(re.split(r"\s+[/|]\s+|;\s*", value.strip())) > 1  # ('Petrol / CNG': a list)
     if not inside or not (listed or any(c.isdigit() for c in value)):
         return False
     # before the value (from the last comma outside quotes): nothing, values, "or", "e.g.",

@@ -26,8 +26,8 @@ def month_sum_code(code: str) -> str | None:
         return None
     series, which = _extreme_of(tree)
     month = _month_of(tree)
-    if series is None or month is None:
-        return None
+    if series is None or month is None or not _same_frame(tree, series, month):
+        return None  # (another frame's index would not line up with the months)
     value = "max" if which == "idxmax" else "min"
     return f"s = {series}.groupby({month}).sum()\nprint(s.{which}(), round(s.{value}(), 2))"
 
@@ -54,6 +54,29 @@ def _extreme_of(tree: ast.Module) -> tuple[str | None, str]:
         ):
             return ast.unparse(target), node.func.attr
     return None, ""
+
+
+def _same_frame(tree: ast.Module, series: str, month: str) -> bool:
+    """Whether the Series (a column, or a name computed from columns) reads the frame the
+    month is a column of, and only it."""
+    frame = month.split("[", 1)[0].split(".", 1)[0]
+    source: ast.AST | None = None
+    if "[" in series:
+        source = ast.parse(series, mode="eval").body
+    else:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == series for t in node.targets
+            ):
+                source = node.value
+    if source is None:
+        return False
+    read = {
+        n.value.id
+        for n in ast.walk(source)
+        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)
+    }
+    return read == {frame}
 
 
 def _grouped(tree: ast.Module, name: str) -> bool:

@@ -331,6 +331,9 @@ def test_the_files_note_reads_12_hour_times_with_a_dash_ranges_and_repeated_rows
         ),
         # no sentence about how values are written: a parenthesis of examples
         ("Seating is 5 Seater (or '7 Seater' for the vans).", []),
+        # another value of a list, not a spelling (review)
+        ("Gender is written M or F (or 'Other').", []),
+        ("Priority is typed as Low, Medium, High (or 'Critical').", []),
     ],
 )
 def test_aliases_said_in_parentheses_after_the_value(
@@ -429,6 +432,18 @@ def test_calendar_quarters_of_a_fiscal_year_starting_in_april_are_sent_back() ->
         assert told.code is not None
         (fixed,) = exec_with_files(files, told.code)
         assert (printed.strip(), fixed.strip()) == ("4", "3"), calendar
+    for shifted in (
+        "s = ((d.dt.quarter - 2) % 4 + 1).value_counts()",
+        "s = d.dt.quarter.map({1: 4, 2: 1, 3: 2, 4: 3}).value_counts()",
+        "s = (((d.dt.month - 4) % 12) // 3 + 1).value_counts()",
+    ):  # (review: code shifting the quarters itself computes the fiscal ones)
+        cell = read + shifted + "\nprint(s.idxmax())"
+        (printed,) = exec_with_files(files, cell)
+        assert printed.strip() == "3", shifted
+        assert "start in April" not in str(_told(question, "@quarter[Q3]", cell, "3")), shifted
+    monthly = read + "m = d.dt.to_period('M')\nprint(m.dt.quarter.value_counts().idxmax())"
+    told = _told(question, "@quarter[Q4]", monthly, "4")
+    assert told is not None and told.code is None  # (no rewrite of a period's quarter)
     fiscal = read + "s = d.dt.to_period('Q-MAR').dt.quarter.value_counts()\nprint(s.idxmax())"
     assert "start in April" not in str(_told(question, "@quarter[Q3]", fiscal, "3"))
     calendar_year = question.replace("Q1 (April to June 2023)", "Q1 (January to March)")
@@ -506,3 +521,58 @@ def test_rounding_a_huge_value_keeps_it_instead_of_failing() -> None:
     cells = (CellRun(code="print(t)", stdout=f"{big}\n"),)
     kept = traced_fallback(AnswerCandidate(text=f"@total[{big}]", question=question, cells=cells))
     assert f"@total[{big}]" in kept.text
+
+
+def test_review_the_known_values_before_a_fill_and_other_frames_are_left_alone() -> None:
+    """Review: "the mean before and after filling" reads the dropna copy on purpose; a count
+    of the known ratings too; a Series of another frame's index gets no month code."""
+    files = {"shops.csv": SHOPS}
+    question = question_of(
+        "Fill the missing ratings with the median rating. What was the mean rating before "
+        "filling and after filling?",
+        "@before[x] @after[y]",
+        files,
+    )
+    both = FILLED_COPY.replace(
+        "print(shops_with_ratings['rating'].mean())",
+        "print(shops_with_ratings['rating'].mean(), shops['rating'].mean())",
+    )
+    assert "which dropped" not in str(_told(question, "@before[3.0] @after[3.0]", both, "3.0 3.0"))
+    plain = question.replace(" before filling and after filling", " after filling")
+    counted = FILLED_COPY.replace(".mean())", ".count())")
+    assert "which dropped" not in str(_told(plain, "@after[6]", counted, "6"))
+    other = (
+        "df['month'] = df['date'].dt.month\nnorth = df[df['region'] == 'N'].reset_index(drop=True)\n"
+        "units = north['units']\nprint(units.idxmax())"
+    )
+    assert month_sum_code(other) is None
+
+
+def test_review_notes_that_must_not_appear() -> None:
+    """Review: blank lines counted as repeated rows; a sales log without ids; scores, codes
+    and mixed units read as ranges."""
+    blank = "a,b\n" + "".join(f"{i},{i * 2}\n" for i in range(20)) + "\n\n\n"
+    assert "repeat" not in _note(blank)
+    sales = "date,product,qty\n" + "".join(
+        f"2024-01-{1 + i % 28:02d},p{i % 10},{1 + i % 5}\n" for i in range(200)
+    )
+    assert "repeat" not in _note(sales)
+    for values in (
+        ["1 - 2", "0 - 0", "2 - 3", "1 - 1", "0 - 4", "3 - 3"],
+        ["100-200 A", "200-300 B", "300-400 C", "100-200 D", "200-300 E", "400-500 A"],
+        ["3-5 days", "2-3 weeks", "1-2 months", "3-5 days", "2-3 weeks", "1-2 months"],
+    ):
+        text = "x\n" + "".join(f"{v}\n" for v in values * 2)
+        assert "ranges as text" not in _note(text), values
+
+
+def test_review_a_value_with_a_slash_in_parentheses_is_still_a_filter() -> None:
+    from tests.helpers import rule_note
+
+    genres = ["Sci-Fi/Fantasy", "Sci-Fi", "Drama", "Sci-Fi/Fantasy", "Sci-Fi"]
+    files = {"b.csv": ("id,genre\n" + "".join(f"{i},{g}\n" for i, g in enumerate(genres))).encode()}
+    question = question_of(
+        "How many books have the genre ('Sci-Fi/Fantasy')?", "@books[count]", files
+    )
+    cell = "import pandas as pd\ndf = pd.read_csv('b.csv')\nprint(df['genre'].str.contains('Sci-Fi').sum())"
+    assert "names 'Sci-Fi/Fantasy'" in str(rule_note(question, cell))
