@@ -62,7 +62,7 @@ _WRITTEN = re.compile(r"\d.*[:/$€£%.,()]|[:/$€£%.,()].*\d")
 _MEAN_NONE = re.compile(
     r"(?:\s*(?:,|and|or)\s*(?:'[^'\n]*'|an? empty [\w ]{1,20}?|empty))*\s+(?:all\s+|both\s+)?"
     r"(?:(?:mean|means|stands? for)\s+(?:no|none|zero|0|nothing)\b|(?:is|are)?\s*(?:when|if) "
-    r"(?:there (?:is|are|was|were) (?:none|no \w+)|no \w+ (?:is|are|was|were) \w+)\b)",
+    r"(?:there (?:is|are|was|were) (?:none|no \w+)|(?:no \w+|none) (?:is|are|was|were) \w+)\b)",
     re.I,
 )
 #: Other items of a list between two of a column's values ("3D, IMAX or Dolby": fresh18).

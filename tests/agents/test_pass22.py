@@ -576,3 +576,25 @@ def test_review_a_value_with_a_slash_in_parentheses_is_still_a_filter() -> None:
     )
     cell = "import pandas as pd\ndf = pd.read_csv('b.csv')\nprint(df['genre'].str.contains('Sci-Fi').sum())"
     assert "names 'Sci-Fi/Fantasy'" in str(rule_note(question, cell))
+
+
+def test_values_listed_for_none_given_are_no_filter() -> None:
+    """fresh21: "'Nil', '-', '0' or empty if none was given (count it as 0)" sent a right
+    correlation to "the question names '0'"."""
+    from tests.helpers import rule_note
+
+    off = ["21,000", "Nil", "-", "0", "12,500", "35,000"] * 2
+    files = {
+        "d.csv": ("No,Discount\n" + "".join(f'{i},"{v}"\n' for i, v in enumerate(off))).encode()
+    }
+    question = question_of(
+        "What is the mean discount?",
+        "Discount is in rupees, or 'Nil', '-', '0' or empty if none was given (count it as 0)."
+        " @mean[value]",
+        files,
+    )
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('d.csv')\n"
+        "print(pd.to_numeric(df['Discount'].str.replace(',', ''), errors='coerce').median())"
+    )
+    assert "0" not in cell and "names '0'" not in str(rule_note(question, cell))
