@@ -32,8 +32,8 @@ QUOTED = re.compile(r"(?<![\w@\[])'([^'\n]{1,40})'(?!\w)|(?<![\w@\[])\"([^\"\n]{
 _FORMAT_EXAMPLE = re.compile(
     r"(?:such as|like|as in|e\.g\.?,?|for example,?|for instance,?|written as|formatted as"
     r"|in the form(?: of)?|read|treat|separated by|split (?:on|by|at)|delimited by"
-    # ("in three ways:", "written with a £ sign in three ways:")
-    r"|(?:written|typed|spelled)\s+[^.;'\"\n]{0,40}?\bways?:?)\s*$",
+    # ("in three ways:", "written with a £ sign in three ways:", "in title case or capitals (")
+    r"|(?:written|typed|spelled)\s+[^.;'\"\n]{0,40}?\bways?:?|\b(?:case|capitals)\s*[(,]?)\s*$",
     re.I,
 )
 
@@ -315,15 +315,15 @@ def _sign_fix(question: str, task: str, value: str, code: str) -> str | None:
 def filter_problem(question: str, code: str) -> str | None:
     """A quoted value or a threshold of the question that the code never uses, or an example
     of how values are written that the code selects rows by."""
-    task = task_text(question)
-    low = code.lower()
+    task, low = task_text(question), code.lower()
     described = described_values(task, low)
     columns = {name.strip() for name, _kind in note_column_kinds(question)}
     for m in QUOTED.finditer(task):
         value = (m.group(1) or m.group(2)).strip()
         if _example(task, m):
             compared = re.search(rf"(?:==|!=)\s*(['\"]){re.escape(value)}\1", code)
-            if compared and any(c.isdigit() for c in value):
+            bare = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", QUOTED.sub(" ", task))
+            if compared and any(c.isdigit() for c in value) and not bare:  # ("is 7 Seater")
                 return problem_of(
                     f"The question quotes {value!r} only as an example of how values are "
                     "written; comparing with it keeps or drops just the rows written exactly "

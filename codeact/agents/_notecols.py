@@ -276,7 +276,7 @@ def in_column_list(task: str, start: int, end: int, columns: list[str]) -> bool:
     names = "|".join(re.escape(c.strip()) for c in sorted(columns, key=len, reverse=True))
     if not names:
         return False
-    item = rf"(?:{names})(?:\s*\([^()\n]*\))?"  # (each perhaps with what it holds)
+    item = rf"(?:'(?:{names})'|(?:{names}))(?:\s*\([^()\n]*\))?"  # (quoted or not; what it holds)
     listed = rf"{_LIST_HEAD}({item}(?:\s*,\s*{item})+\s*,?\s+(?:and|or)\s+{item})(?!\w)"
     for m in re.finditer(listed, task, re.I):
         if not (m.start(1) <= start and end <= m.end(1)):

@@ -598,3 +598,34 @@ def test_values_listed_for_none_given_are_no_filter() -> None:
         "print(pd.to_numeric(df['Discount'].str.replace(',', ''), errors='coerce').median())"
     )
     assert "0" not in cell and "names '0'" not in str(rule_note(question, cell))
+
+
+def test_a_join_question_describing_the_other_file_asks_for_no_filter_or_column() -> None:
+    """fresh21_seven_seater_lakh: "'Model / Variant' ... in title case or capitals ('Tara VXi',
+    'TARA VXI CNG')", "Model (its name in capitals, 'TARA')", "Seating ('5 Seater' or '7
+    Seater')" and a list of the other file's columns with quoted names were read as filters
+    and an asked column; the right mean (15.24) was sent back four ways."""
+    from tests.helpers import rule_note
+
+    rows = [("Tara VXi", "2,00,000"), ("TARA LXI", "3,00,000"), ("Safar ZX", "9,00,000")] * 3
+    bookings = "Model / Variant,On-Road\n" + "".join(f'{m},"{p}"\n' for m, p in rows)
+    models = "Model,Segment,Seating,Fuel Options\nTARA,Hatchback,5 Seater,Petrol\nSAFAR,MPV,7 Seater,Diesel\n"
+    files = {"b.csv": bookings.encode(), "m.csv": models.encode()}
+    question = question_of(
+        "What did a seven-seater cost on the road on average?",
+        "'Model / Variant' is the model name and then its variant, in title case or capitals "
+        "('Tara VXi', 'TARA VXI CNG'); the model is its first word. m.csv has one row per model: "
+        "Model (its name in capitals, 'TARA'), Segment, Seating ('5 Seater' or '7 Seater') and "
+        "'Fuel Options'. Take the mean On-Road of the bookings whose model's Seating is 7 Seater. "
+        "@mean[value]",
+        files,
+    )
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('b.csv')\n"
+        "df['Model'] = df['Model / Variant'].str.strip().str.upper().str.split().str[0]\n"
+        "df = df.merge(pd.read_csv('m.csv'), on='Model')\ndf = df[df['Seating'] == '7 Seater']\n"
+        "print(df['On-Road'].str.replace(',', '').astype(float).mean())"
+    )
+    (printed,) = exec_with_files(files, cell)
+    assert printed.strip() == "900000.0"
+    assert rule_note(question, cell) is None
