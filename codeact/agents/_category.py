@@ -94,6 +94,7 @@ def category_problem(question: str, code: str) -> str | None:
     described |= _alias_positions(task)  # ("Inspection 'Safety check'": how it is written)
     described |= _code_legend_positions(question, task)  # ("Status is a code: C is ...")
     described |= {m.start() - 1 for m in _DEFINED.finditer(task)}  # ("OK if it passed")
+    described |= {m.end() - 1 for m in re.finditer(r"\(\s*not\s+", task)}  # ("SUV (not Compact")
     quotes = [(q.start(), q.end(), q.group(1) or q.group(2)) for q in QUOTED.finditer(task)]
     for value in category_values(question):
         word = value.lower() in _PLAIN_WORDS  # ("no visit goes past midnight": not 'no')

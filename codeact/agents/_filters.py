@@ -11,7 +11,6 @@ from codeact.agents._clockmins import in_other_units
 from codeact.agents._nomarks import noted_sign
 from codeact.agents._notecols import (
     CATEGORY,
-    TEXT_NUMBER_CONVERSION,
     THRESHOLD,
     coerced_marker,
     column_of_value,
@@ -20,6 +19,7 @@ from codeact.agents._notecols import (
     task_text,
 )
 from codeact.agents._problem import problem_of
+from codeact.agents._signs import sign_example_fix
 from codeact.agents._unrecorded import (
     HANDLES_MISSING,
     MEANS_MISSING,
@@ -285,42 +285,16 @@ def _example(task: str, m: re.Match[str]) -> bool:
 _EXAMPLE_WORDS = {"or", "and", "in", "is", "are", "e.g", "eg", "i.e", "ie", "as", "like", "vs"}
 
 
-def _sign_fix(question: str, task: str, value: str, code: str) -> str | None:
-    """The code with its comparison to a negative example (``df['Subtotal'] != '-€12.50'``,
-    where the question says refunds are the rows with a negative Subtotal) made a sign test on
-    the column converted as the files note says (``~(... .astype(float) < 0)``); None if the
-    question speaks of no sign or the note gives no conversion."""
-    if not value.startswith("-") or not re.search(r"\bnegative\b", task, re.I):
-        return None
-    quoted = re.escape(value)
-    compared = re.compile(rf"(\w+)\s*\[\s*(['\"])([^'\"\n]+)\2\s*\]\s*(==|!=)\s*(['\"]){quoted}\5")
-    convert = {
-        name: m.group(1)
-        for name, kind in note_column_kinds(question)
-        if (m := TEXT_NUMBER_CONVERSION.search(kind)) is not None
-    }
-
-    def sign_test(m: re.Match[str]) -> str:
-        if m.group(3) not in convert:
-            return m.group(0)
-        name = m.group(3)
-        column = convert[name].replace(f"df[{name!r}]", f"{m.group(1)}[{name!r}]", 1)
-        # (== the example: the negative rows; != it: the others, empty cells kept as != keeps)
-        return f"({column} < 0)" if m.group(4) == "==" else f"~({column} < 0)"
-
-    fixed = compared.sub(sign_test, code)
-    return fixed if fixed != code else None
-
-
 def filter_problem(question: str, code: str) -> str | None:
     """A quoted value or a threshold of the question that the code never uses, or an example
     of how values are written that the code selects rows by."""
     task, low = task_text(question), code.lower()
     described = described_values(task, low)
     columns = {name.strip() for name, _kind in note_column_kinds(question)}
-    for m in QUOTED.finditer(task):
+    shown = {(q.group(1) or q.group(2)).strip() for q in QUOTED.finditer(task) if _example(task, q)}
+    for m in QUOTED.finditer(task):  # (a value once quoted as an example stays one: fresh21)
         value = (m.group(1) or m.group(2)).strip()
-        if _example(task, m):
+        if value in shown:
             compared = re.search(rf"(?:==|!=)\s*(['\"]){re.escape(value)}\1", code)
             bare = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", QUOTED.sub(" ", task))
             if compared and any(c.isdigit() for c in value) and not bare:  # ("is 7 Seater")
@@ -329,7 +303,7 @@ def filter_problem(question: str, code: str) -> str | None:
                     "written; comparing with it keeps or drops just the rows written exactly "
                     "so. Use the condition the question states (convert the column to numbers "
                     "or dates first, as the files note says), print the result, then answer.",
-                    _sign_fix(question, task, value, code),
+                    sign_example_fix(question, task, value, code),
                 )
             continue  # ("amounts such as '$12.50'": how values are written, not a filter)
         if any(r.match(task, m.end()) for r in (_EXPLAINED, _MEAN_NONE, _LIST_EXPLAINED)):
@@ -378,8 +352,11 @@ def filter_problem(question: str, code: str) -> str | None:
                 "filter (check the exact spelling in the data), print the result, then answer."
             )
     for m in THRESHOLD.finditer(task):
-        if column_of_value(question, m.group(0).strip(), fold=True):
-            continue  # ("Age Band is Under 18, 18-34 or 60+": a value, not a threshold)
+        inside = task[task.rfind("(", 0, m.start()) : task.find(")", m.end()) + 1]
+        if column_of_value(question, m.group(0).strip(), fold=True) or (
+            inside.startswith("(") and "(" not in inside[1:] and re.search(r"\bfor '", inside)
+        ):  # ("Age Band is Under 18, 18-34 or 60+"; "(more than 84 days for '10-12 weeks')")
+            continue
         number = (m.group(1) or m.group(2)).replace(",", "")
         spellings = {number, number.replace(".0", ""), f"{number}.0", _underscored(number)}
         spellings |= in_other_units(number, task[m.end() : m.end() + 12])

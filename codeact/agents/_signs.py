@@ -3,7 +3,8 @@ refunds)", where a refund is a row whose Amount is negative: the 1.5B model sums
 (fresh18: 622 tickets for 612). The rule sends such a cell back; its code keeps the rows of
 the asked sign right after the file is read, the column converted as the files note says.
 A cell that failed looking for a sign as text in numbers (``.str.startswith('-')``) is re-run
-with ``< 0`` (``sign_text_fix``)."""
+with ``< 0`` (``sign_text_fix``); a comparison with a negative example value the question
+quotes is made a sign test (``sign_example_fix``, for the filter rule)."""
 
 from __future__ import annotations
 
@@ -165,3 +166,30 @@ def sign_text_fix(result: ExecutionResult, code: str) -> SignTextFix | None:
     lines[number - 1] = _SIGN_AS_TEXT.sub(r"(\1 < 0)", lines[number - 1])
     written = found.group(0)[len(found.group(1)) :].lstrip(".")
     return SignTextFix(code="\n".join(lines), written=written)
+
+
+def sign_example_fix(question: str, task: str, value: str, code: str) -> str | None:
+    """The code with its comparison to a negative example (``df['Subtotal'] != '-€12.50'``,
+    where the question says refunds are the rows with a negative Subtotal) made a sign test on
+    the column converted as the files note says (``~(... .astype(float) < 0)``); None if the
+    question speaks of no sign or the note gives no conversion."""
+    if not value.startswith("-") or not re.search(r"\bnegative\b", task, re.I):
+        return None
+    quoted = re.escape(value)
+    compared = re.compile(rf"(\w+)\s*\[\s*(['\"])([^'\"\n]+)\2\s*\]\s*(==|!=)\s*(['\"]){quoted}\5")
+    convert = {
+        name: m.group(1)
+        for name, kind in note_column_kinds(question)
+        if (m := TEXT_NUMBER_CONVERSION.search(kind)) is not None
+    }
+
+    def sign_test(m: re.Match[str]) -> str:
+        if m.group(3) not in convert:
+            return m.group(0)
+        name = m.group(3)
+        column = convert[name].replace(f"df[{name!r}]", f"{m.group(1)}[{name!r}]", 1)
+        # (== the example: the negative rows; != it: the others, empty cells kept as != keeps)
+        return f"({column} < 0)" if m.group(4) == "==" else f"~({column} < 0)"
+
+    fixed = compared.sub(sign_test, code)
+    return fixed if fixed != code else None

@@ -629,3 +629,29 @@ def test_a_join_question_describing_the_other_file_asks_for_no_filter_or_column(
     (printed,) = exec_with_files(files, cell)
     assert printed.strip() == "900000.0"
     assert rule_note(question, cell) is None
+
+
+def test_right_fresh21_style_cells_for_a_range_and_a_segment_pass() -> None:
+    """fresh21: "(more than 84 days for '10-12 weeks')" illustrates the rule, and "Segment
+    is SUV (not Compact SUV)" names a value to leave out; the right counts were sent back."""
+    from tests.helpers import rule_note
+
+    waits = ["10-12 weeks", "3 - 5 wks", "10 - 12 wks", "4-6 weeks"] * 3
+    segments = ["SUV", "Compact SUV", "SUV", "MPV"] * 3
+    rows = "".join(
+        f"{i},{w},{s},{40 + 9 * i}\n" for i, (w, s) in enumerate(zip(waits, segments, strict=True))
+    )
+    files = {"b.csv": ("No,Promised Wait,Segment,Wait\n" + rows).encode()}
+    question = question_of(
+        "How many SUVs came later than their promised wait?",
+        "'Promised Wait' is in weeks ('10-12 weeks', '10 - 12 wks'). Count the rows whose "
+        "Segment is SUV (not Compact SUV) and whose Wait is more than 7 times the larger number "
+        "of weeks (more than 84 days for '10-12 weeks'). @late[count]",
+        files,
+    )
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('b.csv')\n"
+        "ends = df['Promised Wait'].str.extract(r'(\\d+)\\D+(\\d+)').astype(float)\n"
+        "print(((df['Segment'] == 'SUV') & (df['Wait'] > ends[1] * 7)).sum())"
+    )
+    assert rule_note(question, cell) is None
