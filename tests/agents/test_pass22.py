@@ -172,6 +172,7 @@ def test_a_mean_read_from_a_copy_that_dropped_the_filled_rows_is_sent_back(fill:
     files = {"shops.csv": SHOPS}
     question = question_of(
         "Fill the missing ratings with the median rating, then give the mean rating.",
+        "Median of the known ratings; then the mean of all shops. "
         "@filled_mean[mean rounded to 3 decimals]",
         files,
     )
