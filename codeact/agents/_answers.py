@@ -295,7 +295,7 @@ def _take_over(step: StepContext, reply: ChatMessage, exc: ModelRetry) -> AgentO
     if code is None:
         return None
     mine.takeovers += 1
-    mine.suggested, mine.took_over = None, (code, str(exc))
+    mine.suggested, mine.took_over, mine.suggestion_ran = None, (code, str(exc)), code
     step.handler.emit(
         AnswerRetry(reason="validator", message=str(exc), attempt=mine.answer_retries + 1)
     )
