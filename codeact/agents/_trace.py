@@ -215,6 +215,10 @@ def best_traced_values(question: str, cells: Sequence[CellRun]) -> dict[str, str
                 value = printed.get(name) or _labelled(name, shown, label=label)
                 if value is not None and garbled(value) is None:
                     found[name] = value
+    for name in [n for n in wanted if n not in found and ok]:  # ("is Q1, Q2, Q3 or Q4")
+        said = [o for o in _options(question, name) if re.search(rf"\b{re.escape(o)}\b", texts[-1])]
+        if len(said) == 1:
+            found[name] = said[0]
     if len(wanted) == 1 and not found and ok:
         last = "\n".join(computed_texts([ok[-1]]))
         numbers = NUMBER.findall(last)
@@ -230,6 +234,16 @@ def best_traced_values(question: str, cells: Sequence[CellRun]) -> dict[str, str
             found.update(renamed_values(lines[-1], wanted, texts))
     places = rounding(question)
     return {n: round_as_asked(v, places[n], texts) if n in places else v for n, v in found.items()}
+
+
+def _options(question: str, name: str) -> list[str]:
+    """The values the format allows for ``name`` when it lists them (``where "quarter_label"
+    is Q1, Q2, Q3 or Q4``)."""
+    template = templates(question).get(name, "")
+    listed = re.search(
+        rf"\"{re.escape(template)}\" is ((?:[\w-]+, )+[\w-]+,? or [\w-]+)\b", question
+    )
+    return re.split(r",? or |, ", listed.group(1)) if template and listed else []
 
 
 def _labelled(name: str, shown: str, *, label: bool = False) -> str | None:

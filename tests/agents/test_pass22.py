@@ -656,3 +656,20 @@ def test_right_fresh21_style_cells_for_a_range_and_a_segment_pass() -> None:
         "print(((df['Segment'] == 'SUV') & (df['Wait'] > ends[1] * 7)).sum())"
     )
     assert rule_note(question, cell) is None
+
+
+def test_a_label_the_format_lists_is_found_in_a_printed_sentence() -> None:
+    """fresh21_top_quarter (tuned): "... is Q3 with 192 bookings." printed, the answer at the
+    limit had @bookings[192] and no quarter."""
+    from codeact.agents._trace import best_traced_values
+
+    question = (
+        "Question: In which quarter were the most cars booked, and how many?\n"
+        'Format: @quarter[quarter_label] where "quarter_label" is Q1, Q2, Q3 or Q4. '
+        '@bookings[bookings_value] where "bookings_value" is an integer (the count).\n'
+    )
+    said = "The fiscal quarter with the most cars booked is Q3 with 192 bookings.\n"
+    found = best_traced_values(question, [CellRun(code="print(...)", stdout=said)])
+    assert found == {"quarter": "Q3", "bookings": "192"}
+    both = "Q3 had 192 bookings, Q4 had 150.\n"  # (two listed values: none is picked)
+    assert "quarter" not in best_traced_values(question, [CellRun(code="print(...)", stdout=both)])
