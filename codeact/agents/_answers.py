@@ -36,8 +36,9 @@ from codeact.agents._trace import (
     best_traced_answer,
     best_traced_values,
     computed_texts,
+    drop_untraced_extras,
     given_values,
-    round_as_asked,
+    round_asked,
     traces,
 )
 from codeact.agents.validators import (
@@ -231,7 +232,7 @@ def traced_fallback(candidate: AnswerCandidate) -> AnswerCandidate:
     texts = computed_texts(candidate.ok_cells)
     given = given_values(candidate.text, templates(candidate.question))
     wanted = required_placeholders(candidate.question)
-    text = _drop_untraced_extras(candidate.text, wanted, texts)
+    text = drop_untraced_extras(candidate.text, wanted, texts)
     unnamed = [n for n in wanted if n not in given]
     if unnamed:  # ("@payment[Card] 311": the second value written without its name)
         best = {**best, **bare_values(TOKEN.sub(" ", candidate.text), unnamed, texts)}
@@ -248,23 +249,8 @@ def traced_fallback(candidate: AnswerCandidate) -> AnswerCandidate:
             dropped.append(f"@{name}")
     if dropped:
         text = f"{text.rstrip()}\n{UNTRACED_NOTE.format(names=', '.join(dropped))}"
-    places = rounding(candidate.question)  # (the asked decimals: '34.0' asked to 2 is '34.00')
-
-    def asked(m: re.Match[str]) -> str:
-        name, value = m.group(1), m.group(2)
-        return f"@{name}[{round_as_asked(value, places[name], texts)}]" if name in places else m[0]
-
-    return candidate.replace(text=TOKEN.sub(asked, text).strip())
-
-
-def _drop_untraced_extras(text: str, wanted: Sequence[str], texts: Sequence[str]) -> str:
-    """``text`` without the ``@name[value]`` tokens the question does not ask for whose value
-    no cell printed (``@Engineering[70632.00]`` copied from the files note's first lines)."""
-
-    def keep(m: re.Match[str]) -> str:
-        return m.group(0) if m.group(1) in wanted or traces(m.group(2), texts) else ""
-
-    return TOKEN.sub(keep, text)
+    # (the asked decimals: '34.0' asked to 2 is '34.00')
+    return candidate.replace(text=round_asked(text, rounding(candidate.question), texts).strip())
 
 
 #: Said in an answer instead of a value no cell printed.
@@ -286,7 +272,7 @@ def _take_over(step: StepContext, reply: ChatMessage, exc: ModelRetry) -> AgentO
     with ``TAKEOVER_NOTE``."""
     run = step.run
     mine = run.state_of(CodeActRunState)
-    if not mine.suggested or mine.takeovers or is_last_step(run):
+    if not mine.suggested or mine.taken_over or is_last_step(run):
         return None
     if mine.suggested_at != len(mine.cells):
         return None  # (a cell ran since the note with code: the model tried something)
@@ -294,7 +280,7 @@ def _take_over(step: StepContext, reply: ChatMessage, exc: ModelRetry) -> AgentO
     code = bound_suggestion(mine, suggested)
     if code is None:
         return None
-    mine.takeovers += 1
+    mine.taken_over = True
     mine.suggested, mine.took_over, mine.suggestion_ran = None, (code, str(exc)), code
     step.handler.emit(
         AnswerRetry(reason="validator", message=str(exc), attempt=mine.answer_retries + 1)

@@ -323,6 +323,18 @@ _INPLACE = re.compile(
 )
 
 
+def _assigned(m: re.Match[str]) -> str:
+    """The in-place call ``m`` as an assignment (``df['age'] = df['age'].fillna(v)``)."""
+    target, method = m.group("target"), m.group("method")
+    args = m.group("args").strip().rstrip(",").strip()
+    return f"{target} = {target}.{method}({args})"
+
+
+def without_inplace(code: str) -> str:
+    """``code`` with every in-place call on a column made an assignment."""
+    return _INPLACE.sub(_assigned, code)
+
+
 def inplace_problem(cells_code: list[str]) -> str | None:
     """``df['age'].fillna(v, inplace=True)``: under pandas' copy-on-write (pandas 3) it
     changes a copy, so the table keeps its missing values; the example is the last such
@@ -331,9 +343,7 @@ def inplace_problem(cells_code: list[str]) -> str | None:
         m = _INPLACE.search(code)
         if m is None:
             continue
-        target, method = m.group("target"), m.group("method")
-        args = m.group("args").strip().rstrip(",").strip()
-        fixed = f"{target} = {target}.{method}({args})"
+        fixed = _assigned(m)
         return problem_of(
             f"{m.group(0)} changes a copy in pandas 3 (copy-on-write), not the table: the "
             f"values are unchanged. Write {fixed} instead, print the result, then answer.",

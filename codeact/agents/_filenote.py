@@ -24,6 +24,7 @@ from codeact.agents._cellforms import (
 )
 from codeact.agents._csvtable import SCAN_ROWS, Table
 from codeact.agents._dateforms import (
+    ISO_DATE,
     NUMERIC_DATE,
     OFFSET_TIME,
     date_formats_hint,
@@ -78,7 +79,6 @@ _FLOAT = re.compile(r"^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$|^[-+]?(?:inf|I
 SEPARATED_NUMBER = rf"[-+]?(?:{GROUPED})(?:\.\d+)?"
 _SEPARATED = re.compile(f"^{SEPARATED_NUMBER}$")
 _SIGNED = re.compile(f"^(?:{SIGNED_NUMBER})$")
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?$")
 #: A duration written with units (``3h 13m``, ``45 min``, ``2 days``), as pd.to_timedelta reads.
 _DURATION = re.compile(
     r"^(?:\d+(?:\.\d+)?\s*(?:d|days?|h|hrs?|hours?|m|mins?|minutes?|s|secs?|seconds?)\s*)+$", re.I
@@ -172,7 +172,8 @@ def _column(name: str, values: list[str]) -> str:
     dates, marks = date_marks(
         present,
         lambda v: (
-            bool(_DATE.match(v) or NUMERIC_DATE.match(v) or is_spaced_date(v)) or is_named_date(v)
+            bool(ISO_DATE.match(v) or NUMERIC_DATE.match(v) or is_spaced_date(v))
+            or is_named_date(v)
         ),
     )
     kind, hint = _kind(dates if marks else present, missing, name)
@@ -223,7 +224,7 @@ def _kind(present: list[str], missing: int, name: str) -> tuple[str, str]:
         return "text", signed_hint(stripped, name)
     if european := amount_hint(stripped, name):
         return "text", european
-    if all(_DATE.match(v) for v in stripped):
+    if all(ISO_DATE.match(v) for v in stripped):
         return "text", "dates as text: pd.to_datetime() them"
     if all(_DATE_12H.match(v) for v in stripped):
         secs = {bool((m := _DATE_12H.match(v)) and m.group(1)) for v in stripped}
@@ -239,7 +240,7 @@ def _kind(present: list[str], missing: int, name: str) -> tuple[str, str]:
         )
     if all(NUMERIC_DATE.match(v) for v in stripped):
         return "text", numeric_date_hint(stripped, name)
-    if all(_DATE.match(v) or NUMERIC_DATE.match(v) for v in stripped):
+    if all(ISO_DATE.match(v) or NUMERIC_DATE.match(v) for v in stripped):
         return "text", mixed_date_hint(stripped, name)
     if all(OFFSET_TIME.match(v) for v in stripped):
         return "text", offset_hint(stripped, name)

@@ -2,13 +2,14 @@
 dab_filled_mean: ``rated = shops.dropna(subset=['rating'])`` for the median, then
 ``shops['rating'] = shops['rating'].fillna(median)`` and ``print(rated['rating'].mean())``:
 the mean of the known ratings, not of the filled column). The cell is sent back, and the
-runnable code reads the filled frame on the lines after the fill (and assigns an in-place
-fill of one column, a no-op under copy-on-write)."""
+runnable code reads the filled frame on the lines after the fill (in-place calls on a column,
+no-ops under copy-on-write, made assignments)."""
 
 from __future__ import annotations
 
 import re
 
+from codeact.agents._checks import without_inplace
 from codeact.agents._notecols import task_text
 from codeact.agents._problem import Problem, problem_of
 
@@ -44,14 +45,7 @@ def filled_dropped_problem(question: str, code: str, asks_fill: bool) -> Problem
         own = re.compile(rf"\b{re.escape(frame)}\[(['\"]){re.escape(column)}\1\]")
         if any(own.search(x) or ".count()" in x for x in rest.splitlines() if read.search(x)):
             continue  # (read beside the filled frame, or counted: the known values are asked)
-        head = code[: len(code) - len(rest)]
-        start = head.rfind("\n", 0, fill.start() + 1) + 1
-        filled = head[start:].rstrip("\n")
-        if re.search(r",\s*inplace\s*=\s*True\s*\)", filled):  # (a no-op on a column)
-            target = f"{frame}[{column!r}]"
-            assigned = re.sub(r",\s*inplace\s*=\s*True\s*\)", ")", filled.strip())
-            indent = filled[: len(filled) - len(filled.lstrip())]
-            head = head[:start] + f"{indent}{target} = {assigned}\n"
+        head = without_inplace(code[: len(code) - len(rest)])  # (in place: a no-op on a column)
         fixed = head + read.sub(f"{frame}[{column!r}]", rest)
         line = next(x.strip() for x in rest.splitlines() if read.search(x))
         return problem_of(

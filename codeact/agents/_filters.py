@@ -292,11 +292,12 @@ def filter_problem(question: str, code: str) -> str | None:
     described = described_values(task, low)
     columns = {name.strip() for name, _kind in note_column_kinds(question)}
     shown = {(q.group(1) or q.group(2)).strip() for q in QUOTED.finditer(task) if _example(task, q)}
+    unquoted = QUOTED.sub(" ", task)
     for m in QUOTED.finditer(task):  # (a value once quoted as an example stays one: fresh21)
         value = (m.group(1) or m.group(2)).strip()
         if value in shown:
             compared = re.search(rf"(?:==|!=)\s*(['\"]){re.escape(value)}\1", code)
-            bare = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", QUOTED.sub(" ", task))
+            bare = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", unquoted)
             if compared and any(c.isdigit() for c in value) and not bare:  # ("is 7 Seater")
                 return problem_of(
                     f"The question quotes {value!r} only as an example of how values are "

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from codeact.agents._cellforms import NO_VALUE
+
 #: Currency codes written after or before an amount (``12.50 EUR``, ``USD 3``).
 _CODES = "EUR|USD|GBP|CHF|JPY|CAD|AUD|SEK|NOK|DKK|PLN|INR|CNY"
 #: Digits grouped by commas: in thousands (``5,350,380``) or the Indian way, in lakhs and
@@ -247,7 +249,7 @@ _WORTH = {
     "crore": "1,00,00,000",
     "cr": "1,00,00,000",
 }
-_INDIAN = {"lakhs", "lakh", "lacs", "lac", "l", "crores", "crore", "cr"}
+_INDIAN = {x for x, worth in _WORTH.items() if worth.startswith("1,00,")}  # (lakhs, crores)
 #: A name (or sign) saying the amounts are rupees (``Ex-Showroom (₹)``, ``Discount (Rs)``).
 _RUPEES = re.compile(r"₹|\bRs\b|\bINR\b|rupee", re.I)
 #: ``€1.500``: a dot that may be a thousands separator.
@@ -260,12 +262,13 @@ def scaled_amounts(values: list[str], name: str) -> str:
     values of a sign or word standing for none aside (``'Nil'``, ``'-'``): stripping the signs
     alone reads ``£175k`` as 175 (or fails). The conversion that multiplies each number by
     what its letter stands for."""
-    from codeact.agents._cellforms import NO_VALUE
-
-    marks = sorted(
-        {v for v in values if not _SCALED.match(v) and (v.lower() in NO_VALUE or not v.isalnum())}
+    marks = sorted(  # (words or signs for none: no digit in them)
+        v
+        for v in set(values)
+        if not _SCALED.match(v)
+        and not any(c.isdigit() for c in v)
+        and (v.lower() in NO_VALUE or not v.isalnum())
     )
-    marks = [v for v in marks if not any(c.isdigit() for c in v)]
     found = [m for v in values if (m := _SCALED.match(v))]
     if len(found) + sum(v in marks for v in values) < len(values) or len(marks) > 3:
         return ""

@@ -64,11 +64,7 @@ def _same_frame(tree: ast.Module, series: str, month: str) -> bool:
     if "[" in series:
         source = ast.parse(series, mode="eval").body
     else:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Assign) and any(
-                isinstance(t, ast.Name) and t.id == series for t in node.targets
-            ):
-                source = node.value
+        source = next(reversed(_values_of(tree, series)), None)
     if source is None:
         return False
     read = {
@@ -79,16 +75,20 @@ def _same_frame(tree: ast.Module, series: str, month: str) -> bool:
     return read == {frame}
 
 
+def _values_of(tree: ast.Module, name: str) -> list[ast.expr]:
+    """What ``name`` is assigned, in the order of the code."""
+    return [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+    ]
+
+
 def _grouped(tree: ast.Module, name: str) -> bool:
     """Whether ``name`` is assigned anywhere from a grouping, a resampling or a pivot."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == name for t in node.targets
-        ):
-            text = ast.unparse(node.value)
-            if any(w in text for w in ("groupby", "resample", "pivot", "value_counts", "agg(")):
-                return True
-    return False
+    grouping = ("groupby", "resample", "pivot", "value_counts", "agg(")
+    return any(w in ast.unparse(v) for v in _values_of(tree, name) for w in grouping)
 
 
 def _month_of(tree: ast.Module) -> str | None:
@@ -158,8 +158,8 @@ def date_part_fix(result: ExecutionResult, code: str) -> DatePartFix | None:
         rf"\.idx(?:max|min)\(\s*\)\.{part}\b", line
     ):
         return None  # (no table grouped by the part: the number may be a row's label)
-    fixed = re.sub(rf"(?<!\.dt)(?<=[\]\)\w])\.{part}\b(?!\s*\()", "", lines[number - 1])
-    if fixed == lines[number - 1]:
+    fixed = re.sub(rf"(?<!\.dt)(?<=[\]\)\w])\.{part}\b(?!\s*\()", "", line)
+    if fixed == line:
         return None
     lines[number - 1] = fixed
     return DatePartFix(code="\n".join(lines), part=part)

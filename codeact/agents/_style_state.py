@@ -36,7 +36,7 @@ class CodeActRunState:
     #: note and code the agent runs for a model that then answered in words (once per run).
     suggested_at: int = -1
     took_over: tuple[str, str] | None = None
-    takeovers: int = 0
+    taken_over: bool = False
     #: What the model wrote for cells whose code the agent changed (a column name fixed, a
     #: suggestion run instead), by the code that ran, one entry per such cell in order: a
     #: re-run of it is still a repeat.

@@ -142,6 +142,27 @@ def round_as_asked(value: str, places: int, texts: Sequence[str]) -> str:
         return value
 
 
+def drop_untraced_extras(text: str, wanted: Sequence[str], texts: Sequence[str]) -> str:
+    """``text`` without the ``@name[value]`` tokens the question does not ask for whose value
+    no cell printed (``@Engineering[70632.00]`` copied from the files note's first lines)."""
+
+    def keep(m: re.Match[str]) -> str:
+        return m.group(0) if m.group(1) in wanted or traces(m.group(2), texts) else ""
+
+    return TOKEN.sub(keep, text)
+
+
+def round_asked(text: str, places: dict[str, int], texts: Sequence[str]) -> str:
+    """``text`` with each ``@name[value]`` whose name has asked decimals (``places``) written
+    with them (``round_as_asked``); other tokens as they are."""
+
+    def asked(m: re.Match[str]) -> str:
+        name, value = m.group(1), m.group(2)
+        return f"@{name}[{round_as_asked(value, places[name], texts)}]" if name in places else m[0]
+
+    return TOKEN.sub(asked, text)
+
+
 def given_values(text: str, template: dict[str, str] | None = None) -> dict[str, str]:
     """``@name[value]`` tokens of ``text`` holding a value (the last of a name wins): not empty,
     not a "no value" word, not the question's own template text."""
@@ -215,7 +236,8 @@ def best_traced_values(question: str, cells: Sequence[CellRun]) -> dict[str, str
                 value = printed.get(name) or _labelled(name, shown, label=label)
                 if value is not None and garbled(value) is None:
                     found[name] = value
-    for name in [n for n in wanted if n not in found and ok]:  # ("is Q1, Q2, Q3 or Q4")
+    unlabelled = [n for n in wanted if n not in found] if ok else []
+    for name in unlabelled:  # (a value the format lists: "is Q1, Q2, Q3 or Q4")
         said = [o for o in _options(question, name) if re.search(rf"\b{re.escape(o)}\b", texts[-1])]
         if len(said) == 1:
             found[name] = said[0]

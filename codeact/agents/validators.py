@@ -52,10 +52,11 @@ from codeact.agents._trace import (
     bare_values,
     best_traced_answer,
     computed_texts,
+    drop_untraced_extras,
     given_values,
     jsonable,
     renamed_values,
-    round_as_asked,
+    round_asked,
     trace_answer,
     traces,
 )
@@ -233,15 +234,7 @@ def rules_validator() -> AnswerValidator:
 
 
 def _keep_asked(text: str, wanted: list[str], texts: list[str], places: dict[str, int]) -> str:
-    def fix(m: re.Match[str]) -> str:
-        name, value = m.group(1), m.group(2)
-        if name not in wanted:
-            return m.group(0) if traces(value, texts) else ""
-        if name in places:
-            return f"@{name}[{round_as_asked(value, places[name], texts)}]"
-        return m.group(0)
-
-    out = TOKEN.sub(fix, text)
+    out = round_asked(drop_untraced_extras(text, wanted, texts), places, texts)
     return re.sub(r"[ \t]+\n", "\n", out).strip() if out != text else text
 
 

@@ -248,6 +248,11 @@ def test_the_date_part_fix_keeps_dt_and_calls() -> None:
     assert date_part_fix(ExecutionResult(error=other), code) is None
 
 
+def _numbered(column: str, values: list[str]) -> bytes:
+    """A CSV of ``values`` under ``column``, each row numbered in ``No`` (values quoted)."""
+    return (f"No,{column}\n" + "".join(f'{i},"{v}"\n' for i, v in enumerate(values))).encode()
+
+
 def _note(text: str, name: str = "t.csv") -> str:
     from codeact.agents.code import describe_files
 
@@ -348,9 +353,7 @@ def test_aliases_said_in_parentheses_after_the_value(
 def test_a_fold_missing_a_misspelling_in_parentheses_gets_code_naming_it() -> None:
     """fresh21_cancelled_bookings: the folded 'cancelled' counted 51 of 72 ('Canceled')."""
     statuses = ["Cancelled", "Canceled", "cancelled ", "Delivered", "Deliverd", "Pending"] * 3
-    files = {
-        "b.csv": ("No,Status\n" + "".join(f"{i},{s}\n" for i, s in enumerate(statuses))).encode()
-    }
+    files = {"b.csv": _numbered("Status", statuses)}
     question = question_of(
         "How many bookings were cancelled?",
         "Status was typed by hand in any case, some misspelt: Delivered (or 'Deliverd'), "
@@ -375,11 +378,7 @@ def test_a_list_quoted_alone_in_parentheses_shows_a_cells_form_not_a_filter() ->
     from tests.helpers import rule_note
 
     fuels = ["Petrol / CNG", "Diesel", "Petrol / Diesel / CNG", "EV", "CNG"]
-    files = {
-        "m.csv": (
-            "Model,Fuel Options\n" + "".join(f"M{i},{f}\n" for i, f in enumerate(fuels))
-        ).encode()
-    }
+    files = {"m.csv": _numbered("Fuel Options", fuels)}
     said = "'Fuel Options' lists its fuels ('Petrol / CNG'). Count the models with CNG among them."
     question = question_of("How many models come with CNG?", said + " @cng[n]", files)
     cell = "import pandas as pd\ndf = pd.read_csv('m.csv')\nprint(df['Fuel Options'].str.contains('CNG').sum())"
@@ -414,7 +413,7 @@ def test_calendar_quarters_of_a_fiscal_year_starting_in_april_are_sent_back() ->
     """fresh21_top_quarter: "Q1 (April to June 2023), ... Q4 (January to March 2024)"."""
 
     days = ["2023-04-03", "2023-10-09", "2023-10-20", "2023-11-02", "2024-01-15", "2023-07-01"]
-    files = {"b.csv": ("No,Booked\n" + "".join(f"{i},{d}\n" for i, d in enumerate(days))).encode()}
+    files = {"b.csv": _numbered("Booked", days)}
     question = question_of(
         "In which quarter of the fiscal year were the most cars booked?",
         "The fiscal year's quarters: Q1 (April to June 2023), Q2 (July to September), Q3 "
@@ -455,9 +454,7 @@ def test_calendar_quarters_of_a_fiscal_year_starting_in_april_are_sent_back() ->
 def test_an_extract_missing_forms_the_note_shows_is_sent_back_with_the_notes_conversion() -> None:
     """fresh21_diesel_mean_lakh: str.extract('(\\d+\\.\\d+)') kept only the '7.25 L' prices."""
     shown = ["6,35,000", "7.25 L", "635000", "12,50,000", "8.10 L", "9,00,000"] * 2
-    files = {
-        "p.csv": ("No,Price (₹)\n" + "".join(f'{i},"{v}"\n' for i, v in enumerate(shown))).encode()
-    }
+    files = {"p.csv": _numbered("Price (₹)", shown)}
     question = question_of("What is the mean price in rupees?", "@mean[value]", files)
     cell = (
         "import pandas as pd\ndf = pd.read_csv('p.csv')\n"
@@ -571,7 +568,7 @@ def test_review_a_value_with_a_slash_in_parentheses_is_still_a_filter() -> None:
     from tests.helpers import rule_note
 
     genres = ["Sci-Fi/Fantasy", "Sci-Fi", "Drama", "Sci-Fi/Fantasy", "Sci-Fi"]
-    files = {"b.csv": ("id,genre\n" + "".join(f"{i},{g}\n" for i, g in enumerate(genres))).encode()}
+    files = {"b.csv": _numbered("genre", genres)}
     question = question_of(
         "How many books have the genre ('Sci-Fi/Fantasy')?", "@books[count]", files
     )
@@ -585,9 +582,7 @@ def test_values_listed_for_none_given_are_no_filter() -> None:
     from tests.helpers import rule_note
 
     off = ["21,000", "Nil", "-", "0", "12,500", "35,000"] * 2
-    files = {
-        "d.csv": ("No,Discount\n" + "".join(f'{i},"{v}"\n' for i, v in enumerate(off))).encode()
-    }
+    files = {"d.csv": _numbered("Discount", off)}
     question = question_of(
         "What is the mean discount?",
         "Discount is in rupees, or 'Nil', '-', '0' or empty if none was given (count it as 0)."
