@@ -30,6 +30,19 @@ CELL = (
 )
 
 
+def _sent_back(
+    files: dict[str, bytes], question: str, name: str, cell: str, said: str
+) -> tuple[str, str]:
+    """What ``cell`` prints, and what the runnable code of the note it gets for answering
+    ``@name[<that>]`` prints; the note must say ``said``."""
+    (printed,) = exec_with_files(files, cell)
+    told = _told(question, f"@{name}[{printed.strip()}]", cell, printed)
+    assert told is not None and said in str(told), told
+    assert told.code is not None
+    (fixed,) = exec_with_files(files, told.code)
+    return printed.strip(), fixed.strip()
+
+
 def _told(question: str, answer: str, code: str, stdout: str) -> ModelRetry | None:
     cell = CellRun(code=code, stdout=stdout)
     try:
@@ -364,12 +377,8 @@ def test_a_fold_missing_a_misspelling_in_parentheses_gets_code_naming_it() -> No
         "import pandas as pd\ndf = pd.read_csv('b.csv')\n"
         "print((df['Status'].str.strip().str.lower() == 'cancelled').sum())"
     )
-    (printed,) = exec_with_files(files, cell)
-    told = _told(question, f"@cancelled[{printed.strip()}]", cell, printed)
-    assert told is not None and "'Canceled' is Cancelled too" in str(told)
-    assert told.code is not None
-    (fixed,) = exec_with_files(files, told.code)
-    assert printed.strip() == "6" and fixed.strip() == "9"
+    said = "'Canceled' is Cancelled too"
+    assert _sent_back(files, question, "cancelled", cell, said) == ("6", "9")
 
 
 def test_a_list_quoted_alone_in_parentheses_shows_a_cells_form_not_a_filter() -> None:
@@ -460,11 +469,8 @@ def test_an_extract_missing_forms_the_note_shows_is_sent_back_with_the_notes_con
         "import pandas as pd\ndf = pd.read_csv('p.csv')\n"
         "print(df['Price (₹)'].str.extract(r'(\\d+\\.\\d+)')[0].astype(float).mean())"
     )
-    (printed,) = exec_with_files(files, cell)
-    told = _told(question, f"@mean[{printed.strip()}]", cell, printed)
-    assert told is not None and "finds no number in '6,35,000'" in str(told)
-    assert told.code is not None
-    (fixed,) = exec_with_files(files, told.code)
+    said = "finds no number in '6,35,000'"
+    printed, fixed = _sent_back(files, question, "mean", cell, said)
     assert round(float(printed), 3) == 7.675 and round(float(fixed), 2) == 825833.33
     # a pattern finding a number in every example passes
     every = cell.replace("(\\d+\\.\\d+)", "([\\d.,]+)")
