@@ -24,23 +24,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from codeact._messages import ChatMessage, ToolCallRequest
+from codeact.agents._atlimit import is_last_step, limit_cell, traced_fallback
 from codeact.agents._candidate import cell_run
-from codeact.agents._placeholders import TOKEN, required_placeholders, rounding, templates
 from codeact.agents._render import EXECUTE
 from codeact.agents._selfcheck import RECHECK_NOTE, SelfCheck
 from codeact.agents._state import RunState, StepContext
 from codeact.agents._style_state import CodeActRunState
-from codeact.agents._suggest import bound_suggestion
-from codeact.agents._trace import (
-    bare_values,
-    best_traced_answer,
-    best_traced_values,
-    computed_texts,
-    drop_untraced_extras,
-    given_values,
-    round_asked,
-    traces,
-)
+from codeact.agents._suggest import TAKEOVER_NOTE, bound_suggestion
 from codeact.agents.validators import (
     AnswerCandidate,
     AnswerValidator,
@@ -109,11 +99,9 @@ class AnswerPolicy:
                 candidate = candidate.replace(text=exc.answer)
             if any(getattr(v, "traces_values", False) for v in self.validators):
                 candidate = traced_fallback(candidate)
-        return AgentOutput(
-            response=ChatMessage.assistant(candidate.text),
-            value=candidate.value,
-            structured_response=candidate.value if isinstance(candidate.value, dict) else None,
-        )
+            kept = _output(candidate)
+            return limit_cell(step, reply, exc, kept) or kept
+        return _output(candidate)
 
     async def final(
         self, step: StepContext, reply: ChatMessage, answer: str, llm: LLM
@@ -217,44 +205,12 @@ def record_cells(run: RunState, output: AgentOutput, results: Sequence[ToolCallR
             cells.append(cell_run(result, str(ran) if ran else code_of.get(result.tool_id)))
 
 
-def is_last_step(run: RunState) -> bool:
-    """True on the run's last LLM step: a retry or a code block would end it at the limit."""
-    return 0 < run.max_iterations <= run.iterations
-
-
-def traced_fallback(candidate: AnswerCandidate) -> AnswerCandidate:
-    """When the model cannot be sent back any more: each asked placeholder that is missing or
-    holds a value no cell printed takes the value a successful cell printed for it, if any
-    (``best_traced_values``); an asked value with nothing printed for it is left out, with a
-    note, rather than returned as if computed; placeholders not asked for whose value no cell
-    printed are dropped; numbers are written with the decimals the question asks for."""
-    best = best_traced_values(candidate.question, candidate.cells)
-    texts = computed_texts(candidate.ok_cells)
-    given = given_values(candidate.text, templates(candidate.question))
-    wanted = required_placeholders(candidate.question)
-    text = drop_untraced_extras(candidate.text, wanted, texts)
-    unnamed = [n for n in wanted if n not in given]
-    if unnamed:  # ("@payment[Card] 311": the second value written without its name)
-        best = {**best, **bare_values(TOKEN.sub(" ", candidate.text), unnamed, texts)}
-    dropped = []
-    for name in wanted:
-        if name in given and traces(given[name], texts):
-            continue
-        pattern = re.compile(rf"@{re.escape(name)}\[[^\]\n]*\]")
-        if name in best:
-            token = f"@{name}[{best[name]}]"
-            text = pattern.sub(token, text) if pattern.search(text) else f"{text.rstrip()}\n{token}"
-        else:
-            text = pattern.sub("", text)
-            dropped.append(f"@{name}")
-    if dropped:
-        text = f"{text.rstrip()}\n{UNTRACED_NOTE.format(names=', '.join(dropped))}"
-    # (the asked decimals: '34.0' asked to 2 is '34.00')
-    return candidate.replace(text=round_asked(text, rounding(candidate.question), texts).strip())
-
-
-#: Said in an answer instead of a value no cell printed.
-UNTRACED_NOTE = "(No cell printed a value for {names}: left out rather than guessed.)"
+def _output(candidate: AnswerCandidate) -> AgentOutput:
+    return AgentOutput(
+        response=ChatMessage.assistant(candidate.text),
+        value=candidate.value,
+        structured_response=candidate.value if isinstance(candidate.value, dict) else None,
+    )
 
 
 def _source_hint(question: str) -> str:
@@ -281,7 +237,8 @@ def _take_over(step: StepContext, reply: ChatMessage, exc: ModelRetry) -> AgentO
     if code is None:
         return None
     mine.taken_over = True
-    mine.suggested, mine.took_over, mine.suggestion_ran = None, (code, str(exc)), code
+    note = TAKEOVER_NOTE.format(problem=str(exc), code=code)
+    mine.suggested, mine.took_over, mine.suggestion_ran = None, (code, note), code
     step.handler.emit(
         AnswerRetry(reason="validator", message=str(exc), attempt=mine.answer_retries + 1)
     )
@@ -300,80 +257,3 @@ def _retry(
 ) -> AgentOutput:
     step.handler.emit(AnswerRetry(reason=reason, message=note, attempt=attempt))
     return AgentOutput(response=reply, retry_messages=[reply, ChatMessage.user(note)])
-
-
-LAST_STEP_NOTE = (
-    "This is your last reply: code will not run any more. Do not write code. Give the final "
-    "answer now, in the format the question asks for, using only values your code printed "
-    "above{found}."
-)
-
-
-def last_step_note(run: RunState) -> str:
-    """What the model is told before its last step (with the values the cells printed for
-    the asked placeholders, when there are any)."""
-    found = best_traced_answer(run.user_msg, run.state_of(CodeActRunState).cells)
-    hint = f" (they include: {found})" if found and "@" in found else ""
-    return LAST_STEP_NOTE.format(found=hint)
-
-
-def answer_at_limit(run: RunState, limit: str = "steps") -> AgentOutput | None:
-    """The best traced answer when the last step wrote code that can no longer run (or, with
-    ``limit="repeats"``, when the model keeps re-running the same code): the values
-    successful cells printed, marked as such (``raw["at_limit"]``), or None."""
-    if not required_placeholders(run.user_msg):
-        return None  # a prose answer is the model's to write
-    mine = run.state_of(CodeActRunState)
-    # the code the agent ran for a rule's note answers first (the model's own cells are the
-    # ones the rule found wanting), then the latest cells
-    fixed = [c for c in mine.cells if c.error is None and c.code == mine.suggestion_ran]
-    found = best_traced_answer(run.user_msg, fixed) if fixed else None
-    if found is None or found.count("@") < len(required_placeholders(run.user_msg)):
-        # then the latest cells that break no rule (a model re-running a cell a rule sent
-        # back, after one that computed what is asked), then any
-        clean = [c for c in mine.cells if c.error is None and _passes(run.user_msg, c.code)]
-        found = best_traced_answer(run.user_msg, clean) if clean else None
-    if found is None or found.count("@") < len(required_placeholders(run.user_msg)):
-        found = best_traced_answer(run.user_msg, mine.cells)
-    if found is None:
-        return None
-    prefix = REPEATS_PREFIX if limit == "repeats" else AT_LIMIT_PREFIX.format(limit="step")
-    return AgentOutput(
-        response=ChatMessage.assistant(f"{prefix}\n{found}"),
-        raw={"at_limit": limit, "answer": found},
-    )
-
-
-def _passes(question: str, code: str) -> bool:
-    """Whether one cell's code breaks none of the rules that read code alone, nor keeps rows
-    by a value the question never names."""
-    from codeact.agents._extrafilters import extra_filter_problem
-    from codeact.agents._notecols import note_columns
-    from codeact.agents._rules import passes_rules
-
-    return passes_rules(question, code) and (
-        extra_filter_problem(question, code, note_columns(question)) is None
-    )
-
-
-def stuck_answer(run: RunState, blocks: Sequence[str]) -> AgentOutput | None:
-    """The best traced answer when every block of the reply is code that successful cells of
-    the run already ran twice (once, then again after the note that it repeats): the model
-    is stuck, and a third run would print the same. None otherwise."""
-    ran = run.state_of(CodeActRunState).ok_codes()  # (what the model wrote counts too)
-    if not blocks or any(ran.count(" ".join(b.split())) < 2 for b in blocks):
-        return None
-    return answer_at_limit(run, limit="repeats")
-
-
-#: The first line of an answer assembled from printed values when the model kept re-running
-#: the same code.
-REPEATS_PREFIX = (
-    "(The model re-ran the same code again; the answer is made of values the code printed.)"
-)
-
-
-#: The first line of an answer assembled from printed values when a run hit a limit.
-AT_LIMIT_PREFIX = (
-    "(The run reached its {limit} limit; the answer is made of values the code printed.)"
-)

@@ -21,6 +21,9 @@ _DROPPED = re.compile(r"^[ \t]*(\w+)\s*=\s*(\w+)\.dropna\(", re.M)
 #: ``frame['col'] = frame['col'].fillna(`` or ``frame['col'].fillna(..., inplace=True)``.
 _FILLED = r"^[ \t]*{frame}\[(['\"])([^'\"\n]+)\1\](?:\s*=\s*{frame}\[\1\2\1\])?\.fillna\("
 
+#: An import line (kept before the cell the runnable code starts from).
+_IMPORT = re.compile(r"^(?:import|from)\s[^\n]*\n", re.M)
+
 
 def filled_dropped_problem(question: str, code: str, asks_fill: bool) -> Problem | None:
     """With the question asking to fill missing values (``asks_fill``): a line after the
@@ -32,7 +35,8 @@ def filled_dropped_problem(question: str, code: str, asks_fill: bool) -> Problem
         copy, frame = drop.groups()
         if copy == frame:
             continue
-        fill = re.search(_FILLED.format(frame=re.escape(frame)), code, re.M)
+        # (the fill after this copy: a later cell may read the file and copy it again)
+        fill = re.compile(_FILLED.format(frame=re.escape(frame)), re.M).search(code, drop.end())
         if fill is None:
             continue
         column = fill.group(2)
@@ -45,7 +49,12 @@ def filled_dropped_problem(question: str, code: str, asks_fill: bool) -> Problem
         own = re.compile(rf"\b{re.escape(frame)}\[(['\"]){re.escape(column)}\1\]")
         if any(own.search(x) or ".count()" in x for x in rest.splitlines() if read.search(x)):
             continue  # (read beside the filled frame, or counted: the known values are asked)
-        head = without_inplace(code[: len(code) - len(rest)])  # (in place: a no-op on a column)
+        # (from the frame's last assignment before the copy: the cell that made them both,
+        # when earlier cells made them too; in place: a no-op on a column)
+        made = list(re.finditer(rf"^{re.escape(frame)}\s*=(?!=)", code[: drop.start()], re.M))
+        start = made[-1].start() if made else 0
+        imports = "".join(dict.fromkeys(_IMPORT.findall(code[:start])))
+        head = imports + without_inplace(code[start : len(code) - len(rest)])
         fixed = head + read.sub(f"{frame}[{column!r}]", rest)
         line = next(x.strip() for x in rest.splitlines() if read.search(x))
         return problem_of(

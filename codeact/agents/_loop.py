@@ -21,7 +21,7 @@ from codeact._messages import ChatMessage, ToolCallRequest
 from codeact.agents._config import RunConfig
 from codeact.agents._handler import RunHandler
 from codeact.agents._notefocus import focus_messages
-from codeact.agents._state import AgentStyle, RunState, StepContext
+from codeact.agents._state import ANSWER_FROM_CALLS, AgentStyle, RunState, StepContext
 from codeact.context import Context
 from codeact.errors import CodeActError, LLMError, MaxIterationsError, UserError
 from codeact.events import AgentInput, AgentOutput, AgentSetup, ToolCall, ToolCallResult
@@ -122,7 +122,7 @@ class _Loop:
                 if not output.tool_calls:
                     return await self._finish(step, output)
                 if run.iterations >= self.config.max_iterations:
-                    return await self._early_stop(step, run)
+                    return await self._last_round(step, output, tools)
                 done = await self._tool_round(step, output, tools)
                 if isinstance(done, AgentOutput):
                     return done
@@ -319,6 +319,24 @@ class _Loop:
             update={"tool_calls": [_request_of(r) for r in run.tool_results]}
         )
         return await self._structured(step, output)
+
+    async def _last_round(
+        self, step: StepContext, output: AgentOutput, tools: list[BaseTool]
+    ) -> AgentOutput:
+        """Tool calls asked for on the run's last step: run only when the agent itself asks
+        for them to answer from (``AgentOutput.raw[ANSWER_FROM_CALLS]``, no LLM step more),
+        then the agent's answer from them (``BaseAgent.answer_from_round``); else the early
+        stop."""
+        if (output.raw or {}).get(ANSWER_FROM_CALLS):
+            done = await self._tool_round(step, output, tools)
+            if isinstance(done, AgentOutput):
+                return done
+            if done.final is not None and not done.final.retry_messages:
+                return await self._finish(step, done.final)
+            answer = step.agent.answer_from_round(step.run)
+            if answer is not None:
+                return await self._finish(step, step.handler.emit(answer))
+        return await self._early_stop(step, step.run)
 
     async def _early_stop(self, step: StepContext, run: RunState) -> AgentOutput:
         limit = self.config.max_iterations

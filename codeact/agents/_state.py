@@ -103,6 +103,11 @@ class StepContext:
     message_id: str = field(default_factory=lambda: f"msg-{uuid.uuid4().hex[:12]}")
 
 
+#: In ``AgentOutput.raw`` of a reply on the run's last step: its tool calls are the agent's
+#: own (no LLM step follows), run so that ``answer_from_round`` answers from their results.
+ANSWER_FROM_CALLS = "answer_from_calls"
+
+
 class AgentStyle(Protocol):
     """What the shared loop asks of an agent, hook by hook. ``BaseAgent`` implements every
     hook (its docstrings say what each is for); an agent style subclasses it and overrides
@@ -128,4 +133,5 @@ class AgentStyle(Protocol):
     ) -> None: ...
     def check_final(self, step: StepContext, output: AgentOutput) -> AgentOutput: ...
     def direct_output(self, run: RunState, result: ToolCallResult) -> AgentOutput: ...
+    def answer_from_round(self, run: RunState) -> AgentOutput | None: ...
     def final_messages(self, run: RunState, output: AgentOutput) -> list[ChatMessage]: ...

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from codeact.agents.validators import CellRun
+from codeact.events import AgentOutput
 
 
 @dataclass
@@ -37,6 +38,9 @@ class CodeActRunState:
     suggested_at: int = -1
     took_over: tuple[str, str] | None = None
     taken_over: bool = False
+    #: On the last step, when the agent runs a rule's code itself: the model's (traced)
+    #: answer, and how many cells had run before (``_atlimit.limit_cell``).
+    kept_at_limit: tuple[AgentOutput, int] | None = None
     #: What the model wrote for cells whose code the agent changed (a column name fixed, a
     #: suggestion run instead), by the code that ran, one entry per such cell in order: a
     #: re-run of it is still a repeat.

@@ -141,10 +141,12 @@ def _answer_now(question: str, code: str, stdout: str) -> str:
 
 
 def taken_over_note(run: RunState | None, code: str) -> str:
-    """``TAKEOVER_NOTE`` when ``code`` is the cell the agent runs for a model that answered
-    in words instead of running a note's code (``_answers._take_over``); clears it, else empty."""
+    """What the model is told before the output of ``code`` when it is the cell the agent
+    runs for a model that answered in words instead of running a note's code
+    (``TAKEOVER_NOTE``, ``_answers._take_over``) or at the last step (``_atlimit.LIMIT_NOTE``);
+    clears it, else empty."""
     mine = run.state_of(CodeActRunState) if run is not None else None
     if mine is None or mine.took_over is None or mine.took_over[0] != code:
         return ""
-    (_, problem), mine.took_over = mine.took_over, None
-    return TAKEOVER_NOTE.format(problem=problem, code=code)
+    (_, note), mine.took_over = mine.took_over, None
+    return note

@@ -168,6 +168,12 @@ class BaseAgent(Runnable, ABC):
             raw=result.tool_output.raw_output,
         )
 
+    def answer_from_round(self, run: RunState) -> AgentOutput | None:
+        """The run's result from the tool round its last step asked for itself
+        (``raw[ANSWER_FROM_CALLS]``: no LLM step is left to read it); None ends the run as the
+        iteration limit does."""
+        return None
+
     def tools_for_run(self) -> list[BaseTool]:
         """The agent's own tools (a workflow adds ``handoff``)."""
         return list(self.tools)

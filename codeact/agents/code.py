@@ -11,12 +11,12 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from codeact._messages import ChatMessage, ToolCallRequest
-from codeact.agents._answers import (
-    AnswerPolicy,
+from codeact.agents._answers import AnswerPolicy, record_cells
+from codeact.agents._atlimit import (
     answer_at_limit,
+    answer_from_fix,
     is_last_step,
     last_step_note,
-    record_cells,
     stuck_answer,
 )
 from codeact.agents._blocks import PREVIEW_LINES as PREVIEW_LINES
@@ -316,6 +316,10 @@ class CodeActAgent(BaseAgent):
         failed = next((r for r in results if r.tool_output.is_error), None)
         failure = failed.tool_output.content[-1500:] if failed is not None else None
         run.state_of(CodeActRunState).last_failure = failure
+
+    def answer_from_round(self, run: RunState) -> AgentOutput | None:
+        """The answer from the rule's code the agent ran on the last step (``limit_cell``)."""
+        return answer_from_fix(run)
 
     def check_final(self, step: StepContext, output: AgentOutput) -> AgentOutput:
         """``final_answer(value)`` from code goes through the answer validators too."""

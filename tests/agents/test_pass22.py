@@ -400,7 +400,7 @@ def test_a_list_quoted_alone_in_parentheses_shows_a_cells_form_not_a_filter() ->
 def test_the_answer_kept_when_no_retry_is_left_has_the_asked_decimals() -> None:
     """fresh21_median_wait_days: the rules still objected at the last retry, the answer
     '@median_wait_days[34.0]' was kept as given and graded wrong for 34.00."""
-    from codeact.agents._answers import traced_fallback
+    from codeact.agents._atlimit import traced_fallback
 
     question = (
         'Question: What is the median wait?\nFormat: @median_wait_days[days] where "days" is a '
@@ -516,7 +516,7 @@ async def test_no_takeover_once_the_model_ran_a_cell_after_the_note() -> None:
 
 
 def test_rounding_a_huge_value_keeps_it_instead_of_failing() -> None:
-    from codeact.agents._answers import traced_fallback
+    from codeact.agents._atlimit import traced_fallback
 
     question = (
         'Question: Total?\nFormat: @total[t] where "t" is a float rounded to 2 decimal places.\n'

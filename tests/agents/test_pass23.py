@@ -1,0 +1,179 @@
+"""Issue 29, twenty-third pass: on the last step, a rule's runnable code is run by the agent
+and answered from (held-out dab_filled_mean: the known mean printed on the eighth and last
+step, where no step was left to send the model back)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from codeact.events import AgentOutput, AnswerRetry, RunFinished, ToolCallResult
+from tests.helpers import collect, exec_with_files, question_of
+
+#: Known ratings 5, 1, 2, 2, 4 (mean 2.8, median 2); filled: 18 / 7 = 2.571.
+SHOPS = b"shop,rating\n" + b"".join(
+    f"s{i},{r}\n".encode() for i, r in enumerate([5.0, "", 1.0, 2.0, "", 2.0, 4.0])
+)
+FILLED_COPY = (
+    "import pandas as pd\nshops = pd.read_csv('shops.csv')\n"
+    "known = shops.dropna(subset=['rating'])\n"
+    "median_rating = known['rating'].median()\n"
+    "shops['rating'] = shops['rating'].fillna(median_rating)\n"
+    "print(round(known['rating'].mean(), 3))\n"
+)
+FILL_QUESTION = (
+    "Fill the missing ratings with the median of the known ratings, then give the mean rating "
+    "of all shops.",
+    "@filled_mean[mean rounded to 3 decimals]",
+)
+
+
+async def _run(
+    replies: list[str], steps: int, asked: tuple[str, str] = FILL_QUESTION
+) -> tuple[list[ToolCallResult], Any, AgentOutput, list[Any]]:
+    """A CodeAct agent with ``codeact run``'s checks and a ``steps`` step limit, its model
+    saying ``replies``: the execute results, the model, the run's result and every event."""
+    import warnings
+
+    from codeact import CodeActAgent, RestrictedExecutor
+    from codeact.agents._answers import command_line_options
+    from codeact.llms import ScriptedLLM
+
+    files = {"shops.csv": SHOPS}
+    options = command_line_options(None, require_execution=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ex = RestrictedExecutor(allowed_modules=["pandas", "numpy"])
+    llm = ScriptedLLM(replies, function_calling=False)
+    async with ex:
+        for name, data in files.items():
+            await ex.upload(name, data)
+        agent = CodeActAgent(
+            llm=llm,
+            executor=ex,
+            max_iterations=steps,
+            answer_validators=options["answer_validators"],
+        )
+        events = await collect(agent.run(question_of(*asked, files)))
+    results = [e for e in events if isinstance(e, ToolCallResult) and e.tool_name == "execute"]
+    (finished,) = [e for e in events if isinstance(e, RunFinished)]
+    return results, llm, finished.result, events
+
+
+def test_the_data_has_the_known_and_the_filled_mean_apart() -> None:
+    files = {"shops.csv": SHOPS}
+    (printed,) = exec_with_files(files, FILLED_COPY)
+    assert printed.strip() == "2.8"
+    (filled,) = exec_with_files(
+        files, FILLED_COPY.replace("known['rating'].mean", "shops['rating'].mean")
+    )
+    assert filled.strip() == "2.571"
+
+
+@pytest.mark.anyio
+@pytest.mark.filterwarnings("ignore::UserWarning")
+async def test_a_wanting_answer_on_the_last_step_is_answered_from_the_rules_code() -> None:
+    results, llm, result, events = await _run(
+        [f"<execute>\n{FILLED_COPY}\n</execute>", "@filled_mean[2.800]"], steps=2
+    )
+    assert len(llm.requests) == 2  # (no model step after the last one)
+    assert len(results) == 2, [r.tool_output.content for r in results]
+    ran = results[1]
+    assert "shops['rating'].mean()" in str(ran.tool_kwargs["code"])
+    assert str(ran.tool_output.content).startswith("Note: ") and "No step is left" in str(
+        ran.tool_output.content
+    )
+    text = result.response.text or ""
+    assert "@filled_mean[2.571]" in text and "2.800" not in text, text
+    assert text.splitlines()[0].startswith("(On the last step a check found")
+    assert any(isinstance(e, AnswerRetry) and "dropped" in e.message for e in events)
+
+
+@pytest.mark.anyio
+@pytest.mark.filterwarnings("ignore::UserWarning")
+async def test_with_a_step_left_the_model_is_sent_back_instead() -> None:
+    fixed = FILLED_COPY.replace("known['rating'].mean", "shops['rating'].mean")
+    results, llm, result, _ = await _run(
+        [
+            f"<execute>\n{FILLED_COPY}\n</execute>",
+            "@filled_mean[2.800]",
+            f"<execute>\n{fixed}\n</execute>",
+            "@filled_mean[2.571]",
+        ],
+        steps=4,
+    )
+    assert len(llm.requests) == 4 and len(results) == 2  # (the agent ran nothing of its own)
+    assert result.response.text == "@filled_mean[2.571]"
+
+
+@pytest.mark.anyio
+@pytest.mark.filterwarnings("ignore::UserWarning")
+async def test_an_earlier_notes_code_runs_when_the_last_answer_breaks_another_rule() -> None:
+    """Sent back with the fill note's code, the model answers a value no cell printed on its
+    last step (the untraced-value rule has no code): the note's code, never run, answers."""
+    results, llm, result, _ = await _run(
+        [f"<execute>\n{FILLED_COPY}\n</execute>", "@filled_mean[2.800]", "@filled_mean[9.9]"],
+        steps=3,
+    )
+    assert len(llm.requests) == 3 and len(results) == 2
+    assert "shops['rating'].mean()" in str(results[1].tool_kwargs["code"])
+    assert "@filled_mean[2.571]" in (result.response.text or ""), result.response.text
+
+
+@pytest.mark.anyio
+@pytest.mark.filterwarnings("ignore::UserWarning")
+async def test_a_rules_code_the_model_ran_already_is_not_run_again_at_the_limit() -> None:
+    """The model ran the note's code itself and still answers with the known mean: the kept
+    answer is what it was (the traced fallback), nothing runs after the last step."""
+    from tests.agents.test_pass22 import _told
+
+    files = {"shops.csv": SHOPS}
+    question = question_of(*FILL_QUESTION, files)
+    told = _told(question, "@filled_mean[2.800]", FILLED_COPY, "2.8\n")
+    assert told is not None and told.code is not None
+    results, llm, result, _ = await _run(
+        [
+            f"<execute>\n{FILLED_COPY}\n</execute>",
+            f"<execute>\n{told.code}\n</execute>",
+            "@filled_mean[2.800]",
+        ],
+        steps=3,
+    )
+    assert len(results) == 2 and len(llm.requests) == 3
+    assert "check found" not in (result.response.text or "")
+
+
+@pytest.mark.anyio
+@pytest.mark.filterwarnings("ignore::UserWarning")
+async def test_a_question_without_placeholders_keeps_the_models_words_at_the_limit() -> None:
+    asked = (FILL_QUESTION[0], "Answer in one sentence.")
+    results, llm, result, _ = await _run(
+        [f"<execute>\n{FILLED_COPY}\n</execute>", "The mean rating is 2.8."], steps=2, asked=asked
+    )
+    assert len(results) == 1 and len(llm.requests) == 2
+    assert result.response.text == "The mean rating is 2.8."
+
+
+def test_a_copy_made_again_in_a_later_cell_before_its_fill_is_still_found() -> None:
+    """dab_filled_mean at edf6041: four cells read shops, copied and filled it; the last
+    printed the copy's mean. On the cells' code joined, the first fill came before the last
+    copy, and the rule, reading it as the copy made again after the fill, was quiet."""
+    from codeact.agents._rules import check_rules
+    from codeact.agents.validators import AnswerCandidate, CellRun
+
+    files = {"shops.csv": SHOPS}
+    question = question_of(*FILL_QUESTION, files)
+    first = FILLED_COPY.replace("shops['rating'] = shops['rating'].fillna(median_rating)\n", "")
+    shown = FILLED_COPY.replace("print(round(known['rating'].mean(), 3))", "print(shops)")
+    cells = tuple(
+        CellRun(code=code, stdout=out)
+        for code, out in ((first, "2.8\n"), (shown, "(the frame)\n"), (FILLED_COPY, "2.8\n"))
+    )
+    problem = check_rules(AnswerCandidate(text="@filled_mean[2.8]", question=question, cells=cells))
+    assert problem is not None and "which dropped the rows missing 'rating'" in str(problem)
+    code = getattr(problem, "code", None)
+    assert code is not None and code.startswith("import pandas as pd\nshops = pd.read_csv("), code
+    assert "print(shops)" not in code  # (the earlier cells are not run again)
+    (fixed,) = exec_with_files(files, code)
+    assert fixed.strip() == "2.571"
