@@ -30,17 +30,21 @@ FILL_QUESTION = (
 
 
 async def _run(
-    replies: list[str], steps: int, asked: tuple[str, str] = FILL_QUESTION
+    replies: list[str],
+    steps: int,
+    asked: tuple[str, str] = FILL_QUESTION,
+    files: dict[str, bytes] | None = None,
 ) -> tuple[list[ToolCallResult], Any, AgentOutput, list[Any]]:
     """A CodeAct agent with ``codeact run``'s checks and a ``steps`` step limit, its model
-    saying ``replies``: the execute results, the model, the run's result and every event."""
+    saying ``replies`` (on ``files``, shops.csv unless given): the execute results, the
+    model, the run's result and every event."""
     import warnings
 
     from codeact import CodeActAgent, RestrictedExecutor
     from codeact.agents._answers import command_line_options
     from codeact.llms import ScriptedLLM
 
-    files = {"shops.csv": SHOPS}
+    files = files or {"shops.csv": SHOPS}
     options = command_line_options(None, require_execution=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -177,3 +181,37 @@ def test_a_copy_made_again_in_a_later_cell_before_its_fill_is_still_found() -> N
     assert "print(shops)" not in code  # (the earlier cells are not run again)
     (fixed,) = exec_with_files(files, code)
     assert fixed.strip() == "2.571"
+
+
+@pytest.mark.anyio
+@pytest.mark.filterwarnings("ignore::UserWarning")
+async def test_the_cell_the_agent_took_over_with_answers_first_at_the_step_limit() -> None:
+    """After the takeover ran the note's groupby('city') (Lyon 39.4), the model printed
+    another pair itself and then wrote code on its last step: the answer at the limit is the
+    takeover's, not the latest cell's."""
+    from tests.agents.test_pass22 import BY_DATE, RANGE_QUESTION, WEATHER
+
+    words = "The city is Lyon and the difference is 0.0.\n@city[2023-02-01] @range[0.0]"
+    other = (  # (Porto, by its mean: a pair the cell computes, no rule broken)
+        "m = df.groupby('city')['temp_c'].mean()\n"
+        "print(f'@city[{m.idxmax()}] @range[{round(m.max(), 1)}]')"
+    )
+    results, llm, result, _ = await _run(
+        [
+            f"<execute>\n{BY_DATE}\n</execute>",
+            words,
+            words,
+            f"<execute>\n{other}\n</execute>",
+            f"<execute>\n{other}\nprint(1)\n</execute>",
+        ],
+        steps=5,
+        asked=RANGE_QUESTION,
+        files={"weather.csv": WEATHER},
+    )
+    assert len(llm.requests) == 5
+    assert len(results) == 3 and "so I ran the code the note suggests" in str(
+        results[1].tool_output.content
+    )
+    assert "@city[Porto] @range[16.8]" in str(results[2].tool_output.content)
+    text = result.response.text or ""
+    assert result.raw == {"at_limit": "steps", "answer": "@city[Lyon] @range[39.4]"}, text
