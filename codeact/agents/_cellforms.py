@@ -165,6 +165,10 @@ NO_VALUE = {
     "n.a.",
     "tbd",
     "pending",
+    "k.a.",  # (German: keine Angabe)
+    "k. a.",
+    "n.v.",  # (German: nicht vorhanden; Dutch: niet van toepassing)
+    "n.d.",  # (French, Italian: non disponible, non disponibile)
 }
 
 

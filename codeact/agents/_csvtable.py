@@ -51,6 +51,9 @@ class Table:
     columns: list[list[str]]
     rows: int
     body: str
+    #: The lines (0 is the header's) of rows repeating the header (an export's page breaks),
+    #: left out of ``columns`` and ``rows``.
+    repeats: tuple[int, ...] = ()
 
 
 def read_table(text: str, *, single_column: bool = False) -> Table | None:
@@ -67,7 +70,12 @@ def read_table(text: str, *, single_column: bool = False) -> Table | None:
             return None
         columns: list[list[str]] = [[] for _ in header]
         rows = 0
+        names = [h.strip() for h in header]
+        repeats: list[int] = []
         for row in reader:
+            if len(header) > 1 and [f.strip() for f in row[: len(names)]] == names:
+                repeats.append(reader.line_num - 1)  # (the header again: a page break)
+                continue
             rows += 1
             for i, col in enumerate(columns):
                 col.append(row[i] if i < len(row) else "")
@@ -75,4 +83,6 @@ def read_table(text: str, *, single_column: bool = False) -> Table | None:
                 break
     except csv.Error:
         return None
-    return Table(titles, delimiter, header, columns, rows, text)
+    if repeats and reader.line_num != rows + len(repeats) + 1:
+        repeats = []  # (a quoted line break: line numbers are not rows; left as it is)
+    return Table(titles, delimiter, header, columns, rows, text, tuple(repeats))

@@ -14,7 +14,7 @@ from datetime import datetime
 _FORMATS = (
     "%d-%b-%Y", "%d %b %Y", "%b %d, %Y", "%d-%B-%Y", "%d %B %Y", "%B %d, %Y",
     "%Y/%m/%d", "%Y-%m-%d", "%Y.%m.%d", "%d/%m/%Y", "%m/%d/%Y", "%d.%m.%Y", "%d-%m-%Y",
-    "%d. %m. %Y",
+    "%d. %m. %Y", "%d. %B %Y", "%d. %b %Y",
 )  # fmt: skip
 MAX_FORMATS = 3
 #: A date written the Czech or Slovak way, a space after each dot (``'5. 3. 2023'``).
@@ -63,20 +63,59 @@ def date_formats(values: list[str]) -> list[str] | None:
     return sorted(chosen, key=_FORMATS.index)
 
 
+#: Month names of other languages' exports that differ from English, by their English name
+#: (German, French, Spanish, Dutch; ``strptime``'s ``%B`` reads English ones only).
+_FOREIGN_MONTHS = {
+    "January": "januar jänner janvier enero januari",
+    "February": "februar février fevrier febrero februari",
+    "March": "märz mär mars marzo maart",
+    "April": "avril abril",
+    "May": "mai mayo mei",
+    "June": "juni juin junio",
+    "July": "juli juillet julio",
+    "August": "août aout agosto augustus",
+    "September": "septembre septiembre",
+    "October": "oktober okt octobre octubre",
+    "November": "noviembre",
+    "December": "dezember dez décembre decembre diciembre",
+}
+_ENGLISH = {word: english for english, words in _FOREIGN_MONTHS.items() for word in words.split()}
+
+
+def _in_english(values: list[str]) -> tuple[list[str], dict[str, str]]:
+    """``values`` with other languages' month names in English (``'3. Oktober 2023'``:
+    ``'3. October 2023'``), and the names replaced, as written."""
+    used: dict[str, str] = {}
+
+    def english(m: re.Match[str]) -> str:
+        word = m.group(0)
+        if word.lower() in _ENGLISH:
+            used[word] = _ENGLISH[word.lower()]
+            return used[word]
+        return word
+
+    return [re.sub(r"[^\W\d_]+", english, v) for v in values], used
+
+
 def date_formats_hint(values: list[str], name: str) -> str:
     """The files note on such a column: its forms and the reading, else ``""``; dates all
     written the Czech way (``'5. 3. 2023'``, which ``pd.to_datetime`` reads month first)
-    get their one format."""
+    get their one format; month names of another language (``'3. Oktober 2023'``) are put
+    in English first."""
     if len(values) >= 2 and all(_SPACED_DOTS.match(v) for v in values):
         return (
             f"dates as text written day first ({values[0]!r}): pd.to_datetime(df[{name!r}], "
             "format='%d. %m. %Y')"
         )
+    written = values
+    values, used = _in_english(values)
     formats = date_formats(values)
     if formats is None:
         return ""
     column = f"df[{name!r}]"
-    examples = [next(v for v in values if _parses(v, f)) for f in formats]
+    if used:
+        column = f"{column}.replace({dict(sorted(used.items()))!r}, regex=True)"
+    examples = [written[values.index(next(v for v in values if _parses(v, f)))] for f in formats]
     reads = [f"pd.to_datetime({column}, format={f!r}, errors='coerce')" for f in formats]
     reading = reads[0] + "".join(f".fillna({r})" for r in reads[1:])
     shown = " and ".join(repr(e) for e in examples)

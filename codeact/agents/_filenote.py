@@ -36,15 +36,20 @@ from codeact.agents._dateforms import (
 )
 from codeact.agents._mixedunits import units_reading
 from codeact.agents._money import (
+    DECIMAL_COMMA,
+    DOTTED,
     GROUPED,
+    INT,
     SIGNED_NUMBER,
     amount_hint,
+    marked_commas,
     per_column_decimals,
     scaled_amounts,
     signed_conversion,
     signed_hint,
     signs_of,
 )
+from codeact.agents._rownote import MAX_REPEATS, copies, repeated
 from codeact.agents._totals import totals_hint
 
 MAX_COLUMNS = 40
@@ -73,7 +78,6 @@ NA_STRINGS = frozenset(
         "null",
     }
 )
-_INT = re.compile(r"^[-+]?\d+$")
 _FLOAT = re.compile(r"^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$|^[-+]?(?:inf|Infinity)$")
 #: A number written with ',' thousands separators (``5,350,380``, or in lakhs ``6,35,000``).
 SEPARATED_NUMBER = rf"[-+]?(?:{GROUPED})(?:\.\d+)?"
@@ -110,36 +114,31 @@ def describe_table(table: Table) -> str:
     if scanned < rows:  # (one year in the rows read says nothing of the rest)
         described = [re.sub(r", all in \d{4}(?=, )", "", x) for x in described]
     skip = f", skiprows={titles}" if titles else ""
+    repeats = table.repeats if len(table.repeats) <= MAX_REPEATS else ()
+    if repeats:  # (the header again inside: skipped, every column reads as its values)
+        skip = f", skiprows={[*range(titles), *(titles + r for r in repeats)]}"
     if sep:
         decimal = any("decimal commas" in line for line in described)
         extra = ", decimal=',', thousands='.'" if decimal else ""
         sep += f" (read with pd.read_csv(path, sep={delimiter!r}{extra}{skip}))"
-    elif titles:
-        sep = f", below {titles} title line{'s' if titles > 1 else ''} (read with "
-        sep += f"pd.read_csv(path{skip}))"
+    elif titles or repeats:
+        sep = f", below {titles} title line{'s' if titles > 1 else ''}" if titles else ""
+        sep += f"{' and' if titles else ','} {repeated(len(repeats))}" if repeats else ""
+        sep += f" (read with pd.read_csv(path{skip}))"
     out = [f"  {about}{rows} rows x {len(header)} columns{sep}. Columns (name: type):", *described]
+    if table.repeats and not repeats:
+        first = header[0]
+        out.append(
+            f"  {repeated(len(table.repeats))}: leave them out with "
+            f"df = df[df[{first!r}] != {first!r}], then convert the columns you need"
+        )
     if len(header) > MAX_COLUMNS:
         out.append(f"  - ... and {len(header) - MAX_COLUMNS} more columns")
     out += _wide_hint(header) + [t for t in [totals_hint(header, columns)] if t]
-    out += _copies(columns) if scanned == rows else []
+    out += copies(columns) if scanned == rows else []
     if scanned < rows:
         out.append(f"  (types and missing counts from the first {scanned} rows)")
     return "\n".join(out)
-
-
-def _copies(columns: list[list[str]]) -> list[str]:
-    """A line on rows that repeat an earlier row exactly, when there are a few (at most one
-    in ten) and a column is nearly all distinct (an id: a repeated id is a copy; a sales log
-    of few values repeats rows by chance, and nobody drops those)."""
-    rows = [r for r in zip(*columns, strict=False) if any(v.strip() for v in r)]
-    copies = len(rows) - len(set(rows))
-    ids = any(len(set(c)) * 10 >= len(c) * 9 for c in columns)  # (an id column: a copy)
-    if not 0 < copies * 10 <= len(rows) or not ids:
-        return []
-    return [
-        f"  {copies} row{'s' * (copies > 1)} repeat{'s' * (copies == 1)} an earlier row exactly "
-        "(df.duplicated().sum() counts them; df.drop_duplicates() keeps one copy of each)"
-    ]
 
 
 _MONTHS = [
@@ -208,9 +207,15 @@ def _kind(present: list[str], missing: int, name: str) -> tuple[str, str]:
     stripped = [v.strip() for v in present]
     if not stripped:
         return "float64", "every value missing"
-    if all(_INT.match(v) for v in stripped) and _epoch(stripped):
+    if all(INT.match(v) for v in stripped) and _epoch(stripped):
         return "int64", f"Unix times in seconds: pd.to_datetime(df[{name!r}], unit='s')"
-    if all(_INT.match(v) for v in stripped):
+    zero = next((v for v in stripped if len(v) > 1 and v[0] == "0" and INT.match(v)), None)
+    if zero is not None and all(INT.match(v) for v in stripped):
+        return "float64" if missing else "int64", (
+            f"whole numbers written with leading zeros ({zero!r}), which pandas drops: to keep "
+            f"them as written (codes, ids), read with dtype={{{name!r}: str}}"
+        )
+    if all(INT.match(v) for v in stripped):
         return (
             ("float64", "whole numbers (float because of the missing values)")
             if missing
@@ -218,7 +223,7 @@ def _kind(present: list[str], missing: int, name: str) -> tuple[str, str]:
         )
     if all(_FLOAT.match(v) for v in stripped):
         return "float64", ""
-    if all(_SEPARATED.match(v) or _INT.match(v) or _FLOAT.match(v) for v in stripped):
+    if all(_SEPARATED.match(v) or INT.match(v) or _FLOAT.match(v) for v in stripped):
         return "text", "numbers stored as text with ',' separators: read with thousands=','"
     if all(_SIGNED.match(v) or _FLOAT.match(v) or _SEPARATED.match(v) for v in stripped):
         return "text", signed_hint(stripped, name)
@@ -275,13 +280,12 @@ def _kind(present: list[str], missing: int, name: str) -> tuple[str, str]:
     return "text", spelling_hint(present, name) or f"{distinct} distinct values"
 
 
-_DECIMAL_COMMA = re.compile(r"^[-+]?(?:\d{1,3}(?:\.\d{3})+|\d+),\d+$")
-_DOTTED = re.compile(r"^[-+]?\d{1,3}(?:\.\d{3})+$")
 _UNIT = re.compile(
     r"^[-+]?(\d{1,3}(?:[., ]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?)\s?"
     r"((?:sq|cu)\.? ?(?:ft|m|yd|in|km|mi)|weeks?|months?|years?|[a-zA-Zµ°%²³]{1,4})$"
 )
-_THOUSANDS = re.compile(r"^\d{1,3}(?:,\d{3})+$")  # (``1,500 g``: a comma of thousands)
+#: ``1,500 g``: a comma of thousands (``0,910 t`` is a decimal comma).
+_THOUSANDS = re.compile(r"^[1-9]\d{0,2}(?:,\d{3})+$")
 #: A number written with a decimal comma (``420,2``, ``1.178,3``), the point a decimal one.
 _COMMA_FIRST = re.compile(r"^(?:\d{1,3}(?:[. ]\d{3})+|\d+),\d+$")
 _FRACTION = re.compile(r"^\d+(?:\.\d+)?/\d+$")
@@ -300,9 +304,11 @@ def _written_kind(values: list[str], name: str) -> str:
     """Numbers with decimal commas, numbers with units, fractions, yes/no written several
     ways: what they are and how to read them."""
     column = f"df[{name!r}]"
-    commas = all(_DECIMAL_COMMA.match(v) or _INT.match(v) or _DOTTED.match(v) for v in values)
-    if commas and any(_DECIMAL_COMMA.match(v) for v in values):
+    commas = all(DECIMAL_COMMA.match(v) or INT.match(v) or DOTTED.match(v) for v in values)
+    if commas and any(DECIMAL_COMMA.match(v) for v in values):
         return "numbers with decimal commas: read the file with decimal=',', thousands='.'"
+    if beside_marks := marked_commas(values, column):
+        return beside_marks
     found = [m for v in values if (m := _UNIT.match(v))]
     units = {m.group(2) for m in found}
     # (numbers written without the one unit the rest carry: fresh17 '45210' among '180.640 km')
@@ -354,9 +360,6 @@ def _written_kind(values: list[str], name: str) -> str:
             f"{column}.astype(str).str.strip().str.upper().isin(['TRUE', '1', 'YES', 'Y', 'T'])"
         )
     return ""
-
-
-#: Words a column of numbers writes for "no value".
 
 
 def _marked_numbers(values: list[str], name: str) -> str:

@@ -86,7 +86,8 @@ _DESCRIBES = re.compile(r"\b(?:holds|has|contains|values?|written|either|spelled
 #: After quoted values: what they stand for (``'1' and 'yes' mean an estimated reading``,
 #: ``Guest is 'yes' when the member brought a guest and 'no' when not``).
 _LEGEND = re.compile(
-    r"\s*(?:means?|stands? for|denotes?|indicates?|marks?|when|if|for (?:yes|no|true|false))\b",
+    r"\s*(?:\([^()\n]{0,30}\)\s*)?"  # ("'ja' (in any case) if the grapes were picked by hand")
+    r"(?:means?|stands? for|denotes?|indicates?|marks?|when|if|for (?:yes|no|true|false))\b",
     re.I,
 )
 
@@ -202,13 +203,18 @@ def described_values(task: str, low_code: str) -> set[int]:
             out |= {g.start() for g in group}
     # a legend ("'yes', 'TRUE' and '1' mean estimated; 'no', 'FALSE' and '0' mean actual"):
     # code that reads one side of it has read the other
+    # or, its values quoted nowhere else, says what a column holds ("Bio ('ja' if the grower
+    # farms organically, 'nein' if not)" in a list of a file's columns: fresh22)
     legends = [g for g in groups if _LEGEND.match(task, g[-1].end())]
+    told = {m.start() for g in legends for m in g}
+    elsewhere = {
+        (m.group(1) or m.group(2)).strip().lower() for m in quoted if m.start() not in told
+    }
     for group in legends:
         sentence = _sentence(task, group[0].start(), group[-1].end())
         mates = [g for g in legends if _sentence(task, g[0].start(), g[-1].end()) == sentence]
-        if len(mates) > 1 and any(
-            (m.group(1) or m.group(2)).strip().lower() in low_code for g in mates for m in g
-        ):
+        seen = {(m.group(1) or m.group(2)).strip().lower() for g in mates for m in g}
+        if len(mates) > 1 and (any(v in low_code for v in seen) or not seen & elsewhere):
             out |= {m.start() for m in group}
     return out
 

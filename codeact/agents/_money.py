@@ -302,3 +302,30 @@ def scaled_amounts(values: list[str], name: str) -> str:
         f".str.extract(r'\\d\\s*({'|'.join(letters)})\\.?\\s*$')[0].map({{{scale}}}).fillna(1)"
         f"{none}"
     )
+
+
+#: Whole numbers; numbers with a decimal comma (``'7,8'``, ``'1.234,5'``); numbers with dots
+#: between thousands (``'1.234'``).
+INT = re.compile(r"^[-+]?\d+$")
+DECIMAL_COMMA = re.compile(r"^[-+]?(?:\d{1,3}(?:\.\d{3})+|\d+),\d+$")
+DOTTED = re.compile(r"^[-+]?\d{1,3}(?:\.\d{3})+$")
+_TELLS_COMMA = re.compile(r",(?!\d{3}$)|^[-+]?0,|\.\d{3},")
+
+
+def marked_commas(values: list[str], column: str) -> str:
+    """Numbers with decimal commas beside a sign or a word or two standing for no number
+    (fresh22: ``'7,8'`` beside ``'k.A.'`` and ``'-'``), or ``""``."""
+    words = [v for v in values if not (DECIMAL_COMMA.match(v) or INT.match(v) or DOTTED.match(v))]
+    # (a comma before three digits may be one of thousands, '21,000': one value must tell)
+    first = next((v for v in values if DECIMAL_COMMA.match(v) and _TELLS_COMMA.search(v)), None)
+    kinds = sorted(set(words))
+    if first is None or not 0 < len(kinds) <= 3 or len(words) * 2 >= len(values):
+        return ""
+    if any(any(c.isalnum() for c in w) and w.lower() not in NO_VALUE for w in kinds):
+        return ""
+    worth = float(first.replace(".", "").replace(",", "."))
+    return (
+        f"numbers with decimal commas ({first!r} is {worth:g}) as text, {len(words)} values "
+        f"{' and '.join(repr(w) for w in kinds)} standing for no number: convert with "
+        f"pd.to_numeric({column}.str.replace('.', '').str.replace(',', '.'), errors='coerce')"
+    )

@@ -383,10 +383,10 @@ def column_ref(name: str) -> str:
 def coerced_marker(question: str, value: str, code: str) -> bool:
     """``value`` is a word the files note says stands for no number in a column (``'Studio'``
     in Bedrooms) that ``code`` converts with ``errors='coerce'`` and never compares with 0 or
-    below: the code has dealt with it (those rows are NaN, which no ``>`` or ``>=`` keeps),
-    it is not a filter it missed."""
+    below: the code dealt with it (rows of NaN, which no ``>`` keeps), not a missed filter."""
     for name, kind in note_column_kinds(question):
-        if f"values {value!r}" not in kind or "standing for no number" not in kind:
+        listed = re.search(r"values ((?:'[^'\n]*'(?:,? and |, )?)+) standing for no number", kind)
+        if listed is None or repr(value) not in listed.group(1):  # ("values '-' and 'k.A.'")
             continue
         column = column_ref(name)
         coerced = re.search(rf"to_numeric\(\s*{column}[^\n]*errors\s*=\s*['\"]coerce", code)

@@ -22,8 +22,8 @@ from codeact.executors.base import ExecutionResult
 #: ``pd.read_csv('name.csv'`` + the rest of the call's arguments (one level of parentheses).
 _READ = re.compile(r"(\bpd\.read_csv\(\s*(['\"])([^'\"\n]+)\2)((?:[^()\n]|\([^()\n]*\))*)\)")
 _HOW = re.compile(
-    r"(?:separated by '[^']+'|below \d+ title lines?) \(read with pd\.read_csv\(path, (.*?)\)\)\. "
-    r"Columns"
+    r"(?:separated by '[^']+'|below \d+ title lines?|the header row repeated on \d+ lines?)"
+    r"[^\n]*? \(read with pd\.read_csv\(path, (.*?)\)\)\. Columns"
 )
 #: The arguments of a read that already says how to split lines or where the header is.
 _OWN = {
@@ -49,6 +49,8 @@ _WHY = {
     "sep=": "the file is not comma-separated, so read_csv read each line as one column",
     "skiprows=": "the file has title lines above its header, so read_csv took a title for "
     "the header",
+    "skiprows=[": "the file repeats its header row inside the data, so read_csv kept those "
+    "rows as records and read every column as text",
 }
 
 
@@ -64,7 +66,9 @@ class ReadFix:
     def note(self) -> str:
         """What the model (and the transcript) is told about the re-run."""
         why = " and ".join(
-            reason for key, reason in _WHY.items() if any(a.startswith(key) for a in self.added)
+            reason
+            for key, reason in _WHY.items()
+            if any(a.startswith(key) and not a.startswith(f"{key}[") for a in self.added)
         )
         why = f"{why} (see the files note)"
         return (
@@ -87,9 +91,20 @@ def title_problem(question: str, code: str) -> Problem | None:
     """A cell that ran reading a file with title lines above its header from its first line
     (no ``skiprows=`` or ``header=``): a title is the header, the real header a row, the
     columns ``'Unnamed: 3'``. Sent back with the note's read call in its place."""
-    out, reads, _ = _with_note_reads(question, code, only="skiprows")
+    out, reads, added = _with_note_reads(question, code, only="skiprows")
     if not reads:
         return None
+    if all(a.startswith("skiprows=[") for a in added if a.startswith("skiprows=")):
+        names = {c for columns in file_columns(question).values() for c in columns}
+        tests = re.findall(r"(?:[!=]=|\.isin\(\s*\[?|\.str\.\w+\()\s*(['\"])(.*?)\1", code)
+        if any(text in names for _, text in tests):
+            return None  # (the code leaves them out itself: a value tested against a name)
+        return problem_of(
+            "The file repeats its header row inside the data (see the files note): read as it "
+            "is, those rows are records and every column is text. Read it with "
+            f"{'; '.join(reads)}, print the result, then answer.",
+            out,
+        )
     return problem_of(
         "The file has title lines above its header (see the files note): read from its "
         "first line, a title becomes the header and every column is wrong. Read it with "
@@ -108,7 +123,7 @@ def _with_note_reads(question: str, code: str, only: str = "") -> tuple[str, lis
     def fixed(m: re.Match[str]) -> str:
         rest = m.group(4)
         args = note_read_arguments(question, m.group(3)) or ""
-        parts = re.findall(r"(\w+)=('[^']*'|\d+)", args)
+        parts = re.findall(r"(\w+)=('[^']*'|\d+|\[[\d, ]*\])", args)
         missing = [  # (sep= goes with decimal= and thousands=; skiprows= with header=)
             f"{k}={v}"
             for k, v in parts

@@ -20,8 +20,14 @@ from codeact.agents._notecols import (
 )
 from codeact.agents._problem import Problem, problem_of
 
-#: A label of a total row: "Total", "Subtotal", "Sub-total", "Grand total", "Sum", "Totals".
-_TOTAL = re.compile(r"^(?:sub-?\s?totals?|grand\s+totals?|totals?|sum)\b", re.I)
+#: A label of a total row: "Total", "Subtotal", "Sub-total", "Grand total", "Sum", "Totals",
+#: and in the languages of other exports ("Summe", "Gesamt", "Zwischensumme", "Somme",
+#: "Totaal", "Totale", "Suma").
+_TOTAL = re.compile(
+    r"^(?:sub-?\s?totals?|grand\s+totals?|totals?|sum|summe|gesamt(?:summe)?|insgesamt"
+    r"|zwischensumme|somme|totaal|totale|suma)\b",
+    re.I,
+)
 #: What the files note says of them, and its line leaving them out.
 _SAID = re.compile(
     r"^  \d+ rows? (?:is a total|are totals), not records \((['\"].*?['\"]) in (['\"].*?['\"]), "
@@ -39,7 +45,7 @@ _ASKED = re.compile(
     re.I,
 )
 _EMPTY = {"", "-", "n/a", "na", "nan", "null", "none"}
-_FIRST = set("TtSsGg ")  # (the first characters of a label: most values are no label)
+_FIRST = set("TtSsGgIiZz ")  # (the first characters of a label: most values are no label)
 
 
 def totals_hint(header: list[str], columns: list[list[str]]) -> str:

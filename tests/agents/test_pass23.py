@@ -215,3 +215,174 @@ async def test_the_cell_the_agent_took_over_with_answers_first_at_the_step_limit
     assert "@city[Porto] @range[16.8]" in str(results[2].tool_output.content)
     text = result.response.text or ""
     assert result.raw == {"at_limit": "steps", "answer": "@city[Lyon] @range[39.4]"}, text
+
+
+#: A German cooperative's export (fresh22's kinds, written here): the header again at a page
+#: break, a 'Summe' row, decimal commas beside 'k.A.' and '-', kg and t, German month names,
+#: member numbers with leading zeros.
+HEADER = "Schein,Datum,Nr,Sorte,Menge,Grad,Säure,Hand,Betrag"
+EXPORT_ROWS = [
+    'A1,04.09.2023,0042,Riesling,1.240 kg,74,"6,8",ja,"1.602,23"',
+    'A2,5. Oktober 2023,0007,riesling ,"0,910 t",k.A.,-,Nein,"988,50 €"',
+    'A3,13.10.2023,0042,Silvaner,800 kg,81,"7,9",JA,"1.100,00"',
+    'A4,2. November 2023,0100,Silvaner,"2,100 t",-,k.A.,nein,"2.310,00 €"',
+    'A5,14.09.2023,0007,Riesling,2.300 kg,90,"8,1",ja,"3.000,10"',
+    'A6,1. Dezember 2023,0100,Silvaner,700 kg,77,"7,0",nein,"700,00"',
+]
+EXPORT = (
+    "\n".join(
+        [HEADER, *EXPORT_ROWS[:3], HEADER, *EXPORT_ROWS[3:], 'Summe,,,,8.050 kg,,,,"9.700,83"']
+    )
+    + "\n"
+).encode()
+
+
+def _note_line(column: str) -> str:
+    from codeact.agents.code import describe_files
+
+    note = describe_files({"lese.csv": EXPORT})
+    return next(x for x in note.splitlines() if x.startswith(f"  - {column!r}"))
+
+
+def test_a_header_repeated_inside_is_skipped_by_the_notes_read_call() -> None:
+    from codeact.agents._csvtable import read_table
+    from codeact.agents.code import describe_files
+
+    table = read_table(EXPORT.decode())
+    assert table is not None and table.repeats == (4,) and table.rows == 7
+    assert all("Schein" not in column for column in table.columns)
+    note = describe_files({"lese.csv": EXPORT})
+    assert "7 rows x 9 columns, the header row repeated on 1 line inside" in note
+    assert "(read with pd.read_csv(path, skiprows=[4]))" in note
+    (printed,) = exec_with_files(
+        {"lese.csv": EXPORT},
+        "import pandas as pd\ndf = pd.read_csv('lese.csv', skiprows=[4])\n"
+        "print(len(df), df['Grad'].iloc[0] == '74', df['Schein'].iloc[3])",
+    )
+    assert printed == "7 True A4"  # (the page break gone; 'k.A.' still makes Grad text)
+    # the totals row in German, and nothing counted as a copy of the header
+    assert "1 row is a total, not records ('Summe' in 'Schein'" in note
+    assert "repeat an earlier row exactly" not in note
+
+
+@pytest.mark.parametrize(
+    ("cell", "sent_back"),
+    [
+        ("df = pd.read_csv('lese.csv')\nprint((df['Hand'].str.lower() == 'ja').sum())", True),
+        ("df = pd.read_csv('lese.csv', skiprows=[4])\nprint(len(df))", False),
+        (  # (the code leaves the header rows out itself)
+            "df = pd.read_csv('lese.csv')\ndf = df[df['Schein'] != 'Schein']\nprint(len(df))",
+            False,
+        ),
+    ],
+)
+def test_a_read_keeping_the_repeated_header_is_sent_back_with_the_skip(
+    cell: str, sent_back: bool
+) -> None:
+    from tests.helpers import rule_note
+
+    question = question_of(
+        "How many deliveries were picked by hand?",
+        "@hand[count]",
+        {"lese.csv": EXPORT},
+    )
+    note = rule_note(question, f"import pandas as pd\n{cell}")
+    if not sent_back:
+        assert note is None or "repeats its header row" not in note, note
+        return
+    assert note is not None and "repeats its header row inside the data" in note, note
+    assert "pd.read_csv('lese.csv', skiprows=[4])" in note
+
+
+def test_export_columns_get_their_readings() -> None:
+    # kg beside t with a decimal comma ('0,910 t' is no 910 t)
+    menge = _note_line("Menge")
+    assert ".str.replace('.', '').str.replace(',', '.')" in menge, menge
+    # decimal commas beside signs for no number
+    saure = _note_line("Säure")
+    assert "numbers with decimal commas ('6,8' is 6.8) as text" in saure, saure
+    assert "'-' and 'k.A.' standing for no number" in saure
+    # leading zeros pandas drops
+    assert "leading zeros ('0042')" in _note_line("Nr") and "dtype={'Nr': str}" in _note_line("Nr")
+    # German month names beside day-first numbers
+    datum = _note_line("Datum")
+    assert "'Dezember': 'December'" in datum and "'Oktober': 'October'" in datum, datum
+    reading = datum[datum.index("pd.to_datetime") : datum.index(", e.g.")]
+    (months,) = exec_with_files(
+        {"lese.csv": EXPORT},
+        "import pandas as pd\ndf = pd.read_csv('lese.csv', skiprows=[4])\n"
+        f"d = {reading}\nprint(list(d.dt.month.dropna().astype(int)))",
+    )
+    assert months == "[9, 10, 10, 11, 9, 12]"
+    value = menge[menge.index("pd.to_numeric(") : menge.index("; unit")]
+    (kilos,) = exec_with_files(
+        {"lese.csv": EXPORT},
+        "import pandas as pd\ndf = pd.read_csv('lese.csv', skiprows=[4])\n"
+        f"print(list({value}.iloc[:6]))",
+    )
+    assert kilos == "[1240.0, 0.91, 800.0, 2.1, 2300.0, 700.0]"
+
+
+def test_commas_before_three_digits_alone_stay_thousands() -> None:
+    from codeact.agents._money import marked_commas
+
+    rupees = ["21,000", "35000", "-", "12,500", "Nil"] * 3
+    assert marked_commas(rupees, "df['Discount']") == ""
+    assert "'7,5' is 7.5" in marked_commas(["7,5", "8", "-"] * 3, "df['x']")
+
+
+@pytest.mark.parametrize(
+    ("said", "cell", "quiet"),
+    [
+        # one side of a legend used, its parenthesis between value and "if"
+        (
+            "Hand is 'ja' (in any case) if picked by hand, 'nein' if by machine. Count the "
+            "deliveries whose Hand is 'ja'.",
+            "print((df['Hand'].str.lower() == 'ja').sum())",
+            True,
+        ),
+        # a legend of a column in a list of a file's columns, its values quoted nowhere else
+        (
+            "lese.csv has Sorte, Menge and Hand ('ja' if picked by hand, 'nein' if not). Count "
+            "the Silvaner deliveries.",
+            "print((df['Sorte'].str.strip() == 'Silvaner').sum())",
+            True,
+        ),
+        # the value quoted again as the filter, and never used
+        (
+            "Hand is 'ja' if picked by hand, 'nein' if by machine. Count the deliveries whose "
+            "Hand is 'ja'.",
+            "print(len(df))",
+            False,
+        ),
+    ],
+)
+def test_legends_are_not_filters_but_a_filter_quoted_again_is(
+    said: str, cell: str, quiet: bool
+) -> None:
+    from codeact.agents._filters import filter_problem
+
+    question = question_of("How many?", said, {"lese.csv": EXPORT})
+    code = f"import pandas as pd\ndf = pd.read_csv('lese.csv', skiprows=[4])\n{cell}"
+    problem = filter_problem(question, code)
+    assert (problem is None) == quiet, problem
+
+
+def test_a_sign_listed_with_another_for_no_number_is_coerced_away() -> None:
+    from codeact.agents._notecols import coerced_marker
+
+    question = question_of(
+        "How many deliveries had no acidity measured?",
+        "Count those whose Säure is 'k.A.', '-' or empty.",
+        {"lese.csv": EXPORT},
+    )
+    assert (
+        "2 values '-' and 'k.A.' standing for no number: convert with pd.to_numeric(df['Säure']"
+        in question
+    )
+    code = (
+        "s = pd.to_numeric(df['Säure'].str.replace(',', '.'), errors='coerce')\n"
+        "print(s.isna().sum())"
+    )
+    assert coerced_marker(question, "k.A.", code) and coerced_marker(question, "-", code)
+    assert not coerced_marker(question, "k.A.", "print(df['Säure'].isna().sum())")
