@@ -50,7 +50,7 @@ from codeact.agents._money import (
     signs_of,
 )
 from codeact.agents._rownote import MAX_REPEATS, copies, repeated
-from codeact.agents._totals import totals_hint
+from codeact.agents._totals import total_rows, totals_hint
 
 MAX_COLUMNS = 40
 MAX_EXAMPLE_CHARS = 24
@@ -95,11 +95,25 @@ _DURATION_NAME = re.compile(r"duration|elapsed|spent|taken|length|time to|resolv
 _DATE_12H = re.compile(r"^\d{4}-\d{2}-\d{2} \d{1,2}:\d{2}(:\d{2})? ?[AP]M$", re.I)
 
 
+def _line_of(row: int, repeats: tuple[int, ...]) -> int:
+    """The line (0: the header's) of data row ``row`` of a table whose header is repeated on
+    lines ``repeats`` (in order)."""
+    line = row + 1
+    for repeat in repeats:
+        line += repeat <= line
+    return line
+
+
 def describe_table(table: Table) -> str:
     """The columns note of a table: shape, each column's type, missing values and examples,
     and the read call when the separator or title lines need one."""
     titles, delimiter, header, columns = table.titles, table.delimiter, table.header, table.columns
     rows, text = table.rows, table.body
+    repeats = table.repeats if len(table.repeats) <= MAX_REPEATS else ()
+    totals, _line = total_rows(header, columns) if repeats else ([], "")
+    if totals:  # (skipped in the same read as the header's repeats: the records alone)
+        columns = [[v for i, v in enumerate(c) if i not in set(totals)] for c in columns]
+        rows -= len(totals)
     scanned = rows
     about = ""
     if rows >= SCAN_ROWS:  # the rest is counted by lines, not parsed
@@ -114,9 +128,9 @@ def describe_table(table: Table) -> str:
     if scanned < rows:  # (one year in the rows read says nothing of the rest)
         described = [re.sub(r", all in \d{4}(?=, )", "", x) for x in described]
     skip = f", skiprows={titles}" if titles else ""
-    repeats = table.repeats if len(table.repeats) <= MAX_REPEATS else ()
     if repeats:  # (the header again inside: skipped, every column reads as its values)
-        skip = f", skiprows={[*range(titles), *(titles + r for r in repeats)]}"
+        lines = sorted([*repeats, *(_line_of(i, repeats) for i in totals)])
+        skip = f", skiprows={[*range(titles), *(titles + n for n in lines)]}"
     if sep:
         decimal = any("decimal commas" in line for line in described)
         extra = ", decimal=',', thousands='.'" if decimal else ""
@@ -124,6 +138,8 @@ def describe_table(table: Table) -> str:
     elif titles or repeats:
         sep = f", below {titles} title line{'s' if titles > 1 else ''}" if titles else ""
         sep += f"{' and' if titles else ','} {repeated(len(repeats))}" if repeats else ""
+        label = f"{table.columns[0][totals[0]].strip()!r} in {header[0]!r}" if totals else ""
+        sep += f" and {len(totals)} total row{'s' * (len(totals) > 1)} ({label})" * bool(totals)
         sep += f" (read with pd.read_csv(path{skip}))"
     out = [f"  {about}{rows} rows x {len(header)} columns{sep}. Columns (name: type):", *described]
     if table.repeats and not repeats:

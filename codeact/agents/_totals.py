@@ -52,6 +52,12 @@ def totals_hint(header: list[str], columns: list[list[str]]) -> str:
     """The note's line on rows labelled as totals (``'Total 03/2023'`` in the first column
     with more than half of the others empty), or '' when the table has none or they are
     half its rows or more."""
+    return total_rows(header, columns)[1]
+
+
+def total_rows(header: list[str], columns: list[list[str]]) -> tuple[list[int], str]:
+    """The rows labelled as totals (their indices in ``columns``) and the note's line on
+    them (``totals_hint``), or ``([], "")``."""
     rows = min((len(c) for c in columns), default=0)
     for j, column in enumerate(columns):
         found = [
@@ -82,11 +88,11 @@ def totals_hint(header: list[str], columns: list[list[str]]) -> str:
         count = f"{len(found)} rows are totals" if len(found) > 1 else "1 row is a total"
         shown = " and ".join(repr(f) for f in filled)
         told = f", only {shown} filled in" if filled and len(filled) <= 3 else ""
-        return (
+        return found, (
             f"  {count}, not records ({labels[0]!r} in {name!r}, most other columns empty"
             f"{told}): leave them out first: df = df[~df[{name!r}].astype(str){test}]"
         )
-    return ""
+    return [], ""
 
 
 def totals_problem(question: str, code: str) -> Problem | None:

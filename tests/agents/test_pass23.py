@@ -252,24 +252,28 @@ def test_a_header_repeated_inside_is_skipped_by_the_notes_read_call() -> None:
     assert table is not None and table.repeats == (4,) and table.rows == 7
     assert all("Schein" not in column for column in table.columns)
     note = describe_files({"lese.csv": EXPORT})
-    assert "7 rows x 9 columns, the header row repeated on 1 line inside" in note
-    assert "(read with pd.read_csv(path, skiprows=[4]))" in note
+    # the total row in German skipped by the same read (the records alone are described)
+    assert (
+        "6 rows x 9 columns, the header row repeated on 1 line inside (an export's page "
+        "breaks: not records) and 1 total row ('Summe' in 'Schein') (read with "
+        "pd.read_csv(path, skiprows=[4, 8]))" in note
+    ), note
+    assert "1 row is a total" not in note and "repeat an earlier row exactly" not in note
     (printed,) = exec_with_files(
         {"lese.csv": EXPORT},
-        "import pandas as pd\ndf = pd.read_csv('lese.csv', skiprows=[4])\n"
-        "print(len(df), df['Grad'].iloc[0] == '74', df['Schein'].iloc[3])",
+        "import pandas as pd\ndf = pd.read_csv('lese.csv', skiprows=[4, 8])\n"
+        "print(len(df), df['Grad'].iloc[0] == '74', df['Schein'].iloc[3], df['Nr'].dtype)",
     )
-    assert printed == "7 True A4"  # (the page break gone; 'k.A.' still makes Grad text)
-    # the totals row in German, and nothing counted as a copy of the header
-    assert "1 row is a total, not records ('Summe' in 'Schein'" in note
-    assert "repeat an earlier row exactly" not in note
+    assert printed == "6 True A4 int64"  # (no header, no total: whole numbers are numbers)
+    without = EXPORT.replace(b"Summe", b"A7")  # (no total row: the header's repeat alone)
+    assert "(read with pd.read_csv(path, skiprows=[4]))" in describe_files({"l.csv": without})
 
 
 @pytest.mark.parametrize(
     ("cell", "sent_back"),
     [
         ("df = pd.read_csv('lese.csv')\nprint((df['Hand'].str.lower() == 'ja').sum())", True),
-        ("df = pd.read_csv('lese.csv', skiprows=[4])\nprint(len(df))", False),
+        ("df = pd.read_csv('lese.csv', skiprows=[4, 8])\nprint(len(df))", False),
         (  # (the code leaves the header rows out itself)
             "df = pd.read_csv('lese.csv')\ndf = df[df['Schein'] != 'Schein']\nprint(len(df))",
             False,
@@ -291,7 +295,7 @@ def test_a_read_keeping_the_repeated_header_is_sent_back_with_the_skip(
         assert note is None or "repeats its header row" not in note, note
         return
     assert note is not None and "repeats its header row inside the data" in note, note
-    assert "pd.read_csv('lese.csv', skiprows=[4])" in note
+    assert "pd.read_csv('lese.csv', skiprows=[4, 8])" in note
 
 
 def test_export_columns_get_their_readings() -> None:
