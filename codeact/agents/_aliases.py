@@ -56,6 +56,13 @@ _PAREN = re.compile(
     rf"(?:\s+as)?)\s+{_QUOTE}((?:,?\s+(?:or|and)\s+{_QUOTE})*)\)"
 )
 
+#: "'Reisling' is a misspelling of Riesling", "'Rieslng' and 'Reisling' are typos for Riesling"
+#: (fresh22).
+_MISSPELT = re.compile(
+    rf"{_QUOTE}((?:,?\s+(?:and|or)\s+{_QUOTE})*)\s+(?:is|are)\s+(?:an?\s+)?(?:misspell(?:ing|ed)s?"
+    rf"|misspelt|typos?|wrong spellings?|misprints?)(?:\s+(?:of|for))?\s+{_VALUE}"
+)
+
 
 def stated_aliases(task: str) -> list[tuple[str, str, int]]:
     """(other spelling, the value, where it is said) for each spelling the question says is
@@ -94,6 +101,9 @@ def stated_aliases(task: str) -> list[tuple[str, str, int]]:
             a for a in said if SequenceMatcher(None, a.lower(), m.group(1).lower()).ratio() >= 0.75
         ]
         found += [(a, m.group(1), m.start()) for a in (said if told else close)]
+    for m in _MISSPELT.finditer(task):
+        said = [m.group(1), *re.findall(_QUOTE, m.group(2) or "")]
+        found += [(a, m.group(m.lastindex or 0), m.start()) for a in said]
     for m in _TOGETHER.finditer(task):
         found += [(m.group(1), m.group(3), m.start()), (m.group(2), m.group(3), m.start())]
     also = {at for m in _ALSO.finditer(task) for at in (m.start(),)}  # (said to be the value:

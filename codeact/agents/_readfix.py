@@ -124,13 +124,20 @@ def _with_note_reads(question: str, code: str, only: str = "") -> tuple[str, lis
         rest = m.group(4)
         args = note_read_arguments(question, m.group(3)) or ""
         parts = re.findall(r"(\w+)=('[^']*'|\d+|\[[\d, ]*\])", args)
-        missing = [  # (sep= goes with decimal= and thousands=; skiprows= with header=)
-            f"{k}={v}"
+        missing = [  # (sep= goes with decimal= and thousands=; skiprows= with header=, but
+            f"{k}={v}"  # header=None keeps a header repeated inside: fresh22)
             for k, v in parts
-            if not re.search(_OWN["skiprows" if k == "skiprows" else "sep"], rest)
+            if not re.search(
+                r"\bskiprows\s*="
+                if v[0] == "["
+                else _OWN["skiprows" if k == "skiprows" else "sep"],
+                rest,
+            )
         ]
         if not missing or (only and not any(a.startswith(f"{only}=") for a in missing)):
             return m.group(0)
+        if any(a.startswith("skiprows=[") for a in missing):  # (the header is the header)
+            rest = re.sub(r",\s*header\s*=\s*None\b", "", rest)
         call = f"{m.group(1)}, {', '.join(missing)}{rest})"
         reads.append(call)
         added.extend(missing)

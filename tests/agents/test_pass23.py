@@ -274,6 +274,10 @@ def test_a_header_repeated_inside_is_skipped_by_the_notes_read_call() -> None:
     [
         ("df = pd.read_csv('lese.csv')\nprint((df['Hand'].str.lower() == 'ja').sum())", True),
         ("df = pd.read_csv('lese.csv', skiprows=[4, 8])\nprint(len(df))", False),
+        (  # (header=None keeps the repeat: skipped, and the first line is the header again)
+            "df = pd.read_csv('lese.csv', header=None)\nprint(len(df))",
+            True,
+        ),
         (  # (the code leaves the header rows out itself)
             "df = pd.read_csv('lese.csv')\ndf = df[df['Schein'] != 'Schein']\nprint(len(df))",
             False,
@@ -295,7 +299,7 @@ def test_a_read_keeping_the_repeated_header_is_sent_back_with_the_skip(
         assert note is None or "repeats its header row" not in note, note
         return
     assert note is not None and "repeats its header row inside the data" in note, note
-    assert "pd.read_csv('lese.csv', skiprows=[4, 8])" in note
+    assert "pd.read_csv('lese.csv', skiprows=[4, 8]), print" in note  # (no header=None left)
 
 
 def test_export_columns_get_their_readings() -> None:
@@ -390,3 +394,43 @@ def test_a_sign_listed_with_another_for_no_number_is_coerced_away() -> None:
     )
     assert coerced_marker(question, "k.A.", code) and coerced_marker(question, "-", code)
     assert not coerced_marker(question, "k.A.", "print(df['Säure'].isna().sum())")
+
+
+def test_a_value_said_to_be_a_misspelling_is_an_alias() -> None:
+    from codeact.agents._aliases import stated_aliases
+    from tests.helpers import rule_note
+
+    said = (
+        "'Reisling' is a misspelling of Riesling; 'Silvanr' and 'Sylvaner' are typos for Silvaner."
+    )
+    assert [(a, v) for a, v, _ in stated_aliases(said)] == [
+        ("Reisling", "Riesling"),
+        ("Silvanr", "Silvaner"),
+        ("Sylvaner", "Silvaner"),
+    ]
+    files = {
+        "lese.csv": EXPORT.replace(b"A3,13.10.2023,0042,Silvaner", b"A3,13.10.2023,0042,Reisling")
+    }
+    question = question_of(
+        "How many deliveries were of Riesling grapes?",
+        "Sorte is typed in any case; 'Reisling' is a misspelling of Riesling. Count the "
+        "Riesling deliveries.",
+        files,
+    )
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('lese.csv', skiprows=[4, 8])\n"
+        "print((df['Sorte'].str.strip().str.lower() == 'riesling').sum())"
+    )
+    note = rule_note(question, cell)
+    assert note is not None and "'Reisling' is Riesling too" in note, note
+    told = _told_code(question, cell)
+    (printed,) = exec_with_files(files, told)
+    assert printed == "4"  # (A1, A2, A5 and the misspelt A3)
+
+
+def _told_code(question: str, cell: str) -> str:
+    from tests.agents.test_pass22 import _told
+
+    told = _told(question, "@n[3]", cell, "3")
+    assert told is not None and told.code is not None
+    return told.code
