@@ -124,6 +124,10 @@ def _with_note_reads(question: str, code: str, only: str = "") -> tuple[str, lis
         rest = m.group(4)
         args = note_read_arguments(question, m.group(3)) or ""
         parts = re.findall(r"(\w+)=('[^']*'|\d+|\[[\d, ]*\])", args)
+        lines = next((v for k, v in parts if k == "skiprows" and v[0] == "["), None)
+        own = re.search(r",\s*skiprows\s*=\s*(\[[^\]\n]*\]|\d+)", rest) if lines else None
+        if own and own.group(1).replace(" ", "") != str(lines).replace(" ", ""):
+            rest = rest[: own.start()] + rest[own.end() :]  # (the model's skiprows=1: a guess)
         missing = [  # (sep= goes with decimal= and thousands=; skiprows= with header=, but
             f"{k}={v}"  # header=None keeps a header repeated inside: fresh22)
             for k, v in parts

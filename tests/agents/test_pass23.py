@@ -278,6 +278,10 @@ def test_a_header_repeated_inside_is_skipped_by_the_notes_read_call() -> None:
             "df = pd.read_csv('lese.csv', header=None)\nprint(len(df))",
             True,
         ),
+        (  # (a skip of its own: the header's first line)
+            "df = pd.read_csv('lese.csv', skiprows=1, header=None)\nprint(len(df))",
+            True,
+        ),
         (  # (the code leaves the header rows out itself)
             "df = pd.read_csv('lese.csv')\ndf = df[df['Schein'] != 'Schein']\nprint(len(df))",
             False,
