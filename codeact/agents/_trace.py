@@ -337,10 +337,16 @@ def bare_values(text: str, wanted: Sequence[str], texts: Sequence[str]) -> dict[
 def renamed_values(text: str, wanted: Sequence[str], texts: Sequence[str]) -> dict[str, str]:
     """The asked placeholders filled in order from placeholders under other names
     (``@largest_sales_city[Lyon] @largest_sales[85484554]`` for ``@city`` and
-    ``@city_sales``), when none of the asked names is there, there is one per asked name and
-    every value comes from a cell (``traces``); else empty."""
+    ``@city_sales``; ``@rebsorte[Riesling] @tonnes[588.39]`` for ``@variety`` and ``@tonnes``),
+    when there is one per asked name, each under its asked name or one not asked, in the
+    asked order, some renamed, and every value comes from a cell (``traces``); else empty."""
     tokens = [(n, v.strip()) for n, v in TOKEN.findall(text or "")]
-    if not wanted or len(tokens) != len(wanted) or any(n in wanted for n, _ in tokens):
+    if not wanted or len(tokens) != len(wanted):
+        return {}
+    pairs = list(zip(wanted, tokens, strict=True))
+    if any(n != asked and n in wanted for asked, (n, _) in pairs):
+        return {}
+    if all(n == asked for asked, (n, _) in pairs):
         return {}
     if not all(v and traces(v, texts) for _, v in tokens):
         return {}

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from codeact.agents.validators import ModelRetry
 from codeact.events import AgentOutput, AnswerRetry, RunFinished, ToolCallResult
 from tests.helpers import collect, exec_with_files, question_of
 
@@ -438,3 +439,33 @@ def _told_code(question: str, cell: str) -> str:
     told = _told(question, "@n[3]", cell, "3")
     assert told is not None and told.code is not None
     return told.code
+
+
+@pytest.mark.parametrize(
+    ("answer", "fixed"),
+    [
+        ("@rebsorte[Riesling] @tonnes[588.39]", "@variety[Riesling] @tonnes[588.39]"),
+        ("@sorte[Riesling] @menge[588.39]", "@variety[Riesling] @tonnes[588.39]"),
+        ("@tonnes[588.39] @rebsorte[Riesling]", None),  # (an asked name out of its place)
+        ("@rebsorte[Silvaner] @tonnes[588.39]", None),  # (a value no cell printed)
+    ],
+)
+def test_a_placeholder_renamed_beside_an_asked_one_is_read_in_the_asked_order(
+    answer: str, fixed: str | None
+) -> None:
+    """fresh22_top_variety: the model printed and answered @rebsorte[...] beside @tonnes."""
+    from codeact.agents.validators import AnswerCandidate, CellRun, placeholder_validator
+
+    question = question_of(
+        "Of which variety were the most tonnes delivered?",
+        "@variety[variety_name] @tonnes[tonnes_value]",
+        {"lese.csv": EXPORT},
+    )
+    cell = CellRun(code="print(...)", stdout="@rebsorte[Riesling]\n@tonnes[588.39]\n")
+    candidate = AnswerCandidate(text=answer, question=question, cells=(cell,))
+    if fixed is None:
+        with pytest.raises(ModelRetry):
+            placeholder_validator()(candidate)
+        return
+    got = placeholder_validator()(candidate)
+    assert got is not None and got.text == fixed
