@@ -302,7 +302,9 @@ def filter_problem(question: str, code: str) -> str | None:
     for m in QUOTED.finditer(task):  # (a value once quoted as an example stays one: fresh21)
         value = (m.group(1) or m.group(2)).strip()
         if value in shown:
-            compared = re.search(rf"(?:==|!=)\s*(['\"]){re.escape(value)}\1", code)
+            compared = re.search(
+                rf"(?:==|!=|\.str\.contains\(|\.isin\(\s*\[)\s*(['\"]){re.escape(value)}\1", code
+            )
             bare = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", unquoted)
             if compared and any(c.isdigit() for c in value) and not bare:  # ("is 7 Seater")
                 return problem_of(

@@ -469,3 +469,20 @@ def test_a_placeholder_renamed_beside_an_asked_one_is_read_in_the_asked_order(
         return
     got = placeholder_validator()(candidate)
     assert got is not None and got.text == fixed
+
+
+@pytest.mark.parametrize("test", [".str.contains('5. Oktober 2023')", ".isin(['5. Oktober 2023'])"])
+def test_an_example_date_searched_for_is_sent_back(test: str) -> None:
+    """fresh22_october_deliveries: str.contains('3. Oktober 2023'), the question's example of
+    a date written with the month's name, counted the deliveries of one day."""
+    from codeact.agents._filters import filter_problem
+
+    question = question_of(
+        "How many deliveries arrived in October 2023?",
+        "Datum is written day first with dots ('04.09.2023') or with the month's German name "
+        "('5. Oktober 2023'). Count the deliveries whose Datum is in October 2023.",
+        {"lese.csv": EXPORT},
+    )
+    code = f"import pandas as pd\ndf = pd.read_csv('lese.csv', skiprows=[4, 8])\nprint(df['Datum']{test}.sum())"
+    problem = filter_problem(question, code)
+    assert problem is not None and "only as an example of how values are written" in str(problem)
