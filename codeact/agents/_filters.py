@@ -222,7 +222,7 @@ def described_values(task: str, low_code: str) -> set[int]:
 #: A sentence saying to leave a quoted value's rows out (``a summary line ('TOTAL'), not a
 #: loan: leave it out``).
 _EXCLUDES = re.compile(
-    r"\b(?:leave (?:it|them|\w+ rows?) out|leave out|exclud\w*|ignor\w*|drop\w*|skip\w*"
+    r"\b(?:leave (?:[\w'-]+ ){1,6}?out\b|leave out|exclud\w*|ignor\w*|drop\w*|skip\w*"
     r"|not (?:a|an|counted|included)\b|except|other than|without)",
     re.I,
 )
@@ -230,7 +230,7 @@ _EXCLUDES = re.compile(
 #: position): a row the question leaves out may already be gone.
 _SELECTS_ROWS = re.compile(
     r"\[[^\n]*?(?:==|!=|<|>|\.isin\(|\.str\.|\.notna\(|\.notnull\(|\.isna\(|~)[^\n]*\]"
-    r"|\.query\(|\.dropna\(|skipfooter|\.iloc\[\s*:\s*-|\[\s*:\s*-\d|\.head\(\s*-|nrows"
+    r"|\.query\(|\.dropna\(|skipfooter|skiprows\s*=\s*\[|\.iloc\[\s*:\s*-|\[\s*:\s*-\d|\.head\(\s*-|nrows"
     r"|(?:==|!=|<|>|\.isin\()[^\n]*\)\s*\.sum\(\)"  # (a count of a test: (a == 'x').sum())
 )
 

@@ -486,3 +486,19 @@ def test_an_example_date_searched_for_is_sent_back(test: str) -> None:
     code = f"import pandas as pd\ndf = pd.read_csv('lese.csv', skiprows=[4, 8])\nprint(df['Datum']{test}.sum())"
     problem = filter_problem(question, code)
     assert problem is not None and "only as an example of how values are written" in str(problem)
+
+
+def test_a_total_row_skipped_by_the_notes_read_is_left_out() -> None:
+    from codeact.agents._filters import filter_problem
+
+    question = question_of(
+        "What is the mean Grad?",
+        "The export ends with a total row with 'Summe' in 'Schein': leave the Summe row out. "
+        "Take the mean Grad.",
+        {"lese.csv": EXPORT},
+    )
+    read = "import pandas as pd\ndf = pd.read_csv('lese.csv'{})\n"
+    mean = "print(pd.to_numeric(df['Grad'], errors='coerce').mean())"
+    assert filter_problem(question, read.format(", skiprows=[4, 8]") + mean) is None
+    kept = filter_problem(question, read.format("") + mean)
+    assert kept is not None and "'Summe'" in str(kept)
