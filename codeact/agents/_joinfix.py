@@ -19,6 +19,7 @@ from codeact.agents._notecols import (
     uses_column,
 )
 from codeact.agents._problem import Problem, problem_of
+from codeact.agents._readfix import ZeroKeyFix, zero_key_fix
 from codeact.agents._unusedfix import failing_lineno, safe_to_repeat, shown_lines
 from codeact.executors.base import ExecutionResult
 
@@ -168,7 +169,9 @@ class NumberKeyFix:
         )
 
 
-def number_key_fix(question: str, result: ExecutionResult, code: str) -> NumberKeyFix | None:
+def number_key_fix(
+    question: str, result: ExecutionResult, code: str
+) -> NumberKeyFix | ZeroKeyFix | None:
     """The cell with the note's number line on the codes column, right after the frame is
     read from its file, when a merge failed on text keys against number keys and what ran
     before can run again (fresh14: 'M-0042' in one file, 42 in the other)."""
@@ -186,7 +189,7 @@ def number_key_fix(question: str, result: ExecutionResult, code: str) -> NumberK
         at, frame = found
         line = f"{frame}[{column!r}] = {made.replace('df[', f'{frame}[')}"
         return NumberKeyFix(code="\n".join([*lines[: at + 1], line, *lines[at + 1 :]]), line=line)
-    return None
+    return zero_key_fix(question, result, code)  # (ids with leading zeros read one way each)
 
 
 #: The parts of a "Keys written differently" line: the two columns and files, each side's

@@ -311,3 +311,59 @@ def alias_fix(result: ExecutionResult, code: str) -> AliasFix | None:
         if re.search(rf"\b{alias}\.", code) and not re.search(rf"\bas\s+{alias}\b", code)
     ]
     return AliasFix(code="\n".join([*lines, code]), line="; ".join(lines)) if lines else None
+
+
+#: The key of a merge that failed on text against numbers (``for key 'Mitglied-Nr.'``).
+_KEY_OF = re.compile(r"for key '([^'\n]+)'")
+
+
+@dataclass(frozen=True)
+class ZeroKeyFix:
+    """A failed merge of ids kept as text with the same ids read as numbers, re-run with
+    each read of a file the note says writes them with leading zeros keeping them as text."""
+
+    code: str
+    reads: tuple[str, ...]
+
+    def note(self) -> str:
+        """What the model (and the transcript) is told about the re-run."""
+        return (
+            "Your cell failed: it merges ids kept as text with the same ids read as numbers. "
+            f"I re-ran your cell with {'; '.join(self.reads)} (the ids as written, leading "
+            "zeros and all, as the files note says); read them so from now on. Output of the "
+            "re-run:"
+        )
+
+
+def zero_key_fix(question: str, result: ExecutionResult, code: str) -> ZeroKeyFix | None:
+    """The cell with ``dtype={key: str}`` added to each read of a file whose ``key`` the
+    files note says is written with leading zeros, when a merge on ``key`` failed on text
+    against numbers (fresh22: one file read with ``dtype={'Mitglied-Nr.': str}``, the other
+    not) and what ran before can run again."""
+    error = result.error
+    key = _KEY_OF.search(error.message) if error is not None else None
+    if error is None or key is None or not safe_to_repeat(code, error.traceback):
+        return None
+    name = key.group(1)
+    said = re.compile(rf"^  - {re.escape(repr(name))}: [^\n]*written with leading zeros", re.M)
+    zeros = [
+        file
+        for file in file_columns(question)
+        if (at := question.find(f"- {file!r} (")) >= 0
+        and said.search(question, at, _section_end(question, at))
+    ]
+    reads: list[str] = []
+
+    def kept(m: re.Match[str]) -> str:
+        if m.group(3) not in zeros or re.search(r"\bdtype\s*=", m.group(4)):
+            return m.group(0)
+        reads.append(f"{m.group(1)}{m.group(4)}, dtype={{{name!r}: str}})")
+        return reads[-1]
+
+    fixed = _READ.sub(kept, code)
+    return ZeroKeyFix(code=fixed, reads=tuple(reads)) if reads else None
+
+
+def _section_end(question: str, at: int) -> int:
+    end = question.find("\n- ", at + 1)
+    return end if end >= 0 else len(question)

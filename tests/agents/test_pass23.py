@@ -502,3 +502,28 @@ def test_a_total_row_skipped_by_the_notes_read_is_left_out() -> None:
     assert filter_problem(question, read.format(", skiprows=[4, 8]") + mean) is None
     kept = filter_problem(question, read.format("") + mean)
     assert kept is not None and "'Summe'" in str(kept)
+
+
+GROWERS = b"Nr,Name,Ort\n0042,Anna Weber,Forst\n0007,Karl Roth,Deidesheim\n0100,Eva Kuhn,Forst\n"
+
+
+@pytest.mark.anyio
+@pytest.mark.filterwarnings("ignore::UserWarning")
+async def test_a_merge_of_ids_kept_as_text_with_ids_read_as_numbers_is_re_run() -> None:
+    """fresh22: the deliveries read with dtype={'Mitglied-Nr.': str} as the note says, the
+    growers without: 'You are trying to merge on str and int64 columns'."""
+    from tests.helpers import run_one_cell
+
+    files = {"lese.csv": EXPORT, "growers.csv": GROWERS}
+    question = question_of("Which village delivered most?", "@village[name]", files)
+    cell = (
+        "import pandas as pd\n"
+        "df = pd.read_csv('lese.csv', skiprows=[4, 8], dtype={'Nr': str})\n"
+        "g = pd.read_csv('growers.csv')\n"
+        "m = df.merge(g, on='Nr')\nprint(m.groupby('Ort').size().to_dict())"
+    )
+    result = await run_one_cell(files, cell, question)
+    out = str(result.tool_output.content)
+    assert "I re-ran your cell with pd.read_csv('growers.csv', dtype={'Nr': str})" in out, out
+    assert "{'Deidesheim': 2, 'Forst': 4}" in out
+    assert not result.tool_output.is_error
