@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from codeact.agents._notecols import file_columns
+from codeact.agents._notecols import file_columns, task_text, uses_column
 from codeact.agents._problem import Problem, problem_of
 from codeact.agents._unusedfix import safe_to_repeat
 from codeact.executors.base import ExecutionResult
@@ -352,18 +352,53 @@ def zero_key_fix(question: str, result: ExecutionResult, code: str) -> ZeroKeyFi
         if (at := question.find(f"- {file!r} (")) >= 0
         and said.search(question, at, _section_end(question, at))
     ]
+    fixed, reads = _read_as_text(code, zeros, name)
+    return ZeroKeyFix(code=fixed, reads=tuple(reads)) if reads else None
+
+
+def _read_as_text(code: str, files: list[str], column: str) -> tuple[str, list[str]]:
+    """``code`` with ``dtype={column: str}`` added to each read of one of ``files`` that
+    gives no ``dtype``, and the new calls."""
     reads: list[str] = []
 
     def kept(m: re.Match[str]) -> str:
-        if m.group(3) not in zeros or re.search(r"\bdtype\s*=", m.group(4)):
+        if m.group(3) not in files or re.search(r"\bdtype\s*=", m.group(4)):
             return m.group(0)
-        reads.append(f"{m.group(1)}{m.group(4)}, dtype={{{name!r}: str}})")
+        reads.append(f"{m.group(1)}{m.group(4)}, dtype={{{column!r}: str}})")
         return reads[-1]
 
-    fixed = _READ.sub(kept, code)
-    return ZeroKeyFix(code=fixed, reads=tuple(reads)) if reads else None
+    return _READ.sub(kept, code), reads
 
 
 def _section_end(question: str, at: int) -> int:
     end = question.find("\n- ", at + 1)
     return end if end >= 0 else len(question)
+
+
+#: A question asking for ids as written, leading zeros and all; a note's column so written.
+_ZEROS_ASKED = re.compile(r"\bleading zeros?\b", re.I)
+_ZEROS_SAID = re.compile(r"^  - ('[^'\n]+'): [^\n]*written with leading zeros", re.M)
+
+
+def zeros_problem(question: str, code: str) -> Problem | None:
+    """The question asks for ids with their leading zeros, the files note says a column the
+    code uses is written with them, and the code reads its file as numbers (no ``dtype``,
+    no ``zfill``): ``0253`` comes out as 253. Sent back with the reads keeping them."""
+    if not _ZEROS_ASKED.search(task_text(question)) or re.search(r"\bdtype\s*=|zfill|:0\d", code):
+        return None
+    for file in file_columns(question):
+        at = question.find(f"- {file!r} (")
+        section = question[at : _section_end(question, at)]
+        for name in _ZEROS_SAID.findall(section):
+            column = ast.literal_eval(name)
+            fixed, reads = (
+                _read_as_text(code, [file], column) if uses_column(code, column) else ("", [])
+            )
+            if reads:
+                return problem_of(
+                    f"The question asks for {column!r} as written, leading zeros and all, and "
+                    f"your code reads it as numbers ('0042' becomes 42). Read it with "
+                    f"{'; '.join(reads)}, print the result, then answer.",
+                    fixed,
+                )
+    return None

@@ -105,7 +105,7 @@ from codeact.agents._placeholders import TOKEN
 from codeact.agents._pmtimes import pm_problem
 from codeact.agents._precedence import precedence_problem
 from codeact.agents._problem import Problem, first_time, problem_of
-from codeact.agents._readfix import title_problem, unit_problem
+from codeact.agents._readfix import title_problem, unit_problem, zeros_problem
 from codeact.agents._rowrules import row_rules
 from codeact.agents._signs import sign_problem
 from codeact.agents._stale import settled_answer, stale_problem, stale_values_note
@@ -232,6 +232,7 @@ def _problems(
     question = candidate.question
     task = task_text(question)
     yield "titles", lambda: title_problem(question, code)
+    yield "zeros", lambda: zeros_problem(question, code)
     yield "period", lambda: period_problem(question, code)
     yield "fiscal", lambda: fiscal_quarter_problem(question, code)
     yield "day", lambda: day_problem(question, code)

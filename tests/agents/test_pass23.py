@@ -527,3 +527,33 @@ async def test_a_merge_of_ids_kept_as_text_with_ids_read_as_numbers_is_re_run() 
     assert "I re-ran your cell with pd.read_csv('growers.csv', dtype={'Nr': str})" in out, out
     assert "{'Deidesheim': 2, 'Forst': 4}" in out
     assert not result.tool_output.is_error
+
+
+def test_ids_asked_with_their_leading_zeros_are_read_as_text() -> None:
+    """fresh22_top_paid_grower: 'keep it as written, leading zeros included' (0253), read
+    as numbers the id is 253."""
+    from codeact.agents._readfix import zeros_problem
+
+    files = {"lese.csv": EXPORT}
+    asked = (
+        "Which grower was paid the most?",
+        "Nr is the member number with leading zeros ('0042'); keep it as written. "
+        "@grower[member_no]",
+    )
+    question = question_of(*asked, files)
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('lese.csv', skiprows=[4, 8])\n"
+        "print(df['Nr'].iloc[0])"
+    )
+    (printed,) = exec_with_files(files, cell)
+    assert printed == "42"
+    from tests.agents.test_pass22 import _told
+
+    problem = _told(question, "@grower[42]", cell, "42")  # (as codeact run's rules tell it)
+    assert problem is not None and problem.code is not None, problem
+    assert "leading zeros and all" in str(problem) and "dtype={'Nr': str}" in str(problem)
+    (fixed,) = exec_with_files(files, problem.code)
+    assert fixed == "0042"
+    assert zeros_problem(question, problem.code) is None  # (read as text now)
+    plain = question_of(asked[0], "Nr is the member number. @grower[member_no]", files)
+    assert zeros_problem(plain, cell) is None  # (not asked for as written)
