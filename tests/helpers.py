@@ -51,6 +51,20 @@ async def run_scripted(
     """Run a CodeAct agent whose model says ``replies`` on ``question`` (``files`` uploaded
     to a RestrictedExecutor allowing pandas and numpy; ``validators`` check its answers):
     what each ``execute`` call returned, in order, and the scripted model (its requests)."""
+    events, llm = await scripted_events(files, question, replies, validators)
+    results = [e for e in events if isinstance(e, ToolCallResult) and e.tool_name == "execute"]
+    return [str(e.tool_output.content) for e in results], llm
+
+
+async def scripted_events(
+    files: dict[str, bytes],
+    question: str,
+    replies: list[str],
+    validators: list[Any],
+    max_iterations: int = 20,
+) -> tuple[list[Event], Any]:
+    """Every event of ``run_scripted``'s run (with a ``max_iterations`` step limit), and the
+    scripted model."""
     import warnings
 
     from codeact import CodeActAgent, RestrictedExecutor
@@ -63,10 +77,11 @@ async def run_scripted(
     async with ex:
         for name, data in files.items():
             await ex.upload(name, data)
-        agent = CodeActAgent(llm=llm, executor=ex, answer_validators=validators)
+        agent = CodeActAgent(
+            llm=llm, executor=ex, answer_validators=validators, max_iterations=max_iterations
+        )
         events = await collect(agent.run(question))
-    results = [e for e in events if isinstance(e, ToolCallResult) and e.tool_name == "execute"]
-    return [str(e.tool_output.content) for e in results], llm
+    return events, llm
 
 
 def kinds(events: list[Event]) -> list[str]:

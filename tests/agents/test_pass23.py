@@ -10,7 +10,7 @@ import pytest
 
 from codeact.agents.validators import ModelRetry
 from codeact.events import AgentOutput, AnswerRetry, RunFinished, ToolCallResult
-from tests.helpers import collect, exec_with_files, question_of
+from tests.helpers import exec_with_files, question_of
 
 #: Known ratings 5, 1, 2, 2, 4 (mean 2.8, median 2); filled: 18 / 7 = 2.571.
 SHOPS = b"shop,rating\n" + b"".join(
@@ -39,28 +39,14 @@ async def _run(
     """A CodeAct agent with ``codeact run``'s checks and a ``steps`` step limit, its model
     saying ``replies`` (on ``files``, shops.csv unless given): the execute results, the
     model, the run's result and every event."""
-    import warnings
-
-    from codeact import CodeActAgent, RestrictedExecutor
     from codeact.agents._answers import command_line_options
-    from codeact.llms import ScriptedLLM
+    from tests.helpers import scripted_events
 
     files = files or {"shops.csv": SHOPS}
-    options = command_line_options(None, require_execution=True)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ex = RestrictedExecutor(allowed_modules=["pandas", "numpy"])
-    llm = ScriptedLLM(replies, function_calling=False)
-    async with ex:
-        for name, data in files.items():
-            await ex.upload(name, data)
-        agent = CodeActAgent(
-            llm=llm,
-            executor=ex,
-            max_iterations=steps,
-            answer_validators=options["answer_validators"],
-        )
-        events = await collect(agent.run(question_of(*asked, files)))
+    validators = command_line_options(None, require_execution=True)["answer_validators"]
+    events, llm = await scripted_events(
+        files, question_of(*asked, files), replies, validators, max_iterations=steps
+    )
     results = [e for e in events if isinstance(e, ToolCallResult) and e.tool_name == "execute"]
     (finished,) = [e for e in events if isinstance(e, RunFinished)]
     return results, llm, finished.result, events
@@ -321,18 +307,14 @@ def test_export_columns_get_their_readings() -> None:
     datum = _note_line("Datum")
     assert "'Dezember': 'December'" in datum and "'Oktober': 'October'" in datum, datum
     reading = datum[datum.index("pd.to_datetime") : datum.index(", e.g.")]
-    (months,) = exec_with_files(
+    value = menge[menge.index("pd.to_numeric(") : menge.index("; unit")]
+    read = "import pandas as pd\ndf = pd.read_csv('lese.csv', skiprows=[4, 8])\n"
+    months, kilos = exec_with_files(
         {"lese.csv": EXPORT},
-        "import pandas as pd\ndf = pd.read_csv('lese.csv', skiprows=[4])\n"
-        f"d = {reading}\nprint(list(d.dt.month.dropna().astype(int)))",
+        f"{read}print(list({reading}.dt.month))",
+        f"{read}print(list({value}))",
     )
     assert months == "[9, 10, 10, 11, 9, 12]"
-    value = menge[menge.index("pd.to_numeric(") : menge.index("; unit")]
-    (kilos,) = exec_with_files(
-        {"lese.csv": EXPORT},
-        "import pandas as pd\ndf = pd.read_csv('lese.csv', skiprows=[4])\n"
-        f"print(list({value}.iloc[:6]))",
-    )
     assert kilos == "[1240.0, 0.91, 800.0, 2.1, 2300.0, 700.0]"
 
 
