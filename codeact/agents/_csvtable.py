@@ -52,13 +52,16 @@ class Table:
     rows: int
     body: str
     #: The lines (0 is the header's) of rows repeating the header (an export's page breaks),
-    #: left out of ``columns`` and ``rows``.
+    #: left out of ``columns`` and ``rows``; empty when line numbers cannot say (a quoted line
+    #: break, a scan stopped early) while ``repeated`` counts those seen.
     repeats: tuple[int, ...] = ()
+    repeated: int = 0
 
 
 def read_table(text: str, *, single_column: bool = False) -> Table | None:
     """The table of a CSV text, or None when it does not parse as one (one column counts only
     with ``single_column``: a ``.csv`` file); title lines above the header are skipped."""
+    text = text.removeprefix("\ufeff")  # (a byte-order mark: pandas drops it too)
     titles = title_lines(text)
     if titles:
         text = text.split("\n", titles)[-1]
@@ -83,6 +86,7 @@ def read_table(text: str, *, single_column: bool = False) -> Table | None:
                 break
     except csv.Error:
         return None
-    if repeats and reader.line_num != rows + len(repeats) + 1:
-        repeats = []  # (a quoted line break: line numbers are not rows; left as it is)
-    return Table(titles, delimiter, header, columns, rows, text, tuple(repeats))
+    count = len(repeats)
+    if rows >= SCAN_ROWS or reader.line_num != rows + count + 1:
+        repeats = []  # (more may follow; or a quoted line break: line numbers are not rows)
+    return Table(titles, delimiter, header, columns, rows, text, tuple(repeats), count)

@@ -113,8 +113,9 @@ def date_formats_hint(values: list[str], name: str) -> str:
     if formats is None:
         return ""
     column = f"df[{name!r}]"
-    if used:
-        column = f"{column}.replace({dict(sorted(used.items()))!r}, regex=True)"
+    if used:  # (whole words: 'Okt' inside 'Oktober' stays)
+        words = {rf"\b{word}\b": english for word, english in sorted(used.items())}
+        column = f"{column}.replace({words!r}, regex=True)"
     examples = [written[values.index(next(v for v in values if _parses(v, f)))] for f in formats]
     reads = [f"pd.to_datetime({column}, format={f!r}, errors='coerce')" for f in formats]
     reading = reads[0] + "".join(f".fillna({r})" for r in reads[1:])

@@ -110,7 +110,7 @@ def describe_table(table: Table) -> str:
     titles, delimiter, header, columns = table.titles, table.delimiter, table.header, table.columns
     rows, text = table.rows, table.body
     repeats = table.repeats if len(table.repeats) <= MAX_REPEATS else ()
-    totals, _line = total_rows(header, columns) if repeats else ([], "")
+    totals, _line, labelled = total_rows(header, columns) if repeats else ([], "", 0)
     if totals:  # (skipped in the same read as the header's repeats: the records alone)
         columns = [[v for i, v in enumerate(c) if i not in set(totals)] for c in columns]
         rows -= len(totals)
@@ -132,20 +132,23 @@ def describe_table(table: Table) -> str:
         lines = sorted([*repeats, *(_line_of(i, repeats) for i in totals)])
         skip = f", skiprows={[*range(titles), *(titles + n for n in lines)]}"
     if sep:
-        decimal = any("decimal commas" in line for line in described)
+        decimal = any("decimal commas: read the file" in line for line in described)
         extra = ", decimal=',', thousands='.'" if decimal else ""
         sep += f" (read with pd.read_csv(path, sep={delimiter!r}{extra}{skip}))"
     elif titles or repeats:
         sep = f", below {titles} title line{'s' if titles > 1 else ''}" if titles else ""
         sep += f"{' and' if titles else ','} {repeated(len(repeats))}" if repeats else ""
-        label = f"{table.columns[0][totals[0]].strip()!r} in {header[0]!r}" if totals else ""
-        sep += f" and {len(totals)} total row{'s' * (len(totals) > 1)} ({label})" * bool(totals)
+        if totals:
+            label = f"{table.columns[labelled][totals[0]].strip()!r} in {header[labelled]!r}"
+            sep += f" and {len(totals)} total row{'s' * (len(totals) > 1)} ({label})"
         sep += f" (read with pd.read_csv(path{skip}))"
     out = [f"  {about}{rows} rows x {len(header)} columns{sep}. Columns (name: type):", *described]
-    if table.repeats and not repeats:
+    if table.repeated and not repeats:  # (no line numbers to skip: a filter after the read)
         first = header[0]
+        seen = " (in the rows read)" * (table.rows >= SCAN_ROWS)
+        said = repeated(table.repeated)
         out.append(
-            f"  {repeated(len(table.repeats))}: leave them out with "
+            f"  {said[0].upper()}{said[1:]}{seen}: leave them out with "
             f"df = df[df[{first!r}] != {first!r}], then convert the columns you need"
         )
     if len(header) > MAX_COLUMNS:

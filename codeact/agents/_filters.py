@@ -8,6 +8,7 @@ import re
 
 from codeact.agents._aliases import stated_aliases
 from codeact.agents._clockmins import in_other_units
+from codeact.agents._leftout import left_out, sentence_of
 from codeact.agents._nomarks import noted_sign
 from codeact.agents._notecols import (
     CATEGORY,
@@ -211,58 +212,23 @@ def described_values(task: str, low_code: str) -> set[int]:
         (m.group(1) or m.group(2)).strip().lower() for m in quoted if m.start() not in told
     }
     for group in legends:
-        sentence = _sentence(task, group[0].start(), group[-1].end())
-        mates = [g for g in legends if _sentence(task, g[0].start(), g[-1].end()) == sentence]
+        sentence = sentence_of(task, group[0].start(), group[-1].end())
+        mates = [g for g in legends if sentence_of(task, g[0].start(), g[-1].end()) == sentence]
         seen = {(m.group(1) or m.group(2)).strip().lower() for g in mates for m in g}
-        if len(mates) > 1 and (any(v in low_code for v in seen) or not seen & elsewhere):
+        bracketed = task.rfind("(", 0, group[0].start()) > task.rfind(")", 0, group[0].start())
+        meant = [_meaning(task, g[-1].end()) for g in mates]  # ("picked by hand" asked too)
+        asked = any(len(w) > 3 and task.lower().count(w) > 1 for w in meant)
+        if len(mates) > 1 and (
+            any(v in low_code for v in seen) or (bracketed and not seen & elsewhere and not asked)
+        ):
             out |= {m.start() for m in group}
     return out
 
 
-#: A sentence saying to leave a quoted value's rows out (``a summary line ('TOTAL'), not a
-#: loan: leave it out``).
-_EXCLUDES = re.compile(
-    r"\b(?:leave (?:[\w'-]+ ){1,6}?out\b|leave out|exclud\w*|ignor\w*|drop\w*|skip\w*"
-    r"|not (?:a|an|counted|included)\b|except|other than|without)",
-    re.I,
-)
-#: Code that selects rows some other way (a condition, dropped missing values, rows cut by
-#: position): a row the question leaves out may already be gone.
-_SELECTS_ROWS = re.compile(
-    r"\[[^\n]*?(?:==|!=|<|>|\.isin\(|\.str\.|\.notna\(|\.notnull\(|\.isna\(|~)[^\n]*\]"
-    r"|\.query\(|\.dropna\(|skipfooter|skiprows\s*=\s*\[|\.iloc\[\s*:\s*-|\[\s*:\s*-\d|\.head\(\s*-|nrows"
-    r"|(?:==|!=|<|>|\.isin\()[^\n]*\)\s*\.sum\(\)"  # (a count of a test: (a == 'x').sum())
-)
-
-
-def _sentence(task: str, start: int, end: int) -> str:
-    """The sentence around ``task[start:end]``."""
-    left = max(task.rfind(". ", 0, start), task.rfind("\n", 0, start))
-    right = min((i for i in (task.find(". ", end), task.find("\n", end)) if i >= 0), default=None)
-    return task[left + 1 : right]
-
-
-#: Words naming a row that is not data (a summary line, a footer).
-_NOT_DATA = re.compile(r"\b(?:summary|sub-?totals?|totals?|footer|header)\b", re.I)
-
-
-def left_out(task: str, start: int, end: int, code: str) -> bool:
-    """The question says to leave out a row that is not data and names its marker (or the
-    marker's column) at ``task[start:end]`` next to the words that say so (``a summary line
-    (Loan ID 'TOTAL'), not a loan: leave it out``), and the code selects its rows by another
-    condition or position (a loan count by section never meets the summary row). A value
-    quoted elsewhere in the sentence (``from 'Science', excluding the 'TOTAL' summary row``)
-    is still a filter."""
-    sentence_start = max(task.rfind(". ", 0, start), task.rfind("\n", 0, start)) + 1
-    sentence = _sentence(task, start, end)
-    if not _EXCLUDES.search(sentence) or not _SELECTS_ROWS.search(code):
-        return False
-    for word in _NOT_DATA.finditer(sentence):
-        at = sentence_start + word.start()
-        between = task[min(at, end) : max(at, start)]
-        if len(between) <= 40 and "'" not in between and '"' not in between:
-            return True
-    return False
+def _meaning(task: str, end: int) -> str:
+    """What a legend's value stands for (``'ja' if picked by hand, ...``: "picked by hand")."""
+    m = _LEGEND.match(task, end)
+    return re.split(r"[,;().]", task[m.end() :] if m else "", maxsplit=1)[0].strip().lower()
 
 
 def _example(task: str, m: re.Match[str]) -> bool:
@@ -327,6 +293,10 @@ def filter_problem(question: str, code: str) -> str | None:
             continue  # ("'not synced' was not recorded": converted to NaN, or read as NaN)
         if left_out(task, m.start(), m.end(), code) or coerced_marker(question, value, code):
             continue  # (the code drops the row the question leaves out, or made it NaN)
+        if re.search(rf"total rows? \({re.escape(repr(value))} in ", question) and re.search(
+            r"skiprows\s*=\s*\[", code
+        ):
+            continue  # (a total the note's read skips with the header's repeats: fresh22)
         if value in columns:
             continue  # (a column's name: "the month in 'Batch No'"; the column rule's)
         listed = rf"(?:'[^'\n]*' and )*{re.escape(repr(value))}(?: and '[^'\n]*')*"  # (fresh18)

@@ -19,8 +19,8 @@ from codeact.agents._notecols import (
     uses_column,
 )
 from codeact.agents._problem import Problem, problem_of
-from codeact.agents._readfix import ZeroKeyFix, zero_key_fix
 from codeact.agents._unusedfix import failing_lineno, safe_to_repeat, shown_lines
+from codeact.agents._zeros import ZeroKeyFix, zero_key_fix
 from codeact.executors.base import ExecutionResult
 
 #: The files note's line for a key inside another file's codes (``_prefixkeys``).

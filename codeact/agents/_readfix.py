@@ -14,13 +14,13 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from codeact.agents._notecols import file_columns, task_text, uses_column
+from codeact.agents._notecols import file_columns
 from codeact.agents._problem import Problem, problem_of
 from codeact.agents._unusedfix import safe_to_repeat
 from codeact.executors.base import ExecutionResult
 
 #: ``pd.read_csv('name.csv'`` + the rest of the call's arguments (one level of parentheses).
-_READ = re.compile(r"(\bpd\.read_csv\(\s*(['\"])([^'\"\n]+)\2)((?:[^()\n]|\([^()\n]*\))*)\)")
+READ_CALL = re.compile(r"(\bpd\.read_csv\(\s*(['\"])([^'\"\n]+)\2)((?:[^()\n]|\([^()\n]*\))*)\)")
 _HOW = re.compile(
     r"(?:separated by '[^']+'|below \d+ title lines?|the header row repeated on \d+ lines?)"
     r"[^\n]*? \(read with pd\.read_csv\(path, (.*?)\)\)\. Columns"
@@ -92,7 +92,7 @@ def title_problem(question: str, code: str) -> Problem | None:
     (no ``skiprows=`` or ``header=``): a title is the header, the real header a row, the
     columns ``'Unnamed: 3'``. Sent back with the note's read call in its place."""
     out, reads, added = _with_note_reads(question, code, only="skiprows")
-    if not reads:
+    if not reads or _read_right_later(question, code):
         return None
     if all(a.startswith("skiprows=[") for a in added if a.startswith("skiprows=")):
         names = {c for columns in file_columns(question).values() for c in columns}
@@ -113,6 +113,17 @@ def title_problem(question: str, code: str) -> Problem | None:
     )
 
 
+def _read_right_later(question: str, code: str) -> bool:
+    """Whether the last read of each file the code reads plainly (a look first) already has
+    the note's read arguments: its result is what the answer came from."""
+    last: dict[str, str] = {}
+    for m in READ_CALL.finditer(code):
+        last[m.group(3)] = m.group(0)
+    return bool(last) and all(
+        not _with_note_reads(question, call, only="skiprows")[1] for call in last.values()
+    )
+
+
 def _with_note_reads(question: str, code: str, only: str = "") -> tuple[str, list[str], list[str]]:
     """``code`` with the note's read arguments each read lacks added to it (the separator
     with its decimal marks, the title lines to skip; with ``only``: reads that lack that
@@ -126,7 +137,7 @@ def _with_note_reads(question: str, code: str, only: str = "") -> tuple[str, lis
         parts = re.findall(r"(\w+)=('[^']*'|\d+|\[[\d, ]*\])", args)
         lines = next((v for k, v in parts if k == "skiprows" and v[0] == "["), None)
         own = re.search(r",\s*skiprows\s*=\s*(\[[^\]\n]*\]|\d+)", rest) if lines else None
-        if own and own.group(1).replace(" ", "") != str(lines).replace(" ", ""):
+        if own and set(re.findall(r"\d+", own.group(1))) != set(re.findall(r"\d+", lines or "")):
             rest = rest[: own.start()] + rest[own.end() :]  # (the model's skiprows=1: a guess)
         missing = [  # (sep= goes with decimal= and thousands=; skiprows= with header=, but
             f"{k}={v}"  # header=None keeps a header repeated inside: fresh22)
@@ -140,14 +151,15 @@ def _with_note_reads(question: str, code: str, only: str = "") -> tuple[str, lis
         ]
         if not missing or (only and not any(a.startswith(f"{only}=") for a in missing)):
             return m.group(0)
-        if any(a.startswith("skiprows=[") for a in missing):  # (the header is the header)
-            rest = re.sub(r",\s*header\s*=\s*None\b", "", rest)
+        if any(a.startswith("skiprows=[") for a in missing):  # (the header is the header:
+            named = re.search(r"\bnames\s*=", rest)  # with names= given, header=0 says so)
+            rest = re.sub(r",\s*header\s*=\s*(?:None|\d+)\b", ", header=0" if named else "", rest)
         call = f"{m.group(1)}, {', '.join(missing)}{rest})"
         reads.append(call)
         added.extend(missing)
         return call
 
-    return _READ.sub(fixed, code), reads, added
+    return READ_CALL.sub(fixed, code), reads, added
 
 
 #: The note's conversion of a column of numbers with a unit (``'1.178,3 kWh'``).
@@ -311,94 +323,3 @@ def alias_fix(result: ExecutionResult, code: str) -> AliasFix | None:
         if re.search(rf"\b{alias}\.", code) and not re.search(rf"\bas\s+{alias}\b", code)
     ]
     return AliasFix(code="\n".join([*lines, code]), line="; ".join(lines)) if lines else None
-
-
-#: The key of a merge that failed on text against numbers (``for key 'Mitglied-Nr.'``).
-_KEY_OF = re.compile(r"for key '([^'\n]+)'")
-
-
-@dataclass(frozen=True)
-class ZeroKeyFix:
-    """A failed merge of ids kept as text with the same ids read as numbers, re-run with
-    each read of a file the note says writes them with leading zeros keeping them as text."""
-
-    code: str
-    reads: tuple[str, ...]
-
-    def note(self) -> str:
-        """What the model (and the transcript) is told about the re-run."""
-        return (
-            "Your cell failed: it merges ids kept as text with the same ids read as numbers. "
-            f"I re-ran your cell with {'; '.join(self.reads)} (the ids as written, leading "
-            "zeros and all, as the files note says); read them so from now on. Output of the "
-            "re-run:"
-        )
-
-
-def zero_key_fix(question: str, result: ExecutionResult, code: str) -> ZeroKeyFix | None:
-    """The cell with ``dtype={key: str}`` added to each read of a file whose ``key`` the
-    files note says is written with leading zeros, when a merge on ``key`` failed on text
-    against numbers (fresh22: one file read with ``dtype={'Mitglied-Nr.': str}``, the other
-    not) and what ran before can run again."""
-    error = result.error
-    key = _KEY_OF.search(error.message) if error is not None else None
-    if error is None or key is None or not safe_to_repeat(code, error.traceback):
-        return None
-    name = key.group(1)
-    said = re.compile(rf"^  - {re.escape(repr(name))}: [^\n]*written with leading zeros", re.M)
-    zeros = [
-        file
-        for file in file_columns(question)
-        if (at := question.find(f"- {file!r} (")) >= 0
-        and said.search(question, at, _section_end(question, at))
-    ]
-    fixed, reads = _read_as_text(code, zeros, name)
-    return ZeroKeyFix(code=fixed, reads=tuple(reads)) if reads else None
-
-
-def _read_as_text(code: str, files: list[str], column: str) -> tuple[str, list[str]]:
-    """``code`` with ``dtype={column: str}`` added to each read of one of ``files`` that
-    gives no ``dtype``, and the new calls."""
-    reads: list[str] = []
-
-    def kept(m: re.Match[str]) -> str:
-        if m.group(3) not in files or re.search(r"\bdtype\s*=", m.group(4)):
-            return m.group(0)
-        reads.append(f"{m.group(1)}{m.group(4)}, dtype={{{column!r}: str}})")
-        return reads[-1]
-
-    return _READ.sub(kept, code), reads
-
-
-def _section_end(question: str, at: int) -> int:
-    end = question.find("\n- ", at + 1)
-    return end if end >= 0 else len(question)
-
-
-#: A question asking for ids as written, leading zeros and all; a note's column so written.
-_ZEROS_ASKED = re.compile(r"\bleading zeros?\b", re.I)
-_ZEROS_SAID = re.compile(r"^  - ('[^'\n]+'): [^\n]*written with leading zeros", re.M)
-
-
-def zeros_problem(question: str, code: str) -> Problem | None:
-    """The question asks for ids with their leading zeros, the files note says a column the
-    code uses is written with them, and the code reads its file as numbers (no ``dtype``,
-    no ``zfill``): ``0253`` comes out as 253. Sent back with the reads keeping them."""
-    if not _ZEROS_ASKED.search(task_text(question)) or re.search(r"\bdtype\s*=|zfill|:0\d", code):
-        return None
-    for file in file_columns(question):
-        at = question.find(f"- {file!r} (")
-        section = question[at : _section_end(question, at)]
-        for name in _ZEROS_SAID.findall(section):
-            column = ast.literal_eval(name)
-            fixed, reads = (
-                _read_as_text(code, [file], column) if uses_column(code, column) else ("", [])
-            )
-            if reads:
-                return problem_of(
-                    f"The question asks for {column!r} as written, leading zeros and all, and "
-                    f"your code reads it as numbers ('0042' becomes 42). Read it with "
-                    f"{'; '.join(reads)}, print the result, then answer.",
-                    fixed,
-                )
-    return None

@@ -74,7 +74,7 @@ from codeact.agents._durationfix import date_of_problem
 from codeact.agents._extractmiss import extract_miss_problem
 from codeact.agents._extrafilters import extra_filter_problem
 from codeact.agents._filldrop import filled_dropped_problem
-from codeact.agents._filters import filter_problem, left_out
+from codeact.agents._filters import filter_problem
 from codeact.agents._fiscal import fiscal_quarter_problem
 from codeact.agents._groups import (
     asked_groups,
@@ -89,6 +89,7 @@ from codeact.agents._groups import (
     row_key,
 )
 from codeact.agents._joinfix import join_case_problem
+from codeact.agents._leftout import left_out
 from codeact.agents._mixedunits import mixed_units_problem
 from codeact.agents._nomarks import marked_missing_problem
 from codeact.agents._notecols import (
@@ -105,13 +106,14 @@ from codeact.agents._placeholders import TOKEN
 from codeact.agents._pmtimes import pm_problem
 from codeact.agents._precedence import precedence_problem
 from codeact.agents._problem import Problem, first_time, problem_of
-from codeact.agents._readfix import title_problem, unit_problem, zeros_problem
+from codeact.agents._readfix import title_problem, unit_problem
 from codeact.agents._rowrules import row_rules
 from codeact.agents._signs import sign_problem
 from codeact.agents._stale import settled_answer, stale_problem, stale_values_note
 from codeact.agents._textdates import text_date_problem
 from codeact.agents._textnumfix import empty_zero_problem, gaps_filled_problem
 from codeact.agents._unusedcols import without_unused_conversions
+from codeact.agents._zeros import zeros_problem
 
 _FILL = re.compile(r"\bfill(?:ing|ed)?\b.{0,60}\bmissing\b|\bmissing\b.{0,60}\bfill", re.I)
 _SKIP = re.compile(r"\b(?:skip|ignore|drop|exclude)\w*\b.{0,40}\bmissing\b|\bknown\b", re.I)

@@ -55,9 +55,9 @@ def totals_hint(header: list[str], columns: list[list[str]]) -> str:
     return total_rows(header, columns)[1]
 
 
-def total_rows(header: list[str], columns: list[list[str]]) -> tuple[list[int], str]:
-    """The rows labelled as totals (their indices in ``columns``) and the note's line on
-    them (``totals_hint``), or ``([], "")``."""
+def total_rows(header: list[str], columns: list[list[str]]) -> tuple[list[int], str, int]:
+    """The rows labelled as totals (their indices in ``columns``), the note's line on them
+    (``totals_hint``) and the column of their labels, or ``([], "", 0)``."""
     rows = min((len(c) for c in columns), default=0)
     for j, column in enumerate(columns):
         found = [
@@ -80,19 +80,21 @@ def total_rows(header: list[str], columns: list[list[str]]) -> tuple[list[int], 
         labels = [column[i].strip() for i in found]
         words = {re.match(r"[\w-]+", w).group(0).lower() for w in labels}  # type: ignore[union-attr]
         name = header[j]
-        test = (  # (the word whole: 'Summer Ale' is no 'Sum')
-            f".str.strip().str.match(r'(?i){re.escape(words.pop())}\\b')"
-            if len(words) == 1
-            else ".str.strip().str.match(r'(?i)(sub-?\\s?|grand\\s+)?totals?\\b|sum\\b')"
-        )
+        said = "|".join(re.escape(w) for w in sorted(words))  # (each word whole: 'Summer
+        said = said if len(words) == 1 else f"(?:{said})"  # Ale' is no 'Sum')
+        test = f".str.strip().str.match(r'(?i){said}\\b')"
         count = f"{len(found)} rows are totals" if len(found) > 1 else "1 row is a total"
         shown = " and ".join(repr(f) for f in filled)
         told = f", only {shown} filled in" if filled and len(filled) <= 3 else ""
-        return found, (
-            f"  {count}, not records ({labels[0]!r} in {name!r}, most other columns empty"
-            f"{told}): leave them out first: df = df[~df[{name!r}].astype(str){test}]"
+        return (
+            found,
+            (
+                f"  {count}, not records ({labels[0]!r} in {name!r}, most other columns empty"
+                f"{told}): leave them out first: df = df[~df[{name!r}].astype(str){test}]"
+            ),
+            j,
         )
-    return [], ""
+    return [], "", 0
 
 
 def totals_problem(question: str, code: str) -> Problem | None:

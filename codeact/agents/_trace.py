@@ -339,15 +339,20 @@ def renamed_values(text: str, wanted: Sequence[str], texts: Sequence[str]) -> di
     (``@largest_sales_city[Lyon] @largest_sales[85484554]`` for ``@city`` and
     ``@city_sales``; ``@rebsorte[Riesling] @tonnes[588.39]`` for ``@variety`` and ``@tonnes``),
     when there is one per asked name, each under its asked name or one not asked, in the
-    asked order, some renamed, and every value comes from a cell (``traces``); else empty."""
+    asked order, some renamed (beside asked names only labels: ``@total_orders[1234]`` is
+    no ``@total_sales``), and every value comes from a cell (``traces``); else empty."""
     tokens = [(n, v.strip()) for n, v in TOKEN.findall(text or "")]
     if not wanted or len(tokens) != len(wanted):
         return {}
     pairs = list(zip(wanted, tokens, strict=True))
     if any(n != asked and n in wanted for asked, (n, _) in pairs):
         return {}
-    if all(n == asked for asked, (n, _) in pairs):
+    kept = [n == asked for asked, (n, _) in pairs]
+    if all(kept):
         return {}
+    renamed = [v for k, (_, v) in zip(kept, tokens, strict=True) if not k]
+    if any(kept) and any(NUMBER.fullmatch(v) for v in renamed):
+        return {}  # (beside an asked name, a number renamed may be another quantity)
     if not all(v and traces(v, texts) for _, v in tokens):
         return {}
     return {name: value for name, (_, value) in zip(wanted, tokens, strict=True)}

@@ -4,6 +4,7 @@ step, where no step was left to send the model back)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -305,7 +306,7 @@ def test_export_columns_get_their_readings() -> None:
     assert "leading zeros ('0042')" in _note_line("Nr") and "dtype={'Nr': str}" in _note_line("Nr")
     # German month names beside day-first numbers
     datum = _note_line("Datum")
-    assert "'Dezember': 'December'" in datum and "'Oktober': 'October'" in datum, datum
+    assert r"'\\bDezember\\b': 'December'" in datum and r"'\\bOktober\\b'" in datum, datum
     reading = datum[datum.index("pd.to_datetime") : datum.index(", e.g.")]
     value = menge[menge.index("pd.to_numeric(") : menge.index("; unit")]
     read = "import pandas as pd\ndf = pd.read_csv('lese.csv', skiprows=[4, 8])\n"
@@ -514,7 +515,7 @@ async def test_a_merge_of_ids_kept_as_text_with_ids_read_as_numbers_is_re_run() 
 def test_ids_asked_with_their_leading_zeros_are_read_as_text() -> None:
     """fresh22_top_paid_grower: 'keep it as written, leading zeros included' (0253), read
     as numbers the id is 253."""
-    from codeact.agents._readfix import zeros_problem
+    from codeact.agents._zeros import zeros_problem
 
     files = {"lese.csv": EXPORT}
     asked = (
@@ -539,3 +540,169 @@ def test_ids_asked_with_their_leading_zeros_are_read_as_text() -> None:
     assert zeros_problem(question, problem.code) is None  # (read as text now)
     plain = question_of(asked[0], "Nr is the member number. @grower[member_no]", files)
     assert zeros_problem(plain, cell) is None  # (not asked for as written)
+
+
+# The review's findings (helper, 3a9a67f..ca2489e), each failing before its fix.
+SALES = "Region,Monat,Umsatz\n"
+SALES_ROWS = [f"R{i},M{i},{i * 10}\n" for i in range(6)]
+
+
+def _read_with_note(data: str) -> tuple[str, object]:
+    """The note of ``x.csv`` and the frame its read call gives."""
+    import io
+
+    import pandas as pd
+
+    from codeact.agents.code import describe_files
+
+    note = describe_files({"x.csv": data.encode()})
+    call = re.search(r"pd\.read_csv\(path(.*?)\)\)", note)
+    args = call.group(1) if call else ""
+    return note, eval(f"pd.read_csv(io.StringIO(data){args})", {"pd": pd, "io": io, "data": data})
+
+
+def test_review_notes_of_messy_exports_read_right() -> None:
+    # decimal commas beside 'k.A.' in a ';' file: no decimal=',' for the whole file
+    rows = [("7,8", "3.5"), ("k.A.", "12.25"), ("12,5", "0.75"), ("3", "4.5"), ("4,1", "2.0")]
+    semi = "Sorte;Menge;Preis\n" + "".join(f"S{i};{m};{p}\n" for i, (m, p) in enumerate(rows))
+    _, frame = _read_with_note(semi)
+    assert list(frame["Preis"]) == [3.5, 12.25, 0.75, 4.5, 2.0]  # type: ignore[index]
+    # a quoted line break: no lines to skip, the filter line instead
+    broken = SALES + 'R9,"M\n9",90\n' + "".join(SALES_ROWS[:3]) + SALES + "".join(SALES_ROWS[3:])
+    note, _ = _read_with_note(broken)
+    assert "skiprows" not in note and "df = df[df['Region'] != 'Region']" in note
+    # a byte-order mark before the header: the repeat is still found
+    note, frame = _read_with_note(
+        "\ufeff" + SALES + "".join(SALES_ROWS[:3]) + SALES + "".join(SALES_ROWS[3:])
+    )
+    assert "skiprows=[4]" in note and len(frame) == 6  # type: ignore[arg-type]
+    # a total labelled in the second column
+    ids = "Id,Region,Umsatz,Menge\n"
+    labelled = ids + "1,Nord,10,1\n2,Sued,20,2\n,Summe,30,\n" + ids + "3,Ost,5,1\n4,West,6,2\n"
+    note, frame = _read_with_note(labelled)
+    assert "1 total row ('Summe' in 'Region')" in note and len(frame) == 4  # type: ignore[arg-type]
+
+
+def test_review_a_big_file_with_repeats_past_the_scan_gets_the_filter_line() -> None:
+    from codeact.agents._csvtable import SCAN_ROWS
+
+    body = "".join(
+        (SALES if i and i % 1000 == 0 else "") + f"R{i},M{i % 12},{i}\n"
+        for i in range(SCAN_ROWS + 5000)
+    )
+    note, _ = _read_with_note(SALES + body)
+    assert "skiprows" not in note and "(in the rows read): leave them out with" in note
+
+
+def test_review_month_names_short_and_long_both_read() -> None:
+    _, frame = _read_with_note("Datum,x\n3. Dez 2023,1\n12. Dezember 2023,2\n2023-03-01,3\n")
+    note, _ = _read_with_note("Datum,x\n3. Dez 2023,1\n12. Dezember 2023,2\n2023-03-01,3\n")
+    line = next(x for x in note.splitlines() if x.startswith("  - 'Datum'"))
+    reading = line[line.index("pd.to_datetime") : line.index(", e.g.")]
+    import pandas as pd
+
+    dates = eval(reading, {"pd": pd, "df": frame})
+    assert [d.month for d in dates] == [12, 12, 3]
+
+
+def test_review_several_total_labels_are_all_left_out() -> None:
+    import pandas as pd
+
+    from codeact.agents._totals import totals_hint
+
+    labels = ["R0", "R1", "Zwischensumme Q1", "R2", "R3", "Zwischensumme Q2", "Gesamtsumme"]
+    sums = ["1", "2", "3", "4", "5", "9", "12"]
+    hint = totals_hint(
+        ["Region", "Umsatz", "Note"], [labels, sums, ["x", "y", "", "z", "w", "", ""]]
+    )
+    line = hint[hint.index("df = ") + 5 :]
+    df = pd.DataFrame({"Region": labels, "Umsatz": sums})
+    assert list(eval(line, {"df": df})["Region"]) == ["R0", "R1", "R2", "R3"]
+
+
+@pytest.mark.parametrize(
+    ("said", "cell", "fires"),
+    [
+        ("Give Nr without leading zeros (0042 is 42).", "print(df['Nr'].iloc[0])", False),
+        ("Ignore leading zeros.", "print(df['Nr'].iloc[0])", False),
+        ("Keep Nr with its leading zeros.", "print(df['Nr'].iloc[0])", True),
+        ("Keep Nr with its leading zeros.", "print(str(df['Nr'].iloc[0]).rjust(4, '0'))", False),
+    ],
+)
+def test_review_zeros_are_asked_for_only_when_kept(said: str, cell: str, fires: bool) -> None:
+    from codeact.agents._zeros import zeros_problem
+
+    question = question_of("Which grower?", f"{said} @grower[member_no]", {"lese.csv": EXPORT})
+    code = f"import pandas as pd\ndf = pd.read_csv('lese.csv', skiprows=[4, 8])\n{cell}"
+    assert (zeros_problem(question, code) is not None) == fires
+
+
+@pytest.mark.parametrize(
+    ("read", "rewritten"),
+    [
+        ("header=None, skiprows=1, names=cols", "skiprows=[4, 8], header=0, names=cols"),
+        ("skiprows=[8, 4]", None),  # (the note's lines in another order: right)
+    ],
+)
+def test_review_reads_rewritten_for_the_repeats_still_read_the_header(
+    read: str, rewritten: str | None
+) -> None:
+    from codeact.agents._readfix import title_problem
+
+    question = question_of("How many?", "@n[count]", {"lese.csv": EXPORT})
+    code = f"import pandas as pd\ndf = pd.read_csv('lese.csv', {read})\nprint(len(df))"
+    problem = title_problem(question, code)
+    if rewritten is None:
+        assert problem is None
+        return
+    assert problem is not None and f"pd.read_csv('lese.csv', {rewritten})" in str(problem.code)
+
+
+def test_review_a_header_given_by_number_beside_title_lines_is_taken_out() -> None:
+    from codeact.agents._readfix import title_problem
+
+    data = ("Bericht 2023\nErstellt am 1.1.\n" + SALES + "".join(SALES_ROWS[:3]) + SALES).encode()
+    data += "".join(SALES_ROWS[3:]).encode()
+    question = question_of("What is the total Umsatz?", "@total[value]", {"x.csv": data})
+    code = "import pandas as pd\ndf = pd.read_csv('x.csv', header=2)\nprint(df['Umsatz'].sum())"
+    problem = title_problem(question, code)
+    assert problem is not None and problem.code is not None
+    (total,) = exec_with_files({"x.csv": data}, problem.code)
+    assert total == "150"
+
+
+def test_review_a_plain_first_look_then_the_notes_read_is_not_sent_back() -> None:
+    from codeact.agents._readfix import title_problem
+
+    question = question_of("How many?", "@n[count]", {"lese.csv": EXPORT})
+    look = "import pandas as pd\ndf = pd.read_csv('lese.csv')\nprint(df.head())\n"
+    right = "df = pd.read_csv('lese.csv', skiprows=[4, 8])\nprint(len(df))"
+    assert title_problem(question, look + right) is None
+    assert title_problem(question, right.replace(", skiprows=[4, 8]", "") + "\n" + look) is not None
+
+
+def test_review_a_total_the_notes_read_does_not_skip_is_still_a_filter() -> None:
+    from codeact.agents._filters import filter_problem
+
+    data = SALES + "".join(SALES_ROWS[:4]) + SALES + "".join(SALES_ROWS[4:]) + "TOTAL,alle,280\n"
+    question = question_of(
+        "What is the total Umsatz?",
+        "The last line (Region 'TOTAL') is a summary row, not a region: leave it out.",
+        {"x.csv": data.encode()},
+    )
+    code = "import pandas as pd\ndf = pd.read_csv('x.csv', skiprows=[5])\nprint(df['Umsatz'].sum())"
+    problem = filter_problem(question, code)
+    assert problem is not None and "'TOTAL'" in str(problem)
+
+
+def test_review_a_legend_whose_meaning_is_asked_is_a_filter() -> None:
+    from codeact.agents._filters import filter_problem
+
+    question = question_of(
+        "What is the total Betrag of the deliveries picked by hand?",
+        "Hand ('ja' if picked by hand, 'nein' if not) is written in any case.",
+        {"lese.csv": EXPORT},
+    )
+    code = "import pandas as pd\ndf = pd.read_csv('lese.csv', skiprows=[4, 8])\nprint(len(df))"
+    problem = filter_problem(question, code)
+    assert problem is not None and "'ja'" in str(problem)
