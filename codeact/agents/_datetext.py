@@ -150,11 +150,12 @@ def year_problem(question: str, code: str) -> str | None:
     for m in _YEAR_LIMIT.finditer(task):
         sentence = re.split(r"[.?!;]\s", task[: m.start()])[-1] + task[m.start() : m.end() + 8]
         year, month = m.group("year"), _month_number(m.group("month"))
-        if _COVERS.search(sentence) or (month is None and _all_in(question, year)):
-            continue  # (every date of the files is in that year: the note says so)
-        if year in live and (month is None or _uses_month(live, month)):
+        every = _all_in(question, year)  # (every date of the files is in that year: the
+        if _COVERS.search(sentence) or (month is None and every):  # note says so; "in October
+            continue  # 2023" then asks for the month alone: fresh22)
+        if (year in live or every) and (month is None or _uses_month(live, month)):
             continue
-        if year not in live:
+        if year not in live and not every:
             return (
                 f"The question limits the rows to {year} ({m.group(0).strip()!r}), but your "
                 f"code never uses that year. Keep only those rows (for dates: "
@@ -188,6 +189,7 @@ def _uses_month(live: str, number: int) -> bool:
     """Whether ``live`` code names the month: its name or short name as a word, or its
     number on its own (``== 5``, ``'2024-05'``, ``'/05/'``)."""
     words = rf"\b(?:{_MONTHS[number - 1]}|{_MONTH_NAMES[number]})\b"
+    live = re.sub(r"\.replace\(\s*\{[^{}\n]*\}", "", live)  # (month names put in English)
     return bool(re.search(words, live, re.I) or re.search(rf"(?<![\d.])0?{number}(?![\d.])", live))
 
 

@@ -65,3 +65,37 @@ def filled_dropped_problem(question: str, code: str, asks_fill: bool) -> Problem
             fixed,
         )
     return None
+
+
+#: ``frame['col'] = frame['col'].fillna(...)`` or ``frame['col'].fillna(..., inplace=True)``.
+_FILL_LINE = re.compile(
+    r"^[ \t]*(\w+)\[(['\"])([^'\"\n]+)\2\]\s*=\s*\1\[\2\3\2\]\.fillna\([^\n]*\n?"
+    r"|^[ \t]*(\w+)\[(['\"])([^'\"\n]+)\5\]\.fillna\([^\n]*inplace\s*=\s*True[^\n]*\n?",
+    re.M,
+)
+
+
+def filled_count_problem(code: str) -> Problem | None:
+    """A column's missing values filled, then counted (``.isna().sum()`` of the same column,
+    not assigned again between): after the fill there are none, the count is 0 (fresh22:
+    ``fillna(mode)`` before counting the unmeasured must weights). Runnable without the fill
+    when nothing else reads the column after it."""
+    for m in _FILL_LINE.finditer(code):
+        frame, column = (m.group(1), m.group(3)) if m.group(1) else (m.group(4), m.group(6))
+        ref = rf"\b{re.escape(frame)}\[(['\"]){re.escape(column)}\1\]"
+        rest = code[m.end() :]
+        count = re.search(rf"{ref}\.(?:isna|isnull)\(\)\.sum\(\)", rest)
+        if count is None:
+            continue
+        if re.search(rf"^[ \t]*(?:{re.escape(frame)}|{ref})\s*=", rest[: count.start()], re.M):
+            continue  # (made again before the count)
+        others = rest[: count.start()] + rest[count.end() :]
+        fixed = None if re.search(ref, others) else code[: m.start()] + rest
+        return problem_of(
+            f"Your code fills the missing values of {frame}[{column!r}] "
+            f"({m.group(0).strip()}) and then counts them with {count.group(0)}: after the "
+            "fill there are none, so the count is 0. Count them before filling (or leave the "
+            "fill out), print the result, then answer.",
+            fixed,
+        )
+    return None

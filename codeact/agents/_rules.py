@@ -73,7 +73,7 @@ from codeact.agents._datetext import (
 from codeact.agents._durationfix import date_of_problem
 from codeact.agents._extractmiss import extract_miss_problem
 from codeact.agents._extrafilters import extra_filter_problem
-from codeact.agents._filldrop import filled_dropped_problem
+from codeact.agents._filldrop import filled_count_problem, filled_dropped_problem
 from codeact.agents._filters import filter_problem
 from codeact.agents._fiscal import fiscal_quarter_problem
 from codeact.agents._groups import (
@@ -269,6 +269,7 @@ def _problems(
     yield "column", lambda: column_problem(question, code, written)
     yield "missing", lambda: missing_problem(question, code, candidate.text)
     yield "filled copy", lambda: filled_dropped_problem(question, code, bool(_FILL.search(task)))
+    yield "filled count", lambda: filled_count_problem(code)
     yield "inplace", lambda: inplace_problem([c.code for c in candidate.ok_cells])
     yield "decimal point", lambda: decimal_point_problem(question, code)
     yield "text numbers", lambda: text_number_problem(question, code)

@@ -706,3 +706,57 @@ def test_review_a_legend_whose_meaning_is_asked_is_a_filter() -> None:
     code = "import pandas as pd\ndf = pd.read_csv('lese.csv', skiprows=[4, 8])\nprint(len(df))"
     problem = filter_problem(question, code)
     assert problem is not None and "'ja'" in str(problem)
+
+
+@pytest.mark.parametrize(
+    ("test", "told"),
+    [
+        ("d.dt.month == 10", None),  # (every date is in 2023: the month alone is the filter)
+        ("d.dt.year == 2023", "never uses that month"),  # ('October' in the reading is no test)
+    ],
+)
+def test_a_month_of_the_one_year_needs_no_year(test: str, told: str | None) -> None:
+    """fresh22_october_deliveries (tuned run): the right 290 from .dt.month == 10 was sent
+    back for the year the note says every date has; the model then kept the year alone."""
+    from codeact.agents._datetext import year_problem
+
+    question = question_of(
+        "How many deliveries arrived in October 2023?",
+        "Count the deliveries whose Datum is in October 2023.",
+        {"lese.csv": EXPORT},
+    )
+    line = _note_line("Datum")
+    assert "all in 2023" in line
+    reading = line[line.index("pd.to_datetime") : line.index(", e.g.")]
+    code = (
+        "import pandas as pd\ndf = pd.read_csv('lese.csv', skiprows=[4, 8])\n"
+        f"d = {reading}\nprint(({test}).sum())"
+    )
+    problem = year_problem(question, code)
+    assert (problem is None) if told is None else (told in str(problem)), problem
+
+
+def test_missing_values_filled_then_counted_are_sent_back() -> None:
+    """fresh22_unmeasured_must (tuned run): fillna(mode) and then .isna().sum(): 0."""
+    from codeact.agents._filldrop import filled_count_problem
+
+    files = {"lese.csv": EXPORT}
+    read = "import pandas as pd\ndf = pd.read_csv('lese.csv', skiprows=[4, 8])\n"
+    convert = "df['Grad'] = pd.to_numeric(df['Grad'], errors='coerce')\n"
+    fill = "df['Grad'] = df['Grad'].fillna(df['Grad'].mode()[0])\n"
+    count = "print(df['Grad'].isna().sum())"
+    cell = read + convert + fill + count
+    (printed,) = exec_with_files(files, cell)
+    assert printed == "0"
+    problem = filled_count_problem(cell)
+    assert problem is not None and problem.code is not None and "count is 0" in str(problem)
+    (fixed,) = exec_with_files(files, problem.code)
+    assert fixed == "2"  # ('k.A.' and '-')
+    from tests.helpers import rule_note
+
+    question = question_of("For how many was Grad not measured?", "@n[count]", files)
+    assert "count is 0" in str(rule_note(question, cell))  # (as codeact run's rules tell it)
+    assert filled_count_problem(read + convert + count + "\n" + fill) is None  # (counted first)
+    used = cell + "\nprint(df['Grad'].mean())"  # (the filled column read again: no code)
+    again = filled_count_problem(used)
+    assert again is not None and again.code is None
