@@ -99,7 +99,7 @@ class RunningContainer:
     async def death_reason(self, memory: str) -> tuple[str, str]:
         """Why the kernel went away (an error type and a message), from the engine's state."""
 
-        def inspect() -> tuple[str, str]:
+        def inspect() -> dict[str, Any] | tuple[str, str]:
             try:
                 with engine_errors("Could not inspect the sandbox"):
                     self.container.reload()
@@ -107,19 +107,23 @@ class RunningContainer:
                 return "SandboxCrashed", "the container was removed from outside"
             except ExecutorError as exc:
                 return "SandboxCrashed", str(exc)
-            state = self.container.attrs.get("State", {})
-            if state.get("OOMKilled"):
-                return (
-                    "MemoryError",
-                    f"the sandbox ran out of memory (limit {memory}) and was killed",
-                )
-            return "SandboxCrashed", (
-                f"the sandbox kernel exited (status {state.get('Status')}, "
-                f"exit code {state.get('ExitCode')})"
-            )
+            return dict(self.container.attrs.get("State", {}))
 
-        await anyio.sleep(0.05)  # let the engine record the exit state
-        return await anyio.to_thread.run_sync(inspect)
+        # the engine records the exit state, and the OOM flag, a moment after the kernel's
+        # stream closes (later on a loaded host): asked again until it has
+        state: dict[str, Any] = {}
+        for _ in range(_STATE_POLLS):
+            read = await anyio.to_thread.run_sync(inspect)
+            if isinstance(read, tuple):
+                return read
+            state = read
+            if state.get("OOMKilled") or (
+                state.get("Status") not in ("running", "restarting")
+                and state.get("ExitCode") != _SIGKILLED
+            ):
+                break
+            await anyio.sleep(0.1)
+        return exit_reason(state, memory)
 
     async def remove(self) -> None:
         """Close the kernel's stream and remove the container (already gone is fine)."""
@@ -131,3 +135,26 @@ class RunningContainer:
                     self.container.remove(force=True)
 
             await anyio.to_thread.run_sync(rm)
+
+
+#: How often the engine's state is read for why a kernel died (0.1 s apart), and the exit
+#: code of a process killed with SIGKILL (the OOM killer's, or a kill from outside).
+_STATE_POLLS = 20
+_SIGKILLED = 137
+
+
+def exit_reason(state: dict[str, Any], memory: str) -> tuple[str, str]:
+    """An error type and a message for a kernel the engine reports in ``state`` (its
+    ``State``): out of memory when the engine says so; SIGKILL without that flag (gVisor's
+    own OOM kill sets none) names memory as the likely cause."""
+    if state.get("OOMKilled"):
+        return "MemoryError", f"the sandbox ran out of memory (limit {memory}) and was killed"
+    code = state.get("ExitCode")
+    if code == _SIGKILLED:
+        return "SandboxCrashed", (
+            f"the sandbox kernel was killed (SIGKILL, exit code {code}): most likely it ran "
+            f"out of memory (limit {memory}), or it was killed from outside"
+        )
+    return "SandboxCrashed", (
+        f"the sandbox kernel exited (status {state.get('Status')}, exit code {code})"
+    )
