@@ -9,7 +9,8 @@ import ast
 import re
 from dataclasses import dataclass
 
-from codeact.agents._notecols import file_columns, task_text, uses_column
+from codeact.agents._notecols import file_columns, question_without_note, task_text, uses_column
+from codeact.agents._placeholders import TOKEN
 from codeact.agents._problem import Problem, problem_of
 from codeact.agents._readfix import READ_CALL
 from codeact.agents._unusedfix import safe_to_repeat
@@ -92,8 +93,11 @@ def zeros_problem(question: str, code: str) -> Problem | None:
     """The question asks for ids with their leading zeros, the files note says a column the
     code uses is written with them, and the code reads its file as numbers (no ``dtype``,
     no ``zfill``): ``0253`` comes out as 253. Sent back with the reads keeping them."""
-    task = task_text(question)
-    asked = _ZEROS_ASKED.search(task)
+    # (said of the answer: the format, when there is one; "keep it as written" of a join
+    # key whose village is asked is no ask: fresh22_top_village)
+    lines = question_without_note(question).splitlines()
+    formats = [x for x in lines if TOKEN.search(x) or x.lower().startswith("format")]
+    asked = _ZEROS_ASKED.search("\n".join(formats) if formats else task_text(question))
     if not asked or re.search(r"\bwithout\b", asked.group(0), re.I) or _ZEROS_KEPT.search(code):
         return None
     for file in file_columns(question):

@@ -760,3 +760,26 @@ def test_missing_values_filled_then_counted_are_sent_back() -> None:
     used = cell + "\nprint(df['Grad'].mean())"  # (the filled column read again: no code)
     again = filled_count_problem(used)
     assert again is not None and again.code is None
+
+
+def test_leading_zeros_said_of_a_join_key_are_no_ask_when_the_answer_is_a_village() -> None:
+    """fresh22_top_village (tuned run): "keep it as written, leading zeros included" of the
+    member number both files join on sent back a cell whose answer is a village."""
+    from codeact.agents._zeros import zeros_problem
+    from codeact.agents.code import describe_files
+
+    files = {"lese.csv": EXPORT, "growers.csv": GROWERS}
+    said = (
+        "Nr is four digits with leading zeros ('0042'); keep it as written, leading zeros included."
+    )
+    note = describe_files(files)
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('lese.csv', skiprows=[4, 8])\n"
+        "m = df.merge(pd.read_csv('growers.csv'), on='Nr')\nprint(m.groupby('Ort').size().idxmax())"
+    )
+    village = (
+        f"Question: Which village?\nConstraints: {said}\nFormat: @village[village_name]\n\n{note}"
+    )
+    assert zeros_problem(village, cell) is None
+    grower = village.replace("@village[village_name]", "@grower[member_no], with its leading zeros")
+    assert zeros_problem(grower, cell) is not None
