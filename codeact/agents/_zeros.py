@@ -48,13 +48,7 @@ def zero_key_fix(question: str, result: ExecutionResult, code: str) -> ZeroKeyFi
     if error is None or key is None or not safe_to_repeat(code, error.traceback):
         return None
     name = key.group(1)
-    said = re.compile(rf"^  - {re.escape(repr(name))}: [^\n]*written with leading zeros", re.M)
-    zeros = [
-        file
-        for file in file_columns(question)
-        if (at := question.find(f"- {file!r} (")) >= 0
-        and said.search(question, at, _section_end(question, at))
-    ]
+    zeros = [file for file, column in zero_columns(question) if column == name]
     fixed, reads = _read_as_text(code, zeros, name)
     return ZeroKeyFix(code=fixed, reads=tuple(reads)) if reads else None
 
@@ -100,19 +94,25 @@ def zeros_problem(question: str, code: str) -> Problem | None:
     asked = _ZEROS_ASKED.search("\n".join(formats) if formats else task_text(question))
     if not asked or re.search(r"\bwithout\b", asked.group(0), re.I) or _ZEROS_KEPT.search(code):
         return None
+    for file, column in zero_columns(question):
+        fixed, reads = (
+            _read_as_text(code, [file], column) if uses_column(code, column) else ("", [])
+        )
+        if reads:
+            return problem_of(
+                f"The question asks for {column!r} as written, leading zeros and all, and "
+                f"your code reads it as numbers ('0042' becomes 42). Read it with "
+                f"{'; '.join(reads)}, print the result, then answer.",
+                fixed,
+            )
+    return None
+
+
+def zero_columns(question: str) -> list[tuple[str, str]]:
+    """(file, column) for each column the files note says is written with leading zeros."""
+    out = []
     for file in file_columns(question):
         at = question.find(f"- {file!r} (")
-        section = question[at : _section_end(question, at)]
-        for name in _ZEROS_SAID.findall(section):
-            column = ast.literal_eval(name)
-            fixed, reads = (
-                _read_as_text(code, [file], column) if uses_column(code, column) else ("", [])
-            )
-            if reads:
-                return problem_of(
-                    f"The question asks for {column!r} as written, leading zeros and all, and "
-                    f"your code reads it as numbers ('0042' becomes 42). Read it with "
-                    f"{'; '.join(reads)}, print the result, then answer.",
-                    fixed,
-                )
-    return None
+        section = question[at : _section_end(question, at)] if at >= 0 else ""
+        out += [(file, ast.literal_eval(name)) for name in _ZEROS_SAID.findall(section)]
+    return out
