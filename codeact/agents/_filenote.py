@@ -112,7 +112,8 @@ def describe_table(table: Table) -> str:
     repeats = table.repeats if len(table.repeats) <= MAX_REPEATS else ()
     totals, _line, labelled = total_rows(header, columns) if repeats else ([], "", 0)
     if totals:  # (skipped in the same read as the header's repeats: the records alone)
-        columns = [[v for i, v in enumerate(c) if i not in set(totals)] for c in columns]
+        skipped = set(totals)
+        columns = [[v for i, v in enumerate(c) if i not in skipped] for c in columns]
         rows -= len(totals)
     scanned = rows
     about = ""
