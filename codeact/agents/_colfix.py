@@ -3,7 +3,8 @@ of a column that already holds numbers).
 
 A small model shown the real name (``' WINDSPEED'``) and the fix often resubmits the same
 failing cell. So when a cell fails with a ``KeyError`` for a column name that matches exactly
-one real column of the frame once surrounding whitespace and case are ignored, the cell is run
+one real column of the frame once surrounding whitespace and case are ignored (or, when none
+does, spaces and punctuation too: ``'Mitglied-Nr'`` for ``'Mitglied-Nr.'``), the cell is run
 again, once, with the string literals that name a column that way replaced by the real names
 (only whole string literals, also those inside an f-string's expressions: identifiers and
 substrings are left alone). The model
@@ -22,18 +23,13 @@ without those calls on that line.
 
 from __future__ import annotations
 
-import ast
-import io
-import json
 import re
-import tokenize
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from codeact._parse import parse_source
 from codeact.agents._answerlines import answer_line_fix, final_answer_fix, print_placeholders
 from codeact.agents._clockmins import clock_cell_fix
+from codeact.agents._colnames import ColumnFix, apply_renames, renames_for
 from codeact.agents._datetext import date_test_fix
 from codeact.agents._durationfix import timedelta_round_fix
 from codeact.agents._groupassign import group_assign_fix
@@ -75,133 +71,6 @@ _NAME_BEFORE = re.compile(r"([A-Za-z_]\w*)\s*(?:\[|\.)")
 MAX_FRAMES = 4
 #: Fixes run one after another on one cell, each of another kind, while the cell still fails.
 MAX_FIXES = 3
-
-
-@dataclass(frozen=True)
-class ColumnFix:
-    """A failed cell's code with column names corrected, and what was changed."""
-
-    code: str
-    #: Each string literal's value as written → the real column name.
-    renames: dict[str, str]
-
-    def note(self) -> str:
-        """What the model (and the transcript) is told about the re-run."""
-        parts = [
-            f"column {real!r} {_difference(wrong, real)}" for wrong, real in self.renames.items()
-        ]
-        names = ", ".join(repr(real) for real in self.renames.values())
-        return (
-            f"Your cell failed with a KeyError: {'; '.join(parts)}. I re-ran your cell with "
-            f"{'that name' if len(self.renames) == 1 else 'those names'} ({names}) in place of "
-            f"{', '.join(repr(w) for w in self.renames)}; use the exact names from now on. "
-            "Output of the re-run:"
-        )
-
-
-def _difference(wrong: str, real: str) -> str:
-    """How ``real`` differs from ``wrong``: spaces around it, case."""
-    ends = [
-        side
-        for side, real_end, wrong_end in (
-            (
-                "a leading",
-                real[: len(real) - len(real.lstrip())],
-                wrong[: len(wrong) - len(wrong.lstrip())],
-            ),
-            ("a trailing", real[len(real.rstrip()) :], wrong[len(wrong.rstrip()) :]),
-        )
-        if real_end != wrong_end
-    ]
-    spaces = f"{' and '.join(ends)} space" if ends else ""
-    case = "a different case" if real.strip() != wrong.strip() else ""
-    return "has " + " and ".join(p for p in (spaces, case) if p)
-
-
-def string_literals(code: str) -> list[tuple[int, int, str]]:
-    """Each plain ``str`` literal of ``code``: its start and end offsets and its value."""
-    starts = [0]
-    for line in code.splitlines(keepends=True):
-        starts.append(starts[-1] + len(line))
-    out = []
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(code).readline):
-            if tok.type != tokenize.STRING:
-                continue
-            try:
-                value = ast.literal_eval(tok.string)
-            except (ValueError, SyntaxError):
-                continue  # an f-string
-            if isinstance(value, str):
-                start = starts[tok.start[0] - 1] + tok.start[1]
-                end = starts[tok.end[0] - 1] + tok.end[1]
-                out.append((start, end, value))
-    except (tokenize.TokenError, SyntaxError, IndentationError):
-        return []
-    return sorted(out + _fstring_literals(code, starts))
-
-
-def _fstring_literals(code: str, starts: list[int]) -> list[tuple[int, int, str]]:
-    """The plain ``str`` literals inside the expressions of f-strings (``f"{d.loc[i, 'A']}"``:
-    ``'A'``), which tokenize leaves inside the f-string's one token."""
-    try:
-        tree = parse_source(code)
-    except (SyntaxError, ValueError):
-        return []
-    lines = code.splitlines(keepends=True)
-    out = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.FormattedValue):
-            continue
-        for sub in ast.walk(node.value):
-            if not (isinstance(sub, ast.Constant) and isinstance(sub.value, str)):
-                continue
-            if sub.end_lineno != sub.lineno or sub.end_col_offset is None:
-                continue
-            raw = lines[sub.lineno - 1].encode()  # (ast offsets count UTF-8 bytes)
-            begin = len(raw[: sub.col_offset].decode(errors="replace"))
-            end = len(raw[: sub.end_col_offset].decode(errors="replace"))
-            segment = lines[sub.lineno - 1][begin:end]
-            try:
-                same = ast.literal_eval(segment) == sub.value
-            except (ValueError, SyntaxError):
-                same = False
-            if same:
-                at = starts[sub.lineno - 1]
-                out.append((at + begin, at + end, sub.value))
-    return out
-
-
-def renames_for(code: str, columns: list[str]) -> dict[str, str]:
-    """The literals of ``code`` that are not a column but match exactly one column when
-    surrounding whitespace and case are ignored, each with that column."""
-    real = set(columns)
-    out: dict[str, str] = {}
-    for _, _, value in string_literals(code):
-        if value in real or not value.strip():
-            continue
-        same = [c for c in columns if c.strip().casefold() == value.strip().casefold()]
-        if len(same) == 1:
-            out[value] = same[0]
-    return out
-
-
-def apply_renames(code: str, renames: dict[str, str]) -> str:
-    """``code`` with every string literal whose value is renamed replaced by the real name."""
-    pieces, last = [], 0
-    for start, end, value in string_literals(code):
-        if value in renames:
-            pieces += [code[last:start], _quoted_like(code[start:end], renames[value])]
-            last = end
-    return "".join([*pieces, code[last:]])
-
-
-def _quoted_like(literal: str, value: str) -> str:
-    """``value`` as a literal in the quotes ``literal`` uses (inside an f-string the other
-    quote would end it)."""
-    if literal.lstrip("rRuU").startswith('"'):
-        return json.dumps(value, ensure_ascii=False)
-    return repr(value) if not repr(value).startswith('"') else json.dumps(value)
 
 
 def _missing_names(result: ExecutionResult) -> list[str]:

@@ -42,9 +42,11 @@ _UNIT_NAMES = [
     (r"lit(?:re|er)s?", "l"),
     (r"days?", "days"), (r"weeks?", "weeks"), (r"hours?|hrs?", "h"), (r"minutes?|mins?", "min"),
 ]  # fmt: skip
-#: How a question asks for a unit, most telling first: "in kilograms" or "per kg" in the
-#: question itself; a number in it ("more than 5 kilograms", "longer than 14 days": the
-#: number the code compares with); a number in words ("more than two weeks").
+#: How a question asks for a unit: "in kilograms" or "per kg" in the question itself; a
+#: number in it ("more than 5 kilograms", "longer than 14 days": the number the code compares
+#: with); a number in words ("more than two weeks"); "how many tonnes", "the most tonnes". The
+#: question's own words are read before a number in the constraints ("one tonne is 1000 kg"
+#: there says how to convert, not what is asked: fresh22), a number in words last.
 _ASKING: tuple[str, ...] = (r"\b(?:in|per|to)\s+", r"\d\s*")
 _ASKING += (r"\b(?:one|two|three|four|five|six|seven|ten)\s+",)
 _ASKING += (r"\b(?:how many|most|fewest|fewer|more)\s+",)  # ("How many hours": fresh17)
@@ -247,8 +249,8 @@ def _asked_unit(task: str) -> str | None:
     written do not count), or None when it names none or several the same way."""
     unquoted = re.sub(r"'[^'\n]*'", "", task)
     question = re.split(r"\n\s*Constraints?:", unquoted)[0]
-    places = ((_ASKING[0], question), (_ASKING[1], question), (_ASKING[1], unquoted))
-    for before, where in (*places, (_ASKING[2], question), (_ASKING[3], question)):
+    places = ((_ASKING[0], question), (_ASKING[1], question), (_ASKING[3], question))
+    for before, where in (*places, (_ASKING[1], unquoted), (_ASKING[2], question)):
         asked = {u for p, u in _UNIT_NAMES if re.search(rf"{before}(?:{p})\b", where, re.I)}
         if asked:
             return asked.pop() if len(asked) == 1 else None

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from codeact import CodeActAgent, Context, RestrictedExecutor
-from codeact.agents._colfix import apply_renames, renames_for, string_literals
+from codeact.agents._colnames import apply_renames, renames_for, string_literals
 from codeact.events import Event, RunFinished, ToolCall, ToolCallResult
 from codeact.llms import ScriptedLLM
 from tests.helpers import collect
@@ -288,3 +288,19 @@ async def test_a_fixed_block_sent_again_runs_the_suggestion_a_note_made() -> Non
     assert len(ran) == 2 and ran[1].tool_kwargs["code"].endswith("print(df[' WINDSPEED'].max())")
     assert "so I ran the code the earlier note suggested" in ran[1].tool_output.content
     assert ran[1].tool_output.content.rstrip().endswith("4.5")
+
+
+async def test_a_name_with_other_punctuation_is_fixed_when_one_column_matches() -> None:
+    """fresh22_top_yield_grower: ``groupby('Mitglied-Nr')`` for 'Mitglied-Nr.' failed the
+    cell, and the model went on to other things. Punctuation and spaces inside the name are
+    ignored only when no column matches up to case and outer spaces, and one column does."""
+    renames = renames_for("df.groupby('Mitglied-Nr')['Menge']", ["Mitglied-Nr.", "Menge"])
+    assert renames == {"Mitglied-Nr": "Mitglied-Nr."}
+    assert renames_for("df['Rain']", ["Rain ", "rain"]) == {}  # (two columns: not guessed)
+    assert renames_for("df['A B']", ["A-B", "AB"]) == {}  # (two columns: not guessed)
+    assert renames_for("x = '-'", ["A-B"]) == {}  # (no letters: no name)
+    events, _ = await run([f"<execute>\n{READ}print(df['Wind-Speed'].sum())\n</execute>", "ok"])
+    (result,) = results(events)
+    content = result.tool_output.content
+    assert "column ' WINDSPEED' is spelt with other punctuation or spaces" in content, content
+    assert content.rstrip().endswith("8.0")

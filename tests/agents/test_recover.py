@@ -48,13 +48,13 @@ async def test_a_missing_column_shows_the_real_columns_and_the_one_meant() -> No
     outputs, _ = await run(
         [
             READ,
-            "<execute>\nprint(df['WIND_SPEED'].mean())\n</execute>",
+            "<execute>\nprint(df['WIND_SPEEDS'].mean())\n</execute>",
             "<execute>\ndf.WINDSPEED\n</execute>",
             "done",
         ]
     )
     key_error, attribute_error = outputs[1], outputs[2]
-    assert "KeyError: 'WIND_SPEED'" in key_error
+    assert "KeyError: 'WIND_SPEEDS'" in key_error
     assert "df has the columns (name: dtype) 'DATE': " in key_error
     assert "' WINDSPEED': float64, 'POPULATION': " in key_error
     assert "Did you mean ' WINDSPEED'?" in key_error
