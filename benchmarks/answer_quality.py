@@ -63,6 +63,7 @@ from answer_data_fresh19 import build_fresh19_questions, generate_fresh19_files
 from answer_data_fresh20 import build_fresh20_questions, generate_fresh20_files
 from answer_data_fresh21 import build_fresh21_questions, generate_fresh21_files
 from answer_data_fresh22 import build_fresh22_questions, generate_fresh22_files
+from answer_data_fresh23 import build_fresh23_questions, generate_fresh23_files
 from answer_data_styled import build_styled_questions, generate_styled_files
 
 from codeact import CodeActAgent, Context, RestrictedExecutor
@@ -291,6 +292,7 @@ def every_question() -> tuple[dict[str, bytes], list[Question]]:
     files |= generate_fresh14_files() | generate_fresh15_files() | generate_fresh16_files()
     files |= generate_fresh17_files() | generate_fresh18_files() | generate_fresh19_files()
     files |= generate_fresh20_files() | generate_fresh21_files() | generate_fresh22_files()
+    files |= generate_fresh23_files()
     questions = build_questions(files) + build_styled_questions(files)
     questions += build_fresh_questions(files) + build_fresh2_questions(files)
     questions += build_fresh3_questions(files) + build_fresh4_questions(files)
@@ -303,6 +305,7 @@ def every_question() -> tuple[dict[str, bytes], list[Question]]:
     questions += build_fresh17_questions(files) + build_fresh18_questions(files)
     questions += build_fresh19_questions(files) + build_fresh20_questions(files)
     questions += build_fresh21_questions(files) + build_fresh22_questions(files)
+    questions += build_fresh23_questions(files)
     return files, questions
 
 
@@ -349,7 +352,7 @@ def main() -> None:
     parser.add_argument("--model", default="local", help="model spec (codeact.llms.infer_llm)")
     parser.add_argument(
         "--split",
-        choices=["tune", "heldout", "fresh", *(f"fresh{n}" for n in range(2, 23)), "all"],
+        choices=["tune", "heldout", "fresh", *(f"fresh{n}" for n in range(2, 24)), "all"],
         default="heldout",
         help="fresh: twelve questions never used to tune (benchmarks/answer_data_fresh.py); "
         "fresh2: twenty more (benchmarks/answer_data_fresh2.py); fresh3: twenty more "
@@ -374,7 +377,8 @@ def main() -> None:
         "(benchmarks/answer_data_fresh19.py); fresh20: twenty more, written blind, three joining "
         "two files (benchmarks/answer_data_fresh20.py); fresh21: twenty more, written blind, three "
         "joining two files (benchmarks/answer_data_fresh21.py); fresh22: twenty more, written "
-        "blind, three joining two files (benchmarks/answer_data_fresh22.py)",
+        "blind, three joining two files (benchmarks/answer_data_fresh22.py); fresh23: twenty "
+        "more, written blind, three joining two files (benchmarks/answer_data_fresh23.py)",
     )
     parser.add_argument("--config", action="append", choices=list(CONFIGS))
     parser.add_argument("--skip", default="", help="questions whose id contains this are left out")
