@@ -21,8 +21,11 @@ from codeact.agents._notecols import (
     in_column_name,
     masked_into,
     name_pattern,
+    note_column_kinds,
     note_columns,
     task_text,
+    uses_column,
+    without_comments,
 )
 from codeact.agents._problem import problem_of
 
@@ -148,3 +151,62 @@ def _inside_other(quotes: list[tuple[int, int, str]], at: int, value: str) -> bo
     """Whether ``at`` lies inside a quoted text other than the value itself (a spelling of
     another value: '3D' in 'RealD 3D', 'Dolby' in 'Dolby Cinema')."""
     return any(a < at < b and text.strip().lower() != value.lower() for a, b, text in quotes)
+
+
+#: The files note's whole list of a column's values, folded: "(folded, the values are 'a', 'b')".
+_FOLDED_LIST = re.compile(r"folded, the values are ((?:'[^'\n]*'(?:, )?)+)")
+#: A column's few values, all shown: "5 distinct values, e.g. 'Forst', ..." (five of them).
+_ALL_SHOWN = re.compile(r"\b(\d+) distinct values, e\.g\. (.*)$")
+
+
+def _all_values(kind: str) -> set[str]:
+    """Every value of a text column, folded (case and outer spaces), when the note's
+    description ``kind`` shows them all; else none."""
+    listed = _FOLDED_LIST.search(kind)
+    if listed:
+        return {v.strip().casefold() for v in re.findall(r"'([^'\n]*)'", listed.group(1))}
+    shown = _ALL_SHOWN.search(kind)
+    values = re.findall(r"'([^'\n]*)'", shown.group(2)) if shown else []
+    if shown and len(values) == int(shown.group(1)):
+        return {v.strip().casefold() for v in values}
+    return set()
+
+
+def other_value_problem(question: str, code: str) -> str | None:
+    """The question's own sentence names a value of a text column ("How many hand-picked
+    Riesling deliveries ...?") that no text of the code is (folded), while the code compares
+    that column with another of its values (fresh22_late_riesling: ``df['Rebsorte'] ==
+    'Müller-Thurgau'``, 0 for 6). Values that are plain words are left to the category rule."""
+    asked = re.split(r"\n\s*Constraints?:", task_text(question))[0].casefold()
+    live = without_comments(code)
+    found = re.findall(r"'([^'\n]*)'|\"([^\"\n]*)\"", live)
+    texts = {(a or b).strip().casefold() for a, b in found}
+    aliases = {a.strip().casefold(): v.strip().casefold() for a, v, _at in stated_aliases(question)}
+    texts |= {aliases[t] for t in texts if t in aliases}
+    for name, kind in note_column_kinds(question):
+        values = {v for v in _all_values(kind) if len(v) > 2 and v not in _PLAIN_WORDS}
+        named = sorted(v for v in values if _named(asked, v))
+        others = sorted((values & texts) - set(named))
+        if not named or set(named) & texts or not others or not uses_column(live, name):
+            continue
+        spelt = [re.search(re.escape(v), question, re.I) for v in named]
+        shown = [m.group(0) if m else v for m, v in zip(spelt, named, strict=True)]
+        return (
+            f"The question asks about {' and '.join(shown)} (a value of {name!r}), but your "
+            f"code compares {name!r} with {', '.join(map(repr, others))} and never with "
+            f"{named[0]!r}. Select the rows the question names: compare "
+            f"df[{name!r}].str.strip().str.lower() with {named[0]!r} (the values folded); run "
+            "your code again, print the result, then answer."
+        )
+    return None
+
+
+def _named(asked: str, value: str) -> bool:
+    """Whether the question's sentence ``asked`` (folded) names ``value`` as a word, and
+    not as what was not ("How many parcels could not be delivered?": the Failed ones)."""
+    for m in re.finditer(rf"(?<![\w-]){re.escape(value)}(?![\w]|-\w)", asked):
+        if not re.search(
+            r"\b(?:not|never|no|without)\b(?:\W+\w+){0,2}\W*$|n't\b", asked[: m.start()][-30:]
+        ):
+            return True
+    return False

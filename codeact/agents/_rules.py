@@ -38,7 +38,7 @@ from codeact.agents._aliases import alias_problem
 from codeact.agents._boolcol import bool_column_problem
 from codeact.agents._booltext import bool_text_problem, folded_text_problem
 from codeact.agents._candidate import AnswerCandidate, CellRun
-from codeact.agents._category import category_problem
+from codeact.agents._category import category_problem, other_value_problem
 from codeact.agents._checks import (
     deviation_problem,
     duration_problem_answer,
@@ -248,6 +248,7 @@ def _problems(
     yield "sign", lambda: sign_problem(question, code)
     yield "fractions", lambda: fraction_problem(question, code)
     yield "join case", lambda: join_case_problem(question, code)
+    yield "other value", lambda: other_value_problem(question, code)
     yield "code forms", lambda: code_forms_problem(question, code)
     yield "aliases", lambda: alias_problem(question, code)
     yield "case", lambda: case_problem(question, code)
@@ -337,6 +338,7 @@ def passes_rules(question: str, code: str) -> bool:
         precedence_problem,
         filter_problem,
         category_problem,
+        other_value_problem,
         group_problem,
         label_extreme_problem,
         column_problem,
