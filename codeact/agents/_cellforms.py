@@ -131,12 +131,36 @@ def spelling_hint(present: list[str], name: str) -> str:
             f"and spaces (and hyphens): compare {column}.str.strip().str.lower().str.replace("
             f"r'{SQUEEZE_PATTERN}', '', regex=True) == {_first(squeezed)!r}{_folded(squeezed)}"
         )
+    prefix = _prefix_word(lowered)
+    if prefix:  # ('MV Loch Seil' beside 'Loch Seil': fresh23)
+        bare = list(dict.fromkeys(v.removeprefix(f"{prefix} ").strip() for v in lowered))
+        return (
+            f"{len(set(present))} distinct values as written, {len(bare)} ignoring case, "
+            f"spaces and a leading {prefix.upper()!r}: compare {column}.str.strip().str.lower()"
+            f".str.replace(r'^{prefix}\\s+', '', regex=True) == {_first(bare)!r}{_folded(bare)}"
+        )
     if len(lowered) < distinct or any(v != v.strip() for v in present):
         return (
             f"{len(set(present))} distinct values as written, {len(lowered)} ignoring case and "
             f"spaces: compare {column}.str.strip().str.lower() == {_first(lowered)!r}"
             f"{_folded(lowered)}"
         )
+    return ""
+
+
+def _prefix_word(lowered: list[str]) -> str:
+    """A short first word some values are written with and without (``'mv'`` when
+    ``'mv loch seil'`` and ``'loch seil'`` are both there), or ``""``."""
+    found = set(lowered)
+    for word in dict.fromkeys(v.split(" ", 1)[0] for v in lowered if " " in v):
+        with_it = [v for v in lowered if v.startswith(f"{word} ")]
+        if (
+            word.isalpha()
+            and len(word) <= 3
+            and len(with_it) > 1
+            and all(v.removeprefix(f"{word} ").strip() in found for v in with_it)
+        ):
+            return word
     return ""
 
 

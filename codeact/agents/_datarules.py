@@ -9,9 +9,8 @@ from __future__ import annotations
 import re
 from functools import partial
 
-from codeact.agents._cellforms import squeeze
 from codeact.agents._filenote import NA_STRINGS
-from codeact.agents._isinfold import fold_isin, folded_compare, unfolded_isin
+from codeact.agents._isinfold import fold_isin, folded_compare, folded_value, unfolded_isin
 from codeact.agents._notecols import (
     column_ref,
     file_columns,
@@ -82,7 +81,10 @@ _FOLDS = re.compile(
 )
 #: The folds code may already apply before a comparison (a fix replaces them).
 _FOLD_CALLS = r"(?:\.str\.(?:strip|lower|upper|casefold)\(\))+"
-_VARIANTS = re.compile(r"ignoring case and spaces( \(and hyphens\))?: compare (.*?) == '([^']*)'")
+_VARIANTS = re.compile(
+    r"ignoring case(?: and|,) spaces( \(and hyphens\))?(?: and a leading '\w+')?: compare (.*?)"
+    r" == '([^']*)'"
+)
 
 
 def case_problem(question: str, code: str) -> Problem | None:
@@ -129,7 +131,7 @@ def case_problem(question: str, code: str) -> Problem | None:
         fixed = fold_isin(fixed, name, fold, inner)
         said = compare.search(code)  # (the cell's own value: fresh17 copied 'repair' for tyres)
         value = said.group(5) if said else m.group(3)
-        example = f"{m.group(2)} == {squeeze(value) if inner else value.strip().lower()!r}"
+        example = f"{m.group(2)} == {folded_value(value, fold, inner)!r}"
         if isins and not said:
             example = fold_isin(isins[0].group(0), name, fold, inner)
         return problem_of(

@@ -12,7 +12,8 @@ from datetime import datetime
 
 #: The formats tried, most specific first (month names before numbers).
 _FORMATS = (
-    "%d-%b-%Y", "%d %b %Y", "%b %d, %Y", "%d-%B-%Y", "%d %B %Y", "%B %d, %Y",
+    "%d-%b-%Y", "%d %b %Y", "%b %d, %Y", "%d-%B-%Y", "%d %B %Y", "%B %d, %Y", "%d-%b-%y",
+    "%d %b %y",
     "%Y/%m/%d", "%Y-%m-%d", "%Y.%m.%d", "%d/%m/%Y", "%m/%d/%Y", "%d.%m.%Y", "%d-%m-%Y",
     "%d. %m. %Y", "%d. %B %Y", "%d. %b %Y",
 )  # fmt: skip
@@ -134,9 +135,19 @@ def one_year(values: list[str], hint: str) -> str:
     ``"all in 2023"`` (a question's "in 2023" then needs no filter); else ''."""
     if "date" not in hint or not values:
         return ""
-    years = {y for v in values for y in _YEAR.findall(v)}
-    whole = all(_YEAR.search(v) for v in values)
-    return f"all in {years.pop()}" if len(years) == 1 and whole else ""
+    found = [_YEAR.findall(v) or _short_year(v) for v in values]
+    years = {y for ys in found for y in ys}
+    return f"all in {years.pop()}" if len(years) == 1 and all(found) else ""
+
+
+def _short_year(value: str) -> list[str]:
+    """The year of a date written with two digits of it (``'14-Jul-24'``: 2024), if any."""
+    for fmt in (f for f in _FORMATS if "%y" in f):
+        try:
+            return [str(datetime.strptime(value, fmt).year)]
+        except ValueError:
+            continue
+    return []
 
 
 #: A date as pandas writes it (``2023-10-25``, with a time or not).

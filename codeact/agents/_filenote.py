@@ -34,7 +34,7 @@ from codeact.agents._dateforms import (
     offset_hint,
     one_year,
 )
-from codeact.agents._mixedunits import units_reading
+from codeact.agents._mixedunits import one_unit, units_reading
 from codeact.agents._money import (
     DECIMAL_COMMA,
     DOTTED,
@@ -302,8 +302,10 @@ def _kind(present: list[str], missing: int, name: str) -> tuple[str, str]:
 
 _UNIT = re.compile(
     r"^[-+]?(\d{1,3}(?:[., ]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?)\s?"
-    r"((?:sq|cu)\.? ?(?:ft|m|yd|in|km|mi)|weeks?|months?|years?|[a-zA-Zµ°%²³]{1,4})$"
+    r"((?:sq|cu)\.? ?(?:ft|m|yd|in|km|mi)|weeks?|months?|years?|[a-zA-Zµ°%²³]{1,4}"
+    r"|(?:lit|met)(?:re|er)s?|tonnes?|grams?|hours?|minutes?|seconds?)$"
 )
+
 #: ``1,500 g``: a comma of thousands (``0,910 t`` is a decimal comma).
 _THOUSANDS = re.compile(r"^[1-9]\d{0,2}(?:,\d{3})+$")
 #: A number written with a decimal comma (``420,2``, ``1.178,3``), the point a decimal one.
@@ -331,8 +333,9 @@ def _written_kind(values: list[str], name: str) -> str:
         return beside_marks
     found = [m for v in values if (m := _UNIT.match(v))]
     units = {m.group(2) for m in found}
+    one = one_unit(units)  # ('L' and 'litres': one)
     # (numbers written without the one unit the rest carry: fresh17 '45210' among '180.640 km')
-    bare = [v for v in values if len(units) == 1 and not _UNIT.match(v) and _BARE.match(v)]
+    bare = [v for v in values if one and not _UNIT.match(v) and _BARE.match(v)]
     bare = bare if len(bare) <= len(found) else []
     # (a few words without digits may stand for no number: 'not synced')
     words = sorted({v for v in values if not _UNIT.match(v) and v not in bare})
@@ -343,7 +346,7 @@ def _written_kind(values: list[str], name: str) -> str:
         comma = any(
             _COMMA_FIRST.match(m.group(1)) and not _THOUSANDS.match(m.group(1)) for m in found
         )
-        if len(units) == 1:  # (one unit: the number alone, its decimal mark as written)
+        if one:  # (one unit, however spelt: the number alone, its decimal mark as written)
             numbers = [m.group(1) for m in found] + bare
             dotted = not comma and dot_thousands(numbers, bare)  # ('180.640 km': 180640)
             keep, point = ("[^\\d,-]", ".str.replace(',', '.')") if comma else ("[^\\d.-]", "")

@@ -63,7 +63,7 @@ def fold_isin(code: str, name: str, fold: str, inner: bool) -> str:
     """``code`` with each unfolded ``.isin`` on column ``name`` testing ``fold`` of the column
     against its values folded the same way (``squeeze`` when the spellings differ inside)."""
     for m in reversed(unfolded_isin(code, name)):
-        values = [squeeze(v) if inner else v.strip().lower() for v in _texts(m.group(4)) or []]
+        values = [folded_value(v, fold, inner) for v in _texts(m.group(4)) or []]
         test = f"{m.group(1)}{fold}.isin({[*dict.fromkeys(values)]!r})"
         code = code[: m.start()] + test + code[m.end() :]
     return code
@@ -88,5 +88,14 @@ def with_alias(code: str, name: str, alias: str, value: str) -> str | None:
 def folded_compare(c: re.Match[str], *, fold: str, inner: bool) -> str:
     """A comparison ``df[name] == value`` (group 1 the column, 3 the operator, 5 the value)
     made on ``fold`` of the column, with the value folded the same way."""
-    value = squeeze(c.group(5)) if inner else c.group(5).strip().lower()
-    return f"{c.group(1)}{fold} {c.group(3)} {value!r}"
+    return f"{c.group(1)}{fold} {c.group(3)} {folded_value(c.group(5), fold, inner)!r}"
+
+
+def folded_value(value: str, fold: str, inner: bool) -> str:
+    """``value`` folded as ``fold`` folds the column: case and outer spaces, the spaces and
+    hyphens inside with ``inner``, a leading word the fold takes away (``'^mv\\s+'``)."""
+    if inner:
+        return squeeze(value)
+    lead = re.search(r"\.str\.replace\(r'\^(\w+)\\s\+'", fold)
+    folded = value.strip().lower()
+    return re.sub(rf"^{lead.group(1)}\s+", "", folded) if lead else folded

@@ -105,3 +105,59 @@ def test_a_filter_on_another_value_than_the_question_names_is_sent_back() -> Non
         )
         is None
     )
+
+
+def test_the_files_note_reads_two_digit_years_unit_spellings_and_a_leading_word() -> None:
+    """fresh23 (read after its untuned run was started on a snapshot): Date '2024-07-14' or
+    '14-Jul-24', Fuel Used '1,189 litres' or '456 L', Vessel 'MV Loch Seil' or 'Loch Seil':
+    the note said only "text" of the first two and counted each vessel twice."""
+    import pandas as pd
+
+    dates = ["2024-07-14", "15-Jul-24", "2024-08-01", "02-Aug-24"]
+    fuel = ["1,189 litres", "456 L", "--", "1240 L"]
+    ships = ["MV Loch Seil", "Loch Seil", "MV LOCH SEIL", "Sound of Sleat", "MV Sound of Sleat"]
+    rows = "".join(f'{i},{dates[i % 4]},"{fuel[i % 4]}",{ships[i % 5]}\n' for i in range(40))
+    data = f"Ref,Date,Fuel Used,Vessel\n{rows}"
+    note = describe_files({"f.csv": data.encode()})
+    (date_line,) = [ln for ln in note.splitlines() if ln.startswith("  - 'Date'")]
+    assert "all in 2024, dates as text written two ways" in date_line, date_line
+    (fuel_line,) = [ln for ln in note.splitlines() if ln.startswith("  - 'Fuel Used'")]
+    assert "numbers with a unit ('L' and 'litres') as text" in fuel_line, fuel_line
+    (ship_line,) = [ln for ln in note.splitlines() if ln.startswith("  - 'Vessel'")]
+    assert "2 ignoring case, spaces and a leading 'MV'" in ship_line, ship_line
+    # each reading, run as the note gives it, reads every value
+    df = pd.read_csv(io.StringIO(data))
+    date_read = date_line.split("day first: ")[1].split(", e.g.")[0]
+    read = eval(date_read, {"pd": pd, "df": df})
+    assert read.notna().all() and set(read.dt.year) == {2024}
+    assert sorted(set(read.dt.day)) == [1, 2, 14, 15]
+    fuel_read = fuel_line.split("convert with ")[1].split(", e.g.")[0]
+    litres = eval(fuel_read, {"pd": pd, "df": df})
+    assert litres.sum() == 10 * (1189 + 456 + 1240) and litres.isna().sum() == 10
+    ship_read = ship_line.split("compare ")[1].split(" == ")[0]
+    assert set(eval(ship_read, {"pd": pd, "df": df})) == {"loch seil", "sound of sleat"}
+    # a first word some values lack, but not every such value has a bare twin: no prefix
+    other = "Ref,Vessel\n" + "".join(
+        f"{i},{['MV Alpha', 'Beta', 'MV Gamma'][i % 3]}\n" for i in range(30)
+    )
+    assert "leading" not in describe_files({"o.csv": other.encode()})
+
+
+def test_a_comparison_with_one_spelling_is_folded_with_the_leading_word_too() -> None:
+    """The case rule reads the note's new fold ('MV Lord of the Sound', 'LORD OF THE SOUND'):
+    the cell's comparison as written is re-run on the folded column, the value folded the
+    same way (its 'MV ' taken away too)."""
+    from codeact.agents._datarules import case_problem
+
+    ships = ["MV Lord of the Sound", "Lord of the Sound", "LORD OF THE SOUND", "MV Loch Seil"]
+    ships += ["Loch Seil"]
+    data = "Ref,Vessel\n" + "".join(f"{i},{ships[i % 5]}\n" for i in range(40))
+    text = f"Question: How many sailings did the Lord of the Sound make?\n\n{describe_files({'s.csv': data.encode()})}"
+    cell = "import pandas as pd\ndf = pd.read_csv(io.StringIO(DATA))\nprint((df['Vessel'] == 'MV Lord of the Sound').sum())"
+    problem = case_problem(text, cell)
+    assert problem is not None and problem.code is not None, problem
+    assert "== 'lord of the sound'" in problem.code, problem.code
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(problem.code, {"io": io, "DATA": data})
+    assert out.getvalue().strip() == "24"
