@@ -99,8 +99,13 @@ def focused_note(question: str) -> str:
         for m in NOTE_COLUMN.finditer(note)
     )
 
+    asked = re.split(r"\n\s*Constraints?:", task_text(question))[0].casefold()
+
     def line(m: re.Match[str]) -> str:
         column, kind = _name(m.group(1)), m.group(2)
+        if (value := _asked_value(asked, kind)) is not None:  # (fresh23: 'clansman rose' copied)
+            shown = _COMPARED.sub(lambda c: f"{c.group(1)}{value!r}", kind, count=1)
+            return m.group(0)[: len(m.group(0)) - len(kind)] + shown
         if not column or named(task, column) or _value_named(task, kind):
             return m.group(0)
         if "numbers with units" in kind and _MEASURE.search(task):
@@ -110,6 +115,23 @@ def focused_note(question: str) -> str:
         return m.group(0)[: len(m.group(0)) - len(m.group(2))] + without_code(kind)
 
     return head + sep + NOTE_COLUMN.sub(line, note)
+
+
+#: The note's example comparison of a column's folded values, and their whole list.
+_COMPARED = re.compile(r"(: compare .+? == )'[^'\n]*'")
+_FOLDED_VALUES = re.compile(r"\(folded, the values are ((?:'[^'\n]*'(?:, )?)+)\)")
+
+
+def _asked_value(asked: str, kind: str) -> str | None:
+    """The folded value of a column the question's own sentence ``asked`` (folded) names,
+    when the note compares with another one as its example (a model copies the example)."""
+    listed, compared = _FOLDED_VALUES.search(kind), _COMPARED.search(kind)
+    if listed is None or compared is None:
+        return None
+    for value in re.findall(r"'([^'\n]*)'", listed.group(1)):
+        if len(value) > 2 and re.search(rf"(?<![\w-]){re.escape(value)}(?![\w-])", asked):
+            return value if f"== {value!r}" not in compared.group(0) else None
+    return None
 
 
 def _name(quoted: str) -> str:

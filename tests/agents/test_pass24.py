@@ -161,3 +161,25 @@ def test_a_comparison_with_one_spelling_is_folded_with_the_leading_word_too() ->
     with contextlib.redirect_stdout(out):
         exec(problem.code, {"io": io, "DATA": data})
     assert out.getvalue().strip() == "24"
+
+
+def test_the_notes_example_comparison_is_the_value_the_question_names() -> None:
+    """fresh23_lord_sailings (untuned): "How many sailings did the Lord of the Sound
+    complete?" and the model copied the note's example, ``== 'clansman rose'`` (57 for 79).
+    The model is shown the note with the asked value in that example; the rules' note is
+    unchanged."""
+    from codeact.agents._notefocus import focused_note
+
+    ships = ["Clansman Rose", "CLANSMAN ROSE", "Lord of the Sound", "LORD OF THE SOUND "]
+    data = "Ref,Vessel\n" + "".join(f"{i},{ships[i % 4]}\n" for i in range(40))
+    note = describe_files({"s.csv": data.encode()})
+    assert "== 'clansman rose'" in note
+    text = f"Question: How many sailings did the Lord of the Sound complete?\nConstraints: Count them.\n\n{note}"
+    shown = focused_note(text)
+    assert "== 'lord of the sound' (folded, the values are 'clansman rose'" in shown, shown
+    assert shown.replace("'lord of the sound' (folded", "'clansman rose' (folded") == text
+    # named only in the constraints (a list of what the column holds): the example stays
+    listed = text.replace("the Lord of the Sound complete", "each vessel complete").replace(
+        "Count them.", "Vessel is Clansman Rose or Lord of the Sound."
+    )
+    assert focused_note(listed) == listed
