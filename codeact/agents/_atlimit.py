@@ -9,7 +9,13 @@ import re
 from collections.abc import Sequence
 
 from codeact._messages import ChatMessage, ToolCallRequest
-from codeact.agents._placeholders import TOKEN, required_placeholders, rounding, templates
+from codeact.agents._placeholders import (
+    TOKEN,
+    integer_names,
+    required_placeholders,
+    rounding,
+    templates,
+)
 from codeact.agents._render import EXECUTE
 from codeact.agents._state import ANSWER_FROM_CALLS, RunState, StepContext
 from codeact.agents._style_state import CodeActRunState
@@ -61,7 +67,9 @@ def traced_fallback(candidate: AnswerCandidate) -> AnswerCandidate:
     if dropped:
         text = f"{text.rstrip()}\n{UNTRACED_NOTE.format(names=', '.join(dropped))}"
     # (the asked decimals: '34.0' asked to 2 is '34.00')
-    return candidate.replace(text=round_asked(text, rounding(candidate.question), texts).strip())
+    asked = candidate.question
+    whole = integer_names(asked)
+    return candidate.replace(text=round_asked(text, rounding(asked), texts, whole).strip())
 
 
 #: Said in an answer instead of a value no cell printed.

@@ -143,6 +143,17 @@ def templates(question: str) -> dict[str, str]:
     return out
 
 
+def integer_names(question: str) -> set[str]:
+    """The required placeholders whose format says the value is an integer (``where
+    "total_value" is an integer``): ``179174.0`` printed by pandas is written ``179174``."""
+    return {
+        name
+        for name, template in templates(question).items()
+        if template
+        and re.search(rf'"{re.escape(template)}" is an? (?:integer|whole number)\b', question)
+    }
+
+
 def asked_decimals(question: str, name: str) -> int | None:
     """How many decimals the question asks for ``name``: each rounding phrase belongs to the
     placeholder (or its quoted template word) mentioned last before it, else to the first one

@@ -10,12 +10,18 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
-from codeact.agents._placeholders import TOKEN, required_placeholders, rounding, templates
+from codeact.agents._placeholders import (
+    TOKEN,
+    integer_names,
+    required_placeholders,
+    rounding,
+    templates,
+)
 
 if TYPE_CHECKING:
     from codeact.agents._candidate import CellRun
@@ -152,15 +158,28 @@ def drop_untraced_extras(text: str, wanted: Sequence[str], texts: Sequence[str])
     return TOKEN.sub(keep, text)
 
 
-def round_asked(text: str, places: dict[str, int], texts: Sequence[str]) -> str:
+def round_asked(
+    text: str, places: dict[str, int], texts: Sequence[str], whole: Collection[str] = ()
+) -> str:
     """``text`` with each ``@name[value]`` whose name has asked decimals (``places``) written
-    with them (``round_as_asked``); other tokens as they are."""
+    with them (``round_as_asked``), and each asked as an integer (``whole``) without a zero
+    fraction (``179174.0``: ``179174``); other tokens as they are."""
 
     def asked(m: re.Match[str]) -> str:
         name, value = m.group(1), m.group(2)
+        if name in whole and name not in places:
+            return f"@{name}[{as_whole(value)}]"
         return f"@{name}[{round_as_asked(value, places[name], texts)}]" if name in places else m[0]
 
     return TOKEN.sub(asked, text)
+
+
+def as_whole(value: str) -> str:
+    """``value`` without its fraction when that is zero (``'179174.0'``: ``'179174'``)."""
+    return value.strip().split(".")[0] if _ZERO_FRACTION.match(value.strip()) else value
+
+
+_ZERO_FRACTION = re.compile(r"^-?\d+\.0+$")
 
 
 def given_values(text: str, template: dict[str, str] | None = None) -> dict[str, str]:
@@ -254,7 +273,8 @@ def best_traced_values(question: str, cells: Sequence[CellRun]) -> dict[str, str
         if lines:
             found.update(bare_values(lines[-1], wanted, texts))
             found.update(renamed_values(lines[-1], wanted, texts))
-    places = rounding(question)
+    places, whole = rounding(question), integer_names(question)
+    found = {n: as_whole(v) if n in whole and n not in places else v for n, v in found.items()}
     return {n: round_as_asked(v, places[n], texts) if n in places else v for n, v in found.items()}
 
 

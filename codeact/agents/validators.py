@@ -41,6 +41,7 @@ from codeact.agents._labelcount import label_value_hint
 from codeact.agents._placeholders import (
     TOKEN,
     asked_decimals,
+    integer_names,
     required_placeholders,
     rounding,
     templates,
@@ -202,7 +203,7 @@ def traced_validator(question: str | None = None) -> AnswerValidator:
                 + note,
                 code=code,
             )
-        text = _keep_asked(candidate.text, wanted, texts, rounding(asked))
+        text = _keep_asked(candidate.text, wanted, texts, rounding(asked), integer_names(asked))
         return None if text == candidate.text else candidate.replace(text=text)
 
     validate.traces_values = True  # type: ignore[attr-defined]  # the agent's fallback applies
@@ -233,8 +234,10 @@ def rules_validator() -> AnswerValidator:
     return validate
 
 
-def _keep_asked(text: str, wanted: list[str], texts: list[str], places: dict[str, int]) -> str:
-    out = round_asked(drop_untraced_extras(text, wanted, texts), places, texts)
+def _keep_asked(
+    text: str, wanted: list[str], texts: list[str], places: dict[str, int], whole: set[str]
+) -> str:
+    out = round_asked(drop_untraced_extras(text, wanted, texts), places, texts, whole)
     return re.sub(r"[ \t]+\n", "\n", out).strip() if out != text else text
 
 

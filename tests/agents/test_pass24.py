@@ -6,6 +6,8 @@ from __future__ import annotations
 import contextlib
 import io
 
+import pytest
+
 from codeact.agents._mixedunits import mixed_units_problem
 from codeact.agents.code import describe_files
 
@@ -183,3 +185,32 @@ def test_the_notes_example_comparison_is_the_value_the_question_names() -> None:
         "Count them.", "Vessel is Clansman Rose or Lord of the Sound."
     )
     assert focused_note(listed) == listed
+
+
+@pytest.mark.anyio
+async def test_a_whole_number_asked_as_an_integer_is_answered_without_its_zero_fraction() -> None:
+    """fresh23_total_passengers (untuned): the sum of a column with gaps prints 179174.0, the
+    format says "is an integer", and the answer 179174.0 was marked wrong. The model's
+    answer and an answer made of printed values drop a zero fraction; a fraction that is
+    not zero stays (a count of 12.5 is a bug to see, not to round away)."""
+    from codeact.agents._trace import best_traced_values
+    from codeact.agents.validators import CellRun
+    from tests.agents.test_pass23 import _run
+
+    asked = (
+        "How many stars did the shops get in total?",
+        'Add up the ratings. Format: @total_stars[total_value] where "total_value" is an '
+        "integer (the total).",
+    )
+    cell = "import pandas as pd\nshops = pd.read_csv('shops.csv')\nprint(shops['rating'].sum())"
+    _results, _llm, output, _events = await _run(
+        [f"<execute>\n{cell}\n</execute>", "@total_stars[14.0]"], steps=4, asked=asked
+    )
+    assert output.response.text.strip() == "@total_stars[14]", output.response.text
+    question = f"Question: {asked[0]}\nConstraints: {asked[1]}"
+    printed = [CellRun(code=cell, stdout="14.0\n")]
+    assert best_traced_values(question, printed) == {"total_stars": "14"}
+    halves = [CellRun(code=cell, stdout="12.5\n")]
+    assert best_traced_values(question, halves) == {"total_stars": "12.5"}
+    as_float = question.replace("is an integer", "is a float")
+    assert best_traced_values(as_float, printed) == {"total_stars": "14.0"}
