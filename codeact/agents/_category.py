@@ -8,9 +8,11 @@ from __future__ import annotations
 import re
 
 from codeact.agents._aliases import stated_aliases
+from codeact.agents._colvalues import all_values
 from codeact.agents._filters import (
     QUOTED,
     described_values,
+    every_value_positions,
     explained_positions,
     listed_values,
 )
@@ -92,6 +94,7 @@ def category_problem(question: str, code: str) -> str | None:
     low = code.lower()
     described = described_values(task, low)  # (quoted as how values are written: not asked)
     described |= listed_values(question, task, low)  # ("Status is A, B or C": what it holds)
+    described |= every_value_positions(question, task, low)  # (quoted, every value: fresh23)
     described |= explained_positions(task)  # ("('RIV-0042' is member 42 of RIV)")
     described |= _legend_positions(question, task)  # ("Age Band (Under 18, 18-34 or 60+)")
     described |= _alias_positions(task)  # ("Inspection 'Safety check'": how it is written)
@@ -153,25 +156,6 @@ def _inside_other(quotes: list[tuple[int, int, str]], at: int, value: str) -> bo
     return any(a < at < b and text.strip().lower() != value.lower() for a, b, text in quotes)
 
 
-#: The files note's whole list of a column's values, folded: "(folded, the values are 'a', 'b')".
-_FOLDED_LIST = re.compile(r"folded, the values are ((?:'[^'\n]*'(?:, )?)+)")
-#: A column's few values, all shown: "5 distinct values, e.g. 'Forst', ..." (five of them).
-_ALL_SHOWN = re.compile(r"\b(\d+) distinct values, e\.g\. (.*)$")
-
-
-def _all_values(kind: str) -> set[str]:
-    """Every value of a text column, folded (case and outer spaces), when the note's
-    description ``kind`` shows them all; else none."""
-    listed = _FOLDED_LIST.search(kind)
-    if listed:
-        return {v.strip().casefold() for v in re.findall(r"'([^'\n]*)'", listed.group(1))}
-    shown = _ALL_SHOWN.search(kind)
-    values = re.findall(r"'([^'\n]*)'", shown.group(2)) if shown else []
-    if shown and len(values) == int(shown.group(1)):
-        return {v.strip().casefold() for v in values}
-    return set()
-
-
 def other_value_problem(question: str, code: str) -> str | None:
     """The question's own sentence names a value of a text column ("How many hand-picked
     Riesling deliveries ...?") that no text of the code is (folded), while the code compares
@@ -184,7 +168,7 @@ def other_value_problem(question: str, code: str) -> str | None:
     aliases = {a.strip().casefold(): v.strip().casefold() for a, v, _at in stated_aliases(question)}
     texts |= {aliases[t] for t in texts if t in aliases}
     for name, kind in note_column_kinds(question):
-        values = {v for v in _all_values(kind) if len(v) > 2 and v not in _PLAIN_WORDS}
+        values = {v for v in all_values(kind) if len(v) > 2 and v not in _PLAIN_WORDS}
         named = sorted(v for v in values if _named(asked, v))
         others = sorted((values & texts) - set(named))
         if not named or set(named) & texts or not others or not uses_column(live, name):

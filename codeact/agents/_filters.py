@@ -8,6 +8,7 @@ import re
 
 from codeact.agents._aliases import stated_aliases
 from codeact.agents._clockmins import in_other_units
+from codeact.agents._colvalues import all_values
 from codeact.agents._leftout import left_out, sentence_of
 from codeact.agents._nomarks import noted_sign
 from codeact.agents._notecols import (
@@ -257,11 +258,30 @@ def _example(task: str, m: re.Match[str]) -> bool:
 _EXAMPLE_WORDS = {"or", "and", "in", "is", "are", "e.g", "eg", "i.e", "ie", "as", "like", "vs"}
 
 
+def every_value_positions(question: str, task: str, low_code: str) -> set[int]:
+    """Starts of quoted values listed together that are every value a text column holds
+    (``Status is 'Sailed', 'Cancelled - Weather' or 'Cancelled - Technical'``: fresh23),
+    when the code uses one of them: what the column holds, not filters."""
+    every = [v for _name, kind in note_column_kinds(question) if len(v := all_values(kind)) > 1]
+    groups: list[list[re.Match[str]]] = []
+    for m in QUOTED.finditer(task):
+        if groups and _ALTERNATIVE.fullmatch(task[groups[-1][-1].end() : m.start()]):
+            groups[-1].append(m)
+        else:
+            groups.append([m])
+    out: set[int] = set()
+    for group in groups:
+        values = {(g.group(1) or g.group(2)).strip().casefold() for g in group}
+        if values in every and any(v in low_code for v in values):
+            out |= {g.start() for g in group}
+    return out
+
+
 def filter_problem(question: str, code: str) -> str | None:
     """A quoted value or a threshold of the question that the code never uses, or an example
     of how values are written that the code selects rows by."""
     task, low = task_text(question), code.lower()
-    described = described_values(task, low)
+    described = described_values(task, low) | every_value_positions(question, task, low)
     columns = {name.strip() for name, _kind in note_column_kinds(question)}
     shown = {(q.group(1) or q.group(2)).strip() for q in QUOTED.finditer(task) if _example(task, q)}
     unquoted = QUOTED.sub(" ", task)

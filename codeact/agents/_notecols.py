@@ -263,16 +263,14 @@ def file_columns(question: str) -> dict[str, list[str]]:
     return out
 
 
-#: Words that introduce a list of a file's columns (``with its Area, Zone and Flood Risk``).
-_LIST_HEAD = r"(?:with (?:its|their)|(?:the )?columns?|fields?|:)\s+"
+#: Words before a list of columns (``with its Area, Zone and Flood Risk``; ``empty in A, B, C``)
+_LIST_HEAD = r"(?:with (?:its|their)|(?:the )?columns?|fields?|:|(?:empty|blank|missing) in)\s+"
 
 
 def in_column_list(task: str, start: int, end: int, columns: list[str]) -> bool:
-    """``task[start:end]`` is one of three or more column names listed after "with its" or
-    "columns" or a colon, each perhaps with what it holds in brackets (``areas.csv has ...
-    with its Area, Zone and Flood Risk``, ``one row per member: Member No (the plain
-    number), Branch (their home branch) and Joined``): the question says what a file holds
-    there, it does not ask for each of them."""
+    """``task[start:end]`` is one of three or more column names listed after ``_LIST_HEAD``,
+    each perhaps with what it holds in brackets (``one row per member: Member No (the plain
+    number), Branch and Joined``): the question says what a file holds, not what to report."""
     names = "|".join(re.escape(c.strip()) for c in sorted(columns, key=len, reverse=True))
     if not names:
         return False
@@ -282,7 +280,9 @@ def in_column_list(task: str, start: int, end: int, columns: list[str]) -> bool:
         if not (m.start(1) <= start and end <= m.end(1)):
             continue
         head = re.split(r"[.?!;]\s", task[: m.start()])[-1]
-        if re.search(r"\.(?:csv|tsv|txt|xlsx?|json)\b|\b(?:one|a|each) rows?\b", head, re.I):
+        empty = re.match(r"(?:empty|blank|missing) in\b", m.group(0), re.I)
+        files = r"\.(?:csv|tsv|txt|xlsx?|json)\b|\b(?:one|a|each) rows?\b"
+        if empty or re.search(files, head, re.I):
             return True  # (the sentence says what a file holds, not what to report)
     return False
 

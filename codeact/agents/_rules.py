@@ -109,6 +109,7 @@ from codeact.agents._problem import Problem, first_time, problem_of
 from codeact.agents._readfix import title_problem, unit_problem
 from codeact.agents._rowrules import row_rules
 from codeact.agents._signs import sign_problem
+from codeact.agents._sortlabel import sort_label_problem
 from codeact.agents._stale import settled_answer, stale_problem, stale_values_note
 from codeact.agents._textdates import text_date_problem
 from codeact.agents._textnumfix import empty_zero_problem, gaps_filled_problem
@@ -267,6 +268,7 @@ def _problems(
     yield "category", lambda: category_problem(question, code)
     yield "groups", lambda: group_problem(question, code)
     yield "label extreme", lambda: label_extreme_problem(question, code)
+    yield "sort label", lambda: sort_label_problem(question, code)
     yield "column", lambda: column_problem(question, code, written)
     yield "missing", lambda: missing_problem(question, code, candidate.text)
     yield "filled copy", lambda: filled_dropped_problem(question, code, bool(_FILL.search(task)))
@@ -341,6 +343,7 @@ def passes_rules(question: str, code: str) -> bool:
         other_value_problem,
         group_problem,
         label_extreme_problem,
+        sort_label_problem,
         column_problem,
         product_problem,
         deviation_problem,

@@ -214,3 +214,88 @@ async def test_a_whole_number_asked_as_an_integer_is_answered_without_its_zero_f
     assert best_traced_values(question, halves) == {"total_stars": "12.5"}
     as_float = question.replace("is an integer", "is a float")
     assert best_traced_values(as_float, printed) == {"total_stars": "14.0"}
+
+
+def test_every_value_of_a_column_listed_and_columns_left_empty_are_no_asks() -> None:
+    """fresh23_top_route (untuned): "Status is 'Sailed', 'Cancelled - Weather' or 'Cancelled
+    - Technical'; a cancelled sailing has 'N/A', '--' or empty in Actual Dep, Passengers,
+    Cars, 'Fuel Used' and 'Revenue (£)'" sent a right filter on 'Sailed' back three times:
+    for 'Cancelled - Weather' (the filter rule, then the category rule) and for the column
+    Actual Dep. A quoted list of every value of a column is what it holds; columns listed
+    after "empty in" are what those rows lack."""
+    from tests.helpers import rule_note
+
+    statuses = ["Sailed", "Sailed", "Cancelled - Weather", "Sailed", "Cancelled - Technical"]
+    rows = "".join(
+        f"{i},{['Oban', 'Uig'][i % 2]},{s},"
+        + ("N/A,N/A,N/A" if s != "Sailed" else f"10:0{i % 10},{100 + i},{i % 30}")
+        + "\n"
+        for i, s in ((i, statuses[i % 5]) for i in range(50))
+    )
+    files = {"c.csv": f"Ref,Route,Status,Actual Dep,Passengers,Cars\n{rows}".encode()}
+    said = (
+        "Status is 'Sailed', 'Cancelled - Weather' or 'Cancelled - Technical'; a cancelled "
+        "sailing has 'N/A' or empty in Actual Dep, Passengers and Cars. Add up the Passengers "
+        "of the completed sailings (Status 'Sailed') of each Route."
+    )
+    from tests.helpers import question_of
+
+    question = question_of("Which route carried the most passengers?", said, files)
+    right = (
+        "import pandas as pd\ndf = pd.read_csv('c.csv')\ndf = df[df['Status'] == 'Sailed']\n"
+        "print(df.groupby('Route')['Passengers'].sum().idxmax())"
+    )
+    assert rule_note(question, right) is None
+    # asked for the weather's cancellations, a filter on 'Sailed' alone is still sent back
+    weather = question.replace(
+        "Add up the Passengers of the completed sailings (Status 'Sailed') of each Route.",
+        "Count the sailings whose Status is 'Cancelled - Weather'.",
+    )
+    assert "'Cancelled - Weather'" in (rule_note(weather, right) or "")
+    # a list that is not every value of the column: each value may be a filter
+    some = question.replace(" or 'Cancelled - Technical'", "")
+    assert "'Cancelled - Weather'" in (rule_note(some, right) or "")
+
+
+def test_the_first_row_of_a_sorted_frame_taken_by_label_zero_is_sent_back_and_re_run() -> None:
+    """fresh23_top_route (untuned): ``top = ....reset_index()``, ``top =
+    top.sort_values(...)``, then ``top['Route'][0]``: the route labelled 0 (first in the
+    alphabet), not the busiest, five cells in a row."""
+    from codeact.agents._sortlabel import sort_label_problem
+
+    data = "Route,Passengers\n" + "".join(
+        f"{r},{n}\n" for r, n in [("Arran", 5), ("Barra", 50), ("Coll", 20), ("Barra", 40)]
+    )
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv(io.StringIO(DATA))\n"
+        "top = df.groupby('Route')['Passengers'].sum().reset_index()\n"
+        "top = top.sort_values(by='Passengers', ascending=False)\n"
+        "print(f\"@route[{top['Route'][0]}] @n[{top.loc[0, 'Passengers']}]\")"
+    )
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(cell, {"io": io, "DATA": data})
+    assert out.getvalue().strip() == "@route[Arran] @n[5]"  # (the bug: label 0)
+    problem = sort_label_problem("", cell)
+    assert problem is not None and problem.code is not None
+    assert "top['Route'][0] is the row labelled 0" in problem
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(problem.code, {"io": io, "DATA": data})
+    assert out.getvalue().strip() == "@route[Barra] @n[90]"
+    # by position already, or the labels made new after the sort, or a sort of a grouped
+    # Series (its labels are the groups): nothing to say
+    right = [
+        cell.replace("top['Route'][0]", "top['Route'].iloc[0]").replace(
+            "top.loc[0, 'Passengers']", "top['Passengers'].iloc[0]"
+        ),
+        cell.replace("ascending=False)", "ascending=False).reset_index(drop=True)"),
+        cell.replace("ascending=False)", "ascending=False, ignore_index=True)"),
+        "s = df.groupby('Route')['Passengers'].sum().sort_values()\nprint(s.index[0], s[0])",
+        cell.replace("top = top.sort_values(by='Passengers', ascending=False)\n", ""),
+    ]
+    for code in right:
+        assert sort_label_problem("", code) is None, code
+    # a Series of a frame read from a file, sorted: its label 0 is the file's first row
+    column = "df = pd.read_csv('x.csv')\ns = df['Passengers'].sort_values()\nprint(s[0])"
+    assert "s[0] is the row labelled 0" in str(sort_label_problem("", column))
