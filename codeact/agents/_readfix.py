@@ -13,6 +13,7 @@ import ast
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 
 from codeact.agents._notecols import file_columns
 from codeact.agents._problem import Problem, problem_of
@@ -164,8 +165,9 @@ def _with_note_reads(question: str, code: str, only: str = "") -> tuple[str, lis
 
 #: The note's conversion of a column of numbers with a unit (``'1.178,3 kWh'``).
 _UNIT_WAY = re.compile(
-    r"numbers with a unit \(.*?\) as text: convert with (df\[(.*?)\].*?\.astype\(float\))"
-)
+    r"numbers with a unit \(.*?\) as text(?:, [^:\n]*? standing for no number)?: convert with "
+    r"(df\[(.*?)\].*?\.astype\(float\)|pd\.to_numeric\(df\[(.*?)\].*?errors='coerce'\))"
+)  # (fresh23: '1,189 litres', '456 L' or '--', converted with pd.to_numeric)
 #: A by-hand conversion of column ``{name}`` of some frame: its ``.str`` clean-ups, then
 #: ``astype(float)`` (or ``pd.to_numeric`` of it).
 _BY_HAND = (
@@ -211,7 +213,7 @@ def _unit_ways(question: str) -> Iterator[tuple[str, str, Callable[[re.Match[str
     """Each column the files note gives a unit conversion for, that conversion, and a
     function making it on the frame a match's first group names."""
     for m in _UNIT_WAY.finditer(question):
-        conversion, quoted = m.group(1), m.group(2)
+        conversion, quoted = m.group(1), m.group(2) or m.group(3)
         try:
             name = ast.literal_eval(quoted)
         except (ValueError, SyntaxError):
@@ -238,7 +240,7 @@ def unit_problem(question: str, code: str) -> Problem | None:
     that ran: sent back with the note's conversion in its place."""
     for name, conversion, ours in _unit_ways(question):
         # (only the silent way: a by-hand astype(float) that ran did convert every value)
-        fixed = re.sub(_TO_NUMERIC.format(name=re.escape(name)), ours, code)
+        fixed = re.sub(_TO_NUMERIC.format(name=re.escape(name)), partial(_unless_ours, ours), code)
         if fixed != code:
             return problem_of(
                 f"The column {name!r} holds numbers with a unit (see the files note), and your "
@@ -247,6 +249,11 @@ def unit_problem(question: str, code: str) -> Problem | None:
                 fixed,
             )
     return None
+
+
+def _unless_ours(ours: Callable[[re.Match[str]], str], hit: re.Match[str]) -> str:
+    """The note's conversion in place of ``hit``, unless ``hit`` is that conversion already."""
+    return hit.group(0) if hit.group(0) == ours(hit) else ours(hit)
 
 
 _UNDEFINED = re.compile(r"name '(\w+)' is not defined")

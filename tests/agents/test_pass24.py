@@ -299,3 +299,41 @@ def test_the_first_row_of_a_sorted_frame_taken_by_label_zero_is_sent_back_and_re
     # a Series of a frame read from a file, sorted: its label 0 is the file's first row
     column = "df = pd.read_csv('x.csv')\ns = df['Passengers'].sort_values()\nprint(s[0])"
     assert "s[0] is the row labelled 0" in str(sort_label_problem("", column))
+
+
+def test_a_unit_column_with_markers_gets_the_notes_conversion_in_a_failed_cell() -> None:
+    """fresh23_mean_fuel_litres (untuned): Fuel Used '1,189 litres', '456 L' or '--'; the
+    cell's ``.str.replace(r'[£,\\s]', '').astype(float)`` failed on '1189litres' five times.
+    The note's conversion for a unit column with markers (``pd.to_numeric(...,
+    errors='coerce')``) now replaces a by-hand one in a failed cell, and a silent one in a
+    cell that ran; the note's own conversion is left as it is."""
+    from codeact.agents._readfix import unit_fix, unit_problem
+    from codeact.executors.base import ExecutionError, ExecutionResult
+
+    fuel = ["1,189 litres", "456 L", "--", "1240 L"]
+    data = "Ref,Fuel Used\n" + "".join(f'{i},"{fuel[i % 4]}"\n' for i in range(40))
+    text = f"Question: Mean fuel, in litres?\n\n{describe_files({'f.csv': data.encode()})}"
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv(io.StringIO(DATA))\n"
+        "df['Fuel Used'] = df['Fuel Used'].str.replace(r'[£,\\s]', '', regex=True).astype(float)\n"
+        "print(round(df['Fuel Used'].mean(), 2))"
+    )
+    failed = ExecutionResult(
+        error=ExecutionError(
+            type="ValueError",
+            message="could not convert string to float: '1189litres'",
+            traceback="",
+        )
+    )
+    fix = unit_fix(text, failed, cell)
+    assert fix is not None
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(fix.code, {"io": io, "DATA": data})
+    assert out.getvalue().strip() == str(round((1189 + 456 + 1240) / 3, 2))
+    silent = cell.replace(
+        "df['Fuel Used'].str.replace(r'[£,\\s]', '', regex=True).astype(float)",
+        "pd.to_numeric(df['Fuel Used'], errors='coerce')",
+    )
+    assert unit_problem(text, silent) is not None
+    assert unit_problem(text, fix.code) is None
