@@ -34,6 +34,7 @@ QUOTED = re.compile(r"(?<![\w@\[])'([^'\n]{1,40})'(?!\w)|(?<![\w@\[])\"([^\"\n]{
 _FORMAT_EXAMPLE = re.compile(
     r"(?:such as|like|as in|e\.g\.?,?|for example,?|for instance,?|written as|formatted as"
     r"|in the form(?: of)?|read|treat|separated by|split (?:on|by|at)|delimited by"
+    r"|followed by|preceded by|end(?:s|ing)? (?:in|with)"  # ("followed by ' L' or ' litres'")
     # ("in three ways:", "written with a £ sign in three ways:", "in title case or capitals (")
     r"|(?:written|typed|spelled)\s+[^.;'\"\n]{0,40}?\bways?:?|\b(?:case|capitals)\s*[(,]?)\s*$",
     re.I,
@@ -77,7 +78,9 @@ _ALTERNATIVE = re.compile(
 #: After quoted spellings: what they all are, in brackets ("'P-017', 'p017' or plain '17' (all
 #: plant 17)").
 _ALL_ONE = re.compile(r"\s*\((?:all|both)\s", re.I)
-_SAME = re.compile(r"\s*(?:are|mean)\s+(?:both|the same|one and the same|all)\b", re.I)
+_SAME = re.compile(r"\s*(?:are|mean)\s+(?:both|the same|one and the same|all|one)\b", re.I)
+#: After quoted values: the columns some rows hold them in ("'N/A', '--' or empty in Cars").
+_EMPTY_IN = re.compile(r"(?:\s*,\s*'[^'\n]*')*\s*,?\s*(?:or|and)\s+(?:empty|blank)\s+in\b")
 #: After quoted values: the value they are other spellings of ("are Cancelled", "is No-show").
 _SPELLINGS_OF = re.compile(
     r"\s+(?:is|are)\s+(?:all\s+|both\s+)?([A-Z][\w.+-]*(?:[ -][A-Za-z][\w-]*)?)(?=[\s,.;)])"
@@ -244,6 +247,9 @@ def _example(task: str, m: re.Match[str]) -> bool:
     ends = [i for i in (task.find(")", m.end()), task.find("\n", m.end())) if i >= 0]
     inside = opened > closed and bool(ends) and task[min(ends)] == ")"
     listed = len(re.split(r"\s+[/|]\s+|;\s*", value.strip())) > 1  # ('Petrol / CNG': a list)
+    said = QUOTED.sub(lambda q: " " * len(q.group(0)), task[opened + 1 : m.start()])
+    if inside and re.search(r"[A-Za-z].*,\s*$", said):
+        return True  # (after words and a comma: "Vessel (its name, without MV, 'Loch Seil')")
     if not inside or not (listed or any(c.isdigit() for c in value)):
         return False
     # before the value (from the last comma outside quotes): nothing, values, "or", "e.g.",
@@ -261,8 +267,11 @@ _EXAMPLE_WORDS = {"or", "and", "in", "is", "are", "e.g", "eg", "i.e", "ie", "as"
 def every_value_positions(question: str, task: str, low_code: str) -> set[int]:
     """Starts of quoted values listed together that are every value a text column holds
     (``Status is 'Sailed', 'Cancelled - Weather' or 'Cancelled - Technical'``: fresh23),
-    when the code uses one of them: what the column holds, not filters."""
-    every = [v for _name, kind in note_column_kinds(question) if len(v := all_values(kind)) > 1]
+    when the code uses one of them or they stand in brackets after the column's name: what
+    the column holds, not filters."""
+    every = {
+        n.strip(): v for n, kind in note_column_kinds(question) if len(v := all_values(kind)) > 1
+    }
     groups: list[list[re.Match[str]]] = []
     for m in QUOTED.finditer(task):
         if groups and _ALTERNATIVE.fullmatch(task[groups[-1][-1].end() : m.start()]):
@@ -272,7 +281,10 @@ def every_value_positions(question: str, task: str, low_code: str) -> set[int]:
     out: set[int] = set()
     for group in groups:
         values = {(g.group(1) or g.group(2)).strip().casefold() for g in group}
-        if values in every and any(v in low_code for v in values):
+        names = [n for n, v in every.items() if v == values]
+        before = task[: group[0].start()]  # ("Propulsion ('Diesel' or 'Hybrid')": its legend)
+        legend = any(re.search(rf"\b{re.escape(n)}'?\s*\(\s*$", before) for n in names)
+        if names and (legend or any(v in low_code for v in values)):
             out |= {g.start() for g in group}
     return out
 
@@ -306,6 +318,8 @@ def filter_problem(question: str, code: str) -> str | None:
         written = _WRITTEN.search(value) is not None  # (an amount, a time or a date)
         if written and (_IS.match(task, m.end()) or _WRITTEN_LIST.match(task, m.end())):
             continue  # ("'12:15 PM' is a quarter past noon", "'($45.00)' or ... is -45.00")
+        if _EMPTY_IN.match(task, m.end()):
+            continue  # ("a cancelled sailing has 'N/A', '--' or empty in Cars, ...": fresh23)
         if MEANS_MISSING.match(task, m.end()) and HANDLES_MISSING.search(code):
             continue  # ("a weight of 'n/a' means it was not taken": pandas read it as NaN)
         unrecorded = not_recorded(task, m.start(), m.end(), value)
@@ -359,6 +373,8 @@ def filter_problem(question: str, code: str) -> str | None:
         number = (m.group(1) or m.group(2)).replace(",", "")
         spellings = {number, number.replace(".0", ""), f"{number}.0", _underscored(number)}
         spellings |= in_other_units(number, task[m.end() : m.end() + 12])
+        if re.match(r"\s*(?:%|per ?cent)", task[m.end() : m.end() + 9]):  # (90%: 0.9)
+            spellings |= {f"{float(number) / 100:g}", f"{float(number) / 100:g}".lstrip("0")}
         if not any(re.search(rf"(?<![\d.]){re.escape(s)}(?![\d])", code) for s in spellings if s):
             return (
                 f"The question sets the threshold {number} ({m.group(0).strip()!r}), but your "

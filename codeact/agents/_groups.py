@@ -136,9 +136,12 @@ def groups_by(code: str, column: str) -> bool:
     """Whether ``code`` groups by ``column`` (a grouping call on it, its unique values, or a
     loop over them) — leniently: any grouping line naming it counts."""
     word = re.escape(column.strip())
+    made_at = rf"^\s*(?:\w+\[\s*['\"]([^'\"\n]+)['\"]\s*\]|(\w+))\s*=[^=\n]*\[\s*['\"]\s*{word}"
+    made = [re.escape(d[1] or d[2]) for d in re.finditer(made_at, code, re.M | re.I)]  # ('ship')
+    words = "|".join([word, *made])
     for line in code.splitlines():
         m = _GROUPS.search(line)
-        if m and re.search(rf"(?<![A-Za-z]){word}", line[m.start() :], re.I):
+        if m and re.search(rf"(?<![A-Za-z])(?:{words})", line[m.start() :], re.I):
             return True
         if re.search(  # (its values counted, perhaps folded first: .str.strip().str.lower())
             rf"(?<![A-Za-z]){word}['\"]?\s*\]?{_CHAIN}\s*\.\s*(?:unique|nunique|value_counts)\(",

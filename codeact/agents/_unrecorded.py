@@ -16,7 +16,7 @@ MEANS_MISSING = re.compile(
 #: After a quoted value: that rows written so have no value (``empty or '--:--' was not
 #: recorded``, ``empty or 'n/k' when it was not measured``, ``'--' if unrecorded``).
 _NOT_RECORDED = (
-    r"\s*\)?\s*(?:(?:values?|entries|rows?|cells?)\s+)?(?:when\s+(?:it|they|the\s+\w+)\s+)?"
+    r"\s*\)?\s*(?:(?:values?|entries|rows?|cells?)\s+)?(?:(?:when|if)\s+(?:it|they|the\s+\w+)\s+)?"
     r"(?:(?:was|were|is|are)\s+"
     r"(?:not (?:recorded|taken|measured|known|given|available)|missing|unknown)"
     r"|(?:means?|marks?) (?:missing|no value|none)"

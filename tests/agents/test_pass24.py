@@ -337,3 +337,60 @@ def test_a_unit_column_with_markers_gets_the_notes_conversion_in_a_failed_cell()
     )
     assert unit_problem(text, silent) is not None
     assert unit_problem(text, fix.code) is None
+
+
+def test_right_cells_of_a_ferry_log_pass_every_rule() -> None:
+    """Hand-written right cells for fresh23's questions were sent back for words that
+    describe the data: markers "'N/A', '--' or empty in Cars, ...", "'--' or empty if it
+    was not recorded", units "followed by ' L' or ' litres'", an example after a comma in
+    brackets ("Vessel (its name, without MV, 'Loch Seil')"), a legend of every value
+    ("Propulsion ('Diesel' or 'Hybrid')"), "more than 90% of (0.9 times)" compared with
+    0.9, and a grouping by a column made from the asked one. Each is still told when it is
+    the filter asked for."""
+    from tests.helpers import question_of, rule_note
+
+    rows = "".join(
+        f"{i},{['MV Loch Seil', 'Loch Seil', 'Sound of Sleat', 'MV Sound of Sleat'][i % 4]},"
+        + ('Sailed,12,90,"1,240 L"' if i % 5 else "Cancelled,--,--,--")
+        + "\n"
+        for i in range(40)
+    )
+    files = {
+        "f.csv": f"Ref,Vessel,Status,Cars,Passengers,Fuel Used\n{rows}".encode(),
+        "v.csv": b"Vessel,Car Capacity,Propulsion\nLoch Seil,12,Diesel\nSound of Sleat,20,Hybrid\n",
+    }
+    said = (
+        "Status is 'Sailed' or 'Cancelled'; a cancelled sailing has 'N/A', '--' or empty in "
+        "Cars, Passengers and 'Fuel Used'. 'Fuel Used' is in litres, followed by ' L' or ' litres', or "
+        "'--' or empty if it was not recorded. v.csv has one row per vessel: Vessel (its name, "
+        "without MV, 'Loch Seil'), 'Car Capacity' and Propulsion ('Diesel' or 'Hybrid'). "
+    )
+    read = (
+        "import pandas as pd\ndf = pd.read_csv('f.csv')\nv = pd.read_csv('v.csv')\n"
+        "df['ship'] = df['Vessel'].str.strip().str.lower().str.replace(r'^mv\\s+', '', regex=True)\n"
+        "v['ship'] = v['Vessel'].str.lower()\nm = df[df['Status'] == 'Sailed'].merge(v, on='ship')\n"
+    )
+    cars = "m['Cars'] = pd.to_numeric(m['Cars'], errors='coerce')\n"
+    full = question_of(
+        "How many sailings filled more than 90% of their vessel's car deck?",
+        said + "Count the sailings whose Cars is more than 90% of (0.9 times) 'Car Capacity'.",
+        files,
+    )
+    assert (
+        rule_note(full, read + cars + "print((m['Cars'] > 0.9 * m['Car Capacity']).sum())") is None
+    )
+    assert "threshold 90" in (
+        rule_note(full, read + cars + "print((m['Cars'] > m['Car Capacity']).sum())") or ""
+    )
+    most = question_of("Which vessel completed the most sailings?", said, files)
+    assert rule_note(most, read + "print(m.groupby('ship').size().idxmax())") is None
+    fuel = question_of(
+        "Mean fuel of a completed sailing?", said + "Take the mean 'Fuel Used'.", files
+    )
+    mean = "m['F'] = pd.to_numeric(m['Fuel Used'].str.replace(r'[^\\d.-]', '', regex=True), errors='coerce')\nprint(m['F'].mean())"
+    assert rule_note(fuel, read + mean) is None
+    # asked for: the quoted value is a filter again
+    hybrid = question_of(
+        "Mean fuel of a hybrid vessel's sailing?", said + "Only Propulsion 'Hybrid'.", files
+    )
+    assert "'Hybrid'" in (rule_note(hybrid, read + mean) or "")
