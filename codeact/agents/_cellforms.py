@@ -131,7 +131,7 @@ def spelling_hint(present: list[str], name: str) -> str:
             f"and spaces (and hyphens): compare {column}.str.strip().str.lower().str.replace("
             f"r'{SQUEEZE_PATTERN}', '', regex=True) == {_first(squeezed)!r}{_folded(squeezed)}"
         )
-    prefix = _prefix_word(lowered)
+    prefix = prefix_word(lowered)
     if prefix:  # ('MV Loch Seil' beside 'Loch Seil': fresh23)
         bare = list(dict.fromkeys(v.removeprefix(f"{prefix} ").strip() for v in lowered))
         return (
@@ -148,7 +148,7 @@ def spelling_hint(present: list[str], name: str) -> str:
     return ""
 
 
-def _prefix_word(lowered: list[str]) -> str:
+def prefix_word(lowered: list[str]) -> str:
     """A short first word some values are written with and without (``'mv'`` when
     ``'mv loch seil'`` and ``'loch seil'`` are both there), or ``""``."""
     found = set(lowered)

@@ -80,6 +80,7 @@ _ALTERNATIVE = re.compile(
 _ALL_ONE = re.compile(r"\s*\((?:all|both)\s", re.I)
 _SAME = re.compile(r"\s*(?:are|mean)\s+(?:both|the same|one and the same|all|one)\b", re.I)
 #: After quoted values: the columns some rows hold them in ("'N/A', '--' or empty in Cars").
+_IN_FRONT = re.compile(r"\s*(?:in front|at the (?:start|front|end)|as a (?:prefix|suffix))\b")
 _EMPTY_IN = re.compile(r"(?:\s*,\s*'[^'\n]*')*\s*,?\s*(?:or|and)\s+(?:empty|blank)\s+in\b")
 #: After quoted values: the value they are other spellings of ("are Cancelled", "is No-show").
 _SPELLINGS_OF = re.compile(
@@ -318,8 +319,8 @@ def filter_problem(question: str, code: str) -> str | None:
         written = _WRITTEN.search(value) is not None  # (an amount, a time or a date)
         if written and (_IS.match(task, m.end()) or _WRITTEN_LIST.match(task, m.end())):
             continue  # ("'12:15 PM' is a quarter past noon", "'($45.00)' or ... is -45.00")
-        if _EMPTY_IN.match(task, m.end()):
-            continue  # ("a cancelled sailing has 'N/A', '--' or empty in Cars, ...": fresh23)
+        if _EMPTY_IN.match(task, m.end()) or _IN_FRONT.match(task, m.end()):
+            continue  # ("'N/A', '--' or empty in Cars, ...", "with or without 'MV ' in front")
         if MEANS_MISSING.match(task, m.end()) and HANDLES_MISSING.search(code):
             continue  # ("a weight of 'n/a' means it was not taken": pandas read it as NaN)
         unrecorded = not_recorded(task, m.start(), m.end(), value)

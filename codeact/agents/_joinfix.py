@@ -91,8 +91,9 @@ def join_key_fix(question: str, result: ExecutionResult, code: str) -> JoinKeyFi
 #: The files note's line for keys written in another case (``_joinkeys``): the two columns,
 #: their files and the fold.
 _OTHER_CASE = re.compile(
-    r"^- Keys written in other case: ('[^'\n]*') of '([^'\n]+)' .*? is ('[^'\n]*') of "
-    r"'([^'\n]+)' .*?Join on the folded keys: df\[.*?\]\.str\.strip\(\)\.str\.(upper|lower)\(\)",
+    r"^- Keys written in other case(?: and with a leading '(\w+)')?: ('[^'\n]*') of '([^'\n]+)' "
+    r".*? is ('[^'\n]*') of '([^'\n]+)' .*?Join on the folded keys: "
+    r"df\[.*?\]\.str\.strip\(\)\.str\.(upper|lower)\(\)",
     re.M,
 )
 
@@ -115,26 +116,31 @@ def join_case_problem(question: str, code: str) -> Problem | None:
     the cell with each key folded right after its file is read."""
     if "merge(" not in code and ".join(" not in code:
         return None
-    for quoted_a, file_a, quoted_b, file_b, case in _OTHER_CASE.findall(question):
+    for lead, quoted_a, file_a, quoted_b, file_b, case in _OTHER_CASE.findall(question):
         col_a, col_b = ast.literal_eval(quoted_a), ast.literal_eval(quoted_b)
         merges = [ln for ln in _quoted_as(code, col_a) if "merge(" in ln or ".join(" in ln]
         uses = _quoted_as(code, col_a) + _quoted_as(code, col_b)
-        if not merges or any(re.search(r"\.(?:upper|lower|casefold)\(", ln) for ln in uses):
+        folded = any(re.search(r"\.(?:upper|lower|casefold)\(", ln) for ln in uses)
+        cut = not lead or re.search(rf"(['\"])\^?{lead}\b", code, re.I)  # ('MV' taken away)
+        if not merges or (folded and cut):
             continue
         fold = f".str.strip().str.{case}()"
+        strip = f".str.replace(r'^{lead}\\s+', '', regex=True)" if lead else ""
         lines = code.splitlines()
-        for file, col in ((file_a, col_a), (file_b, col_b)):
+        for file, col, more in ((file_a, col_a, strip), (file_b, col_b, "")):
             found = read_once(lines, file)
             if found is None:
                 lines = []  # (a file not read here, or read twice: no code)
                 break
             at, frame = found
-            lines.insert(at + 1, f"{frame}[{col!r}] = {frame}[{col!r}]{fold}")
+            lines.insert(at + 1, f"{frame}[{col!r}] = {frame}[{col!r}]{fold}{more}")
         return problem_of(
-            f"The keys {col_a!r} of {file_a!r} are written in other case than {col_b!r} of "
-            f"{file_b!r} (see the files note), and your code merges them as written: the "
-            "rows written otherwise match nothing and drop out of the join. Fold both first "
-            f"(df[{col_a!r}]{fold} in {file_a!r} and df[{col_b!r}]{fold} in {file_b!r}), "
+            f"The keys {col_a!r} of {file_a!r} are written in other case "
+            + (f"and with a leading {lead!r} " if lead else "")
+            + f"than {col_b!r} of {file_b!r} (see the files note), and your code merges them "
+            "as written: the rows written otherwise match nothing and drop out of the join. "
+            f"Fold both first (df[{col_a!r}]{fold}{strip} in {file_a!r} and "
+            f"df[{col_b!r}]{fold} in {file_b!r}), "
             "then merge; run your code again, print the result, then answer.",
             "\n".join(lines) or None,
         )
@@ -231,11 +237,12 @@ def key_pairs(question: str) -> list[tuple[str, str, str, str, list[str]]]:
     lines that make the keys match, with ``df`` for the first file's frame and ``other`` for
     the second's); keys in other case first (the fold keeps each code whole)."""
     pairs: list[tuple[str, str, str, str, list[str]]] = []
-    for quoted_a, file_a, quoted_b, file_b, case in _OTHER_CASE.findall(question):
+    for lead, quoted_a, file_a, quoted_b, file_b, case in _OTHER_CASE.findall(question):
         col_a, col_b = ast.literal_eval(quoted_a), ast.literal_eval(quoted_b)
         fold = f".str.strip().str.{case}()"
+        strip = f".str.replace(r'^{lead}\\s+', '', regex=True)" if lead else ""
         folds = [
-            f"df[{col_a!r}] = df[{col_a!r}]{fold}",
+            f"df[{col_a!r}] = df[{col_a!r}]{fold}{strip}",
             f"other[{col_b!r}] = other[{col_b!r}]{fold}",
         ]
         pairs.append((col_a, file_a, col_b, file_b, folds))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from codeact.agents._cellforms import PLAIN_CODE
+from codeact.agents._cellforms import PLAIN_CODE, prefix_word
 from codeact.agents._csvtable import Table
 from codeact.agents._filenote import NA_STRINGS
 from codeact.agents._prefixkeys import prefix_hints
@@ -239,6 +239,10 @@ def _case_hints(
         if len(set(written)) != len(written) or not any(c.isalpha() for c in written[0]):
             continue  # (the other side is a key: each value once, with letters)
         keys = folded[(b, key)]
+        lead = prefix_word([v.strip().lower() for v in values])  # ('MV Loch Seil': fresh23)
+        if lead and any(v.upper().startswith(f"{lead.upper()} ") for v in keys):
+            lead = ""  # (the other side has it too: part of the names)
+        shown, values = values, [re.sub(rf"^{lead}\s+", "", v.strip(), flags=re.I) for v in values]
         found = [v for v in values if v.upper() in keys]
         small = min(len(folded[(a, col)]), len(keys))
         if small < 3 or len({v.upper() for v in found}) < 0.8 * small:
@@ -250,10 +254,13 @@ def _case_hints(
         seen.add(pair)
         case = "lower" if all(v == v.lower() for v in written) else "upper"
         fold = "df[{!r}].str.strip().str." + case + "()"
+        word = getattr(lead, case)()
+        cut = f".str.replace(r'^{word}\\s+', '', regex=True)" if lead else ""
+        also = f" and with a leading {word!r}" if lead else ""
         hints.append(
-            f"- Keys written in other case: {col!r} of {a!r} (e.g. {_odd(values, case)!r}) is "
-            f"{key!r} of {b!r} (e.g. {written[0]!r}). Join on the folded keys: "
-            f"{fold.format(col)} in {a!r} and {fold.format(key)} in {b!r}"
+            f"- Keys written in other case{also}: {col!r} of {a!r} (e.g. "
+            f"{_odd(shown, case)!r}) is {key!r} of {b!r} (e.g. {written[0]!r}). Join on the "
+            f"folded keys: {fold.format(col)}{cut} in {a!r} and {fold.format(key)} in {b!r}"
         )
     return hints
 

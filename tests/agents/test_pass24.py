@@ -394,3 +394,66 @@ def test_right_cells_of_a_ferry_log_pass_every_rule() -> None:
         "Mean fuel of a hybrid vessel's sailing?", said + "Only Propulsion 'Hybrid'.", files
     )
     assert "'Hybrid'" in (rule_note(hybrid, read + mean) or "")
+
+
+def test_join_keys_with_a_leading_word_on_one_side_are_noted_and_folded_in_the_fix() -> None:
+    """fresh23's hard questions join the crossings ('MV Loch Seil', 'LOCH SEIL') to
+    vessels.csv ('Loch Seil'): the note said "written in other case" and folded the case
+    alone, so the 'MV' rows still dropped out of the join; "with or without 'MV ' in front"
+    was taken for a filter."""
+    from tests.helpers import question_of, rule_note
+
+    ships = ["MV Loch Seil", "LOCH SEIL", "Sound of Sleat", "MV SOUND OF SLEAT", "MV Isle of Mull"]
+    ships += ["Isle of Mull"]
+    rows = "".join(f"{i},{ships[i % 6]},{10 + i % 7}\n" for i in range(60))
+    files = {
+        "c.csv": f"Ref,Vessel,Cars\n{rows}".encode(),
+        "v.csv": b"Vessel,Car Capacity\nLoch Seil,12\nSound of Sleat,20\nIsle of Mull,14\n",
+    }
+    question = question_of(
+        "How many sailings filled their vessel's car deck?",
+        "Vessel is written in any case, with or without 'MV ' in front; join each sailing "
+        "to the row of its vessel in v.csv. Count the sailings whose Cars is at least its "
+        "'Car Capacity'.",
+        files,
+    )
+    assert "Keys written in other case and with a leading 'MV'" in question
+    assert ".str.upper().str.replace(r'^MV\\s+', '', regex=True) in 'c.csv'" in question
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('c.csv')\nv = pd.read_csv('v.csv')\n"
+        "m = df.merge(v, on='Vessel')\nprint((m['Cars'] >= m['Car Capacity']).sum())"
+    )
+    told = rule_note(question, cell) or ""
+    assert "in other case and with a leading 'MV' than 'Vessel'" in told, told
+    folded = cell.replace(
+        "m = df.merge",
+        "df['Vessel'] = df['Vessel'].str.lower()\nv['Vessel'] = v['Vessel'].str.lower()\nm = df.merge",
+    )
+    assert "with a leading 'MV'" in (rule_note(question, folded) or "")
+    cut = folded.replace(
+        ".str.lower()\nv[", ".str.lower().str.replace(r'^mv\\s+', '', regex=True)\nv[", 1
+    )
+    assert rule_note(question, cut) is None
+    # the fix's code joins every row, each to its vessel's capacity
+    from codeact.agents._joinfix import join_case_problem
+
+    problem = join_case_problem(question, cell)
+    assert problem is not None and problem.code is not None
+    import os
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        for name, data in files.items():
+            with open(os.path.join(d, name), "wb") as f:
+                f.write(data)
+        here = os.getcwd()
+        os.chdir(d)
+        try:
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                exec(problem.code, {})
+        finally:
+            os.chdir(here)
+    cars = [10 + i % 7 for i in range(60)]
+    want = sum(c >= [12, 12, 20, 20, 14, 14][i % 6] for i, c in enumerate(cars))
+    assert out.getvalue().strip() == str(want)
