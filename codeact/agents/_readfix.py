@@ -47,6 +47,8 @@ def note_read_arguments(question: str, name: str) -> str | None:
 
 #: Why a read with pandas' defaults failed, by the argument the re-run added.
 _WHY = {
+    "no skiprows": "the file has its header on its first line, so skiprows= dropped it and "
+    "a row of data became the header",
     "sep=": "the file is not comma-separated, so read_csv read each line as one column",
     "skiprows=": "the file has title lines above its header, so read_csv took a title for "
     "the header",
@@ -85,7 +87,37 @@ def separator_fix(question: str, result: ExecutionResult, code: str) -> ReadFix 
     if result.error is None:
         return None
     out, reads, added = _with_note_reads(question, code)
+    if not reads:
+        out, reads = stray_skips(question, code)
+        added = ["no skiprows"] * bool(reads)
     return ReadFix(code=out, reads=tuple(reads), added=tuple(added)) if reads else None
+
+
+def stray_skips(question: str, code: str) -> tuple[str, list[str]]:
+    """``code`` with ``skiprows=N`` taken out of each read of a file whose header the files
+    note shows on its first line (fresh23: vessels.csv read with the crossings' skiprows=2,
+    its header and first rows lost), and the new calls."""
+    reads: list[str] = []
+
+    def fixed(m: re.Match[str]) -> str:
+        name, rest = m.group(3), m.group(4)
+        skip = re.search(r",\s*skiprows\s*=\s*\d+\s*(?=,|$)", rest)
+        noted = note_read_arguments(question, name) is None and _header_first(question, name)
+        if skip is None or not noted or re.search(r"\b(?:header|names)\s*=", rest):
+            return m.group(0)
+        reads.append(f"{m.group(1)}{rest[: skip.start()]}{rest[skip.end() :]})")
+        return reads[-1]
+
+    return READ_CALL.sub(fixed, code), reads
+
+
+def _header_first(question: str, name: str) -> bool:
+    """Whether the files note shows file ``name``'s first line as its header: every column it
+    lists, named in that line."""
+    head = question.find(f"- {name!r} (")
+    first = re.match(r"[^\n]*\n```\n([^\n]*)", question[head:]) if head >= 0 else None
+    columns = file_columns(question).get(name, [])
+    return first is not None and bool(columns) and all(c.strip() and c in first[1] for c in columns)
 
 
 def title_problem(question: str, code: str) -> Problem | None:
@@ -93,6 +125,13 @@ def title_problem(question: str, code: str) -> Problem | None:
     (no ``skiprows=`` or ``header=``): a title is the header, the real header a row, the
     columns ``'Unnamed: 3'``. Sent back with the note's read call in its place."""
     out, reads, added = _with_note_reads(question, code, only="skiprows")
+    if not reads and (stray := stray_skips(question, code))[1]:
+        return problem_of(
+            "The file has its header on its first line (see the files note): skiprows= drops "
+            "the header and the first rows, and a row of data becomes the header. Read it "
+            f"with {'; '.join(stray[1])}, print the result, then answer.",
+            stray[0],
+        )
     if not reads or _read_right_later(question, code):
         return None
     if all(a.startswith("skiprows=[") for a in added if a.startswith("skiprows=")):

@@ -457,3 +457,37 @@ def test_join_keys_with_a_leading_word_on_one_side_are_noted_and_folded_in_the_f
     cars = [10 + i % 7 for i in range(60)]
     want = sum(c >= [12, 12, 20, 20, 14, 14][i % 6] for i, c in enumerate(cars))
     assert out.getvalue().strip() == str(want)
+
+
+def test_a_skip_copied_to_a_file_whose_header_is_its_first_line_is_taken_out() -> None:
+    """fresh23_top_load_factor (untuned): ``pd.read_csv('vessels.csv', skiprows=2)`` beside
+    the crossings' own skiprows=2: vessels.csv lost its header and first rows, and every
+    column the cell named was a KeyError. A failed cell is re-run without that skip; a cell
+    that ran is sent back with it."""
+    from codeact.agents._readfix import separator_fix, title_problem
+    from codeact.executors.base import ExecutionError, ExecutionResult
+    from tests.helpers import question_of
+
+    files = {
+        "log.csv": b"Crossings Log,,\nSeason 2024,,\nRef,Vessel,Cars\n"
+        + b"".join(b"%d,%s,%d\n" % (i, [b"Loch Seil", b"Isle"][i % 2], i % 9) for i in range(30)),
+        "v.csv": b"Vessel,Cars Max\nLoch Seil,12\nIsle,20\nOther,9\nMore,7\n",
+    }
+    question = question_of("Which vessel is the biggest?", "Read both.", files)
+    cell = (
+        "import pandas as pd\nlog = pd.read_csv('log.csv', skiprows=2)\n"
+        "v = pd.read_csv('v.csv', skiprows=2)\nprint(v.loc[v['Cars Max'].idxmax(), 'Vessel'])"
+    )
+    failed = ExecutionResult(
+        error=ExecutionError(type="KeyError", message="'Cars Max'", traceback="")
+    )
+    fix = separator_fix(question, failed, cell)
+    assert fix is not None
+    assert "v = pd.read_csv('v.csv')\n" in fix.code and "'log.csv', skiprows=2)" in fix.code
+    assert "has its header on its first line" in fix.note()
+    told = title_problem(question, cell)
+    assert told is not None and "header on its first line" in told and told.code == fix.code
+    # the note's own skip, or a read with header= or names= of its own: left alone
+    assert title_problem(question, cell.replace("'v.csv', skiprows=2", "'v.csv'")) is None
+    named = cell.replace("skiprows=2)\nprint", "skiprows=2, header=None)\nprint")
+    assert title_problem(question, named) is None
