@@ -491,3 +491,22 @@ def test_a_skip_copied_to_a_file_whose_header_is_its_first_line_is_taken_out() -
     assert title_problem(question, cell.replace("'v.csv', skiprows=2", "'v.csv'")) is None
     named = cell.replace("skiprows=2)\nprint", "skiprows=2, header=None)\nprint")
     assert title_problem(question, named) is None
+
+
+def test_beside_a_file_that_skips_rows_the_note_says_the_others_skip_none() -> None:
+    """fresh23_top_load_factor and fresh23_hybrid_mean_fuel (untuned) both read vessels.csv
+    with the crossings' skiprows=2. Beside a file whose read skips rows, each other table
+    of the note says its header is its first line; a note without such a file is as before,
+    and a file with its own read arguments (a separator) keeps them."""
+    titled = b"Log,,\nSeason,,\nRef,Vessel,Cars\n" + b"".join(
+        b"%d,%s,%d\n" % (i, [b"A", b"B"][i % 2], i) for i in range(30)
+    )
+    plain = b"Vessel,Max\nA,12\nB,20\n"
+    semi = b"Vessel;Weight\n" + b"".join(b"%s;%d,5\n" % ([b"A", b"B"][i % 2], i) for i in range(30))
+    note = describe_files({"log.csv": titled, "v.csv": plain, "s.csv": semi})
+    (line,) = [ln for ln in note.splitlines() if ln.startswith("  2 rows x 2 columns")]
+    assert "its header on its first line (read with pd.read_csv(path): no rows to skip)" in line
+    assert "skiprows=2" in note and "sep=';'" in note
+    assert note.count("no rows to skip") == 1  # (not the titled file, not the ';' one)
+    alone = describe_files({"v.csv": plain, "s.csv": semi})
+    assert "no rows to skip" not in alone
