@@ -40,13 +40,13 @@ def describe_files(files: dict[str, bytes]) -> str:
             tables[name] = table
     if len(tables) > 1:
         out += key_hints(tables)
-    if any(_SKIPPED in line for line in out):  # (a model copies one file's skip to the rest)
+    if any(_SKIPPED.search(line) for line in out):  # (a model copies one file's skip to the rest)
         out = [line if "(read with pd.read_csv(" in line else _header_first(line) for line in out]
     return "\n".join(out)
 
 
 #: A table's note line whose read skips rows (title lines, a repeated header).
-_SKIPPED = "(read with pd.read_csv(path, skiprows="
+_SKIPPED = re.compile(r"\(read with pd\.read_csv\(path, [^\n]*?skiprows=")
 #: A table's note line, up to its list of columns.
 _TABLE_LINE = re.compile(r"^(  (?:.*? )?\d+ rows x \d+ columns)(\. Columns \(name: type\):)", re.M)
 
@@ -54,7 +54,7 @@ _TABLE_LINE = re.compile(r"^(  (?:.*? )?\d+ rows x \d+ columns)(\. Columns \(nam
 def _header_first(line: str) -> str:
     """A table's note line saying its header is its first line (when another file of the
     note skips rows: fresh23 read vessels.csv with the crossings' skiprows=2)."""
-    said = ", its header on its first line (read with pd.read_csv(path): no rows to skip)"
+    said = ", its header on its first line (no rows to skip: no skiprows= when reading it)"
     return _TABLE_LINE.sub(lambda m: f"{m.group(1)}{said}{m.group(2)}", line, count=1)
 
 

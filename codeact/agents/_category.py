@@ -158,22 +158,26 @@ def _inside_other(quotes: list[tuple[int, int, str]], at: int, value: str) -> bo
 
 def other_value_problem(question: str, code: str) -> str | None:
     """The question's own sentence names a value of a text column ("How many hand-picked
-    Riesling deliveries ...?") that no text of the code is (folded), while the code compares
-    that column with another of its values (fresh22_late_riesling: ``df['Rebsorte'] ==
-    'Müller-Thurgau'``, 0 for 6). Values that are plain words are left to the category rule."""
-    asked = re.split(r"\n\s*Constraints?:", task_text(question))[0].casefold()
+    Riesling deliveries ...?"), capitalised or quoted as a value is, that no text of the code
+    is (folded), while the code selects that column's rows by another of its values (``==``
+    or ``isin``; fresh22_late_riesling: ``df['Rebsorte'] == 'Müller-Thurgau'``, 0 for 6).
+    Values that are plain words are left to the category rule."""
+    said = re.split(r"\n\s*Constraints?:", task_text(question))[0]
     live = without_comments(code)
     found = re.findall(r"'([^'\n]*)'|\"([^\"\n]*)\"", live)
-    texts = {(a or b).strip().casefold() for a, b in found}
-    aliases = {a.strip().casefold(): v.strip().casefold() for a, v, _at in stated_aliases(question)}
+    texts = {(a or b).strip().lower() for a, b in found}
+    aliases = {a.strip().lower(): v.strip().lower() for a, v, _at in stated_aliases(question)}
     texts |= {aliases[t] for t in texts if t in aliases}
+    selected = {(a or b).strip().lower() for a, b in re.findall(_SELECTS, live)}
+    for listed in re.findall(r"\.isin\(\s*\[([^\]\n]*)\]", live):
+        selected |= {(a or b).strip().lower() for a, b in re.findall(_TEXT, listed)}
     for name, kind in note_column_kinds(question):
         values = {v for v in all_values(kind) if len(v) > 2 and v not in _PLAIN_WORDS}
-        named = sorted(v for v in values if _named(asked, v))
-        others = sorted((values & texts) - set(named))
+        named = sorted(v for v in values if _named(said, v) and v not in name.lower())
+        others = sorted((values & selected) - set(named))
         if not named or set(named) & texts or not others or not uses_column(live, name):
             continue
-        spelt = [re.search(re.escape(v), question, re.I) for v in named]
+        spelt = [re.search(re.escape(v), said, re.I) for v in named]
         shown = [m.group(0) if m else v for m, v in zip(spelt, named, strict=True)]
         return (
             f"The question asks about {' and '.join(shown)} (a value of {name!r}), but your "
@@ -185,12 +189,25 @@ def other_value_problem(question: str, code: str) -> str | None:
     return None
 
 
-def _named(asked: str, value: str) -> bool:
-    """Whether the question's sentence ``asked`` (folded) names ``value`` as a word, and
-    not as what was not ("How many parcels could not be delivered?": the Failed ones)."""
-    for m in re.finditer(rf"(?<![\w-]){re.escape(value)}(?![\w]|-\w)", asked):
-        if not re.search(
-            r"\b(?:not|never|no|without)\b(?:\W+\w+){0,2}\W*$|n't\b", asked[: m.start()][-30:]
-        ):
+_TEXT = r"'([^'\n]*)'|\"([^\"\n]*)\""
+#: A text the code selects rows by (``== 'Riesling'``; not ``!=``, which leaves it out).
+_SELECTS = rf"==\s*(?:{_TEXT})"
+#: Words before a value that leave it out ("could not be delivered", "other than Riesling").
+_NOT = re.compile(
+    r"(?:\b(?:not|never|no|without|except|excluding|besides)\b(?:\W+\w+){0,2}"
+    r"|\b(?:apart from|instead of|other than)\b(?:\W+\w+){0,2})\W*$|n't\b",
+    re.I,
+)
+
+
+def _named(said: str, value: str) -> bool:
+    """Whether the question's sentence ``said`` names ``value`` (folded) as a value: quoted or
+    capitalised there, and not as what is left out ("How many parcels could not be
+    delivered?", "other than the Riesling ones")."""
+    for m in re.finditer(rf"(?<![\w-]){re.escape(value)}(?![\w]|-\w)", said, re.I):
+        quoted = said[m.start() - 1 : m.start()] in ("'", '"')
+        if not (quoted or m.group(0)[0].isupper()) or m.start() == 0:
+            continue  # ("delayed" as a word; the sentence's first word)
+        if not _NOT.search(said[: m.start()][-30:]):
             return True
     return False

@@ -131,7 +131,7 @@ def spelling_hint(present: list[str], name: str) -> str:
             f"and spaces (and hyphens): compare {column}.str.strip().str.lower().str.replace("
             f"r'{SQUEEZE_PATTERN}', '', regex=True) == {_first(squeezed)!r}{_folded(squeezed)}"
         )
-    prefix = prefix_word(lowered)
+    prefix = prefix_word(stripped)
     if prefix:  # ('MV Loch Seil' beside 'Loch Seil': fresh23)
         bare = list(dict.fromkeys(v.removeprefix(f"{prefix} ").strip() for v in lowered))
         return (
@@ -148,15 +148,19 @@ def spelling_hint(present: list[str], name: str) -> str:
     return ""
 
 
-def prefix_word(lowered: list[str]) -> str:
-    """A short first word some values are written with and without (``'mv'`` when
-    ``'mv loch seil'`` and ``'loch seil'`` are both there), or ``""``."""
+def prefix_word(written: list[str]) -> str:
+    """A short first word in capitals that some values have and others lack (``'mv'`` for
+    'MV Loch Seil' beside 'Loch Seil'; not 'New' of 'New York' beside 'York'), or ``""``."""
+    lowered = [v.strip().lower() for v in written]
     found = set(lowered)
+    firsts = [(v.split()[0], v) for v in written if v.split()]
+    capitals = {w.lower() for w, v in firsts if w.isupper() and not v.isupper()}
     for word in dict.fromkeys(v.split(" ", 1)[0] for v in lowered if " " in v):
         with_it = [v for v in lowered if v.startswith(f"{word} ")]
         if (
             word.isalpha()
             and len(word) <= 3
+            and word in capitals
             and len(with_it) > 1
             and all(v.removeprefix(f"{word} ").strip() in found for v in with_it)
         ):

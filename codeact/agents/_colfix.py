@@ -106,7 +106,7 @@ async def column_fix(
         columns = await frame_columns(session, name)
         if not columns:
             continue
-        renames = renames_for(code, [c for c, _ in columns])
+        renames = renames_for(code, [c for c, _ in columns], missing)
         if any(m in renames for m in missing):
             return ColumnFix(code=apply_renames(code, renames), renames=renames)
     return None

@@ -8,6 +8,7 @@ import io
 import json
 import re
 import tokenize
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from codeact._parse import parse_source
@@ -110,16 +111,18 @@ def _fstring_literals(code: str, starts: list[int]) -> list[tuple[int, int, str]
     return out
 
 
-def renames_for(code: str, columns: list[str]) -> dict[str, str]:
+def renames_for(code: str, columns: list[str], missing: Collection[str] = ()) -> dict[str, str]:
     """The literals of ``code`` that are not a column but match exactly one column when
-    surrounding whitespace and case are ignored, each with that column."""
+    surrounding whitespace and case are ignored, each with that column; for the ``missing``
+    names of a KeyError, also when spaces and punctuation are ignored (a value literal such
+    as ``'email'`` is never made the column ``'E-mail'``)."""
     real = set(columns)
     out: dict[str, str] = {}
     for _, _, value in string_literals(code):
         if value in real or not value.strip():
             continue
         same = [c for c in columns if c.strip().casefold() == value.strip().casefold()]
-        if not same and len(_loose(value)) > 1:  # ('Mitglied-Nr' for 'Mitglied-Nr.': fresh22)
+        if not same and value in missing and len(_loose(value)) > 1:  # ('Mitglied-Nr': fresh22)
             same = [c for c in columns if _loose(c) == _loose(value)]
         if len(same) == 1:
             out[value] = same[0]

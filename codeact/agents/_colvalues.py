@@ -16,9 +16,9 @@ def all_values(kind: str) -> set[str]:
     description ``kind`` shows them all; else none."""
     listed = _FOLDED_LIST.search(kind)
     if listed:
-        return {v.strip().casefold() for v in re.findall(r"'([^'\n]*)'", listed.group(1))}
+        return {v.strip().lower() for v in re.findall(r"'([^'\n]*)'", listed.group(1))}
     shown = _ALL_SHOWN.search(kind)
     values = re.findall(r"'([^'\n]*)'", shown.group(2)) if shown else []
     if shown and len(values) == int(shown.group(1)):
-        return {v.strip().casefold() for v in values}
+        return {v.strip().lower() for v in values}
     return set()

@@ -81,6 +81,8 @@ _FOLDS = re.compile(
 )
 #: The folds code may already apply before a comparison (a fix replaces them).
 _FOLD_CALLS = r"(?:\.str\.(?:strip|lower|upper|casefold)\(\))+"
+#: A call taking a leading word away (``.str.replace(r'^mv\s+', '')``).
+_CUT = r"(?:replace|removeprefix|lstrip)\(\s*r?['\"]\^?"
 _VARIANTS = re.compile(
     r"ignoring case(?: and|,) spaces( \(and hyphens\))?(?: and a leading '\w+')?: compare (.*?)"
     r" == '([^']*)'"
@@ -125,6 +127,8 @@ def case_problem(question: str, code: str) -> Problem | None:
         isins = unfolded_isin(code, name)  # (fresh17: .isin(['vw', 'volkswagen']) as written)
         searched = re.search(rf"{column_ref(name)}\.str\.(?:contains|match|split|find)\(", code)
         folded = own if compare.search(code) else own or searched if inner else _FOLDS.search(code)
+        lead = re.search(r"a leading '(\w+)'", kind)  # ('MV Loch Seil': the word taken away too)
+        folded = folded and (not lead or re.search(rf"{_CUT}{lead[1]}|\.contains\(", code, re.I))
         if folded and not isins and (not inner or not compare.search(code)):
             continue  # (this column folded; contains, split and join left alone)
         fixed = compare.sub(partial(folded_compare, fold=fold, inner=inner), code)

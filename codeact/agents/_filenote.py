@@ -303,7 +303,7 @@ def _kind(present: list[str], missing: int, name: str) -> tuple[str, str]:
 _UNIT = re.compile(
     r"^[-+]?(\d{1,3}(?:[., ]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?)\s?"
     r"((?:sq|cu)\.? ?(?:ft|m|yd|in|km|mi)|weeks?|months?|years?|[a-zA-Zµ°%²³]{1,4}"
-    r"|(?:lit|met)(?:re|er)s?|tonnes?|grams?|hours?|minutes?|seconds?)$"
+    r"|(?:lit|met)(?:re|er)s?|tonnes?|grams?)$"  # (not hours or minutes: durations, read apart)
 )
 
 #: ``1,500 g``: a comma of thousands (``0,910 t`` is a decimal comma).

@@ -249,8 +249,8 @@ def _example(task: str, m: re.Match[str]) -> bool:
     inside = opened > closed and bool(ends) and task[min(ends)] == ")"
     listed = len(re.split(r"\s+[/|]\s+|;\s*", value.strip())) > 1  # ('Petrol / CNG': a list)
     said = QUOTED.sub(lambda q: " " * len(q.group(0)), task[opened + 1 : m.start()])
-    if inside and re.search(r"[A-Za-z].*,\s*$", said):
-        return True  # (after words and a comma: "Vessel (its name, without MV, 'Loch Seil')")
+    if inside and re.search(r",\s*$", said) and _WRITING.search(said):
+        return True  # (after how it is written: "Vessel (its name, without MV, 'Loch Seil')")
     if not inside or not (listed or any(c.isdigit() for c in value)):
         return False
     # before the value (from the last comma outside quotes): nothing, values, "or", "e.g.",
@@ -262,6 +262,8 @@ def _example(task: str, m: re.Match[str]) -> bool:
     return all(w.lower() in _EXAMPLE_WORDS or "." in w for w in re.findall(r"[\w.]+", before))
 
 
+#: Words saying how a value is written, before an example after a comma in brackets.
+_WRITING = re.compile(r"\b(?:its|their|name|names|without|written|spelt|spelled|e\.g)\b", re.I)
 _EXAMPLE_WORDS = {"or", "and", "in", "is", "are", "e.g", "eg", "i.e", "ie", "as", "like", "vs"}
 
 
@@ -281,7 +283,7 @@ def every_value_positions(question: str, task: str, low_code: str) -> set[int]:
             groups.append([m])
     out: set[int] = set()
     for group in groups:
-        values = {(g.group(1) or g.group(2)).strip().casefold() for g in group}
+        values = {(g.group(1) or g.group(2)).strip().lower() for g in group}
         names = [n for n, v in every.items() if v == values]
         before = task[: group[0].start()]  # ("Propulsion ('Diesel' or 'Hybrid')": its legend)
         legend = any(re.search(rf"\b{re.escape(n)}'?\s*\(\s*$", before) for n in names)

@@ -136,22 +136,21 @@ def groups_by(code: str, column: str) -> bool:
     """Whether ``code`` groups by ``column`` (a grouping call on it, its unique values, or a
     loop over them) — leniently: any grouping line naming it counts."""
     word = re.escape(column.strip())
-    made_at = rf"^\s*(?:\w+\[\s*['\"]([^'\"\n]+)['\"]\s*\]|(\w+))\s*=[^=\n]*\[\s*['\"]\s*{word}"
-    made = [re.escape(d[1] or d[2]) for d in re.finditer(made_at, code, re.M | re.I)]  # ('ship')
-    words = "|".join([word, *made])
+    made_at = rf"{_MADE_AT}\s*{word}\s*\3\s*\]\s*\.\s*(?:str|map|replace)"  # (df['ship'] =
+    made = [re.escape(d[2]) for d in re.finditer(made_at, code, re.M)]  # df[' Vessel'].str...)
+    by_made = rf"groupby\(\s*\[?\s*(['\"])(?:{'|'.join(made)})\1" if made else "(?!)"
+    # (its values counted, perhaps folded first: .str.strip().str.lower())
+    counted = rf"(?<![A-Za-z]){word}['\"]?\s*\]?{_CHAIN}\s*\.\s*(?:unique|nunique|value_counts)\("
     for line in code.splitlines():
         m = _GROUPS.search(line)
-        if m and re.search(rf"(?<![A-Za-z])(?:{words})", line[m.start() :], re.I):
+        if m and re.search(rf"(?<![A-Za-z]){word}", line[m.start() :], re.I):
             return True
-        if re.search(  # (its values counted, perhaps folded first: .str.strip().str.lower())
-            rf"(?<![A-Za-z]){word}['\"]?\s*\]?{_CHAIN}\s*\.\s*(?:unique|nunique|value_counts)\(",
-            line,
-            re.I,
-        ):
+        if re.search(by_made, line) or re.search(counted, line, re.I):
             return True
     return False
 
 
+_MADE_AT = r"^\s*\w+\[\s*(['\"])([^'\"\n]+)\1\s*\]\s*=[^=\n]*\[\s*(['\"])"  # (a new column)
 _GROUPS = re.compile(r"groupby|pivot|value_counts|crosstab|Grouper|resample", re.I)
 #: Folding calls chained on a column before its values are counted (``.str.strip().str.lower()``;
 #: not ``.str.contains('x')``, whose counts are of True and False).

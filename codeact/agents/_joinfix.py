@@ -121,7 +121,9 @@ def join_case_problem(question: str, code: str) -> Problem | None:
         merges = [ln for ln in _quoted_as(code, col_a) if "merge(" in ln or ".join(" in ln]
         uses = _quoted_as(code, col_a) + _quoted_as(code, col_b)
         folded = any(re.search(r"\.(?:upper|lower|casefold)\(", ln) for ln in uses)
-        cut = not lead or re.search(rf"(['\"])\^?{lead}\b", code, re.I)  # ('MV' taken away)
+        cut = not lead or re.search(
+            rf"(?:replace|removeprefix|lstrip)\(\s*r?['\"]\^?{lead}", code, re.I
+        )
         if not merges or (folded and cut):
             continue
         fold = f".str.strip().str.{case}()"

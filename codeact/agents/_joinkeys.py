@@ -239,7 +239,7 @@ def _case_hints(
         if len(set(written)) != len(written) or not any(c.isalpha() for c in written[0]):
             continue  # (the other side is a key: each value once, with letters)
         keys = folded[(b, key)]
-        lead = prefix_word([v.strip().lower() for v in values])  # ('MV Loch Seil': fresh23)
+        lead = prefix_word(values)  # ('MV Loch Seil': fresh23)
         if lead and any(v.upper().startswith(f"{lead.upper()} ") for v in keys):
             lead = ""  # (the other side has it too: part of the names)
         shown, values = values, [re.sub(rf"^{lead}\s+", "", v.strip(), flags=re.I) for v in values]
@@ -247,8 +247,8 @@ def _case_hints(
         small = min(len(folded[(a, col)]), len(keys))
         if small < 3 or len({v.upper() for v in found}) < 0.8 * small:
             continue  # (not the same keys)
-        exact = set(written)
-        lost = sum(v not in exact for v in found)  # (rows a plain merge drops)
+        exact = set(written)  # (rows a plain merge drops: as written, the word and all)
+        lost = sum(v not in exact for v, b in zip(shown, values, strict=True) if b.upper() in keys)
         if lost < max(3, 0.05 * len(values)):
             continue
         seen.add(pair)

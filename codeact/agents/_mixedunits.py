@@ -262,9 +262,17 @@ def _asked_unit(task: str) -> str | None:
     written do not count), or None when it names none or several the same way."""
     unquoted = re.sub(r"'[^'\n]*'", "", task)
     question = re.split(r"\n\s*Constraints?:", unquoted)[0]
-    places = ((_ASKING[0], question), (_ASKING[1], question), (_ASKING[3], question))
-    for before, where in (*places, (_ASKING[1], unquoted), (_ASKING[2], question)):
-        asked = {u for p, u in _UNIT_NAMES if re.search(rf"{before}(?:{p})\b", where, re.I)}
+    # ("how many tonnes of grapes?" asks tonnes before a number of the constraints does;
+    # "on how many days did it run longer than 400 minutes?" counts days: read after it)
+    ending = r"(?=\s+of\b|\s*[?.,;]|\s*$)"
+    places = [
+        (_ASKING[0], question, ""),
+        (_ASKING[1], question, ""),
+        (_ASKING[3], question, ending),
+    ]
+    places += [(_ASKING[1], unquoted, ""), (_ASKING[2], question, ""), (_ASKING[3], question, "")]
+    for before, where, after in places:
+        asked = {u for p, u in _UNIT_NAMES if re.search(rf"{before}(?:{p})\b{after}", where, re.I)}
         if asked:
             return asked.pop() if len(asked) == 1 else None
     return None

@@ -99,7 +99,7 @@ def focused_note(question: str) -> str:
         for m in NOTE_COLUMN.finditer(note)
     )
 
-    asked = re.split(r"\n\s*Constraints?:", task_text(question))[0].casefold()
+    asked = re.split(r"\n\s*Constraints?:", task_text(question))[0].lower()
 
     def line(m: re.Match[str]) -> str:
         column, kind = _name(m.group(1)), m.group(2)

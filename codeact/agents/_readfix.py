@@ -291,8 +291,10 @@ def unit_problem(question: str, code: str) -> Problem | None:
 
 
 def _unless_ours(ours: Callable[[re.Match[str]], str], hit: re.Match[str]) -> str:
-    """The note's conversion in place of ``hit``, unless ``hit`` is that conversion already."""
-    return hit.group(0) if hit.group(0) == ours(hit) else ours(hit)
+    """The note's conversion in place of ``hit``, unless ``hit`` takes the unit away itself
+    (a negated class, ``[^0-9.]``, or an ``extract``: the note's way or one like it)."""
+    own = hit.group(0) == ours(hit) or re.search(r"\[\^|\.extract\(", hit.group(0))
+    return hit.group(0) if own else ours(hit)
 
 
 _UNDEFINED = re.compile(r"name '(\w+)' is not defined")

@@ -24,12 +24,22 @@ _LABEL_ZERO = (
 )
 
 
+#: The end of a value that is no frame or Series: ``[0]`` of it is by position.
+_NO_LABELS = re.compile(
+    r"\.(?:tolist\(\)|to_list\(\)|values|to_numpy\(\)|index|unique\(\)|keys\(\)|array)\s*$"
+)
+
+
 def _sorted_names(code: str) -> dict[str, int]:
     """Names whose rows were sorted after being given a plain index (line index of the sort),
     by reading the cell's whole-line assignments in order."""
     ranged: set[str] = set()
     out: dict[str, int] = {}
     for i, line in enumerate(code.splitlines()):
+        renewed = re.match(r"^(\w+)\.reset_index\([^\n]*inplace\s*=\s*True", line)
+        if renewed:  # (``top.reset_index(drop=True, inplace=True)``: labels made new)
+            out.pop(renewed.group(1), None)
+            ranged.add(renewed.group(1))
         m = _ASSIGN.match(line)
         if m is None:
             continue
@@ -40,6 +50,8 @@ def _sorted_names(code: str) -> dict[str, int]:
         reset = max((r.start() for r in _RANGED.finditer(value)), default=-1)
         out.pop(name, None)
         ranged.discard(name)
+        if _NO_LABELS.search(value):
+            continue  # (a list, an array or an Index: [0] is its first item)
         if sort >= 0 and sort > reset and (reset >= 0 or inherited) and "ignore_index" not in value:
             out[name] = i
         elif reset >= 0 or (inherited and sort < 0):

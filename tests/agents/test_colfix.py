@@ -294,11 +294,18 @@ async def test_a_name_with_other_punctuation_is_fixed_when_one_column_matches() 
     """fresh22_top_yield_grower: ``groupby('Mitglied-Nr')`` for 'Mitglied-Nr.' failed the
     cell, and the model went on to other things. Punctuation and spaces inside the name are
     ignored only when no column matches up to case and outer spaces, and one column does."""
-    renames = renames_for("df.groupby('Mitglied-Nr')['Menge']", ["Mitglied-Nr.", "Menge"])
+    code = "df.groupby('Mitglied-Nr')['Menge']"
+    renames = renames_for(code, ["Mitglied-Nr.", "Menge"], ["Mitglied-Nr"])
     assert renames == {"Mitglied-Nr": "Mitglied-Nr."}
-    assert renames_for("df['Rain']", ["Rain ", "rain"]) == {}  # (two columns: not guessed)
-    assert renames_for("df['A B']", ["A-B", "AB"]) == {}  # (two columns: not guessed)
-    assert renames_for("x = '-'", ["A-B"]) == {}  # (no letters: no name)
+    assert renames_for(code, ["Mitglied-Nr.", "Menge"]) == {}  # (not the KeyError's name)
+    assert renames_for("df['Rain']", ["Rain ", "rain"], ["Rain"]) == {}  # (two columns)
+    assert renames_for("df['A B']", ["A-B", "AB"], ["A B"]) == {}  # (two columns: not guessed)
+    assert renames_for("x = '-'", ["A-B"], ["-"]) == {}  # (no letters: no name)
+    # a value literal that loosely matches a column is left alone (review: 'email', 'E-mail')
+    value = "df[df['Channel'] == 'email']['Order ID']"
+    assert renames_for(value, ["Order-ID", "Channel", "E-mail"], ["Order ID"]) == {
+        "Order ID": "Order-ID"
+    }
     events, _ = await run([f"<execute>\n{READ}print(df['Wind-Speed'].sum())\n</execute>", "ok"])
     (result,) = results(events)
     content = result.tool_output.content

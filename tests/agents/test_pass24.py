@@ -505,8 +505,87 @@ def test_beside_a_file_that_skips_rows_the_note_says_the_others_skip_none() -> N
     semi = b"Vessel;Weight\n" + b"".join(b"%s;%d,5\n" % ([b"A", b"B"][i % 2], i) for i in range(30))
     note = describe_files({"log.csv": titled, "v.csv": plain, "s.csv": semi})
     (line,) = [ln for ln in note.splitlines() if ln.startswith("  2 rows x 2 columns")]
-    assert "its header on its first line (read with pd.read_csv(path): no rows to skip)" in line
+    assert "its header on its first line (no rows to skip: no skiprows= when reading it)" in line
     assert "skiprows=2" in note and "sep=';'" in note
     assert note.count("no rows to skip") == 1  # (not the titled file, not the ';' one)
     alone = describe_files({"v.csv": plain, "s.csv": semi})
     assert "no rows to skip" not in alone
+
+
+def test_review_findings_of_this_pass() -> None:
+    """A helper's review of this pass (ae5671a..5e18ba0): each case below was wrong before
+    its fix (a right cell sent back, a wrong one passed, or a fix that crashed)."""
+
+    from codeact.agents._category import other_value_problem
+    from codeact.agents._cellforms import prefix_word
+    from codeact.agents._colnames import renames_for
+    from codeact.agents._groups import groups_by
+    from codeact.agents._mixedunits import _asked_unit
+    from codeact.agents._readfix import unit_problem
+    from codeact.agents._sortlabel import sort_label_problem
+    from tests.helpers import question_of, rule_note
+
+    # 1. "On how many days ..." counts days; the 400 minutes of the constraints is the unit
+    asked = "Question: On how many days did the crane run longer than the limit?\nConstraints: "
+    assert _asked_unit(asked + "The limit is 400 minutes.") == "min"
+    assert _asked_unit("Question: How many tonnes of grapes?\nConstraints: 1 t is 1000 kg.") == "t"
+    # 2. [0] of a list, an Index or an array made from a sorted frame is its first item
+    read = "df = pd.read_csv('r.csv')\n"
+    for end in (".tolist()", ".values", ".index", ".unique()"):
+        listed = f"{read}refs = df.sort_values('N')['Ref']{end}\nprint(refs[0])"
+        assert sort_label_problem("", listed) is None, end
+    inplace = f"{read}top = df.sort_values('N')\ntop.reset_index(drop=True, inplace=True)\nprint(top['Ref'][0])"
+    assert sort_label_problem("", inplace) is None
+    # 3. a conversion of a unit column that takes the letters away itself is no silent one
+    fuel = ["1,189 litres", "456 L", "--", "1240 L"]
+    data = "Ref,Fuel Used\n" + "".join(f'{i},"{fuel[i % 4]}"\n' for i in range(40))
+    text = f"Question: Mean fuel?\n\n{describe_files({'f.csv': data.encode()})}"
+    for way in (r"[^0-9.]", r"[^\d.]"):
+        own = (
+            f"pd.to_numeric(df['Fuel Used'].str.replace(r'{way}', '', regex=True), errors='coerce')"
+        )
+        assert unit_problem(text, f"df['F'] = {own}") is None, way
+    # 4. a value left out ("other than"), a value used as a plain word, a value selected with !=
+    kinds = ["Riesling", "Silvaner", "Dornfelder"]
+    wine = "Ref,Rebsorte\n" + "".join(f"{i},{kinds[i % 3]}\n" for i in range(30))
+    note = describe_files({"w.csv": wine.encode()})
+    other = f"Question: How many deliveries were there, other than the Riesling ones?\n\n{note}"
+    assert (
+        other_value_problem(other, "print(df['Rebsorte'].isin(['Silvaner', 'Dornfelder']).sum())")
+        is None
+    )
+    status = ["Sailed", "Cancelled", "Delayed"]
+    log = "Ref,Status\n" + "".join(f"{i},{status[i % 3]}\n" for i in range(30))
+    late = f"Question: How many sailings that went ahead were delayed?\n\n{describe_files({'s.csv': log.encode()})}"
+    assert other_value_problem(late, "print((df['Status'] != 'Cancelled').sum())") is None
+    # 5. 'New York' beside 'York' is no leading word; 'MV Loch Seil' beside 'Loch Seil' is
+    assert prefix_word(["New York", "York", "New Delhi", "Delhi", "Leeds"]) == ""
+    assert prefix_word(["MV Loch Seil", "Loch Seil", "MV Isle", "Isle"]) == "mv"
+    # 6. a value literal is never made a column by the punctuation-blind match
+    value = "df[df['Channel'] == 'email']['Order ID']"
+    assert "email" not in renames_for(value, ["Order-ID", "Channel", "E-mail"], ["Order ID"])
+    # 7. a frame named m is not a column made from Vessel; a column made from it is
+    frame = "m = df[df['Vessel'].notna()]\nprint(m.groupby('Route')['N'].mean().idxmax())"
+    assert not groups_by(frame, "Vessel")
+    made = "df['ship'] = df['Vessel'].str.lower()\nprint(df.groupby('ship').size().idxmax())"
+    assert groups_by(made, "Vessel")
+    # 9. a case fold without the leading word still misses 'MV Lord of the Sound'
+    ships = ["MV Lord of the Sound", "Lord of the Sound", "LORD OF THE SOUND", "MV Loch Seil"]
+    ships += ["Loch Seil"]
+    fleet = "Ref,Vessel\n" + "".join(f"{i},{ships[i % 5]}\n" for i in range(40))
+    q = question_of(
+        "How many sailings did the Lord of the Sound make?",
+        "Count them.",
+        {"s.csv": fleet.encode()},
+    )
+    lowered = "import pandas as pd\ndf = pd.read_csv('s.csv')\nprint((df['Vessel'].str.lower() == 'lord of the sound').sum())"
+    assert "several cases" in (rule_note(q, lowered) or "")
+    contained = lowered.replace(
+        ".str.lower() == 'lord of the sound')", ".str.contains('lord of the sound', case=False))"
+    )
+    assert rule_note(q, contained) is None
+    # 11. '90 minutes' beside '2 hours' are durations again, not units
+    spans = "Ref,V\n" + "".join(
+        f"{i},{['90 minutes', '2 hours', '1 hour'][i % 3]}\n" for i in range(30)
+    )
+    assert "durations as text" in describe_files({"d.csv": spans.encode()})
