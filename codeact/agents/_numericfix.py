@@ -30,7 +30,8 @@ class NumericFix:
     def note(self) -> str:
         """What the model (and the transcript) is told about the re-run."""
         return (
-            "Your cell failed: the table has text columns, and pandas does not average text. "
+            "Your cell failed: the table has text columns, and pandas does not average (or "
+            "correlate) text. "
             f"I re-ran your cell with numeric_only=True on that line ({self.line.strip()}), "
             "which uses the number columns only. Output of the re-run:"
         )
@@ -49,7 +50,7 @@ def numeric_fix(result: ExecutionResult, code: str) -> NumericFix | None:
     frames = "|".join(re.escape(n) for n in frame_names(code))
     table = rf"(?:\b(?:{frames})\b)?" if frames else ""
     pattern = re.compile(
-        rf"({table}\.\s*(?:mean|median|sum|std|var))\(((?:[^()\n]|\([^()\n]*\))*)\)"
+        rf"({table}\.\s*(?:mean|median|sum|std|var|corr|cov))\(((?:[^()\n]|\([^()\n]*\))*)\)"
     )
 
     def limited(m: re.Match[str]) -> str:

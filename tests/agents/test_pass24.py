@@ -589,3 +589,27 @@ def test_review_findings_of_this_pass() -> None:
         f"{i},{['90 minutes', '2 hours', '1 hour'][i % 3]}\n" for i in range(30)
     )
     assert "durations as text" in describe_files({"d.csv": spans.encode()})
+
+
+def test_a_whole_tables_correlation_failing_on_text_is_re_run_on_the_number_columns() -> None:
+    """fresh23_stornoway_cars_revenue_corr (untuned): ``print(df.corr())`` on a frame with a
+    text column failed on 'HLF-00026'; the cell is re-run with ``numeric_only=True``."""
+    from codeact.agents._numericfix import numeric_fix
+    from codeact.executors.base import ExecutionError, ExecutionResult
+
+    cell = "import pandas as pd\ndf = pd.read_csv('f.csv')\nprint(df.corr())"
+    failed = ExecutionResult(
+        error=ExecutionError(
+            type="ValueError",
+            message="could not convert string to float: 'HLF-00026'",
+            traceback='Traceback (most recent call last):\n  File "<cell-1>", line 3, in '
+            "<module>\n    print(df.corr())\nValueError: could not convert string to float",
+        )
+    )
+    fix = numeric_fix(failed, cell)
+    assert fix is not None and "print(df.corr(numeric_only=True))" in fix.code
+    import pandas as pd
+
+    frame = pd.DataFrame({"Ref": ["A", "B", "C"], "Cars": [1, 2, 3], "Rev": [2.0, 4.5, 6.1]})
+    out = eval("df.corr(numeric_only=True)", {"df": frame})
+    assert round(out.loc["Cars", "Rev"], 2) == round(frame["Cars"].corr(frame["Rev"]), 2)
