@@ -51,6 +51,7 @@ from codeact.agents._recover import (
     repeated_cell_note,
 )
 from codeact.agents._signs import sign_text_fix
+from codeact.agents._sortlabel import position_fix
 from codeact.agents._style_state import CodeActRunState
 from codeact.agents._suggest import SUGGESTION_NOTE, repeat_outcome, resent, run_suggestion
 from codeact.agents._textdates import reread_fix
@@ -273,6 +274,7 @@ def _cell_fixes(
         lambda: import_fix(result, code),
         lambda: precedence_fix(result, code),
         lambda: numeric_fix(result, code),
+        lambda: position_fix(result, code),
         lambda: integer_fix(result, code),
         lambda: text_number_fix(question, result, code),
         lambda: keyword_fix(result, code),

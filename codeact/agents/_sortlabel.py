@@ -8,9 +8,12 @@ the busiest). The rule sends it back with the cell taking the first row by posit
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from codeact.agents._notecols import without_comments
 from codeact.agents._problem import Problem, problem_of
+from codeact.agents._unusedfix import failing_line, safe_to_repeat
+from codeact.executors.base import ExecutionResult
 
 #: A whole-line assignment: the name and what it is given.
 _ASSIGN = re.compile(r"^(\w+)\s*=\s*(?!=)(.+)$")
@@ -93,3 +96,38 @@ def _by_position(m: re.Match[str]) -> str:
     if access.rstrip().endswith(","):
         return f"{head}{column}.iloc[0]["  # (``.loc[0, 'c']``: the rest, ``'c']``, follows)
     return f"{head}{column}.iloc[0]"
+
+
+@dataclass(frozen=True)
+class PositionFix:
+    """A failed cell whose ``s[0]`` looked up the label 0 of an index of other labels, re-run
+    with ``s.iloc[0]`` on that line."""
+
+    code: str
+    line: str
+
+    def note(self) -> str:
+        """What the model (and the transcript) is told about the re-run."""
+        return (
+            "Your cell failed with KeyError: [0] looks up the index label 0, and this index "
+            "holds other labels (names, dates). I re-ran your cell with the item taken by "
+            f"position ({self.line.strip()}); use .iloc[0] for the first item from now on. "
+            "Output of the re-run:"
+        )
+
+
+def position_fix(result: ExecutionResult, code: str) -> PositionFix | None:
+    """The cell with ``name[N]`` made ``name.iloc[N]`` on its failing line, when it failed
+    with ``KeyError: N`` there (pandas 3 looks ``[N]`` up as a label: fresh23_top_route's
+    ``route_passengers[0]`` of a Series indexed by route, twice), and what ran before can
+    run again."""
+    error = result.error
+    if error is None or error.type != "KeyError" or not re.fullmatch(r"-?\d+", error.message):
+        return None
+    line = failing_line(error.traceback)
+    if not line or code.count(line) != 1 or not safe_to_repeat(code, error.traceback):
+        return None
+    number = re.escape(error.message)
+    at = re.compile(rf"(?<![.\w])(\w+(?:\[\s*(['\"])[^'\"\n]+\2\s*\])?)\[\s*{number}\s*\]")
+    fixed = at.sub(lambda m: f"{m.group(1)}.iloc[{error.message}]", line)
+    return PositionFix(code=code.replace(line, fixed), line=fixed) if fixed != line else None

@@ -613,3 +613,33 @@ def test_a_whole_tables_correlation_failing_on_text_is_re_run_on_the_number_colu
     frame = pd.DataFrame({"Ref": ["A", "B", "C"], "Cars": [1, 2, 3], "Rev": [2.0, 4.5, 6.1]})
     out = eval("df.corr(numeric_only=True)", {"df": frame})
     assert round(out.loc["Cars", "Rev"], 2) == round(frame["Cars"].corr(frame["Rev"]), 2)
+
+
+@pytest.mark.anyio
+async def test_a_series_looked_up_by_label_zero_is_re_run_by_position() -> None:
+    """fresh23_top_route (tuned run): ``route_passengers[0]`` of a Series indexed by route
+    raised ``KeyError: 0`` (pandas 3 reads ``[0]`` as a label) in two cells in a row; the
+    cell is re-run with ``.iloc[0]`` on that line, in the real sandbox."""
+    from tests.agents.test_pass23 import _run
+
+    shops = b"shop,rating\n" + b"".join(
+        b"%s,%d\n" % (s, r) for s, r in [(b"b", 4), (b"a", 5), (b"b", 3)]
+    )
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv('shops.csv')\n"
+        "s = df.groupby('shop')['rating'].sum().sort_values(ascending=False)\n"
+        "print(s.index[0], s[0])"
+    )
+    asked = ("Which shop has the most stars, and how many?", "@shop[name] @stars[n]")
+    results, _llm, _output, _events = await _run(
+        [f"<execute>\n{cell}\n</execute>", *["@shop[b] @stars[7]"] * 4],
+        steps=4,
+        asked=asked,
+        files={"shops.csv": shops},
+    )
+    content = results[0].tool_output.content
+    assert (
+        "I re-ran your cell with the item taken by position (print(s.index[0], s.iloc[0]))"
+        in content
+    )
+    assert content.rstrip().endswith("b 7"), content
