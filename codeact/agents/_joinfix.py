@@ -109,6 +109,17 @@ def _quoted_as(code: str, name: str) -> list[str]:
     ]
 
 
+def _folds(code: str, frame: str, column: str) -> bool:
+    """Whether ``code`` folds the case of ``frame``'s ``column`` (or a frame's made from it)."""
+    ref = rf"\[\s*['\"]{re.escape(column)}['\"]\s*\][^\n]*\.(?:upper|lower|casefold)\("
+    return any(re.search(rf"\b{f}\s*{ref}", code) for f in {frame, *_made_from(code, frame)})
+
+
+def _made_from(code: str, frame: str) -> list[str]:
+    """Names given a frame made from ``frame`` (``m = df.merge(...)``, ``s = df[...]``)."""
+    return re.findall(rf"^\s*(\w+)\s*=\s*(?:pd\.merge\(\s*)?{frame}\b", code, re.M)
+
+
 def join_case_problem(question: str, code: str) -> Problem | None:
     """A merge on keys the files note says are written in another case in one file (``'d07
     '`` is ``'D07'``) by code that never folds them: the rows written otherwise match nothing
@@ -121,6 +132,13 @@ def join_case_problem(question: str, code: str) -> Problem | None:
         merges = [ln for ln in _quoted_as(code, col_a) if "merge(" in ln or ".join(" in ln]
         uses = _quoted_as(code, col_a) + _quoted_as(code, col_b)
         folded = any(re.search(r"\.(?:upper|lower|casefold)\(", ln) for ln in uses)
+        read = [read_once(code.splitlines(), f) for f in (file_a, file_b)]
+        example = re.search(
+            rf"is {re.escape(quoted_b)} of '[^'\n]+' \(e\.g\. '([^'\n]*)'\)", question
+        )
+        odd_b = example is not None and example[1] != getattr(example[1], case)()  # ('Loch Seil')
+        if folded and odd_b and read[0] and read[1]:  # (both sides to fold: one alone drops rows)
+            folded = _folds(code, read[0][1], col_a) and _folds(code, read[1][1], col_b)
         cut = not lead or re.search(
             rf"(?:replace|removeprefix|lstrip)\(\s*r?['\"]\^?{lead}", code, re.I
         )

@@ -643,3 +643,28 @@ async def test_a_series_looked_up_by_label_zero_is_re_run_by_position() -> None:
         in content
     )
     assert content.rstrip().endswith("b 7"), content
+
+
+def test_a_join_folding_one_side_when_both_need_it_is_sent_back() -> None:
+    """fresh23_top_load_factor (tuned run): the crossings' keys folded to capitals with the
+    'MV' cut, vessels.csv's 'Loch Seil' left as written: no row matched, and the load factor
+    came out inf. Both sides are folded when the other file's keys are not in the fold's
+    case; one side is enough when they are (an older test: 'D07')."""
+    from tests.helpers import question_of, rule_note
+
+    ships = ["MV Loch Seil", "LOCH SEIL", "Sound of Sleat", "MV SOUND OF SLEAT", "MV Isle of Mull"]
+    ships += ["Isle of Mull"]
+    rows = "".join(f"{i},{ships[i % 6]},{10 + i % 7}\n" for i in range(60))
+    files = {
+        "c.csv": f"Ref,Vessel,Cars\n{rows}".encode(),
+        "v.csv": b"Vessel,Car Capacity\nLoch Seil,12\nSound of Sleat,20\nIsle of Mull,14\n",
+    }
+    question = question_of("How many sailings filled their car deck?", "Join them.", files)
+    one = (
+        "import pandas as pd\ndf = pd.read_csv('c.csv')\nv = pd.read_csv('v.csv')\n"
+        "df['Vessel'] = df['Vessel'].str.strip().str.upper().str.replace(r'^MV\\s+', '', regex=True)\n"
+        "m = df.merge(v, on='Vessel')\nprint((m['Cars'] >= m['Car Capacity']).sum())"
+    )
+    assert "in other case and with a leading 'MV'" in (rule_note(question, one) or "")
+    both = one.replace("m = df.merge", "v['Vessel'] = v['Vessel'].str.upper()\nm = df.merge")
+    assert rule_note(question, both) is None
