@@ -101,6 +101,7 @@ from codeact.agents._notecols import (
     task_text,
     uses_column,
 )
+from codeact.agents._otherframe import other_frame_problem
 from codeact.agents._pctfix import fraction_problem
 from codeact.agents._placeholders import TOKEN
 from codeact.agents._pmtimes import pm_problem
@@ -269,6 +270,7 @@ def _problems(
     yield "groups", lambda: group_problem(question, code)
     yield "label extreme", lambda: label_extreme_problem(question, code)
     yield "sort label", lambda: sort_label_problem(question, code)
+    yield "other frame", lambda: other_frame_problem(question, code)
     yield "column", lambda: column_problem(question, code, written)
     yield "missing", lambda: missing_problem(question, code, candidate.text)
     yield "filled copy", lambda: filled_dropped_problem(question, code, bool(_FILL.search(task)))
@@ -344,6 +346,7 @@ def passes_rules(question: str, code: str) -> bool:
         group_problem,
         label_extreme_problem,
         sort_label_problem,
+        other_frame_problem,
         column_problem,
         product_problem,
         deviation_problem,

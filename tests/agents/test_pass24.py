@@ -668,3 +668,35 @@ def test_a_join_folding_one_side_when_both_need_it_is_sent_back() -> None:
     assert "in other case and with a leading 'MV'" in (rule_note(question, one) or "")
     both = one.replace("m = df.merge", "v['Vessel'] = v['Vessel'].str.upper()\nm = df.merge")
     assert rule_note(question, both) is None
+
+
+def test_a_joined_tables_column_taken_from_the_table_before_the_join_is_sent_back() -> None:
+    """fresh23_full_car_decks (tuned run): after the join, ``completed['Cars'] / (0.9 *
+    vessels['Car Capacity'])`` lined the sailings up with the vessels by row number (1 for
+    42). The joined table's own column is put in its place."""
+    from codeact.agents._otherframe import other_frame_problem
+
+    crossings = "Ref,Vessel,Cars\n" + "".join(
+        f"{i},{'AB'[i % 2]},{[11, 17][i % 2]}\n" for i in range(10)
+    )
+    vessels = "Vessel,Cap\nB,20\nA,12\n"
+    cell = (
+        "import pandas as pd\ndf = pd.read_csv(io.StringIO(C))\nv = pd.read_csv(io.StringIO(V))\n"
+        "m = pd.merge(df, v, on='Vessel', how='left')\nsub = m[m['Ref'] >= 0]\n"
+        "print((sub['Cars'] > 0.9 * v['Cap']).sum())"
+    )
+    problem = other_frame_problem("", cell)
+    assert problem is not None and problem.code is not None
+    assert "v['Cap'] is a column of 'v' before the join" in problem
+    assert "print((sub['Cars'] > 0.9 * sub['Cap']).sum())" in problem.code
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(problem.code, {"io": io, "C": crossings, "V": vessels})
+    assert out.getvalue().strip() == "5"  # (A: 11 > 10.8, five times; B: 17 < 18)
+    # the joined table's own columns, or the table's own line before the join: nothing
+    right = cell.replace("0.9 * v['Cap']", "0.9 * sub['Cap']")
+    assert other_frame_problem("", right) is None
+    before = cell.replace(
+        "m = pd.merge", "v['Cap'] = v['Cap'] * 1\nr = df['Cars'] / v['Cap'].max()\nm = pd.merge"
+    ).replace("0.9 * v['Cap']", "0.9 * sub['Cap']")
+    assert other_frame_problem("", before) is None
