@@ -11,9 +11,7 @@ from collections.abc import Sequence
 from codeact._messages import ChatMessage, ToolCallRequest
 from codeact.agents._placeholders import (
     TOKEN,
-    integer_names,
     required_placeholders,
-    rounding,
     templates,
 )
 from codeact.agents._render import EXECUTE
@@ -67,9 +65,7 @@ def traced_fallback(candidate: AnswerCandidate) -> AnswerCandidate:
     if dropped:
         text = f"{text.rstrip()}\n{UNTRACED_NOTE.format(names=', '.join(dropped))}"
     # (the asked decimals: '34.0' asked to 2 is '34.00')
-    asked = candidate.question
-    whole = integer_names(asked)
-    return candidate.replace(text=round_asked(text, rounding(asked), texts, whole).strip())
+    return candidate.replace(text=round_asked(text, candidate.question, texts).strip())
 
 
 #: Said in an answer instead of a value no cell printed.

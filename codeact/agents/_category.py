@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from codeact.agents._aliases import stated_aliases
+from codeact.agents._checks import asked_text
 from codeact.agents._colvalues import all_values
 from codeact.agents._filters import (
     QUOTED,
@@ -162,9 +163,9 @@ def other_value_problem(question: str, code: str) -> str | None:
     is (folded), while the code selects that column's rows by another of its values (``==``
     or ``isin``; fresh22_late_riesling: ``df['Rebsorte'] == 'Müller-Thurgau'``, 0 for 6).
     Values that are plain words are left to the category rule."""
-    said = re.split(r"\n\s*Constraints?:", task_text(question))[0]
+    said = asked_text(question)
     live = without_comments(code)
-    found = re.findall(r"'([^'\n]*)'|\"([^\"\n]*)\"", live)
+    found = re.findall(_TEXT, live)
     texts = {(a or b).strip().lower() for a, b in found}
     aliases = {a.strip().lower(): v.strip().lower() for a, v, _at in stated_aliases(question)}
     texts |= {aliases[t] for t in texts if t in aliases}

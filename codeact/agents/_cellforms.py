@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from codeact.agents._colvalues import lead_cut, prefix_word
+
 _MONTHS = "january february march april may june july august september october november december"
 _NAMES = "|".join(
     sorted(
@@ -137,7 +139,7 @@ def spelling_hint(present: list[str], name: str) -> str:
         return (
             f"{len(set(present))} distinct values as written, {len(bare)} ignoring case, "
             f"spaces and a leading {prefix.upper()!r}: compare {column}.str.strip().str.lower()"
-            f".str.replace(r'^{prefix}\\s+', '', regex=True) == {_first(bare)!r}{_folded(bare)}"
+            f"{lead_cut(prefix)} == {_first(bare)!r}{_folded(bare)}"
         )
     if len(lowered) < distinct or any(v != v.strip() for v in present):
         return (
@@ -145,26 +147,6 @@ def spelling_hint(present: list[str], name: str) -> str:
             f"spaces: compare {column}.str.strip().str.lower() == {_first(lowered)!r}"
             f"{_folded(lowered)}"
         )
-    return ""
-
-
-def prefix_word(written: list[str]) -> str:
-    """A short first word in capitals that some values have and others lack (``'mv'`` for
-    'MV Loch Seil' beside 'Loch Seil'; not 'New' of 'New York' beside 'York'), or ``""``."""
-    lowered = [v.strip().lower() for v in written]
-    found = set(lowered)
-    firsts = [(v.split()[0], v) for v in written if v.split()]
-    capitals = {w.lower() for w, v in firsts if w.isupper() and not v.isupper()}
-    for word in dict.fromkeys(v.split(" ", 1)[0] for v in lowered if " " in v):
-        with_it = [v for v in lowered if v.startswith(f"{word} ")]
-        if (
-            word.isalpha()
-            and len(word) <= 3
-            and word in capitals
-            and len(with_it) > 1
-            and all(v.removeprefix(f"{word} ").strip() in found for v in with_it)
-        ):
-            return word
     return ""
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from functools import partial
 
+from codeact.agents._colvalues import cuts_lead
 from codeact.agents._filenote import NA_STRINGS
 from codeact.agents._isinfold import fold_isin, folded_compare, folded_value, unfolded_isin
 from codeact.agents._notecols import (
@@ -81,8 +82,6 @@ _FOLDS = re.compile(
 )
 #: The folds code may already apply before a comparison (a fix replaces them).
 _FOLD_CALLS = r"(?:\.str\.(?:strip|lower|upper|casefold)\(\))+"
-#: A call taking a leading word away (``.str.replace(r'^mv\s+', '')``).
-_CUT = r"(?:replace|removeprefix|lstrip)\(\s*r?['\"]\^?"
 _VARIANTS = re.compile(
     r"ignoring case(?: and|,) spaces( \(and hyphens\))?(?: and a leading '\w+')?: compare (.*?)"
     r" == '([^']*)'"
@@ -126,9 +125,11 @@ def case_problem(question: str, code: str) -> Problem | None:
             continue
         isins = unfolded_isin(code, name)  # (fresh17: .isin(['vw', 'volkswagen']) as written)
         searched = re.search(rf"{column_ref(name)}\.str\.(?:contains|match|split|find)\(", code)
-        folded = own if compare.search(code) else own or searched if inner else _FOLDS.search(code)
+        folded = bool(
+            own if compare.search(code) else own or searched if inner else _FOLDS.search(code)
+        )
         lead = re.search(r"a leading '(\w+)'", kind)  # ('MV Loch Seil': the word taken away too)
-        folded = folded and (not lead or re.search(rf"{_CUT}{lead[1]}|\.contains\(", code, re.I))
+        folded = folded and (not lead or cuts_lead(code, lead[1]) or ".contains(" in code)
         if folded and not isins and (not inner or not compare.search(code)):
             continue  # (this column folded; contains, split and join left alone)
         fixed = compare.sub(partial(folded_compare, fold=fold, inner=inner), code)

@@ -284,7 +284,7 @@ def every_value_positions(question: str, task: str, low_code: str) -> set[int]:
     out: set[int] = set()
     for group in groups:
         values = {(g.group(1) or g.group(2)).strip().lower() for g in group}
-        names = [n for n, v in every.items() if v == values]
+        names = [n for n, v in every.items() if set(v) == values]
         before = task[: group[0].start()]  # ("Propulsion ('Diesel' or 'Hybrid')": its legend)
         legend = any(re.search(rf"\b{re.escape(n)}'?\s*\(\s*$", before) for n in names)
         if names and (legend or any(v in low_code for v in values)):

@@ -11,6 +11,7 @@ import ast
 import re
 
 from codeact.agents._cellforms import squeeze
+from codeact.agents._colvalues import without_lead
 from codeact.agents._notecols import name_pattern
 
 #: The folds a test may already apply before ``.isin`` (a fix replaces them).
@@ -97,5 +98,4 @@ def folded_value(value: str, fold: str, inner: bool) -> str:
     if inner:
         return squeeze(value)
     lead = re.search(r"\.str\.replace\(r'\^(\w+)\\s\+'", fold)
-    folded = value.strip().lower()
-    return re.sub(rf"^{lead.group(1)}\s+", "", folded) if lead else folded
+    return without_lead(value, lead[1]).lower() if lead else value.strip().lower()

@@ -13,6 +13,7 @@ import ast
 import re
 from dataclasses import dataclass
 
+from codeact.agents._colvalues import cuts_lead, lead_cut
 from codeact.agents._notecols import (
     file_columns,
     read_once,
@@ -92,8 +93,8 @@ def join_key_fix(question: str, result: ExecutionResult, code: str) -> JoinKeyFi
 #: their files and the fold.
 _OTHER_CASE = re.compile(
     r"^- Keys written in other case(?: and with a leading '(\w+)')?: ('[^'\n]*') of '([^'\n]+)' "
-    r".*? is ('[^'\n]*') of '([^'\n]+)' .*?Join on the folded keys: "
-    r"df\[.*?\]\.str\.strip\(\)\.str\.(upper|lower)\(\)",
+    r".*? is ('[^'\n]*') of '([^'\n]+)' \(e\.g\. ('[^'\n]*'|\"[^\"\n]*\")\)\. "
+    r"Join on the folded keys: df\[.*?\]\.str\.strip\(\)\.str\.(upper|lower)\(\)",
     re.M,
 )
 
@@ -127,25 +128,21 @@ def join_case_problem(question: str, code: str) -> Problem | None:
     the cell with each key folded right after its file is read."""
     if "merge(" not in code and ".join(" not in code:
         return None
-    for lead, quoted_a, file_a, quoted_b, file_b, case in _OTHER_CASE.findall(question):
+    for lead, quoted_a, file_a, quoted_b, file_b, b_example, case in _OTHER_CASE.findall(question):
         col_a, col_b = ast.literal_eval(quoted_a), ast.literal_eval(quoted_b)
         merges = [ln for ln in _quoted_as(code, col_a) if "merge(" in ln or ".join(" in ln]
         uses = _quoted_as(code, col_a) + _quoted_as(code, col_b)
         folded = any(re.search(r"\.(?:upper|lower|casefold)\(", ln) for ln in uses)
         read = [read_once(code.splitlines(), f) for f in (file_a, file_b)]
-        example = re.search(
-            rf"is {re.escape(quoted_b)} of '[^'\n]+' \(e\.g\. '([^'\n]*)'\)", question
-        )
-        odd_b = example is not None and example[1] != getattr(example[1], case)()  # ('Loch Seil')
+        example = ast.literal_eval(b_example)
+        odd_b = example != getattr(example, case)()  # ('Loch Seil': the key table's case too)
         if folded and odd_b and read[0] and read[1]:  # (both sides to fold: one alone drops rows)
             folded = _folds(code, read[0][1], col_a) and _folds(code, read[1][1], col_b)
-        cut = not lead or re.search(
-            rf"(?:replace|removeprefix|lstrip)\(\s*r?['\"]\^?{lead}", code, re.I
-        )
+        cut = not lead or cuts_lead(code, lead)
         if not merges or (folded and cut):
             continue
         fold = f".str.strip().str.{case}()"
-        strip = f".str.replace(r'^{lead}\\s+', '', regex=True)" if lead else ""
+        strip = lead_cut(lead) if lead else ""
         lines = code.splitlines()
         for file, col, more in ((file_a, col_a, strip), (file_b, col_b, "")):
             found = read_once(lines, file)
@@ -257,10 +254,10 @@ def key_pairs(question: str) -> list[tuple[str, str, str, str, list[str]]]:
     lines that make the keys match, with ``df`` for the first file's frame and ``other`` for
     the second's); keys in other case first (the fold keeps each code whole)."""
     pairs: list[tuple[str, str, str, str, list[str]]] = []
-    for lead, quoted_a, file_a, quoted_b, file_b, case in _OTHER_CASE.findall(question):
+    for lead, quoted_a, file_a, quoted_b, file_b, _b, case in _OTHER_CASE.findall(question):
         col_a, col_b = ast.literal_eval(quoted_a), ast.literal_eval(quoted_b)
         fold = f".str.strip().str.{case}()"
-        strip = f".str.replace(r'^{lead}\\s+', '', regex=True)" if lead else ""
+        strip = lead_cut(lead) if lead else ""
         folds = [
             f"df[{col_a!r}] = df[{col_a!r}]{fold}{strip}",
             f"other[{col_b!r}] = other[{col_b!r}]{fold}",

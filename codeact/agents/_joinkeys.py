@@ -7,7 +7,8 @@ from __future__ import annotations
 import itertools
 import re
 
-from codeact.agents._cellforms import PLAIN_CODE, prefix_word
+from codeact.agents._cellforms import PLAIN_CODE
+from codeact.agents._colvalues import lead_cut, prefix_word, without_lead
 from codeact.agents._csvtable import Table
 from codeact.agents._filenote import NA_STRINGS
 from codeact.agents._prefixkeys import prefix_hints
@@ -242,7 +243,7 @@ def _case_hints(
         lead = prefix_word(values)  # ('MV Loch Seil': fresh23)
         if lead and any(v.upper().startswith(f"{lead.upper()} ") for v in keys):
             lead = ""  # (the other side has it too: part of the names)
-        shown, values = values, [re.sub(rf"^{lead}\s+", "", v.strip(), flags=re.I) for v in values]
+        shown, values = values, [without_lead(v, lead) if lead else v for v in values]
         found = [v for v in values if v.upper() in keys]
         small = min(len(folded[(a, col)]), len(keys))
         if small < 3 or len({v.upper() for v in found}) < 0.8 * small:
@@ -255,7 +256,7 @@ def _case_hints(
         case = "lower" if all(v == v.lower() for v in written) else "upper"
         fold = "df[{!r}].str.strip().str." + case + "()"
         word = getattr(lead, case)()
-        cut = f".str.replace(r'^{word}\\s+', '', regex=True)" if lead else ""
+        cut = lead_cut(word) if lead else ""
         also = f" and with a leading {word!r}" if lead else ""
         hints.append(
             f"- Keys written in other case{also}: {col!r} of {a!r} (e.g. "

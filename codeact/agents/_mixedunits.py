@@ -59,17 +59,16 @@ _SIZES |= {u: ("h", 1.0) for u in ("h", "hr", "hrs", "hour", "hours")}  # (fresh
 _SIZES |= {u: ("h", 1 / 60) for u in ("min", "mins", "minute", "minutes")}  # ('150 min')
 
 
-#: Spellings of one unit (``'456 L'`` beside ``'1,189 litres'``: fresh23), by the unit.
-_SPELLINGS = {"l": "l litre litres liter liters ltr", "kg": "kg kgs kilo kilos"}
-_SPELLINGS |= {"m": "m metre metres meter meters", "t": "t tonne tonnes", "g": "g gram grams"}
-_SPELLINGS |= {"h": "h hr hrs hour hours", "min": "min mins minute minutes"}
-_SPELLINGS |= {"s": "s sec secs second seconds"}
-_ONE_UNIT = {word: unit for unit, words in _SPELLINGS.items() for word in words.split()}
+_SIZES |= {u: ("l", 1.0) for u in ("litre", "litres", "liter", "liters", "ltr")}  # (fresh23)
+_SIZES |= {u: ("g", 1000.0) for u in ("kilo", "kilos")}
+_SIZES |= {u: ("m", 1.0) for u in ("metre", "metres", "meter", "meters")}
+_SIZES |= {u: ("h", 1 / 3600) for u in ("s", "sec", "secs", "second", "seconds")}
 
 
 def one_unit(units: set[str]) -> bool:
-    """Whether ``units`` (as written after numbers) are spellings of one unit."""
-    return len({_ONE_UNIT.get(u.lower(), u) for u in units}) == 1
+    """Whether ``units`` (as written after numbers) are spellings of one unit (``'L'`` and
+    ``'litres'``): one size of one kind, or one spelling."""
+    return len({_SIZES.get(u.lower(), u) for u in units}) == 1
 
 
 def units_reading(column: str, numbers: list[str], comma: bool) -> tuple[str, str]:

@@ -15,6 +15,8 @@ import ast
 import re
 
 from codeact._messages import ChatMessage
+from codeact.agents._checks import asked_text
+from codeact.agents._colvalues import all_values
 from codeact.agents._notecols import (
     NOTE_COLUMN,
     NOTE_HEAD,
@@ -99,7 +101,7 @@ def focused_note(question: str) -> str:
         for m in NOTE_COLUMN.finditer(note)
     )
 
-    asked = re.split(r"\n\s*Constraints?:", task_text(question))[0].lower()
+    asked = asked_text(question).lower()
 
     def line(m: re.Match[str]) -> str:
         column, kind = _name(m.group(1)), m.group(2)
@@ -117,18 +119,17 @@ def focused_note(question: str) -> str:
     return head + sep + NOTE_COLUMN.sub(line, note)
 
 
-#: The note's example comparison of a column's folded values, and their whole list.
+#: The note's example comparison of a column's folded values.
 _COMPARED = re.compile(r"(: compare .+? == )'[^'\n]*'")
-_FOLDED_VALUES = re.compile(r"\(folded, the values are ((?:'[^'\n]*'(?:, )?)+)\)")
 
 
 def _asked_value(asked: str, kind: str) -> str | None:
     """The folded value of a column the question's own sentence ``asked`` (folded) names,
     when the note compares with another one as its example (a model copies the example)."""
-    listed, compared = _FOLDED_VALUES.search(kind), _COMPARED.search(kind)
-    if listed is None or compared is None:
+    compared = _COMPARED.search(kind)
+    if compared is None:
         return None
-    for value in re.findall(r"'([^'\n]*)'", listed.group(1)):
+    for value in all_values(kind, listed_only=True):
         if len(value) > 2 and re.search(rf"(?<![\w-]){re.escape(value)}(?![\w-])", asked):
             return value if f"== {value!r}" not in compared.group(0) else None
     return None

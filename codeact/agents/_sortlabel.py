@@ -55,13 +55,12 @@ def _sorted_names(code: str) -> dict[str, int]:
         ranged.discard(name)
         if _NO_LABELS.search(value):
             continue  # (a list, an array or an Index: [0] is its first item)
-        if sort >= 0 and sort > reset and (reset >= 0 or inherited) and "ignore_index" not in value:
+        if sort > reset and (reset >= 0 or inherited) and "ignore_index" not in value:
             out[name] = i
+        elif max(sort, reset) < 0 and source is not None and source.group(1) in out:
+            out[name] = i  # (a filter or a copy of a sorted frame stays sorted)
         elif reset >= 0 or (inherited and sort < 0):
-            if source is not None and source.group(1) in out and reset < 0:
-                out[name] = i  # (a filter or a copy of a sorted frame stays sorted)
-            else:
-                ranged.add(name)
+            ranged.add(name)
     return out
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
@@ -158,20 +158,25 @@ def drop_untraced_extras(text: str, wanted: Sequence[str], texts: Sequence[str])
     return TOKEN.sub(keep, text)
 
 
-def round_asked(
-    text: str, places: dict[str, int], texts: Sequence[str], whole: Collection[str] = ()
-) -> str:
-    """``text`` with each ``@name[value]`` whose name has asked decimals (``places``) written
-    with them (``round_as_asked``), and each asked as an integer (``whole``) without a zero
-    fraction (``179174.0``: ``179174``); other tokens as they are."""
+def round_asked(text: str, question: str, texts: Sequence[str]) -> str:
+    """``text`` with each ``@name[value]`` written as the question asks (``as_asked``); other
+    tokens as they are."""
+    places, whole = rounding(question), integer_names(question)
 
     def asked(m: re.Match[str]) -> str:
         name, value = m.group(1), m.group(2)
-        if name in whole and name not in places:
-            return f"@{name}[{as_whole(value)}]"
-        return f"@{name}[{round_as_asked(value, places[name], texts)}]" if name in places else m[0]
+        return f"@{name}[{as_asked(value, places.get(name), name in whole, texts)}]"
 
     return TOKEN.sub(asked, text)
+
+
+def as_asked(value: str, places: int | None, whole: bool, texts: Sequence[str]) -> str:
+    """``value`` with the asked ``places`` decimals (``round_as_asked``), or, asked as an
+    integer (``whole``) with no decimals asked, without a zero fraction (``179174.0``:
+    ``179174``); else as it is."""
+    if places is not None:
+        return round_as_asked(value, places, texts)
+    return as_whole(value) if whole else value
 
 
 def as_whole(value: str) -> str:
@@ -274,8 +279,7 @@ def best_traced_values(question: str, cells: Sequence[CellRun]) -> dict[str, str
             found.update(bare_values(lines[-1], wanted, texts))
             found.update(renamed_values(lines[-1], wanted, texts))
     places, whole = rounding(question), integer_names(question)
-    found = {n: as_whole(v) if n in whole and n not in places else v for n, v in found.items()}
-    return {n: round_as_asked(v, places[n], texts) if n in places else v for n, v in found.items()}
+    return {n: as_asked(v, places.get(n), n in whole, texts) for n, v in found.items()}
 
 
 def _options(question: str, name: str) -> list[str]:

@@ -41,9 +41,7 @@ from codeact.agents._labelcount import label_value_hint
 from codeact.agents._placeholders import (
     TOKEN,
     asked_decimals,
-    integer_names,
     required_placeholders,
-    rounding,
     templates,
 )
 from codeact.agents._selfcheck import SelfCheck as SelfCheck
@@ -203,7 +201,7 @@ def traced_validator(question: str | None = None) -> AnswerValidator:
                 + note,
                 code=code,
             )
-        text = _keep_asked(candidate.text, wanted, texts, rounding(asked), integer_names(asked))
+        text = _keep_asked(candidate.text, wanted, texts, asked)
         return None if text == candidate.text else candidate.replace(text=text)
 
     validate.traces_values = True  # type: ignore[attr-defined]  # the agent's fallback applies
@@ -234,10 +232,8 @@ def rules_validator() -> AnswerValidator:
     return validate
 
 
-def _keep_asked(
-    text: str, wanted: list[str], texts: list[str], places: dict[str, int], whole: set[str]
-) -> str:
-    out = round_asked(drop_untraced_extras(text, wanted, texts), places, texts, whole)
+def _keep_asked(text: str, wanted: list[str], texts: list[str], question: str) -> str:
+    out = round_asked(drop_untraced_extras(text, wanted, texts), question, texts)
     return re.sub(r"[ \t]+\n", "\n", out).strip() if out != text else text
 
 

@@ -18,6 +18,18 @@ DELIVERIES = "Ref,Ort,Menge\n" + "".join(
 )
 
 
+#: Sailings of three vessels written with and without 'MV' in any case (c.csv, Cars 10-16)
+#: and the vessels' own table in title case (v.csv).
+SHIPS = ["MV Loch Seil", "LOCH SEIL", "Sound of Sleat", "MV SOUND OF SLEAT", "MV Isle of Mull"]
+SHIPS += ["Isle of Mull"]
+FLEET = {
+    "c.csv": (
+        "Ref,Vessel,Cars\n" + "".join(f"{i},{SHIPS[i % 6]},{10 + i % 7}\n" for i in range(60))
+    ).encode(),
+    "v.csv": b"Vessel,Car Capacity\nLoch Seil,12\nSound of Sleat,20\nIsle of Mull,14\n",
+}
+
+
 def _run(code: str) -> str:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
@@ -403,13 +415,7 @@ def test_join_keys_with_a_leading_word_on_one_side_are_noted_and_folded_in_the_f
     was taken for a filter."""
     from tests.helpers import question_of, rule_note
 
-    ships = ["MV Loch Seil", "LOCH SEIL", "Sound of Sleat", "MV SOUND OF SLEAT", "MV Isle of Mull"]
-    ships += ["Isle of Mull"]
-    rows = "".join(f"{i},{ships[i % 6]},{10 + i % 7}\n" for i in range(60))
-    files = {
-        "c.csv": f"Ref,Vessel,Cars\n{rows}".encode(),
-        "v.csv": b"Vessel,Car Capacity\nLoch Seil,12\nSound of Sleat,20\nIsle of Mull,14\n",
-    }
+    files = FLEET
     question = question_of(
         "How many sailings filled their vessel's car deck?",
         "Vessel is written in any case, with or without 'MV ' in front; join each sailing "
@@ -652,13 +658,7 @@ def test_a_join_folding_one_side_when_both_need_it_is_sent_back() -> None:
     case; one side is enough when they are (an older test: 'D07')."""
     from tests.helpers import question_of, rule_note
 
-    ships = ["MV Loch Seil", "LOCH SEIL", "Sound of Sleat", "MV SOUND OF SLEAT", "MV Isle of Mull"]
-    ships += ["Isle of Mull"]
-    rows = "".join(f"{i},{ships[i % 6]},{10 + i % 7}\n" for i in range(60))
-    files = {
-        "c.csv": f"Ref,Vessel,Cars\n{rows}".encode(),
-        "v.csv": b"Vessel,Car Capacity\nLoch Seil,12\nSound of Sleat,20\nIsle of Mull,14\n",
-    }
+    files = FLEET
     question = question_of("How many sailings filled their car deck?", "Join them.", files)
     one = (
         "import pandas as pd\ndf = pd.read_csv('c.csv')\nv = pd.read_csv('v.csv')\n"
